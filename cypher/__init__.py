@@ -1,0 +1,1 @@
+"""Cypher queries shipped as package data (``graphprum.cypher``)."""

@@ -1,0 +1,64 @@
+"""One exception family for everything a user can cause.
+
+Every error a user can cause derives from :class:`GraphprumError`; the command
+line prints it as one line on stderr and exits with :attr:`GraphprumError.exit_code`
+(2 for bad usage or bad input), never with a traceback.
+
+Examples
+--------
+>>> err = InputError("qrels.txt", 3, "expected 4 fields TOPIC ITER ID REL, got 3")
+>>> str(err)
+'qrels.txt:3: expected 4 fields TOPIC ITER ID REL, got 3'
+>>> err.exit_code
+2
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+
+
+class GraphprumError(Exception):
+    """Base class of every error a user can cause (exit status 2)."""
+
+    exit_code = 2
+
+
+class InputError(GraphprumError):
+    """A bad input file: names the file, the line (if known) and the problem.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file that holds the problem.
+    line : int or None
+        1-based line number, or None when the problem is not on one line.
+    message : str
+        What was expected, in words a user understands.
+    """
+
+    def __init__(self, path: str | PathLike[str], line: int | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class UsageError(GraphprumError):
+    """Bad options or arguments (unknown measure, bad model spec, ...)."""
+
+
+class StoreError(GraphprumError):
+    """The store cannot be opened, is of an unknown format, or lacks something asked for."""
+
+
+class UnknownIdError(GraphprumError):
+    """An id that the store does not hold."""
+
+
+class ServerError(GraphprumError):
+    """A Bolt server that is down, refuses credentials or lacks the database.
+
+    The message names the URI, never the password.
+    """

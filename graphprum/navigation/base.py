@@ -1,0 +1,157 @@
+"""Navigation models (DESIGN §1.5): P(y -> x), the probability that a user
+shown unit y reaches unit x.
+
+A model is parsed from its spec string (``structural:words``,
+``walk:nav.tsv,hops=2``) and asked only for the pairs a measure needs:
+``model.matrix(sources, targets, ctx)`` returns a ``scipy.sparse.csr_array``
+of shape (len(sources), len(targets)). :func:`combine` merges several models
+by noisy-or, P = 1 - prod(1 - P_m), and sets P = 1 on every pair where the
+source and the target are the same unit.
+
+Examples
+--------
+>>> import numpy as np, scipy.sparse as sp
+>>> a = sp.csr_array(np.array([[0.4, 0.0], [0.5, 0.0]]))
+>>> b = sp.csr_array(np.array([[0.5, 0.0], [0.0, 0.2]]))
+>>> noisy_or([a, b]).toarray().round(3).tolist()
+[[0.7, 0.0], [0.5, 0.2]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphprum.errors import UsageError
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
+
+class NavigationModel(Protocol):
+    """A navigation model: probabilities for requested (source, target) pairs."""
+
+    #: The spec string the model was built from.
+    spec: str
+    #: Whether it reads the collection's structure (then a store is required).
+    needs_store: bool
+
+    def matrix(self, sources: Sequence[str], targets: Sequence[str],
+               ctx: TopicContext | None) -> sp.csr_array:
+        """P(sources[i] -> targets[j]) as a sparse (len(sources), len(targets)) array."""
+        ...
+
+
+#: Builds a model from the part of the spec after ``NAME:`` ("" when absent).
+ModelFactory = Callable[[str], NavigationModel]
+_MODELS: dict[str, ModelFactory] = {}
+
+
+def register_model(name: str, factory: ModelFactory) -> None:
+    """Register a model family under ``name`` (the part of a spec before ':')."""
+    _MODELS[name] = factory
+
+
+def parse_model(spec: str) -> NavigationModel:
+    """Build the model named by ``spec`` (``NAME`` or ``NAME:ARGS``).
+
+    Raises UsageError for an unknown model or malformed arguments.
+    """
+    _load_models()
+    name, _, args = spec.partition(":")
+    factory = _MODELS.get(name.strip())
+    if factory is None:
+        known = ", ".join(sorted(_MODELS))
+        raise UsageError(f"unknown navigation model {name!r} in --nav {spec!r}; known: {known}")
+    return factory(args.strip())
+
+
+def parse_options(spec: str, args: str, allowed: dict[str, Callable[[str], object]],
+                  positional: str | None = None) -> dict[str, object]:
+    """Parse ``key=value,key=value`` model arguments.
+
+    A first item without ``=`` is taken as the ``positional`` key (a file
+    name, say).  Unknown keys and bad values raise UsageError naming ``spec``.
+
+    >>> parse_options("walk:f,hops=2", "f,hops=2", {"hops": int}, positional="file")
+    {'file': 'f', 'hops': 2}
+    """
+    out: dict[str, object] = {}
+    for i, item in enumerate(a for a in args.split(",") if a.strip()):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq:
+            if i == 0 and positional is not None:
+                out[positional] = key
+                continue
+            raise UsageError(f"--nav {spec!r}: argument {item!r} must be key=value")
+        if key not in allowed:
+            raise UsageError(f"--nav {spec!r}: unknown argument {key!r}; "
+                             f"allowed: {', '.join(sorted(allowed))}")
+        try:
+            out[key] = allowed[key](value)
+        except (TypeError, ValueError):
+            raise UsageError(f"--nav {spec!r}: bad value {value!r} for {key}") from None
+    return out
+
+
+def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
+    """Noisy-or of same-shape probability arrays: 1 - prod(1 - P_m)."""
+    if len(mats) == 1:
+        return sp.csr_array(mats[0])
+    keep = None
+    for m in mats:
+        m = sp.csr_array(m)
+        # log(1 - p) is sparse where p is; clip so p == 1 gives -inf safely.
+        logq = m.copy()
+        with np.errstate(divide="ignore"):
+            logq.data = np.log1p(-np.clip(m.data, 0.0, 1.0))
+        keep = logq if keep is None else keep + logq
+    assert keep is not None
+    keep.data = -np.expm1(keep.data)
+    keep.eliminate_zeros()
+    return sp.csr_array(keep)
+
+
+def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
+    """Indicator array of pairs where source and target are the same id."""
+    where = {t: j for j, t in enumerate(targets)}
+    rows, cols = [], []
+    for i, s in enumerate(sources):
+        j = where.get(s)
+        if j is not None:
+            rows.append(i)
+            cols.append(j)
+    return sp.csr_array((np.ones(len(rows)), (rows, cols)), shape=(len(sources), len(targets)))
+
+
+def combine(models: Sequence[NavigationModel], sources: Sequence[str],
+            targets: Sequence[str], ctx: TopicContext | None) -> sp.csr_array:
+    """Noisy-or of every model's matrix, with P = 1 where source == target."""
+    mats = [m.matrix(sources, targets, ctx) for m in models]
+    mats.append(self_pairs(sources, targets))
+    out = noisy_or(mats)
+    out.data = np.minimum(out.data, 1.0)
+    return out
+
+
+_LOADED = False
+
+
+def _load_models() -> None:
+    """Import model modules once; each registers its names on import."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    import importlib
+
+    for module in ("classical", "structural", "files", "links", "bep", "summary", "t2i"):
+        try:
+            importlib.import_module(f"graphprum.navigation.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"graphprum.navigation.{module}":
+                raise
