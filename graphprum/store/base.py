@@ -36,7 +36,9 @@ import pandas as pd
 KIND_ELEMENT = 0
 KIND_PAGE = 1
 KIND_SEGMENT = 2
-KIND_NAMES = {KIND_ELEMENT: "element", KIND_PAGE: "page", KIND_SEGMENT: "segment"}
+KIND_VIDEO = 3
+KIND_NAMES = {KIND_ELEMENT: "element", KIND_PAGE: "page", KIND_SEGMENT: "segment",
+              KIND_VIDEO: "video"}
 
 #: Columns of a unit table, with their numpy dtypes.
 UNIT_COLUMNS: dict[str, type] = {
@@ -135,7 +137,7 @@ class UnitTable:
             name = names[docs[r]]
             if kinds[r] == KIND_SEGMENT:
                 out.append(f"{name}#{self.pre_of(r)}")
-            elif kinds[r] == KIND_PAGE:
+            elif kinds[r] in (KIND_PAGE, KIND_VIDEO):
                 out.append(name)
             else:
                 out.append(f"{name}#{self.xpath(r)}")
@@ -219,6 +221,48 @@ class UnitTable:
              "length": [float(length[0]) if n else 0.0], "first": [0], "count": [n]}
         )
         return cls(columns, tag_vocab, path_vocab, docs)
+
+
+@dataclass
+class ParsedDocument:
+    """One document as a loader hands it to a store.
+
+    Units are in preorder; ``parent`` holds *local* rows (-1 for the root).
+    A video is a root unit of kind KIND_VIDEO (id = its name) whose children
+    are its segments (kind KIND_SEGMENT, ids ``VIDEO#N``, N = local preorder
+    row, i.e. 1-based time order).  A web page loaded without ``--elements``
+    is one unit of kind KIND_PAGE.
+
+    Attributes
+    ----------
+    name : str
+        Document id (DESIGN §1.1): XML path without extension, page path, video id.
+    source : str
+        The file it came from.
+    kind : int
+        KIND_ELEMENT for XML (and pages loaded with elements), KIND_PAGE, KIND_VIDEO.
+    tags, paths : list of str
+        Tag and label path of every unit.
+    columns : dict of str to numpy.ndarray
+        ``parent`` (local), ``depth``, ``post``, ``size``, ``pos``, ``start``,
+        ``length``, ``words`` and ``kind`` per unit (UNIT_COLUMNS dtypes).
+    links : list of tuple
+        ``(local_row, target_document_name, anchor_text)`` LINK edges leaving
+        this document; targets are resolved to rows when the store is read.
+    """
+
+    name: str
+    source: str
+    kind: int
+    tags: list[str]
+    paths: list[str]
+    columns: dict[str, np.ndarray]
+    links: list[tuple[int, str, str]] = field(default_factory=list)
+
+    @property
+    def length(self) -> float:
+        """Length of the document (its root's length)."""
+        return float(self.columns["length"][0]) if len(self.tags) else 0.0
 
 
 @runtime_checkable
