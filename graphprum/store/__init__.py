@@ -1,0 +1,35 @@
+"""Stores: the embedded directory store (default) and the Bolt store.
+
+>>> import tempfile
+>>> type(open_store(tempfile.mkdtemp() + "/s")).__name__
+'LocalStore'
+"""
+
+from __future__ import annotations
+
+import os
+
+from graphprum.store.base import Store, UnitTable
+
+DEFAULT_STORE = "graphprum-store"
+
+__all__ = ["DEFAULT_STORE", "Store", "UnitTable", "open_store"]
+
+
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True):
+    """Open a store: ``bolt://``/``neo4j://`` URIs go to the Bolt backend,
+    anything else is an embedded store directory.
+
+    ``None`` means ``$GRAPHPRUM_STORE`` or ``./graphprum-store``.
+    """
+    if location is None:
+        location = os.environ.get("GRAPHPRUM_STORE") or DEFAULT_STORE
+    text = os.fspath(location)
+    if text.split("://", 1)[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") \
+            and "://" in text:
+        from graphprum.store.bolt import BoltStore
+
+        return BoltStore(text)
+    from graphprum.store.local import LocalStore
+
+    return LocalStore(text, create=create)
