@@ -1,0 +1,268 @@
+"""INEX 2006 XML runs (the ``<inex-submission>`` format) and INEX paths.
+
+The submission format, as used by INEX 2006 participants::
+
+    <inex-submission participant-id="12" run-id="VSM" task="Focused" ...>
+      <topic-fields .../> <description>...</description> <collections>...</collections>
+      <topic topic-id="289">
+        <result><file>12345</file><path>/article[1]/body[1]/section[2]</path>
+                <rank>1</rank><rsv>0.93</rsv></result>
+        ...
+      </topic>
+    </inex-submission>
+
+Each ``<result>`` names an element by ``file`` and ``path``; it becomes the
+unit id ``DOC#XPATH`` of DESIGN §1.1: DOC is ``doc_prefix`` joined with the
+file name (a trailing ``.xml`` dropped) and XPATH is the path with every step
+made positional (:func:`normalise_xpath`).  ``rank`` and ``rsv`` are
+optional; see :func:`read_inex_run` for the order.  Elements other than
+``<topic>`` and ``<result>``'s ``file``/``path``/``rank``/``rsv`` are ignored.
+
+Examples
+--------
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "run.xml")
+>>> _ = open(p, "w").write('''<inex-submission participant-id="1" run-id="demo" task="Focused">
+... <topic topic-id="7">
+...   <result><file>42</file><path>/article/body/sec[2]</path><rank>2</rank></result>
+...   <result><file>42.xml</file><path>/article[1]</path><rank>1</rank></result>
+... </topic></inex-submission>''')
+>>> run = read_inex_run(p, doc_prefix="wiki")
+>>> run.tag, run.ranked("7")
+('demo', ['wiki/42#/article[1]', 'wiki/42#/article[1]/body[1]/sec[2]'])
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from lxml import etree
+
+from graphprum.errors import InputError
+from graphprum.io.lines import PathArg
+from graphprum.io.runs import RankedTopic, Run, ranked_topic
+
+_STEP = re.compile(r"([^\W\d][\w.\-]*(?::[^\W\d][\w.\-]*)?)(?:\[\s*([0-9]+)\s*\])?")
+
+
+def normalise_xpath(path: str) -> str:
+    """An INEX element path with every step positional: ``/a[1]/b[2]``.
+
+    Steps without a position get ``[1]``; a missing leading ``/`` is added;
+    namespace prefixes are kept as written.
+
+    Raises
+    ------
+    ValueError
+        Anything but ``/``-separated element steps ``tag`` or ``tag[N]``,
+        N >= 1: empty steps (``//``), ``text()``, ``@attr``, ``*``, predicates.
+
+    Examples
+    --------
+    >>> normalise_xpath("/article/body[1]/section")
+    '/article[1]/body[1]/section[1]'
+    >>> normalise_xpath("article[1]/bdy[1]/sec[3]/p")
+    '/article[1]/bdy[1]/sec[3]/p[1]'
+    >>> normalise_xpath("/dc:record/dc:title")
+    '/dc:record[1]/dc:title[1]'
+    >>> normalise_xpath("/article[1]//p")
+    Traceback (most recent call last):
+    ...
+    ValueError: empty step in '/article[1]//p'
+    >>> normalise_xpath("/article[0]")
+    Traceback (most recent call last):
+    ...
+    ValueError: position 0 in step 'article[0]' (positions start at 1)
+    """
+    text = path.strip()
+    if not text or text == "/":
+        raise ValueError(f"empty path {path!r}")
+    if text.startswith("/"):
+        text = text[1:]
+    out: list[str] = []
+    for step in text.split("/"):
+        step = step.strip()
+        if not step:
+            raise ValueError(f"empty step in {path!r}")
+        m = _STEP.fullmatch(step)
+        if m is None:
+            raise ValueError(f"step {step!r} is not an element step tag or tag[N]")
+        position = m.group(2)
+        if position is None:
+            position = "1"
+        elif int(position) < 1:
+            raise ValueError(f"position {int(position)} in step {step!r} (positions start at 1)")
+        out.append(f"{m.group(1)}[{int(position)}]")
+    return "/" + "/".join(out)
+
+
+def inex_doc(file: str, doc_prefix: str = "") -> str:
+    """DOC of DESIGN §1.1 from an INEX ``<file>``: prefix joined, ``.xml`` dropped.
+
+    >>> inex_doc("12345.xml", "wiki"), inex_doc("12345", "wiki/"), inex_doc("a/b")
+    ('wiki/12345', 'wiki/12345', 'a/b')
+    """
+    name = file.strip()
+    if name.lower().endswith(".xml"):
+        name = name[:-4]
+    if doc_prefix:
+        return doc_prefix.rstrip("/") + "/" + name.lstrip("/")
+    return name
+
+
+def _local(el: etree._Element) -> str:
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1]
+
+
+class _Topic:
+    __slots__ = ("ids", "lines", "ranks", "rsvs")
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.ranks: list[int | None] = []
+        self.rsvs: list[float] = []
+        self.lines: dict[str, int] = {}
+
+
+def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> Run:
+    """Read an INEX 2006 XML run.
+
+    Order inside a topic: when every result has ``<rank>``, rank ascending
+    (equal ranks: ``rsv`` descending, then file order); when none has a rank
+    but every result has ``<rsv>``, rsv descending (ties: file order); when
+    neither is given, file order.  The run's tag is the ``run-id`` attribute.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The XML file (its encoding as declared; UTF-8 by default).
+    dedup : bool
+        Keep the first (in file order) of results naming the same element in
+        one topic, instead of failing.
+    doc_prefix : str
+        Directory joined before each ``<file>`` (DESIGN §1.1 DOC).
+
+    Raises
+    ------
+    InputError
+        Non-well-formed XML, a wrong root, missing ``run-id``/``topic-id``/
+        ``file``/``path``, a bad path, rank or rsv, a rank given for only
+        some results of a topic, a duplicate, no results; naming the line.
+    """
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True,
+                             remove_comments=True, remove_pis=True)
+    try:
+        root = etree.parse(str(path), parser).getroot()
+    except etree.XMLSyntaxError as e:
+        msg = ((e.msg or str(e)).strip().splitlines() or ["syntax error"])[0]
+        raise InputError(path, e.lineno, f"not well-formed XML: {msg}") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+    if _local(root) != "inex-submission":
+        raise InputError(path, root.sourceline,
+                         f"expected root element <inex-submission>, got <{_local(root)}>")
+    tag = root.get("run-id")
+    if tag is None or not tag.strip():
+        raise InputError(path, root.sourceline,
+                         "expected a run-id attribute on <inex-submission>")
+    topics: dict[str, _Topic] = {}
+    for topic_el in root:
+        if _local(topic_el) != "topic":
+            continue
+        topic = (topic_el.get("topic-id") or "").strip()
+        if not topic:
+            raise InputError(path, topic_el.sourceline, "expected a topic-id attribute on <topic>")
+        acc = topics.setdefault(topic, _Topic())
+        for result in topic_el:
+            if _local(result) == "result":
+                _read_result(path, result, topic, acc, dedup, doc_prefix)
+    run = Run(tag=tag.strip(), path=str(path))
+    for topic, acc in topics.items():
+        if acc.ids:
+            run.topics[topic] = _ordered(path, topic, acc)
+    if not run.topics:
+        raise InputError(path, None, "empty run: no <result> elements")
+    return run
+
+
+def _read_result(path: PathArg, result: etree._Element, topic: str, acc: _Topic,
+                 dedup: bool, doc_prefix: str) -> None:
+    """Append one ``<result>`` to its topic."""
+    parts: dict[str, etree._Element] = {}
+    for child in result:
+        name = _local(child)
+        if name in ("file", "path", "rank", "rsv") and name not in parts:
+            parts[name] = child
+    line = result.sourceline
+    if "file" not in parts or not (parts["file"].text or "").strip():
+        raise InputError(path, line, "expected <file> in <result>")
+    if "path" not in parts or not (parts["path"].text or "").strip():
+        raise InputError(path, line, "expected <path> in <result> (passage results such as "
+                                     "<fol> or <passage> are not supported)")
+    xpath = parts["path"].text or ""
+    try:
+        unit = inex_doc(parts["file"].text or "", doc_prefix) + "#" + normalise_xpath(xpath)
+    except ValueError as e:
+        raise InputError(path, parts["path"].sourceline,
+                         f"expected an element path like /article[1]/body[1]: {e}") from None
+    rank: int | None = None
+    rsv = math.nan
+    if "rank" in parts:
+        text = (parts["rank"].text or "").strip()
+        try:
+            rank = int(text)
+        except ValueError:
+            raise InputError(path, parts["rank"].sourceline,
+                             f"expected <rank> an integer, got {text!r}") from None
+    if "rsv" in parts:
+        text = (parts["rsv"].text or "").strip()
+        try:
+            rsv = float(text)
+        except ValueError:
+            rsv = math.nan
+        if math.isnan(rsv):
+            raise InputError(path, parts["rsv"].sourceline,
+                             f"expected <rsv> a number, got {text!r}")
+    first = acc.lines.get(unit)
+    if first is not None:
+        if dedup:
+            return
+        raise InputError(path, line, f"duplicate result {unit!r} for topic {topic!r} "
+                                     f"(first on line {first}); use --dedup to keep the first")
+    acc.lines[unit] = line or 0
+    acc.ids.append(unit)
+    acc.ranks.append(rank)
+    acc.rsvs.append(rsv)
+
+
+def _ordered(path: PathArg, topic: str, acc: _Topic) -> RankedTopic:
+    """The topic's results in INEX order (see :func:`read_inex_run`)."""
+    n = len(acc.ids)
+    with_rank = [r is not None for r in acc.ranks]
+    with_rsv = [not math.isnan(s) for s in acc.rsvs]
+    positions = list(range(n))
+    if all(with_rank):
+        ranks = [r for r in acc.ranks if r is not None]
+        key_rsv = [-s if ok else math.inf for s, ok in zip(acc.rsvs, with_rsv, strict=True)]
+        positions.sort(key=lambda i: (ranks[i], key_rsv[i]))
+    elif any(with_rank):
+        i = with_rank.index(False) if with_rank[0] else with_rank.index(True)
+        raise InputError(path, acc.lines[acc.ids[i]],
+                         f"expected <rank> in every result of topic {topic!r} or in none")
+    elif all(with_rsv):
+        positions.sort(key=lambda i: -acc.rsvs[i])
+    elif any(with_rsv):
+        i = with_rsv.index(False) if with_rsv[0] else with_rsv.index(True)
+        raise InputError(path, acc.lines[acc.ids[i]],
+                         f"expected <rsv> in every result of topic {topic!r} or in none "
+                         "(when no result has a <rank>)")
+    ranks_kept = [r if r is not None else k + 1 for k, r in enumerate(acc.ranks)]
+    if not all(with_rank):
+        # No ranks given: keep the evaluation position as rank.
+        for place, i in enumerate(positions, 1):
+            ranks_kept[i] = place
+    return ranked_topic(acc.ids, acc.rsvs, ranks_kept, positions)

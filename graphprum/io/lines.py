@@ -1,0 +1,189 @@
+"""The line reader shared by every text input of DESIGN §1.3.
+
+Text inputs are UTF-8; a line whose first non-blank character is ``#`` is a
+comment; blank lines are ignored.  :func:`read_lines` yields, for every other
+line, its 1-based line number and its fields, so that readers can name the
+exact ``file:line`` of a problem.  The whole file is decoded at once (fast);
+an undecodable byte is reported with the line that holds it.
+
+Examples
+--------
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> p = os.path.join(d, "q.txt")
+>>> _ = open(p, "w", encoding="utf-8").write("# comment\\n\\n1 0 d1 1\\n  1 0 d2 0\\n")
+>>> list(read_lines(p))
+[(3, ['1', '0', 'd1', '1']), (4, ['1', '0', 'd2', '0'])]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from os import PathLike
+
+from graphprum.errors import InputError
+
+PathArg = str | PathLike[str]
+
+
+def read_text(path: PathArg) -> str:
+    """The whole file decoded as UTF-8 (a leading byte order mark dropped).
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, or a byte sequence is not UTF-8 (the error
+        names the line that holds it).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "bad.txt")
+    >>> _ = open(p, "wb").write(b"ok\\nbad \\xff here\\n")
+    >>> read_text(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: ...bad.txt:2: not UTF-8: byte 0xff at column 5
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        byte = data[e.start]
+        raise InputError(path, line, f"not UTF-8: byte 0x{byte:02x} at column {column}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def read_lines(path: PathArg, sep: str | None = None) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line_number, fields)`` for every data line of a text input.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+    sep : str or None
+        Field separator: None splits on runs of whitespace; ``"\\t"`` splits
+        on single tabs (fields then keep inner spaces, surrounding spaces are
+        stripped).
+
+    Notes
+    -----
+    Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped), so line
+    numbers are the ones an editor shows.  Comment lines (first non-blank
+    character ``#``) and blank lines are skipped but counted.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "nav.tsv")
+    >>> _ = open(p, "w", encoding="utf-8").write("a b\\tc\\t0.5\\r\\n#x\\n")
+    >>> list(read_lines(p, sep="\\t"))
+    [(1, ['a b', 'c', '0.5'])]
+    """
+    text = read_text(path)
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped[0] == "#":
+            continue
+        if sep is None:
+            yield number, stripped.split()
+        else:
+            yield number, [f.strip() for f in stripped.split(sep)]
+
+
+def sniff(path: PathArg, size: int = 512) -> bytes:
+    """The first non-blank bytes of a file (BOM dropped); b"" for an empty file.
+
+    Used to tell XML inputs (starting with ``<``) from text layouts.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.xml")
+    >>> _ = open(p, "w").write("\\n  <?xml version='1.0'?><inex-submission/>")
+    >>> sniff(p)[:5]
+    b'<?xml'
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(size)
+            while head and not head.lstrip():
+                more = f.read(size)
+                if not more:
+                    break
+                head = more
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    return head.lstrip()
+
+
+def expect_count(path: PathArg, line: int, fields: list[str], n: int, layout: str) -> None:
+    """Raise InputError unless ``fields`` has exactly ``n`` items.
+
+    >>> expect_count("q.txt", 3, ["1", "0", "d"], 4, "TOPIC ITER ID REL")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: q.txt:3: expected 4 fields TOPIC ITER ID REL, got 3
+    """
+    if len(fields) != n:
+        raise InputError(path, line, f"expected {n} fields {layout}, got {len(fields)}")
+
+
+def parse_float(path: PathArg, line: int, text: str, what: str) -> float:
+    """``float(text)``, or InputError naming ``what`` was expected (NaN rejected).
+
+    >>> parse_float("r", 2, "1e-3", "SCORE a number")
+    0.001
+    >>> parse_float("r", 2, "high", "SCORE a number")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: r:2: expected SCORE a number, got 'high'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise InputError(path, line, f"expected {what}, got {text!r}")
+    return value
+
+
+def parse_int(path: PathArg, line: int, text: str, what: str) -> int:
+    """``int(text)`` or InputError naming ``what`` was expected.
+
+    >>> parse_int("r", 5, "x7", "RANK an integer")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: r:5: expected RANK an integer, got 'x7'
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(path, line, f"expected {what}, got {text!r}") from None
+
+
+def find_line(path: PathArg, match: Callable[[list[str]], bool], sep: str | None = None) -> int:
+    """Number of the first data line whose fields satisfy ``match`` (0 if none).
+
+    Readers call it only when reporting a duplicate, to name the first line
+    without keeping a line number per record.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "q")
+    >>> _ = open(p, "w").write("#c\\n1 0 a 1\\n1 0 b 1\\n")
+    >>> find_line(p, lambda f: f[2] == "b")
+    3
+    """
+    for line, fields in read_lines(path, sep):
+        if match(fields):
+            return line
+    return 0

@@ -1,0 +1,115 @@
+"""Qrels in the TREC layout ``TOPIC ITER ID REL`` (DESIGN §1.3).
+
+REL is a number >= 0: an integer as in trec_eval, or a graded value in
+[0, 1].  Relevant means REL > 0.  A duplicate (TOPIC, ID) is an error that
+names both lines.  ITER is read and ignored, as trec_eval does.
+
+Examples
+--------
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "qrels")
+>>> _ = open(p, "w").write("1 0 d1 2\\n1 0 d2 0\\n2 0 d1 0.5\\n")
+>>> q = read_qrels(p)
+>>> q
+Qrels({'1': {'d1': 2.0, 'd2': 0.0}, '2': {'d1': 0.5}})
+>>> q.relevant("1")
+['d1']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from graphprum.errors import InputError
+from graphprum.io.lines import PathArg, expect_count, find_line, read_lines
+
+_LAYOUT = "TOPIC ITER ID REL"
+_REL = "REL a number >= 0 (an integer, or a graded value in [0, 1])"
+
+
+class Qrels(dict[str, dict[str, float]]):
+    """Judgements: topic -> {id: REL}, both levels in file order.
+
+    A plain ``dict`` subclass, so it can be handed wherever a mapping of
+    topics to judged ids is expected; :attr:`path` keeps the source file.
+    """
+
+    path: str = ""
+
+    def __repr__(self) -> str:
+        return f"Qrels({dict.__repr__(self)})"
+
+    def relevant(self, topic: str) -> list[str]:
+        """Ids of ``topic`` with REL > 0, in file order ([] for an unknown topic)."""
+        return [u for u, rel in self.get(topic, {}).items() if rel > 0]
+
+
+def parse_rel(path: PathArg, line: int, text: str) -> float:
+    """REL as a float, or InputError: negative, NaN/inf, or graded above 1.
+
+    >>> parse_rel("q", 1, "3"), parse_rel("q", 1, "0.25")
+    (3.0, 0.25)
+    >>> parse_rel("q", 7, "-1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: q:7: expected REL a number >= 0 (...), got '-1'
+    """
+    try:
+        rel = float(text)
+    except ValueError:
+        rel = math.nan
+    if not math.isfinite(rel) or rel < 0 or (rel > 1 and not rel.is_integer()):
+        raise InputError(path, line, f"expected {_REL}, got {text!r}")
+    return rel
+
+
+def read_qrels(path: PathArg) -> Qrels:
+    """Read a TREC qrels file into a :class:`Qrels`.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A UTF-8 file of ``TOPIC ITER ID REL`` lines (whitespace separated;
+        ``#`` comment lines and blank lines skipped).
+
+    Raises
+    ------
+    InputError
+        A line without 4 fields, a bad REL, a duplicate (TOPIC, ID), an
+        unreadable or non-UTF-8 file; the message names ``file:line``.
+    """
+    qrels = Qrels()
+    qrels.path = str(path)
+    for line, fields in read_lines(path):
+        if len(fields) != 4:
+            expect_count(path, line, fields, 4, _LAYOUT)
+        topic, _, unit, rel_text = fields
+        rel = parse_rel(path, line, rel_text)
+        judged = qrels.get(topic)
+        if judged is None:
+            judged = qrels[topic] = {}
+        elif unit in judged:
+            first = find_line(path, lambda f, t=topic, u=unit: f[0] == t and f[2:3] == [u])
+            raise InputError(path, line, f"duplicate judgement of {unit!r} for topic {topic!r}"
+                                         f" (first on line {first})")
+        judged[unit] = rel
+    return qrels
+
+
+def write_qrels(qrels: Mapping[str, Mapping[str, float]], path: PathArg) -> None:
+    """Write ``qrels`` as ``TOPIC 0 ID REL`` lines (integral REL without '.0').
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "q")
+    >>> write_qrels({"1": {"a": 1.0, "b": 0.5}}, p)
+    >>> open(p).read()
+    '1 0 a 1\\n1 0 b 0.5\\n'
+    >>> read_qrels(p) == {"1": {"a": 1.0, "b": 0.5}}
+    True
+    """
+    with open(path, "w", encoding="utf-8") as f:
+        for topic, judged in qrels.items():
+            for unit, rel in judged.items():
+                value = int(rel) if float(rel).is_integer() else repr(float(rel))
+                f.write(f"{topic} 0 {unit} {value}\n")

@@ -1,0 +1,346 @@
+"""Runs: TREC ``TOPIC Q0 ID RANK SCORE TAG`` files, tree runs, and the entry point.
+
+Evaluation order inside a topic (DESIGN §1.3), ``order="score"`` (default):
+SCORE descending, ties broken by ID descending — trec_eval's ``comp_sim_docno``
+(``strcmp(docno2, docno1)``).  Two details make this *exactly* trec_eval:
+
+- trec_eval keeps ``sim`` in a C ``float``: scores are compared after
+  rounding to single precision (1.0 and 1.00000001 tie), though
+  :attr:`RankedTopic.scores` keeps the values as written.
+- ``strcmp`` compares bytes; Python compares ``str`` by code point, which is
+  the same order for UTF-8.
+
+``order="rank"`` sorts by RANK ascending (as INEX did); lines with equal RANK
+are then ordered by the score rule above (SCORE descending, ID descending),
+so the result never depends on the order of lines in the file.
+
+A duplicate (TOPIC, ID) is an error naming both lines, unless ``dedup=True``
+keeps the first line in file order.  One TAG per file; an empty run is an
+error.
+
+Tree runs (``trees=True``, for SR): all lines of a topic with one RANK form
+one tree, trees are ranked by RANK ascending, units inside a tree keep file
+order; a unit may appear in several trees, a repeat inside one tree is an
+error (``dedup=True`` drops it).
+
+Examples
+--------
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "run")
+>>> _ = open(p, "w").write('''1 Q0 a 1 0.5 sys
+... 1 Q0 c 2 0.9 sys
+... 1 Q0 b 3 0.5 sys
+... ''')
+>>> run = read_run(p)
+>>> run.tag, run.ranked("1")
+('sys', ['c', 'b', 'a'])
+>>> read_run(p, order="rank").ranked("1")
+['a', 'c', 'b']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphprum.errors import InputError, UsageError
+from graphprum.io.lines import (
+    PathArg,
+    expect_count,
+    find_line,
+    parse_float,
+    parse_int,
+    read_lines,
+    sniff,
+)
+
+_LAYOUT = "TOPIC Q0 ID RANK SCORE TAG"
+ORDERS = ("score", "rank")
+
+
+@dataclass
+class RankedTopic:
+    """The results of one topic, in evaluation order.
+
+    Attributes
+    ----------
+    ids : list of str
+        Unit ids, best first.
+    scores : numpy.ndarray of float64
+        SCORE (or INEX ``rsv``; NaN when absent) of each id, as written.
+    ranks : numpy.ndarray of int64
+        RANK (or INEX ``rank``; the position when absent) of each id, as written.
+    """
+
+    ids: list[str]
+    scores: np.ndarray
+    ranks: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class Run:
+    """A run: its TAG and, per topic, the ranked results.
+
+    Attributes
+    ----------
+    tag : str
+        TAG column (TREC) or ``run-id`` attribute (INEX XML).
+    topics : dict of str to RankedTopic
+        Topics in order of first appearance in the file.
+    trees : dict of str to list of list of str, or None
+        Tree runs only: per topic the retrieved trees in rank order.  Then
+        ``topics`` holds each topic's distinct units in order of first
+        appearance over the ranked trees.
+    path : str
+        The file read.
+    """
+
+    tag: str
+    topics: dict[str, RankedTopic] = field(default_factory=dict)
+    trees: dict[str, list[list[str]]] | None = None
+    path: str = ""
+
+    def ranked(self, topic: str) -> list[str]:
+        """Ids of ``topic`` in evaluation order ([] when the run lacks the topic)."""
+        ranked = self.topics.get(topic)
+        return [] if ranked is None else ranked.ids
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+
+def check_order(order: str) -> None:
+    """UsageError unless ``order`` is ``"score"`` or ``"rank"``."""
+    if order not in ORDERS:
+        raise UsageError(f"unknown run order {order!r}; expected 'score' or 'rank'")
+
+
+def trec_order(ids: Sequence[str], scores: Sequence[float]) -> list[int]:
+    """Positions sorted as trec_eval does: score descending (float32), then id descending.
+
+    >>> trec_order(["a", "b", "c"], [1.0, 2.0, 1.0])
+    [1, 2, 0]
+    >>> trec_order(["a", "b"], [1.00000001, 1.0])  # equal as C floats
+    [1, 0]
+    """
+    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+    return sorted(range(len(ids)), key=lambda i: (s32[i], ids[i]), reverse=True)
+
+
+def rank_order(ids: Sequence[str], scores: Sequence[float], ranks: Sequence[int]) -> list[int]:
+    """Positions sorted by rank ascending, ties by :func:`trec_order`'s rule.
+
+    >>> rank_order(["a", "b", "c"], [0.1, 0.2, 0.3], [2, 1, 2])
+    [1, 2, 0]
+    """
+    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+    return sorted(range(len(ids)), key=lambda i: (-ranks[i], s32[i], ids[i]), reverse=True)
+
+
+def ranked_topic(ids: list[str], scores: list[float], ranks: list[int],
+                 positions: list[int] | None) -> RankedTopic:
+    """A :class:`RankedTopic` with the results taken in ``positions`` order (None: as given)."""
+    s = np.asarray(scores, dtype=np.float64)
+    r = np.asarray(ranks, dtype=np.int64)
+    if positions is None:
+        return RankedTopic(list(ids), s, r)
+    p = np.asarray(positions, dtype=np.int64)
+    return RankedTopic([ids[i] for i in positions], s[p], r[p])
+
+
+class _Topic:
+    """Lines of one topic while reading."""
+
+    __slots__ = ("ids", "ranks", "scores", "seen")
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.scores: list[float] = []
+        self.ranks: list[int] = []
+        self.seen: dict = {}
+
+
+def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
+                  trees: bool = False) -> Run:
+    """Read a TREC run file (see the module notes for order, duplicates, trees).
+
+    Raises
+    ------
+    InputError
+        A line without 6 fields, a RANK that is not an integer, a SCORE that
+        is not a number, a second TAG, a duplicate (TOPIC, ID) (or a repeat
+        inside one tree), an empty file; always naming ``file:line``.
+    """
+    check_order(order)
+    topics: dict[str, _Topic] = {}
+    tag: str | None = None
+    tag_line = 0
+    for line, fields in read_lines(path):
+        if len(fields) != 6:
+            expect_count(path, line, fields, 6, _LAYOUT)
+        topic, _, unit, rank_text, score_text, line_tag = fields
+        if line_tag != tag:
+            if tag is not None:
+                raise InputError(path, line, f"expected one TAG per file ({tag!r} on line "
+                                             f"{tag_line}), got {line_tag!r}")
+            tag, tag_line = line_tag, line
+        try:
+            rank = int(rank_text)
+            score = float(score_text)
+        except ValueError:
+            rank = parse_int(path, line, rank_text, "RANK an integer")
+            score = parse_float(path, line, score_text, "SCORE a number")
+        if score != score:  # NaN
+            parse_float(path, line, score_text, "SCORE a number")
+        acc = topics.get(topic)
+        if acc is None:
+            acc = topics[topic] = _Topic()
+        key = (unit, rank) if trees else unit
+        if key in acc.seen:
+            if dedup:
+                continue
+            _duplicate(path, line, topic, unit, rank if trees else None)
+        acc.seen[key] = None
+        acc.ids.append(unit)
+        acc.scores.append(score)
+        acc.ranks.append(rank)
+    if tag is None:
+        raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
+    run = Run(tag=tag, path=str(path))
+    if trees:
+        run.trees = {}
+        for topic, acc in topics.items():
+            run.trees[topic], run.topics[topic] = _build_trees(acc)
+        return run
+    for topic, acc in topics.items():
+        if order == "score":
+            positions = trec_order(acc.ids, acc.scores)
+        else:
+            positions = rank_order(acc.ids, acc.scores, acc.ranks)
+        run.topics[topic] = ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
+    return run
+
+
+def _duplicate(path: PathArg, line: int, topic: str, unit: str, rank: int | None) -> None:
+    """Raise the duplicate error, naming the first line."""
+
+    def same(f: list[str]) -> bool:
+        if len(f) != 6 or f[0] != topic or f[2] != unit:
+            return False
+        try:
+            return rank is None or int(f[3]) == rank
+        except ValueError:
+            return False
+
+    first = find_line(path, same)
+    if rank is None:
+        raise InputError(path, line, f"duplicate result {unit!r} for topic {topic!r} "
+                                     f"(first on line {first}); use --dedup to keep the first")
+    raise InputError(path, line, f"unit {unit!r} repeated inside the tree of RANK {rank} "
+                                 f"of topic {topic!r} (first on line {first})")
+
+
+def _build_trees(acc: _Topic) -> tuple[list[list[str]], RankedTopic]:
+    """Group one topic's lines into trees by RANK; also its distinct units."""
+    by_rank: dict[int, list[int]] = {}
+    for i, rank in enumerate(acc.ranks):
+        by_rank.setdefault(rank, []).append(i)
+    trees: list[list[str]] = []
+    positions: list[int] = []
+    seen: set[str] = set()
+    for rank in sorted(by_rank):
+        members = by_rank[rank]
+        trees.append([acc.ids[i] for i in members])
+        for i in members:
+            if acc.ids[i] not in seen:
+                seen.add(acc.ids[i])
+                positions.append(i)
+    return trees, ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
+
+
+def is_xml(path: PathArg) -> bool:
+    """Whether the file's first non-blank character is ``<`` (an INEX XML run)."""
+    return sniff(path, 64).startswith(b"<")
+
+
+def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bool = False,
+             doc_prefix: str = "") -> Run:
+    """Read a run, TREC text or INEX 2006 XML, told apart by content.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The run file.
+    order : {"score", "rank"}
+        TREC runs: trec_eval's order (default) or RANK ascending.  INEX XML
+        runs are always ordered by ``rank`` ascending, else ``rsv``
+        descending (see :func:`graphprum.io.inex_run.read_inex_run`).
+    dedup : bool
+        Keep the first of duplicate (TOPIC, ID) lines instead of failing.
+    trees : bool
+        Read a tree run (TREC layout only).
+    doc_prefix : str
+        INEX XML runs: directory prepended to each ``<file>`` to form DOC.
+
+    Raises
+    ------
+    InputError
+        Malformed input (see the format readers); UsageError for a bad
+        ``order`` or ``trees`` with an XML run.
+    """
+    check_order(order)
+    if is_xml(path):
+        if trees:
+            raise UsageError(f"{path}: tree runs (--trees) must use the TREC layout, "
+                             "not INEX XML")
+        from graphprum.io.inex_run import read_inex_run
+
+        return read_inex_run(path, dedup=dedup, doc_prefix=doc_prefix)
+    return read_trec_run(path, order=order, dedup=dedup, trees=trees)
+
+
+def write_run(run: Run | Mapping[str, Sequence[str]], path: PathArg,
+              tag: str | None = None) -> None:
+    """Write a run in the TREC layout.
+
+    A :class:`Run` is written with its RANK and SCORE as kept (tree runs: one
+    line per unit of each tree, RANK the tree's rank), so reading the file
+    back gives the same run; a plain mapping topic -> ids (best first) gets
+    RANK 1, 2, ... and SCORE n, n-1, ..., 1.  ``tag`` overrides the run's tag
+    (default ``"graphprum"`` for mappings).
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "r")
+    >>> write_run({"7": ["x", "y"]}, p, tag="t")
+    >>> open(p).read()
+    '7 Q0 x 1 2 t\\n7 Q0 y 2 1 t\\n'
+    >>> read_run(p).ranked("7")
+    ['x', 'y']
+    """
+    lines: list[str] = []
+    if isinstance(run, Run):
+        name = tag or run.tag
+        if run.trees is not None:
+            for topic, topic_trees in run.trees.items():
+                for rank, tree in enumerate(topic_trees, 1):
+                    n = len(topic_trees)
+                    lines.extend(f"{topic} Q0 {u} {rank} {n - rank + 1} {name}\n" for u in tree)
+        else:
+            for topic, ranked in run.topics.items():
+                n = len(ranked)
+                for i, (unit, rank, score) in enumerate(zip(ranked.ids, ranked.ranks.tolist(),
+                                                            ranked.scores.tolist(), strict=True)):
+                    value = repr(score) if score == score else str(n - i)  # NaN: no rsv
+                    lines.append(f"{topic} Q0 {unit} {rank} {value} {name}\n")
+    else:
+        name = tag or "graphprum"
+        for topic, ids in run.items():
+            n = len(ids)
+            lines.extend(f"{topic} Q0 {u} {i} {n - i + 1} {name}\n" for i, u in enumerate(ids, 1))
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(lines)
