@@ -1,0 +1,375 @@
+"""The ``graphprum`` command line: a thin layer over the Python API.
+
+Every error a user can cause is printed as one line on stderr and exits with
+status 2; nothing is written to the store in that case.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphprum import __version__
+from graphprum.errors import GraphprumError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+HELP = """Evaluate retrieval over connected collections (XML, web sites, video)
+with user-model measures: PRUM, EPRUM, SR/SRP, the INEX 2006 measures, T2I.
+
+Typical session:
+
+  graphprum load xml examples/plos/articles
+
+  graphprum info
+
+  graphprum eval examples/plos/run-*.txt --qrels examples/plos/qrels.txt -m PRUM -m AP
+
+The store is a directory (default ./graphprum-store, or $GRAPHPRUM_STORE),
+or a bolt:// / neo4j:// URI.
+"""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=True,
+                  rich_markup_mode=None, pretty_exceptions_enable=False)
+load_app = typer.Typer(help="Load a collection into the store.", no_args_is_help=True)
+app.add_typer(load_app, name="load")
+
+err_console = Console(stderr=True)
+
+
+class _State:
+    store: str | None = None
+    quiet: bool = False
+    verbose: bool = False
+
+
+state = _State()
+
+
+def user_errors(func: F) -> F:
+    """Turn GraphprumError into one line on stderr and exit status 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except GraphprumError as exc:
+            print(f"graphprum: error: {exc}", file=sys.stderr)
+            raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:  # e.g. | head
+            raise typer.Exit(0) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"graphprum {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(
+    store: Annotated[str | None, typer.Option(
+        "--store", "-s", envvar="GRAPHPRUM_STORE",
+        help="Store: a directory (embedded, default ./graphprum-store) or a bolt:// URI.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars or notes.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="More notes on stderr.")]
+    = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Global options."""
+    state.store = store
+    state.quiet = quiet
+    state.verbose = verbose
+
+
+def _open_store(create: bool = True):  # noqa: ANN202
+    from graphprum.store import open_store
+
+    return open_store(state.store, create=create)
+
+
+def _show_progress(quiet: bool) -> bool:
+    return not (quiet or state.quiet) and sys.stderr.isatty()
+
+
+def note(message: str) -> None:
+    """A note on stderr (suppressed by --quiet)."""
+    if not state.quiet:
+        print(message, file=sys.stderr)
+
+
+# --------------------------------------------------------------------- load
+@load_app.command("xml")
+@user_errors
+def load_xml(
+    paths: Annotated[list[Path], typer.Argument(help="XML files or directories (recursively *.xml).")],
+    links: Annotated[str | None, typer.Option(
+        help="TAG@ATTR: these elements become LINK edges to the target document, e.g. "
+             "collectionlink@{http://www.w3.org/1999/xlink}href")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace documents already stored.")] = False,
+    skip_bad: Annotated[bool, typer.Option(
+        help="Skip files that are not well-formed XML and list them.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Load XML documents: one unit per element, ids DOC#XPATH (DESIGN §1.1).
+
+    A directory's files get ids relative to it (path without extension); a
+    file given directly gets its stem. Loading is all or nothing.
+    """
+    from graphprum.loaders.xml import find_xml_files
+
+    store = _open_store()
+    files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
+    with _progress(len(files), "loading XML", quiet) as advance:
+        report = store.load_xml(paths, links=links, replace=replace, skip_bad=skip_bad,
+                                on_file=lambda f, n: advance(1))
+    for s in report.skipped:
+        print(f"graphprum: skipped {s}", file=sys.stderr)
+    print(f"loaded {report.documents} documents, {report.elements} elements in "
+          f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
+          + (f", replaced {report.replaced}" if report.replaced else "")
+          + (f", skipped {len(report.skipped)} bad files" if report.skipped else "")
+          + (f", {report.links} links" if report.links else ""))
+
+
+class _progress:
+    """A rich progress bar on a terminal, nothing otherwise."""
+
+    def __init__(self, total: int, label: str, quiet: bool = False) -> None:
+        self.total = total
+        self.label = label
+        self.enabled = _show_progress(quiet)
+        self._progress: Any = None
+
+    def __enter__(self) -> Callable[[int], None]:
+        if not self.enabled:
+            return lambda n: None
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                  MofNCompleteColumn(), TimeRemainingColumn(),
+                                  console=err_console, transient=True)
+        self._progress.start()
+        task = self._progress.add_task(self.label, total=self.total)
+        return lambda n: self._progress.advance(task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+# --------------------------------------------------------------------- info
+@app.command()
+@user_errors
+def info(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Counts per kind, documents, links, summaries, store format and size on disk."""
+    store = _open_store(create=False)
+    data = store.info()
+    if as_json:
+        print(json.dumps(data, indent=1, default=str))
+        return
+    rows = [
+        ("store", data["store"]),
+        ("format", data["format"]),
+        ("documents", f"{data['documents']:,}"),
+        ("elements", f"{data['elements']:,}"),
+    ]
+    for key in ("pages", "videos", "segments"):
+        if data.get(key):
+            rows.append((key, f"{data[key]:,}"))
+    rows += [("tags", f"{data['tags']:,}"), ("label paths", f"{data['label_paths']:,}")]
+    if data["links"] or data["dangling_links"] or data.get("link_stats"):
+        rows.append(("links", f"{data['links']:,}"))
+        rows.append(("dangling links", f"{data['dangling_links']:,}"))
+        for k, v in data.get("link_stats", {}).items():
+            rows.append((k.replace("_", " "), f"{v:,}" if isinstance(v, int) else str(v)))
+    for k, v in data.get("degrees", {}).items():
+        rows.append((k, str(v)))
+    rows.append(("summaries", ", ".join(data["summaries"]) or "none"))
+    rows.append(("size on disk", _human_bytes(data["bytes_on_disk"])))
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+# --------------------------------------------------------------------- show
+@app.command()
+@user_errors
+def show(
+    uid: Annotated[str, typer.Argument(metavar="ID", help="A unit id, e.g. doc#/article[1]/sec[2].")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """A unit with its ancestors, children (with lengths), links and summary partitions."""
+    from graphprum.inspect import describe_unit
+
+    store = _open_store(create=False)
+    data = describe_unit(store, uid)
+    if as_json:
+        print(json.dumps(data, indent=1, default=str))
+        return
+    console = Console()
+    u = data["unit"]
+    console.print(f"[bold]{u['id']}[/bold]  ({u['kind']} <{u['tag']}>)", highlight=False)
+    fields = ["doc", "label_path", "depth", "pre", "post", "size", "start", "end", "length",
+              "words"]
+    for f in fields:
+        v = u[f]
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        console.print(f"  {f:<11} {v}", highlight=False)
+    for name, sid in data.get("partitions", {}).items():
+        console.print(f"  summary {name}: partition {sid}", highlight=False)
+    if data["ancestors"]:
+        console.print("ancestors:", highlight=False)
+        for a in data["ancestors"]:
+            console.print(f"  {a}", highlight=False)
+    if data["children"]:
+        t = Table("child", "tag", "length", "words", box=None, pad_edge=False)
+        for c in data["children"]:
+            t.add_row(c["id"], c["tag"], _num(c["length"]), str(c["words"]))
+        console.print(f"children ({len(data['children'])}):", highlight=False)
+        console.print(t)
+    for direction in ("out_links", "in_links"):
+        links = data.get(direction, [])
+        if links:
+            console.print(f"{direction.replace('_', '-')} ({len(links)}):", highlight=False)
+            for link in links[:50]:
+                console.print(f"  {link}", highlight=False)
+            if len(links) > 50:
+                console.print(f"  ... {len(links) - 50} more", highlight=False)
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:.3f}"
+
+
+# ---------------------------------------------------------------------- nav
+@app.command()
+@user_errors
+def nav(
+    model: Annotated[list[str], typer.Argument(
+        help="Navigation model(s), e.g. structural:words, walk:nav.tsv,hops=2 "
+             "(several combine by noisy-or).")],
+    sources: Annotated[list[str], typer.Option("--from", help="Source unit id (repeat).")],
+    targets: Annotated[list[str], typer.Option("--to", help="Target unit id (repeat).")],
+    topic: Annotated[str, typer.Option(help="Topic (for topic-specific models).")] = "",
+) -> None:
+    """Print FROM TO P under a navigation model (DESIGN §1.5), tab separated."""
+    from graphprum.evaluate import TopicContext
+    from graphprum.navigation.base import parse_model
+
+    models = [parse_model(m) for m in model]
+    store = _open_store(create=False) if any(m.needs_store for m in models) else None
+    ctx = TopicContext(topic=topic, ranked=list(sources), qrels={}, models=models, store=store)
+    p = ctx.nav(sources, targets).toarray()
+    for i, s in enumerate(sources):
+        for j, t in enumerate(targets):
+            print(f"{s}\t{t}\t{p[i, j]!r}")
+
+
+# --------------------------------------------------------------------- eval
+FORMATS = ["table", "tsv", "csv", "json"]
+
+
+@app.command("eval")
+@user_errors
+def eval_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run files (TREC or INEX XML).")],
+    qrels: Annotated[Path | None, typer.Option("--qrels", help="Qrels TOPIC ITER ID REL.")] = None,
+    passages: Annotated[Path | None, typer.Option(
+        "--passages", help="Passage qrels TOPIC DOC START END (INEX measures).")] = None,
+    measure: Annotated[list[str], typer.Option(
+        "--measure", "-m", help="Measure, e.g. PRUM, PRUM@0.5, SRP@10, AP (repeat).")]
+    = ["PRUM"],  # noqa: B006
+    nav_models: Annotated[list[str], typer.Option(
+        "--nav", help="Navigation model (repeat; noisy-or). Default classical.")]
+    = ["classical"],  # noqa: B006
+    fmt: Annotated[str | None, typer.Option(
+        "--format", "-f", help="table (terminal default), tsv (default otherwise), csv, json.")]
+    = None,
+    per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
+    = False,
+    collection_size: Annotated[float | None, typer.Option(
+        help="N for the unranked part; default: units in the store (infinite without).")]
+    = None,
+    ideal_min: Annotated[float, typer.Option(help="Ideal units have REL >= this.")] = 1.0,
+    order: Annotated[str, typer.Option(help="score (trec_eval order) or rank (INEX).")]
+    = "score",
+    dedup: Annotated[bool, typer.Option(help="Keep the first of duplicate results.")] = False,
+    trees: Annotated[bool, typer.Option(help="Runs list trees (lines sharing a RANK).")]
+    = False,
+    strict: Annotated[bool, typer.Option(help="Unknown qrels ids are an error.")] = False,
+    no_store: Annotated[bool, typer.Option(
+        "--no-store", help="Do not open a store (ids are opaque strings).")] = False,
+) -> None:
+    """Evaluate runs with user-model and classical measures.
+
+    Output rows are RUN MEASURE TOPIC VALUE; TOPIC 'all' is the mean over the
+    qrels' topics. Topics missing from a run score 0.
+    """
+    from graphprum.evaluation import needs_store, run_evaluation
+    from graphprum.report import write_results
+
+    if qrels is None and passages is None:
+        raise _usage("eval needs --qrels or --passages")
+    if fmt is None:
+        fmt = "table" if sys.stdout.isatty() else "tsv"
+    if fmt not in FORMATS:
+        raise _usage(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    store = None
+    if not no_store and (needs_store(measure, nav_models) or _store_exists()):
+        store = _open_store(create=False)
+    df = run_evaluation(runs, qrels, measure, nav=nav_models, store=store,
+                        collection_size=collection_size, ideal_min=ideal_min, order=order,
+                        dedup=dedup, trees=trees, passages=passages, per_topic=per_topic,
+                        strict=strict, warn=note)
+    write_results(df, fmt, sys.stdout)
+
+
+def _store_exists() -> bool:
+    loc = state.store or os.environ.get("GRAPHPRUM_STORE") or "graphprum-store"
+    return "://" in loc or (Path(loc) / "manifest.json").exists()
+
+
+def _usage(message: str) -> GraphprumError:
+    from graphprum.errors import UsageError
+
+    return UsageError(message)
+
+
+def main() -> None:
+    """Entry point of the ``graphprum`` script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("graphprum: interrupted", file=sys.stderr)
+        sys.exit(130)
+
