@@ -1,0 +1,78 @@
+"""The command line through typer's CliRunner, and the installed script."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphprum import __version__
+from graphprum.cli import app
+
+runner = CliRunner()
+DOC = "<article><title>Alpha beta</title><body><p>one</p><p>two</p></body></article>"
+
+
+def invoke(store: Path, *args: str):
+    return runner.invoke(app, ["--store", str(store), *args])
+
+
+def test_load_info_show(tmp_path: Path, write) -> None:
+    write("col/a.xml", DOC)
+    store = tmp_path / "s"
+    r = invoke(store, "load", "xml", str(tmp_path / "col"))
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("loaded 1 documents, 5 elements in ")
+    r = invoke(store, "info")
+    assert r.exit_code == 0
+    lines = dict(line.split(None, 1) for line in r.output.splitlines() if line.strip()
+                 and not line.startswith(("label", "size")))
+    assert lines["documents"].strip() == "1" and lines["elements"].strip() == "5"
+    r = invoke(store, "show", "a#/article[1]/body[1]")
+    assert r.exit_code == 0
+    assert "a#/article[1]/body[1]/p[2]" in r.output and "ancestors:" in r.output
+    r = invoke(store, "show", "--json", "a#/article[1]/title[1]")
+    assert '"length": 10.0' in r.output
+
+
+def test_errors_are_one_line_exit_2(tmp_path: Path, write) -> None:
+    store = tmp_path / "s"
+    bad = write("bad.xml", "<a><b></a>")
+    r = invoke(store, "load", "xml", str(bad))
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [f"graphprum: error: {bad}:1: not well-formed XML: "
+                                              "Opening and ending tag mismatch: b line 1 and a"]
+    assert not store.exists() or not (store / "manifest.json").exists()
+    r = invoke(store, "load", "xml", str(tmp_path / "nope"))
+    assert r.exit_code == 2 and "no such file or directory" in r.output
+    r = invoke(store, "info")
+    assert r.exit_code == 2 and "no graphprum store here" in r.output
+    write("a.xml", DOC)
+    invoke(store, "load", "xml", str(tmp_path / "a.xml"))
+    r = invoke(store, "show", "a#/nothing[1]")
+    assert r.exit_code == 2 and "no such unit" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_version_and_help() -> None:
+    r = runner.invoke(app, ["--version"])
+    assert r.output.strip() == f"graphprum {__version__}"
+    r = runner.invoke(app, ["load", "xml", "--help"])
+    assert r.exit_code == 0 and "--replace" in r.output and "--skip-bad" in r.output
+
+
+@pytest.mark.skipif(shutil.which("graphprum") is None, reason="graphprum script not installed")
+def test_installed_script_subprocess(tmp_path: Path, write) -> None:
+    write("col/a.xml", DOC)
+    store = tmp_path / "s"
+    p = subprocess.run(["graphprum", "--store", str(store), "load", "xml", str(tmp_path / "col")],
+                       capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""  # no progress bar when not a terminal
+    p = subprocess.run(["graphprum", "--store", str(store), "show", "a#/article[9]"],
+                       capture_output=True, text=True, check=False)
+    assert p.returncode == 2
+    assert p.stderr.strip() == f"graphprum: error: a#/article[9]: no such unit in store {store}"

@@ -1,0 +1,155 @@
+"""XML loading: ids, offsets, lengths and words checked against independent
+computations with lxml (tree walks written here, not the loader's code)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lxml import etree
+
+from graphprum.errors import InputError
+from graphprum.loaders.xml import find_xml_files, parse_xml_file
+from graphprum.store.local import LocalStore
+
+TRICKY = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE article [ <!ENTITY co "Company"> ]>
+<?top-pi before root?>
+<article xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns="http://example.org/default">
+  <dc:title>A  title with &amp; and &co;</dc:title>
+  <!-- a comment that is not text -->
+  <sec>Mixed <b>bold</b> and <i>italic</i> text<?pi inside?> tail after pi</sec>
+  <sec><p>one</p><p>two <![CDATA[<cdata & stuff>]]> three</p><p/></sec>
+  <dc:title>second title</dc:title>
+  <sec>caf\u00e9 \u2014 na\u00efve \U0001F600 emoji</sec>
+</article>
+"""
+
+
+def _independent_units(path: Path, name: str) -> list[tuple[str, str]]:
+    """(id, text content) of every element, by a recursive walk of lxml's tree."""
+    tree = etree.parse(str(path), etree.XMLParser(load_dtd=False, no_network=True))
+    out = []
+
+    def tag_of(el: etree._Element) -> str:
+        q = etree.QName(el)
+        return f"{el.prefix}:{q.localname}" if el.prefix else q.localname
+
+    def walk(el: etree._Element, prefix: str) -> None:
+        out.append((f"{name}#{prefix}", "".join(el.itertext())))
+        seen: dict[str, int] = {}
+        for child in el:
+            if not isinstance(child.tag, str):
+                continue
+            t = tag_of(child)
+            seen[t] = seen.get(t, 0) + 1
+            walk(child, f"{prefix}/{t}[{seen[t]}]")
+
+    root = tree.getroot()
+    walk(root, f"/{tag_of(root)}[1]")
+    return out
+
+
+@pytest.fixture
+def tricky(write) -> Path:
+    return write("col/tricky.xml", TRICKY)
+
+
+def test_ids_and_offsets_match_independent_walk(tricky: Path, tmp_path: Path) -> None:
+    store = LocalStore(tmp_path / "s")
+    store.load_xml([tmp_path / "col"])
+    expected = _independent_units(tricky, "tricky")
+    table = store.table()
+    assert table.ids() == [uid for uid, _ in expected]
+    doc_text = expected[0][1]
+    start = np.asarray(table.columns["start"]).astype(int)
+    length = np.asarray(table.columns["length"]).astype(int)
+    for row, (_, text) in enumerate(expected):
+        assert doc_text[start[row]:start[row] + length[row]] == text
+        assert length[row] == len(text)
+        assert table.columns["words"][row] == len(text.split())
+
+
+def test_tricky_ids_read_as_designed(tricky: Path, tmp_path: Path) -> None:
+    store = LocalStore(tmp_path / "s")
+    store.load_xml([tricky])
+    ids = store.table().ids()
+    assert "tricky#/article[1]/dc:title[2]" in ids  # prefix as written, counted per tag
+    assert "tricky#/article[1]/sec[2]/p[3]" in ids  # empty element is a unit
+    assert not any("comment" in i or "pi" in i for i in ids)
+    rows = store.resolve(["tricky#/article[1]/sec[1]/i[1]", "tricky#/article[1]/sec[4]"])
+    assert rows[0] >= 0 and rows[1] == -1
+    unit = store.unit("tricky#/article[1]/dc:title[1]")
+    assert unit["length"] == len("A  title with & and Company")
+
+
+def test_pre_post_size_give_containment(tricky: Path) -> None:
+    doc = parse_xml_file(tricky, "t")
+    parent = doc.columns["parent"]
+    n = len(parent)
+    post = doc.columns["post"]
+    size = doc.columns["size"]
+    anc = [[False] * n for _ in range(n)]
+    for b in range(n):
+        a = parent[b]
+        while a >= 0:
+            anc[a][b] = True
+            a = parent[a]
+    for a in range(n):
+        for b in range(n):
+            interval = a < b and post[b] < post[a]
+            assert interval == anc[a][b]
+            assert (a < b < a + size[a]) == anc[a][b]
+
+
+def test_label_paths_and_depth(write) -> None:
+    p = write("d.xml", "<a><b><c/></b><b/></a>")
+    doc = parse_xml_file(p, "d")
+    assert doc.paths == ["/a", "/a/b", "/a/b/c", "/a/b"]
+    assert doc.columns["depth"].tolist() == [0, 1, 2, 1]
+    assert doc.columns["pos"].tolist() == [1, 1, 1, 2]
+
+
+def test_words_cross_element_boundaries(write) -> None:
+    p = write("w.xml", "<a>al<b>pha</b> beta<c> </c>gamma</a>")
+    doc = parse_xml_file(p, "w")
+    assert doc.columns["words"].tolist() == [3, 1, 0]  # "alpha beta gamma", "pha", " "
+
+
+def test_not_well_formed_names_file_and_line(write) -> None:
+    p = write("bad.xml", "<a>\n<b>\n</a>\n")
+    with pytest.raises(InputError) as err:
+        parse_xml_file(p, "bad")
+    assert str(err.value).startswith(f"{p}:3: not well-formed XML")
+
+
+def test_find_files_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        find_xml_files([tmp_path / "missing"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no \\*.xml"):
+        find_xml_files([tmp_path / "empty"])
+
+
+def test_document_ids_relative_to_root(write, tmp_path: Path) -> None:
+    write("root/a/b/x.xml", "<r/>")
+    write("root/y.xml", "<r/>")
+    files = find_xml_files([tmp_path / "root"])
+    assert sorted(f.name for f in files) == ["a/b/x", "y"]
+
+
+def test_links_attribute_become_link_edges(write, tmp_path: Path) -> None:
+    xl = "http://www.w3.org/1999/xlink"
+    write("wiki/1.xml", f'<article xmlns:xlink="{xl}"><p>see <collectionlink '
+                        f'xlink:href="2.xml">two</collectionlink></p></article>')
+    write("wiki/2.xml", f'<article xmlns:xlink="{xl}"><collectionlink xlink:href="../out.xml"/>'
+                        f'<collectionlink xlink:href="3.xml"/></article>')
+    store = LocalStore(tmp_path / "s")
+    store.load_xml([tmp_path / "wiki"], links=f"collectionlink@{{{xl}}}href")
+    links = store.links()
+    table = store.table()
+    assert [(a, b) for a, b in zip(table.ids(links["src"]), table.ids(links["dst"]),
+                                    strict=True)] == \
+        [("1#/article[1]/p[1]/collectionlink[1]", "2#/article[1]")]
+    assert store.info()["dangling_links"] == 1  # 3.xml is not loaded; ../out.xml leaves
