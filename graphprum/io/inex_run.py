@@ -250,6 +250,7 @@ def _ordered(path: PathArg, topic: str, acc: _Topic) -> RankedTopic:
         key_rsv = [-s if ok else math.inf for s, ok in zip(acc.rsvs, with_rsv, strict=True)]
         positions.sort(key=lambda i: (ranks[i], key_rsv[i]))
     elif any(with_rank):
+        # name the first result that differs from the topic's first result
         i = with_rank.index(False) if with_rank[0] else with_rank.index(True)
         raise InputError(path, acc.lines[acc.ids[i]],
                          f"expected <rank> in every result of topic {topic!r} or in none")

@@ -77,7 +77,8 @@ def read_qrels(path: PathArg) -> Qrels:
     ------
     InputError
         A line without 4 fields, a bad REL, a duplicate (TOPIC, ID), an
-        unreadable or non-UTF-8 file; the message names ``file:line``.
+        unreadable or non-UTF-8 file, a file without judgements; the message
+        names ``file:line``.
     """
     qrels = Qrels()
     qrels.path = str(path)
@@ -94,6 +95,8 @@ def read_qrels(path: PathArg) -> Qrels:
             raise InputError(path, line, f"duplicate judgement of {unit!r} for topic {topic!r}"
                                          f" (first on line {first})")
         judged[unit] = rel
+    if not qrels:
+        raise InputError(path, None, f"empty qrels: no {_LAYOUT} lines")
     return qrels
 
 

@@ -1,0 +1,199 @@
+"""TREC runs and tree runs (DESIGN §1.3): order, duplicates, tags, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphprum.errors import InputError, UsageError
+from graphprum.io import Run, read_run, read_trec_run, write_run
+
+
+def write(tmp_path, text: str, name: str = "run"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def lines(rows, tag="sys") -> str:
+    return "".join(f"{t} Q0 {d} {r} {s} {tag}\n" for t, d, r, s in rows)
+
+
+def error(path, **kw) -> str:
+    with pytest.raises(InputError) as info:
+        read_run(path, **kw)
+    return str(info.value)
+
+
+# --- order: checked against trec_eval's own code (pytrec_eval) -------------
+
+def trec_eval_positions(docs: list[str], scores: list[float]) -> dict[str, int]:
+    """1-based position trec_eval gives each doc: one topic per doc, whose only
+    relevant doc is that doc, so recip_rank = 1 / position."""
+    qrels = {f"q{i}": {d: 1} for i, d in enumerate(docs)}
+    run = {f"q{i}": dict(zip(docs, scores, strict=True)) for i in range(len(docs))}
+    result = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
+    return {d: round(1 / result[f"q{i}"]["recip_rank"]) for i, d in enumerate(docs)}
+
+
+def our_positions(tmp_path, docs, scores, name="run") -> dict[str, int]:
+    p = write(tmp_path, lines([("1", d, 1, repr(s)) for d, s in zip(docs, scores, strict=True)]),
+              name)
+    return {d: i for i, d in enumerate(read_run(p).ranked("1"), 1)}
+
+
+def test_score_ties_follow_trec_eval(tmp_path):
+    # ties at 2.0 and 1.0; ids whose byte order differs from case-folded or
+    # numeric order; 1.00000001 equals 1.0 as a C float (trec_eval's sim).
+    docs = ["b", "B", "a", "10", "9", "é", "z", "d1", "d2", "x"]
+    scores = [2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.00000001, 3.0, 0.5, 1.0000001]
+    ours = our_positions(tmp_path, docs, scores)
+    assert ours == trec_eval_positions(docs, scores)
+    # and spelled out: score desc, then id desc by bytes ('é' > 'z' > 'a' > '9' > '10')
+    assert sorted(ours, key=ours.get) == ["d1", "b", "B", "x", "é", "z", "a", "9", "10", "d2"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="aAbB0123é_-", min_size=1, max_size=4),
+                          st.sampled_from([0.0, 1.0, 1.00000001, 1.0000001, -2.5, 7.25,
+                                           1e-40, 0.1, 0.30000000000000004, 0.3])),
+                min_size=1, max_size=25, unique_by=lambda t: t[0]))
+def test_order_matches_pytrec_eval_on_random_ties(tmp_path_factory, results):
+    docs = [d for d, _ in results]
+    scores = [s for _, s in results]
+    tmp = tmp_path_factory.mktemp("r")
+    assert our_positions(tmp, docs, scores) == trec_eval_positions(docs, scores)
+
+
+def test_scores_and_ranks_are_kept_as_written(tmp_path):
+    p = write(tmp_path, lines([("1", "a", 5, "1.00000001"), ("1", "b", 3, "1.0")]))
+    topic = read_run(p).topics["1"]
+    assert topic.ids == ["b", "a"]  # tie as C floats -> id descending
+    assert topic.scores.tolist() == [1.0, 1.00000001]
+    assert topic.ranks.tolist() == [3, 5]
+
+
+def test_order_rank_with_ties_broken_by_score_then_id(tmp_path):
+    rows = [("1", "a", 3, 0.1), ("1", "b", 1, 0.2), ("1", "c", 2, 0.5), ("1", "d", 2, 0.9),
+            ("1", "e", 2, 0.5), ("2", "x", 10, 0), ("2", "y", -1, 0)]
+    p = write(tmp_path, lines(rows))
+    run = read_run(p, order="rank")
+    # rank 1: b; rank 2: d (0.9), then e, c (0.5, id descending); rank 3: a
+    assert run.ranked("1") == ["b", "d", "e", "c", "a"]
+    assert run.ranked("2") == ["y", "x"]
+    assert read_run(p).ranked("1") == ["d", "e", "c", "b", "a"]
+
+
+def test_topics_interleaved_and_in_first_appearance_order(tmp_path):
+    p = write(tmp_path, lines([("2", "a", 1, 1), ("1", "b", 1, 1), ("2", "c", 2, 3)]))
+    run = read_run(p)
+    assert isinstance(run, Run) and run.tag == "sys" and len(run) == 2
+    assert list(run.topics) == ["2", "1"]
+    assert run.ranked("2") == ["c", "a"]
+    assert run.ranked("absent") == []
+
+
+def test_comments_blank_lines_and_tabs(tmp_path):
+    p = write(tmp_path, "# my run\n\n1\tQ0\ta\t1\t2.0\tsys\n   \n  1 Q0 b 2 1.0 sys\n")
+    assert read_run(p).ranked("1") == ["a", "b"]
+
+
+# --- duplicates, tags, empty ------------------------------------------------
+
+def test_duplicate_is_an_error_naming_both_lines(tmp_path):
+    p = write(tmp_path, "# c\n" + lines([("1", "a", 1, 3), ("2", "a", 1, 3), ("1", "b", 2, 2),
+                                          ("1", "a", 3, 1)]))
+    assert error(p) == (f"{p}:5: duplicate result 'a' for topic '1' (first on line 2); "
+                        "use --dedup to keep the first")
+
+
+def test_dedup_keeps_the_first_in_file_order(tmp_path):
+    p = write(tmp_path, lines([("1", "a", 1, 0.1), ("1", "b", 2, 0.5), ("1", "a", 3, 0.9)]))
+    topic = read_run(p, dedup=True).topics["1"]
+    assert topic.ids == ["b", "a"]  # a keeps 0.1, not 0.9
+    assert topic.scores.tolist() == [0.5, 0.1]
+
+
+def test_second_tag_is_an_error(tmp_path):
+    p = write(tmp_path, lines([("1", "a", 1, 1)], "one") + lines([("1", "b", 2, 1)], "two"))
+    assert error(p) == f"{p}:2: expected one TAG per file ('one' on line 1), got 'two'"
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
+def test_empty_run_is_an_error(tmp_path, text):
+    p = write(tmp_path, text)
+    assert error(p) == f"{p}: empty run: no result lines TOPIC Q0 ID RANK SCORE TAG"
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("1 Q0 b 2 0.5", "expected 6 fields TOPIC Q0 ID RANK SCORE TAG, got 5"),
+    ("1 Q0 b 2 0.5 sys x", "expected 6 fields TOPIC Q0 ID RANK SCORE TAG, got 7"),
+    ("1 Q0 b two 0.5 sys", "expected RANK an integer, got 'two'"),
+    ("1 Q0 b 2.0 0.5 sys", "expected RANK an integer, got '2.0'"),
+    ("1 Q0 b 2 high sys", "expected SCORE a number, got 'high'"),
+    ("1 Q0 b 2 nan sys", "expected SCORE a number, got 'nan'"),
+])
+def test_malformed_lines(tmp_path, line, expected):
+    p = write(tmp_path, "1 Q0 a 1 1.0 sys\n\n" + line + "\n")
+    assert error(p) == f"{p}:3: {expected}"
+
+
+def test_bad_order_is_a_usage_error(tmp_path):
+    p = write(tmp_path, lines([("1", "a", 1, 1)]))
+    with pytest.raises(UsageError):
+        read_run(p, order="sim")
+
+
+# --- tree runs ----------------------------------------------------------------
+
+def test_tree_run(tmp_path):
+    rows = [("1", "d#/a[1]/b[2]", 2, 0.5), ("1", "d#/a[1]", 1, 0.9), ("1", "d#/a[1]/b[1]", 1, 0.9),
+            ("1", "d#/a[1]", 2, 0.5), ("2", "e#/x[1]", 7, 1), ("1", "f#/r[1]", 3, 0.1)]
+    p = write(tmp_path, lines(rows))
+    run = read_run(p, trees=True)
+    assert run.trees == {
+        "1": [["d#/a[1]", "d#/a[1]/b[1]"], ["d#/a[1]/b[2]", "d#/a[1]"], ["f#/r[1]"]],
+        "2": [["e#/x[1]"]],
+    }
+    # distinct units in order of first appearance over the ranked trees
+    assert run.ranked("1") == ["d#/a[1]", "d#/a[1]/b[1]", "d#/a[1]/b[2]", "f#/r[1]"]
+
+
+def test_tree_run_repeat_inside_a_tree(tmp_path):
+    rows = [("1", "a", 1, 1), ("1", "b", 1, 1), ("1", "a", 2, 1), ("1", "a", 1, 1)]
+    p = write(tmp_path, lines(rows))
+    assert error(p, trees=True) == (f"{p}:4: unit 'a' repeated inside the tree of RANK 1 "
+                                    "of topic '1' (first on line 1)")
+    assert read_run(p, trees=True, dedup=True).trees == {"1": [["a", "b"], ["a"]]}
+    # the same file as a flat run has duplicates
+    assert "duplicate result 'a'" in error(p)
+
+
+# --- writer -------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(["1", "2", "10"]),
+                       st.lists(st.text(alphabet="abcdé#/[]1", min_size=1, max_size=5).filter(
+                           lambda s: not s.startswith("#")), min_size=1, max_size=8, unique=True),
+                       min_size=1))
+def test_write_run_then_read_gives_the_same_ranking(tmp_path_factory, ranking):
+    tmp = tmp_path_factory.mktemp("w")
+    write_run(ranking, tmp / "a", tag="t")
+    run = read_run(tmp / "a")
+    assert {t: run.ranked(t) for t in run.topics} == ranking
+    write_run(run, tmp / "b")  # a Run keeps its scores and ranks
+    again = read_run(tmp / "b")
+    for t, ranked in run.topics.items():
+        assert again.topics[t].ids == ranked.ids
+        np.testing.assert_array_equal(again.topics[t].scores, ranked.scores)
+        np.testing.assert_array_equal(again.topics[t].ranks, ranked.ranks)
+
+
+def test_write_tree_run_round_trip(tmp_path):
+    rows = [("1", "a", 1, 1), ("1", "b", 1, 1), ("1", "a", 2, 1)]
+    run = read_trec_run(write(tmp_path, lines(rows)), trees=True)
+    write_run(run, tmp_path / "out")
+    assert read_trec_run(tmp_path / "out", trees=True).trees == run.trees
