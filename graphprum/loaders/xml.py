@@ -43,10 +43,8 @@ from lxml import etree
 from graphprum.errors import InputError, UsageError
 from graphprum.store.base import KIND_ELEMENT, ParsedDocument
 
-#: Code points that ``str.split()`` treats as whitespace.
-_WHITESPACE = np.array(
-    [c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32
-)
+#: Lookup table: is code point c whitespace for ``str.split()``? (none above U+3000)
+_IS_SPACE = np.array([chr(c).isspace() for c in range(0x3002)], dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -161,66 +159,62 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
     tags: list[str] = []
     paths: list[str] = []
     parent: list[int] = []
-    pos: list[int] = []
     depth: list[int] = []
-    rel: list[int] = []  # offset of an element's text within its parent's
-    length: list[int] = []
-    post: list[int] = []
+    start: list[int] = []
+    end: list[int] = []
+    size: list[int] = []
     link_rows: list[tuple[int, str]] = []
-    names = _TagNames()
-    stack: list[tuple[int, dict[str, int], list[int], str]] = []
-    n_post = 0
+    names: dict[str, str] = {}
+    stack: list[int] = []
+    path_stack: list[str] = [""]
     link_tag = links.tag if links else None
+    # A text cursor: the text between two consecutive events is the .text of
+    # the element whose start came before, or the .tail of the element,
+    # comment or PI that ended/occurred before.  All of it has been parsed
+    # when the later event is reported, so offsets need no child iteration.
+    cursor = 0
+    prev = None
+    prev_was_start = False
     try:
         context = etree.iterparse(
-            os.fspath(path), events=("start", "end"), load_dtd=False, no_network=True,
-            huge_tree=True, remove_blank_text=False, resolve_entities="internal",
+            os.fspath(path), events=("start", "end", "comment", "pi"), load_dtd=False,
+            no_network=True, huge_tree=True, resolve_entities="internal",
         )
         for event, el in context:
+            if prev is not None:
+                text = prev.text if prev_was_start else prev.tail
+                if text:
+                    cursor += len(text)
+            prev = el
             if event == "start":
+                tag = el.tag
+                name_ = names.get(tag)
+                if name_ is None:
+                    name_ = _tag_name(el, names)
                 row = len(tags)
-                name_ = names.get((el.tag, el.prefix)) or names.name(el)
-                if stack:
-                    prow, counts, kids, ppath = stack[-1]
-                    k = counts.get(name_, 0) + 1
-                    counts[name_] = k
-                    kids.append(row)
-                    parent.append(prow)
-                    depth.append(len(stack))
-                else:
-                    k = 1
-                    ppath = ""
-                    parent.append(-1)
-                    depth.append(0)
-                path_ = f"{ppath}/{name_}"
+                parent.append(stack[-1] if stack else -1)
+                depth.append(len(stack))
+                path_ = path_stack[-1] + "/" + name_
                 tags.append(name_)
                 paths.append(path_)
-                pos.append(k)
-                rel.append(0)
-                length.append(0)
-                post.append(0)
-                stack.append((row, {}, [], path_))
+                start.append(cursor)
+                end.append(0)
+                size.append(0)
+                stack.append(row)
+                path_stack.append(path_)
+                prev_was_start = True
                 if name_ == link_tag:
                     target = el.get(links.attr)  # type: ignore[union-attr]
                     if target:
                         link_rows.append((row, target))
+            elif event == "end":
+                row = stack.pop()
+                path_stack.pop()
+                end[row] = cursor
+                size[row] = len(tags) - row
+                prev_was_start = False
             else:
-                row, _, kids, _ = stack.pop()
-                text = el.text
-                cur = len(text) if text else 0
-                i = 0
-                for child in el:
-                    if child.tag.__class__ is str:
-                        r = kids[i]
-                        i += 1
-                        rel[r] = cur
-                        cur += length[r]
-                    tail = child.tail
-                    if tail:
-                        cur += len(tail)
-                length[row] = cur
-                post[row] = n_post
-                n_post += 1
+                prev_was_start = False
         root = context.root
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else None
@@ -232,8 +226,20 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
     if root is None or not tags:
         raise InputError(path, None, "no root element")
     text = "".join(root.itertext())
-    return _finish(name, os.fspath(path), tags, paths, parent, pos, depth, rel, length, post,
+    return _finish(name, os.fspath(path), tags, paths, parent, depth, start, end, size,
                    text, _link_targets(link_rows, path, root_dir))
+
+
+def _tag_name(el: etree._Element, names: dict[str, str]) -> str:
+    """Tag as written: ``prefix:local`` for namespaced tags (cached when unambiguous)."""
+    tag = el.tag
+    if tag[0] != "{":
+        names[tag] = tag
+        return tag
+    prefix = el.prefix
+    local = tag.rpartition("}")[2]
+    # A namespaced tag is not cached: one URI may be written with several prefixes.
+    return f"{prefix}:{local}" if prefix else local
 
 
 def _link_targets(link_rows: list[tuple[int, str]], path: str | os.PathLike[str],
@@ -258,40 +264,53 @@ def _link_targets(link_rows: list[tuple[int, str]], path: str | os.PathLike[str]
 
 
 def _finish(name: str, source: str, tags: list[str], paths: list[str], parent: list[int],
-            pos: list[int], depth: list[int], rel: list[int], length: list[int],
-            post: list[int], text: str, links: list[tuple[int, str, str]]) -> ParsedDocument:
-    """Vectorised second half: offsets, subtree sizes and word counts."""
+            depth: list[int], start: list[int], end: list[int], size: list[int], text: str,
+            links: list[tuple[int, str, str]]) -> ParsedDocument:
+    """Vectorised second half: positions, postorder and word counts."""
     n = len(tags)
     parent_a = np.asarray(parent, dtype=np.int32)
     depth_a = np.asarray(depth, dtype=np.int16)
-    rel_a = np.asarray(rel, dtype=np.int64)
-    length_a = np.asarray(length, dtype=np.int64)
-    post_a = np.asarray(post, dtype=np.int32)
+    start_a = np.asarray(start, dtype=np.int64)
+    length_a = np.asarray(end, dtype=np.int64) - start_a
+    size_a = np.asarray(size, dtype=np.int32)
     if length_a[0] != len(text):  # pragma: no cover - guards the offset arithmetic
         raise InputError(source, None, "internal error: text length mismatch")
-    start = np.zeros(n, dtype=np.int64)
-    order = np.argsort(depth_a, kind="stable")
-    bounds = np.searchsorted(depth_a[order], np.arange(int(depth_a.max()) + 2))
-    for d in range(1, len(bounds) - 1):
-        rows = order[bounds[d]:bounds[d + 1]]
-        start[rows] = start[parent_a[rows]] + rel_a[rows]
-    # subtree size from pre/post: size = post - pre + depth-adjusted... use counts
     pre = np.arange(n, dtype=np.int64)
-    # In preorder, the subtree of i is [i, i + size): size = post[i] - pre[i] + depth[i] + 1
-    size = (post_a.astype(np.int64) - pre + depth_a.astype(np.int64) + 1).astype(np.int32)
-    words = _word_counts(text, start, length_a)
+    # nodes finished before i: those before it in preorder that are not its
+    # ancestors (pre - depth) plus its descendants (size - 1)
+    post_a = (pre - depth_a + size_a - 1).astype(np.int32)
+    words = _word_counts(text, start_a, length_a)
     columns = {
         "kind": np.full(n, KIND_ELEMENT, dtype=np.int8),
         "parent": parent_a,
         "depth": depth_a,
         "post": post_a,
-        "size": size,
-        "pos": np.asarray(pos, dtype=np.int32),
-        "start": start.astype(np.float64),
+        "size": size_a,
+        "pos": _sibling_positions(parent_a, tags),
+        "start": start_a.astype(np.float64),
         "length": length_a.astype(np.float64),
         "words": words,
     }
     return ParsedDocument(name, source, KIND_ELEMENT, tags, paths, columns, links)
+
+
+def _sibling_positions(parent: np.ndarray, tags: list[str]) -> np.ndarray:
+    """1-based position of every element among its same-tag siblings."""
+    n = len(tags)
+    if n == 1:
+        return np.ones(1, dtype=np.int32)
+    codes: dict[str, int] = {}
+    tag_codes = np.array([codes.setdefault(t, len(codes)) for t in tags], dtype=np.int64)
+    order = np.lexsort((np.arange(n), tag_codes, parent))  # by parent, tag, preorder
+    key_p = parent[order]
+    key_t = tag_codes[order]
+    new_group = np.ones(n, dtype=bool)
+    new_group[1:] = (key_p[1:] != key_p[:-1]) | (key_t[1:] != key_t[:-1])
+    idx = np.arange(n)
+    group_start = np.maximum.accumulate(np.where(new_group, idx, 0))
+    pos = np.empty(n, dtype=np.int32)
+    pos[order] = idx - group_start + 1
+    return pos
 
 
 def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray:
@@ -299,7 +318,7 @@ def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray
     if not text:
         return np.zeros(len(start), dtype=np.int32)
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    space = np.isin(codes, _WHITESPACE)
+    space = _IS_SPACE[np.minimum(codes, 0x3001)]
     token_start = ~space
     token_start[1:] &= space[:-1]
     prefix = np.concatenate(([0], np.cumsum(token_start, dtype=np.int64)))
