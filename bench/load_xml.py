@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Benchmark: loading XML into the embedded store (DESIGN §3).
+
+For each size, generates a deterministic collection with bench/gen_collection.py
+(cached under bench/out/), then in fresh subprocesses measures:
+
+- ``bare``: a bare ``lxml.etree.iterparse`` pass (start and end events) that
+  reads every element's text and tail -- the reference;
+- ``load``: ``LocalStore.load_xml`` into a new store, with peak resident memory;
+- ``open``: opening the store and touching every column (resident bytes per
+  element of the opened store).
+
+Prints one JSON line per size: elements/s, ratio to bare, bytes per element.
+
+    python bench/load_xml.py --articles 100 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+BARE = r"""
+import sys, time, glob, resource
+from lxml import etree
+files = sorted(glob.glob(sys.argv[1] + "/**/*.xml", recursive=True))
+t = time.perf_counter(); n = 0
+for f in files:
+    for ev, el in etree.iterparse(f, events=("start", "end")):
+        if ev == "end":
+            el.text; el.tail; n += 1
+print(n, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+LOAD = r"""
+import sys, time, resource
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+from graphprum.store.local import LocalStore
+import numpy, pandas, lxml.etree
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+t = time.perf_counter()
+r = LocalStore(sys.argv[2]).load_xml([sys.argv[1]])
+dt = time.perf_counter() - t
+print(r.elements, dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base)
+"""
+
+OPEN = r"""
+import sys, time, resource
+from graphprum.store.local import LocalStore
+import numpy, pandas
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+t = time.perf_counter()
+s = LocalStore(sys.argv[1]); tab = s.table()
+opened = time.perf_counter() - t
+total = sum(float(numpy.asarray(c).sum()) for c in tab.columns.values())
+print(len(tab), opened, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base)
+"""
+
+
+def run(code: str, *args: str) -> list[float]:
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         check=True)
+    return [float(x) for x in out.stdout.split()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--articles", type=int, nargs="+", default=[80, 8000],
+                    help="collection sizes in articles (default: ~10k and ~1M elements)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3, help="best of N timings")
+    args = ap.parse_args()
+    cache = HERE / "out"
+    cache.mkdir(exist_ok=True)
+    for n in args.articles:
+        col = cache / f"collection-{n}-{args.seed}"
+        if not col.exists():
+            subprocess.run([sys.executable, str(HERE / "gen_collection.py"), str(col),
+                            "--articles", str(n), "--seed", str(args.seed)], check=True,
+                           stdout=subprocess.DEVNULL)
+        bare = min((run(BARE, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
+        loads = []
+        for _ in range(args.repeat):
+            tmp = Path(tempfile.mkdtemp(prefix="gp-bench-"))
+            try:
+                loads.append(run(LOAD, str(col), str(tmp / "store")))
+                opened = run(OPEN, str(tmp / "store"))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        load = min(loads, key=lambda r: r[1])
+        elements = int(load[0])
+        print(json.dumps({
+            "bench": "load_xml", "articles": n, "elements": elements,
+            "bare_iterparse_s": round(bare[1], 4), "load_s": round(load[1], 4),
+            "elements_per_s": round(elements / load[1]),
+            "ratio_to_bare_iterparse": round(load[1] / bare[1], 3),
+            "load_peak_rss_bytes_per_element": round(load[2] / elements, 1),
+            "open_s": round(opened[1], 4),
+            "open_rss_bytes_per_element": round(opened[2] / elements, 1),
+            "machine": f"{platform.machine()} {os.cpu_count()} cpu, python {platform.python_version()}",
+        }), flush=True)
+
+
+if __name__ == "__main__":
+    main()
