@@ -197,3 +197,31 @@ def test_write_tree_run_round_trip(tmp_path):
     run = read_trec_run(write(tmp_path, lines(rows)), trees=True)
     write_run(run, tmp_path / "out")
     assert read_trec_run(tmp_path / "out", trees=True).trees == run.trees
+
+
+# --- the fast column parser agrees with the line-by-line parser ------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "2", "03"]),
+                          st.text(alphabet="abé#/1", min_size=1, max_size=3).filter(
+                              lambda s: not s.startswith("#")),
+                          st.integers(-3, 9), st.sampled_from(["0.5", "1", "-2e3", "inf", "7"]),
+                          st.booleans()),
+                min_size=1, max_size=30),
+       st.booleans())
+def test_fast_and_careful_parsers_agree(rows, trees):
+    from graphprum.io.runs import _parse_careful, _parse_fast
+
+    text = "".join(("# note\n\n" if comment else "") + f"{t} Q0 {d} {r} {s} tag\n"
+                   for t, d, r, s, comment in rows)
+    fast = _parse_fast(text, trees)
+    keys = [(t, d, r) if trees else (t, d) for t, d, r, _, _ in rows]
+    if len(set(keys)) != len(keys):
+        assert fast is None  # duplicates go to the careful parser
+        return
+    careful = _parse_careful("run", text, dedup=False, trees=trees)
+    assert fast is not None and fast[0] == careful[0] == "tag"
+    assert list(fast[1]) == list(careful[1])
+    for topic, acc in fast[1].items():
+        other = careful[1][topic]
+        assert (acc.ids, acc.ranks, acc.scores) == (other.ids, other.ranks, other.scores)

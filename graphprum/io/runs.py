@@ -50,9 +50,11 @@ from graphprum.io.lines import (
     PathArg,
     expect_count,
     find_line,
+    gc_paused,
+    iter_lines,
     parse_float,
     parse_int,
-    read_lines,
+    read_text,
     sniff,
 )
 
@@ -177,10 +179,88 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
         inside one tree), an empty file; always naming ``file:line``.
     """
     check_order(order)
+    text = read_text(path)
+    with gc_paused():
+        parsed = _parse_fast(text, trees)
+        if parsed is None:
+            parsed = _parse_careful(path, text, dedup, trees)
+    tag, topics = parsed
+    if tag is None:
+        raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
+    run = Run(tag=tag, path=str(path))
+    if trees:
+        run.trees = {}
+        for topic, acc in topics.items():
+            run.trees[topic], run.topics[topic] = _build_trees(acc)
+        return run
+    for topic, acc in topics.items():
+        if order == "score":
+            positions = trec_order(acc.ids, acc.scores)
+        else:
+            positions = rank_order(acc.ids, acc.scores, acc.ranks)
+        run.topics[topic] = ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
+    return run
+
+
+def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
+    """One tight pass over a well-formed run; None on anything unusual.
+
+    Lines are split and their fields appended to per-topic columns; RANK and
+    SCORE columns are converted per topic with ``map``.  Any irregularity
+    (field count, second TAG, bad number, NaN, duplicate, empty file) sends
+    the caller to :func:`_parse_careful`, which applies ``dedup`` and names
+    the offending line.
+    """
+    columns: dict[str, tuple[list[str], list[str], list[str]]] = {}
+    current = None
+    tag = None
+    ids: list[str] = []
+    rank_text: list[str] = []
+    score_text: list[str] = []
+    for f in map(str.split, text.split("\n")):
+        if len(f) != 6:
+            if not f or f[0][0] == "#":
+                continue
+            return None
+        if f[0] != current:
+            current = f[0]
+            acc = columns.get(current)
+            if acc is None:
+                acc = columns[current] = ([], [], [])
+            ids, rank_text, score_text = acc
+        if f[5] != tag:
+            if tag is not None:
+                return None
+            tag = f[5]
+        ids.append(f[2])
+        rank_text.append(f[3])
+        score_text.append(f[4])
+    if tag is None:
+        return None
+    topics: dict[str, _Topic] = {}
+    for topic, (ids, rank_text, score_text) in columns.items():
+        acc = topics[topic] = _Topic()
+        acc.ids = ids
+        try:
+            acc.ranks = list(map(int, rank_text))
+            acc.scores = list(map(float, score_text))
+        except ValueError:
+            return None
+        if np.isnan(np.asarray(acc.scores, dtype=np.float64)).any():
+            return None
+        keys = zip(ids, acc.ranks, strict=True) if trees else ids
+        if len(set(keys)) != len(ids):
+            return None
+    return tag, topics
+
+
+def _parse_careful(path: PathArg, text: str, dedup: bool,
+                   trees: bool) -> tuple[str | None, dict[str, _Topic]]:
+    """Line-by-line parse: raises InputError naming the line, applies ``dedup``."""
     topics: dict[str, _Topic] = {}
     tag: str | None = None
     tag_line = 0
-    for line, fields in read_lines(path):
+    for line, fields in iter_lines(text):
         if len(fields) != 6:
             expect_count(path, line, fields, 6, _LAYOUT)
         topic, _, unit, rank_text, score_text, line_tag = fields
@@ -209,21 +289,7 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
         acc.ids.append(unit)
         acc.scores.append(score)
         acc.ranks.append(rank)
-    if tag is None:
-        raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
-    run = Run(tag=tag, path=str(path))
-    if trees:
-        run.trees = {}
-        for topic, acc in topics.items():
-            run.trees[topic], run.topics[topic] = _build_trees(acc)
-        return run
-    for topic, acc in topics.items():
-        if order == "score":
-            positions = trec_order(acc.ids, acc.scores)
-        else:
-            positions = rank_order(acc.ids, acc.scores, acc.ranks)
-        run.topics[topic] = ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
-    return run
+    return tag, topics
 
 
 def _duplicate(path: PathArg, line: int, topic: str, unit: str, rank: int | None) -> None:
@@ -249,18 +315,18 @@ def _build_trees(acc: _Topic) -> tuple[list[list[str]], RankedTopic]:
     """Group one topic's lines into trees by RANK; also its distinct units."""
     by_rank: dict[int, list[int]] = {}
     for i, rank in enumerate(acc.ranks):
-        by_rank.setdefault(rank, []).append(i)
-    trees: list[list[str]] = []
-    positions: list[int] = []
-    seen: set[str] = set()
-    for rank in sorted(by_rank):
-        members = by_rank[rank]
-        trees.append([acc.ids[i] for i in members])
+        members = by_rank.get(rank)
+        if members is None:
+            members = by_rank[rank] = []
+        members.append(i)
+    ids = acc.ids
+    groups = [by_rank[rank] for rank in sorted(by_rank)]
+    trees = [[ids[i] for i in members] for members in groups]
+    first: dict[str, int] = {}
+    for members in groups:
         for i in members:
-            if acc.ids[i] not in seen:
-                seen.add(acc.ids[i])
-                positions.append(i)
-    return trees, ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
+            first.setdefault(ids[i], i)
+    return trees, ranked_topic(ids, acc.scores, acc.ranks, list(first.values()))
 
 
 def is_xml(path: PathArg) -> bool:
