@@ -1,0 +1,765 @@
+"""PRUM: precision-recall with user modelling (Piwowarski, Gallinari, Dupret,
+TOIS 2007), for one topic.
+
+Inputs
+------
+``nav`` (P in the paper), an array (dense or ``scipy.sparse``) of shape
+``(o, t)``: ``nav[i, x]`` is the probability that a user who consults the i-th
+ranked unit reaches the ideal unit x (these navigation events are independent,
+Hypothesis 2.2; a unit always leads to itself, so an ideal unit ranked at i
+has ``nav[i, x] = 1``).
+``u``, the size of the unranked part of the list, N - o; ``math.inf`` when
+the collection size is unknown.
+
+Precision at recall r (eq. 5, with the Cooper factor inside term (d) as in
+eq. 16, ERRATA item 1)::
+
+    (a) + (b)      (a) = sum_{s<r} sum_{i=1..o} P(F_{i-1}=s) P(F_i>s | F_{i-1}=s)
+    ---------      (b) = sum_{s<r} P(F_o=s) (r-s)
+    (c) + (d)      (c) = sum_{s<r} sum_{i=1..o} P(F_{i-1}=s)
+                   (d) = sum_{s<r} P(F_o=s) (r-s) (1 + (u-(t-s))/(t-s+1))
+
+where F_i counts the distinct ideal units seen after the first i ranks.
+``P(x in S_i) = 1 - prod_{j<=i} (1 - P[j, x])`` (eq. 6), the law of F_i is
+the Poisson-binomial of those probabilities (eqs. 7, 11) and
+``P(F_i > s | F_{i-1} = s)`` is eq. 8/12, which needs the law of F_{i-1}
+without x (leave-one-out).  The Cooper factor simplifies to (u+1)/(t-s+1).
+
+``u = inf`` is the limit u -> infinity of eq. 5: precision 0 at every r that
+the ranked part does not reach with certainty (P(F_o < r) > 0), and (a)/(c)
+otherwise.  With the classical model this is exactly trec_eval: precision at
+recall K is K / (rank of the K-th relevant result), and 0 when fewer than K
+ideal units are retrieved (Appendix B with u -> infinity).
+
+Functions
+---------
+:func:`precision_at_recall` — eq. 5 at every r = 1..t in one pass.
+:func:`interpolated`, :func:`prum_mean` — ceiling interpolation (§3.1).
+:func:`enumerate_precision` — E[CL]/E[C] of §3.2 over all navigation
+outcomes, without Hypothesis 2.3 (``PRUM(exact=enum)``).
+:func:`simulate_precision` — the same by simulating users
+(``PRUM(exact=mc,samples=N,seed=S)``) with delta-method standard errors.
+
+Examples
+--------
+Fig. 7 of the paper: a leads to b and c with probability 1, 100 units:
+
+>>> precision_at_recall([[1.0, 1.0]], u=99).tolist()
+[1.0, 1.0]
+
+Classical run (c, x, a) for ideal {a, c}; u infinite (trec_eval):
+
+>>> precision_at_recall([[0, 1], [0, 0], [1, 0]]).round(4).tolist()
+[1.0, 0.6667]
+>>> round(prum_mean(precision_at_recall([[0, 1], [0, 0], [1, 0]])), 4)
+0.8485
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphprum.errors import UsageError
+from graphprum.measures.poisson_binomial import (
+    add_bernoulli,
+    normal_pmf,
+    pmf,
+    remove_bernoulli,
+)
+from graphprum.measures.registry import MeasureSpec, register
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
+__all__ = [
+    "LEVELS",
+    "MAX_ENUM_EVENTS",
+    "NORMAL_THRESHOLD",
+    "SimulatedPrecision",
+    "compute",
+    "enumerate_precision",
+    "interpolated",
+    "precision_at_recall",
+    "prum_mean",
+    "simulate_precision",
+]
+
+#: Number m of ideal units with 0 < P(x in S_i) < 1 above which the law of
+#: F_i is replaced by its normal approximation (appendix A.1, ERRATA item 2).
+#: Measured with bench/prum_threshold.py (JSON lines; q drawn uniformly in
+#: (0, 1) and structural-like small q): the incremental exact update costs
+#: O(m) per changed unit and stays cheaper than (or as cheap as) evaluating
+#: the truncated normal up to m of several thousands, while the approximation
+#: error on the resulting precision is above 1e-3 for m <= 100 and about
+#: 1e-4 at m = 1000.  Below 2000 the exact law is both exact and fast, so the
+#: approximation is only a guard for very large uncertain sets (where an
+#: O(m^2) rebuild after a numerical fallback would be slow).
+NORMAL_THRESHOLD = 2000
+
+#: Largest number of uncertain navigation events ``exact=enum`` enumerates.
+MAX_ENUM_EVENTS = 20
+
+#: Recall levels of the 11-point mean, as exact rationals.
+LEVELS: tuple[Fraction, ...] = tuple(Fraction(k, 10) for k in range(11))
+
+_SIGMAS = 9.0  # half-width, in standard deviations, of the normal law's support
+
+
+# --------------------------------------------------------------------------
+# input normalisation
+
+
+@dataclass
+class _Events:
+    """The navigation events of one topic that can change what a user sees.
+
+    ``first_certain[x]``: first rank (0-based) with P = 1 towards x, or o.
+    Entries after that rank are dropped (x is already seen for sure).
+    ``rows, cols, probs``: the remaining entries with P > 0, row-major.
+    """
+
+    o: int
+    t: int
+    rows: np.ndarray
+    cols: np.ndarray
+    probs: np.ndarray
+    first_certain: np.ndarray
+
+    @property
+    def certain_seen(self) -> int:
+        """Number of ideal units seen for sure after the whole ranked list."""
+        return int(np.count_nonzero(self.first_certain < self.o))
+
+
+def _events(nav: Any) -> _Events:
+    """Normalise ``nav`` (dense or sparse, shape (o, t)) into live events."""
+    dense = nav if sp.issparse(nav) else np.asarray(nav, dtype=float)
+    if dense.ndim != 2:
+        raise UsageError(f"PRUM: navigation matrix must be 2-d, got shape {dense.shape}")
+    m = sp.csr_array(dense).astype(float)
+    m.sum_duplicates()
+    o, t = m.shape
+    rows = np.repeat(np.arange(o), np.diff(m.indptr))
+    cols = m.indices.astype(np.int64)
+    probs = np.clip(m.data, 0.0, 1.0)
+    keep = probs > 0.0
+    rows, cols, probs = rows[keep], cols[keep], probs[keep]
+    first_certain = np.full(t, o, dtype=np.int64)
+    sure = probs == 1.0
+    if sure.any():
+        # rows are sorted, so the first occurrence of a column is its smallest row
+        c_sure, first = np.unique(cols[sure], return_index=True)
+        first_certain[c_sure] = rows[sure][first]
+    live = rows <= first_certain[cols]
+    return _Events(o, t, rows[live], cols[live], probs[live], first_certain)
+
+
+# --------------------------------------------------------------------------
+# eq. 5
+
+
+def precision_at_recall(nav: Any, u: float = math.inf, *,
+                        normal_threshold: int = NORMAL_THRESHOLD) -> np.ndarray:
+    """PRUM precision at every integer recall r = 1..t (eq. 5), in one pass.
+
+    Parameters
+    ----------
+    nav : array_like or scipy.sparse array, shape (o, t)
+        ``nav[i, x]``: probability that a user consulting the i-th ranked unit
+        reaches ideal unit x.
+    u : float
+        Size of the unranked part (N - o); ``math.inf`` for no unranked part
+        (precision 0 where the ranked part may fall short of r, as trec_eval).
+    normal_threshold : int
+        Use the normal approximation of the law of F_i (appendix A.1, ERRATA
+        item 2) while more than this many ideal units have 0 < P(x in S_i) < 1.
+
+    Returns
+    -------
+    ndarray of shape (t,)
+        ``out[r-1]`` = precision at recall r.
+
+    Notes
+    -----
+    The law of F_i is kept as a Poisson-binomial over the m ideal units seen
+    with probability strictly between 0 and 1, shifted by the number of units
+    seen for sure.  A rank that changes P(x in S) for k units costs O(k m):
+    leave-one-out laws by deconvolution (:func:`remove_bernoulli`), then
+    deconvolution/convolution to update; ranks that change nothing are
+    skipped in bulk, and a run whose probabilities are all 0/1 (classical
+    model) takes a vectorised path, O(nnz + o + t).
+
+    Examples
+    --------
+    Table III (Fig. 5, list c, d, a, b; ERRATA item 3):
+
+    >>> nav = [[.4, .4], [.6, .4], [1, 0], [0, 1]]
+    >>> precision_at_recall(nav).round(5).tolist()
+    [0.69137, 0.63561]
+    """
+    ev = _events(nav)
+    if ev.t == 0:
+        return np.zeros(0)
+    u = float(u)
+    if u < 0:
+        raise UsageError(f"PRUM: unranked part size u must be >= 0, got {u}")
+    if np.all(ev.probs == 1.0):
+        return _deterministic(ev, u)
+    a_s, c_s, dist_o = _accumulate(ev, normal_threshold)
+    return _assemble(a_s, c_s, dist_o, u, ev.t)
+
+
+def _deterministic(ev: _Events, u: float) -> np.ndarray:
+    """Eq. 5 when every probability is 0 or 1 (Appendix B, generalised to
+    ranks that lead to several ideal units)."""
+    o, t = ev.o, ev.t
+    new = np.bincount(ev.rows, minlength=o)  # ideal units first seen at each rank
+    e = np.cumsum(new)  # e_i, i = 1..o
+    e_o = int(e[-1]) if o else 0
+    lucky = np.cumsum(new > 0)  # ranks leading to an unseen ideal unit, up to i
+    r = np.arange(1, t + 1)
+    out = np.zeros(t)
+    hit = r <= e_o
+    if hit.any():
+        l_r = np.searchsorted(e, r[hit], side="left")  # 0-based rank where F reaches r
+        out[hit] = lucky[l_r] / (l_r + 1.0)
+    miss = ~hit
+    if miss.any() and math.isfinite(u):
+        rm = r[miss]
+        found = int(lucky[-1]) if o else 0
+        need = rm - e_o
+        out[miss] = (found + need) / (o + need * (u + 1.0) / (t - e_o + 1.0))
+    return out
+
+
+def _accumulate(ev: _Events, normal_threshold: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Terms of eq. 5 summed over ranks, per s = 0..t.
+
+    Returns ``A[s] = sum_i P(F_{i-1}=s) P(F_i>s|F_{i-1}=s)``,
+    ``C[s] = sum_i P(F_{i-1}=s)`` and the law of F_o.
+    """
+    o, t = ev.o, ev.t
+    a_s = np.zeros(t + 1)
+    c_s = np.zeros(t + 1)
+    law = _Law(t, normal_threshold)
+    starts = np.flatnonzero(np.r_[True, ev.rows[1:] != ev.rows[:-1]]) if len(ev.rows) else []
+    bounds = [*list(starts), len(ev.rows)]
+    rows = ev.rows.tolist()
+    cols = ev.cols.tolist()
+    probs = ev.probs.tolist()
+    done = 0  # ranks whose P(F_{i-1}) has been added to C
+    for g in range(len(bounds) - 1):
+        lo, hi = bounds[g], bounds[g + 1]
+        i = rows[lo]
+        off, dist = law.window()
+        n = len(dist)
+        # ranks done+1 .. i+1 (1-based) all see the current law as F_{i-1}
+        c_s[off:off + n] += (i + 1 - done) * dist
+        done = i + 1
+        xs = cols[lo:hi]
+        ps = probs[lo:hi]
+        # eq. 12: P(F_i > s | F_{i-1} = s) = 1 - prod_x (1 - delta_x L_x(s) / D(s))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = np.where(dist > 0.0, 1.0 / dist, 0.0)
+        keep = np.ones(n)
+        changes = []
+        for x, p in zip(xs, ps, strict=True):
+            nq_old = law.nq[x]
+            delta = nq_old * p
+            if delta <= 0.0:
+                continue
+            changes.append((x, nq_old, nq_old - delta))
+            if nq_old == 1.0:  # x surely unseen: P(F=s | x unseen) = P(F=s)
+                keep *= np.where(dist > 0.0, 1.0 - delta, 1.0)
+            else:
+                keep *= 1.0 - delta * law.leave_one_out(1.0 - nq_old, off, n) * inv
+        a_s[off:off + n] += dist * (1.0 - keep)
+        law.update(changes)
+    off, dist = law.window()
+    c_s[off:off + len(dist)] += (o - done) * dist
+    dist_o = np.zeros(t + 1)
+    dist_o[off:off + len(dist)] = dist
+    return a_s, c_s, dist_o
+
+
+class _Law:
+    """The law of F_i: ideal units seen for sure, plus a Poisson-binomial (or
+    its normal approximation) over the m units seen with 0 < P < 1."""
+
+    def __init__(self, t: int, normal_threshold: int) -> None:
+        self.nq = np.ones(t)  # P(x not in S_i)
+        self.certain = 0
+        self.m = 0
+        self.dist = np.ones(1)  # exact law of the uncertain count (when not normal)
+        self.normal = False
+        self.threshold = normal_threshold
+        self.mean = 0.0
+        self.var = 0.0
+        self._lo = 0  # support of the normal law's window, uncertain count
+
+    def window(self) -> tuple[int, np.ndarray]:
+        """(offset, P(F = offset + k) for k = 0..len-1)."""
+        if not self.normal:
+            return self.certain, self.dist
+        sd = math.sqrt(max(self.var, 0.0))
+        lo = max(0, math.floor(self.mean - _SIGMAS * sd - 1))
+        hi = min(self.m, math.ceil(self.mean + _SIGMAS * sd + 1))
+        self._lo = lo
+        return self.certain + lo, normal_pmf(self.mean, self.var, lo, hi, self.m)
+
+    def leave_one_out(self, q: float, off: int, n: int) -> np.ndarray:
+        """P(F = s | x unseen) on the current window, for a unit with P(x in S) = q."""
+        if not self.normal:
+            out = np.zeros(n)
+            out[:n - 1] = remove_bernoulli(self.dist, q)
+            return out
+        lo = self._lo
+        hi = min(lo + n - 1, self.m - 1)
+        out = np.zeros(n)
+        if hi >= lo:
+            part = normal_pmf(self.mean - q, self.var - q * (1.0 - q), lo, hi, self.m - 1)
+            out[:len(part)] = part
+        return out
+
+    def update(self, changes: Sequence[tuple[int, float, float]]) -> None:
+        """Apply (x, old P(x unseen), new P(x unseen)) for the units of one rank."""
+        for _x, nq_old, _ in changes:
+            if nq_old < 1.0:  # x was uncertain: take it out
+                q = 1.0 - nq_old
+                self.m -= 1
+                if self.normal:
+                    self.mean -= q
+                    self.var -= q * (1.0 - q)
+                else:
+                    self.dist = remove_bernoulli(self.dist, q)
+        for x, _, nq_new in changes:
+            self.nq[x] = nq_new
+            if nq_new <= 0.0:
+                self.certain += 1
+                continue
+            q = 1.0 - nq_new
+            self.m += 1
+            if self.normal:
+                self.mean += q
+                self.var += q * (1.0 - q)
+            else:
+                self.dist = add_bernoulli(self.dist, q)
+        if self.m > self.threshold:
+            if not self.normal:
+                self.normal = True
+                q = self._uncertain()
+                self.mean, self.var = float(q.sum()), float((q * (1.0 - q)).sum())
+        elif self.normal or abs(self.dist.sum() - 1.0) > 1e-9 or len(self.dist) != self.m + 1:
+            # back below the threshold, or deconvolution drifted: rebuild exactly
+            self.normal = False
+            self.dist = pmf(self._uncertain())
+
+    def _uncertain(self) -> np.ndarray:
+        nq = self.nq
+        return 1.0 - nq[(nq > 0.0) & (nq < 1.0)]
+
+
+def _assemble(a_s: np.ndarray, c_s: np.ndarray, dist_o: np.ndarray, u: float,
+              t: int) -> np.ndarray:
+    """Eq. 5 for r = 1..t from the per-s sums."""
+    a = np.cumsum(a_s)[:t]
+    c = np.cumsum(c_s)[:t]
+    short = np.cumsum(dist_o)[:t]  # P(F_o < r)
+    # sum_{s<r} (r-s) D(s) = sum_{j=1..r} P(F_o < j): no cancellation
+    b = np.cumsum(short)
+    if math.isinf(u):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(short > 0.0, 0.0, a / c)
+        return np.nan_to_num(out)
+    s = np.arange(t + 1)
+    w = (u + 1.0) / (t - s + 1.0)  # Cooper: 1 + (u-(t-s))/(t-s+1)
+    d = np.cumsum(np.cumsum(dist_o * w)[:t])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (a + b) / (c + d)
+    return np.nan_to_num(out)
+
+
+# --------------------------------------------------------------------------
+# interpolation (§3.1)
+
+
+def _as_level(level: float | str | Fraction) -> Fraction:
+    if isinstance(level, Fraction):
+        f = level
+    else:
+        try:
+            f = Fraction(str(level).strip())
+        except (ValueError, ZeroDivisionError):
+            raise UsageError(f"PRUM: recall level {level!r} is not a number") from None
+    if not 0 <= f <= 1:
+        raise UsageError(f"PRUM: recall level {level} is outside [0, 1]")
+    return f
+
+
+def min_recall(level: float | str | Fraction, t: int) -> int:
+    """Smallest integer recall r >= 1 with r >= level * t, computed exactly.
+
+    >>> min_recall(0.3, 10), min_recall("0.25", 9), min_recall(0, 7)
+    (3, 3, 1)
+    """
+    f = _as_level(level) * t
+    return max(1, -(-f.numerator // f.denominator))
+
+
+def interpolated(precision: np.ndarray, level: float | str | Fraction) -> float:
+    """Ceiling-interpolated precision at recall level ``level`` (§3.1).
+
+    ``max(precision(r) for r >= ceil(level * t))``, r >= 1, with level * t
+    computed in exact rationals (``0.3 * 10`` is 3, not 3.0000000000000004).
+    0.0 when t = 0.
+
+    This differs from trec_eval's ``iprec_at_recall`` only in how the level
+    becomes a recall count: trec_eval uses ``(long)(level * R + 0.9)`` in
+    doubles, which is our ceiling except when level * R has a fractional
+    part in (0, 0.1] (e.g. level 0.205 and R = 10: trec_eval r >= 2, here
+    r >= 3; for the eleven standard levels only fractional part 0.1, where
+    trec_eval's result depends on the rounding of the double).
+
+    Examples
+    --------
+    >>> interpolated(np.array([0.5, 1.0, 0.2]), 0.0)
+    1.0
+    >>> interpolated(np.array([0.5, 1.0, 0.2]), 0.7)
+    0.2
+    """
+    t = len(precision)
+    if t == 0:
+        return 0.0
+    r0 = min_recall(level, t)
+    return float(np.max(precision[r0 - 1:]))
+
+
+def prum_mean(precision: np.ndarray) -> float:
+    """PRUM: mean of the interpolated precision at recall levels 0.0, 0.1, ..., 1.0.
+
+    >>> prum_mean(np.array([1.0]))
+    1.0
+    """
+    if len(precision) == 0:
+        return 0.0
+    return float(np.mean([interpolated(precision, lv) for lv in LEVELS]))
+
+
+def _argmax_at(precision: np.ndarray, level: float | str | Fraction) -> int:
+    """0-based r index achieving the interpolated precision at ``level``."""
+    r0 = min_recall(level, len(precision))
+    return r0 - 1 + int(np.argmax(precision[r0 - 1:]))
+
+
+# --------------------------------------------------------------------------
+# E[CL] / E[C] without Hypothesis 2.3 (§3.2): enumeration and simulation
+
+
+def _outcome_counts(fs: np.ndarray, o: int, t: int, u: float) -> tuple[np.ndarray, np.ndarray]:
+    """CL(r) and C(r) of §3.2 for each outcome, r = 1..t.
+
+    ``fs[k, x]``: 0-based rank at which ideal unit x is first seen in outcome
+    k (o: never).  C(r) is the number of ranks consulted until r ideal units
+    are seen; CL(r) the number of those ranks that lead to a previously
+    unseen ideal unit.  When the ranked part falls short (F_o < r) the user
+    goes on in the unranked part with the classical model: C gains the
+    expected (r - F_o)(u+1)/(t - F_o + 1) (Cooper, eq. 16) and CL gains
+    r - F_o (eq. 18).
+    """
+    srt = np.sort(fs, axis=1)
+    seen = srt < o
+    fresh = seen.copy()
+    fresh[:, 1:] &= srt[:, 1:] != srt[:, :-1]
+    cl = np.cumsum(fresh, axis=1).astype(float)
+    f_o = seen.sum(axis=1)[:, None]
+    r = np.arange(1, t + 1)[None, :]
+    need = np.maximum(r - f_o, 0)
+    cl += need
+    uu = 0.0 if math.isinf(u) else u  # u = inf is handled by the caller
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rest = o + need * (uu + 1.0) / (t - f_o + 1.0)
+    c = np.where(seen, srt + 1.0, rest)
+    return cl, c
+
+
+def _first_seen(bits: np.ndarray, ev_rows: np.ndarray, starts: np.ndarray,
+                ev_cols: np.ndarray, ev: _Events) -> np.ndarray:
+    """First-seen ranks of all ideal units for each outcome row of ``bits``."""
+    n = bits.shape[0]
+    fs = np.broadcast_to(ev.first_certain, (n, ev.t)).copy()
+    if len(ev_rows):
+        vals = np.where(bits, ev_rows[None, :], ev.o)
+        mins = np.minimum.reduceat(vals, starts, axis=1)
+        ucols = ev_cols[starts]
+        fs[:, ucols] = np.minimum(fs[:, ucols], mins)
+    return fs
+
+
+def _uncertain_events(ev: _Events) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Events with 0 < p < 1, sorted by (column, row); group starts per column."""
+    unc = ev.probs < 1.0
+    rows, cols, probs = ev.rows[unc], ev.cols[unc], ev.probs[unc]
+    order = np.lexsort((rows, cols))
+    rows, cols, probs = rows[order], cols[order], probs[order]
+    starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]]) if len(cols) else np.zeros(0, int)
+    return rows, cols, probs, starts
+
+
+def enumerate_precision(nav: Any, u: float = math.inf, *,
+                        max_events: int = MAX_ENUM_EVENTS) -> np.ndarray:
+    """E[CL(r)] / E[C(r)] for r = 1..t by enumerating every navigation outcome.
+
+    The exact precision of §3.2 (Table III) under Hypotheses 2.1 and 2.2
+    only: each uncertain navigation event (0 < P < 1, and able to matter:
+    before its target is surely seen) is an independent coin, and all 2^k
+    outcomes are weighed by their probabilities.  The unranked part follows
+    the classical model as in eq. 5; ``u = inf`` gives 0 where the ranked part
+    may fall short of r.
+
+    Raises
+    ------
+    UsageError
+        When more than ``max_events`` uncertain events would be enumerated.
+
+    Examples
+    --------
+    Table III (ERRATA item 3):
+
+    >>> enumerate_precision([[.4, .4], [.6, .4], [1, 0], [0, 1]]).round(5).tolist()
+    [0.69137, 0.64623]
+    """
+    ev = _events(nav)
+    t = ev.t
+    if t == 0:
+        return np.zeros(0)
+    rows, cols, probs, starts = _uncertain_events(ev)
+    k = len(rows)
+    if k > max_events:
+        raise UsageError(f"PRUM(exact=enum): {k} uncertain navigation events, more than "
+                         f"{max_events} (2^{k} outcomes); use exact=mc,samples=N")
+    total = 1 << k
+    chunk = max(1, min(total, (1 << 22) // max(t, k, 1)))
+    e_cl = np.zeros(t)
+    e_c = np.zeros(t)
+    shifts = np.arange(k)
+    for start in range(0, total, chunk):
+        idx = np.arange(start, min(total, start + chunk))
+        bits = ((idx[:, None] >> shifts[None, :]) & 1).astype(bool)
+        w = np.where(bits, probs[None, :], 1.0 - probs[None, :]).prod(axis=1)
+        cl, c = _outcome_counts(_first_seen(bits, rows, starts, cols, ev), ev.o, t, u)
+        e_cl += w @ cl
+        e_c += w @ c
+    out = e_cl / e_c
+    if math.isinf(u):
+        out[ev.certain_seen:] = 0.0
+    return out
+
+
+@dataclass
+class SimulatedPrecision:
+    """Monte Carlo estimate of E[CL(r)]/E[C(r)] (r = 1..t) with standard errors.
+
+    Attributes
+    ----------
+    precision, stderr : ndarray of shape (t,)
+        Ratio estimates and their delta-method standard errors.
+    samples, seed : int
+        Simulation size and the seed that reproduces it.
+    """
+
+    precision: np.ndarray
+    stderr: np.ndarray
+    samples: int
+    seed: int
+    _replay: Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]] = field(repr=False)
+    _mean_c: np.ndarray = field(repr=False)
+    _zero: int = field(repr=False)
+
+    def combination_stderr(self, weights: np.ndarray) -> float:
+        """Standard error of ``sum_r weights[r-1] * precision[r-1]``.
+
+        Delta method on the ratio estimators: the influence of a simulated
+        user is ``sum_r w_r (CL_r - R_r C_r) / mean(C_r)``; its sample
+        standard deviation / sqrt(n).  Replays the same simulated users.
+        """
+        w = np.asarray(weights, dtype=float).copy()
+        w[self._zero:] = 0.0
+        nz = np.flatnonzero(w)
+        if len(nz) == 0 or self.samples < 2:
+            return 0.0
+        s1 = 0.0
+        s2 = 0.0
+        for cl, c in self._replay():
+            psi = ((cl[:, nz] - self.precision[nz] * c[:, nz]) / self._mean_c[nz]) @ w[nz]
+            s1 += float(psi.sum())
+            s2 += float((psi * psi).sum())
+        n = self.samples
+        var = max(s2 - s1 * s1 / n, 0.0) / (n - 1)
+        return math.sqrt(var / n)
+
+    def interpolated(self, level: float | str | Fraction) -> tuple[float, float]:
+        """Interpolated precision at ``level`` and its standard error."""
+        if len(self.precision) == 0:
+            return 0.0, 0.0
+        j = _argmax_at(self.precision, level)
+        return float(self.precision[j]), float(self.stderr[j])
+
+    def mean(self) -> tuple[float, float]:
+        """11-level mean (PRUM) and its standard error."""
+        t = len(self.precision)
+        if t == 0:
+            return 0.0, 0.0
+        w = np.zeros(t)
+        for lv in LEVELS:
+            w[_argmax_at(self.precision, lv)] += 1.0 / len(LEVELS)
+        return float(w @ self.precision), self.combination_stderr(w)
+
+
+def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
+                       seed: int | None = 0) -> SimulatedPrecision:
+    """E[CL(r)]/E[C(r)] (§3.2, no Hypothesis 2.3) by simulating ``samples`` users.
+
+    Each simulated user draws every uncertain navigation event as an
+    independent Bernoulli (vectorised over users); the ranked part gives
+    CL(r), C(r) exactly as in :func:`enumerate_precision`.  The ratio of
+    means is reported with its delta-method standard error
+    ``sd(CL - R C) / (mean(C) sqrt(n))``.
+
+    Examples
+    --------
+    >>> res = simulate_precision([[.4, .4], [.6, .4], [1, 0], [0, 1]], samples=20000, seed=1)
+    >>> bool(abs(res.precision[1] - 0.64623) < 4 * res.stderr[1])
+    True
+    """
+    if samples < 1:
+        raise UsageError(f"PRUM(exact=mc): samples must be >= 1, got {samples}")
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    ev = _events(nav)
+    t = ev.t
+    zero = ev.certain_seen if math.isinf(u) else t
+    if t == 0:
+        empty = np.zeros(0)
+        return SimulatedPrecision(empty, empty, samples, seed, lambda: iter(()), empty, 0)
+    rows, cols, probs, starts = _uncertain_events(ev)
+    k = len(rows)
+    chunk = max(1, min(samples, (1 << 22) // max(t, k, 1)))
+
+    def replay() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        rng = np.random.default_rng(seed)
+        for start in range(0, samples, chunk):
+            n = min(chunk, samples - start)
+            bits = rng.random((n, k)) < probs[None, :]
+            yield _outcome_counts(_first_seen(bits, rows, starts, cols, ev), ev.o, t, u)
+
+    s_cl = np.zeros(t)
+    s_c = np.zeros(t)
+    s_cl2 = np.zeros(t)
+    s_c2 = np.zeros(t)
+    s_clc = np.zeros(t)
+    for cl, c in replay():
+        s_cl += cl.sum(axis=0)
+        s_c += c.sum(axis=0)
+        s_cl2 += (cl * cl).sum(axis=0)
+        s_c2 += (c * c).sum(axis=0)
+        s_clc += (cl * c).sum(axis=0)
+    n = samples
+    m_cl, m_c = s_cl / n, s_c / n
+    ratio = m_cl / m_c
+    if n > 1:
+        # sample variance of psi = CL - R C, from the accumulated moments
+        ss = (s_cl2 - 2 * ratio * s_clc + ratio**2 * s_c2) - n * (m_cl - ratio * m_c) ** 2
+        stderr = np.sqrt(np.maximum(ss, 0.0) / (n - 1) / n) / m_c
+    else:
+        stderr = np.zeros(t)
+    ratio[zero:] = 0.0
+    stderr[zero:] = 0.0
+    return SimulatedPrecision(ratio, stderr, samples, seed, replay, m_c, zero)
+
+
+# --------------------------------------------------------------------------
+# registration (DESIGN §1.6)
+
+_PARAMS = {"r", "exact", "samples", "seed"}
+
+
+def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """Value of a PRUM measure for the topic of ``ctx``.
+
+    Names: ``PRUM`` (mean over 11 levels), ``PRUM@L`` (interpolated at
+    level L in [0, 1]), ``PRUM(r=K)`` (precision at integer recall K, eq. 5,
+    not interpolated; 0.0 when K > |I| since that recall cannot be reached);
+    with ``exact=enum`` or ``exact=mc,samples=N[,seed=S]`` (default
+    samples=1000, seed=0) the E[CL]/E[C] of §3.2 replaces eq. 5 and, for mc,
+    the standard error goes to ``ctx.extra[("stderr", str(spec))]``.
+    A topic without ideal units scores 0.0.  u = N - |ranked| (at least 0).
+    """
+    unknown = set(spec.params) - _PARAMS
+    if unknown:
+        raise UsageError(f"measure {spec}: unknown parameter(s) {', '.join(sorted(unknown))}; "
+                         f"PRUM takes r, exact, samples, seed")
+    r = spec.param("r", int)
+    if r is not None and r < 1:
+        raise UsageError(f"measure {spec}: r must be a positive integer")
+    if r is not None and spec.cutoff is not None:
+        raise UsageError(f"measure {spec}: give either r=K or @L, not both")
+    level = _as_level(spec.cutoff) if spec.cutoff is not None else None
+    exact = spec.param("exact", str)
+    if exact not in (None, "enum", "mc"):
+        raise UsageError(f"measure {spec}: exact must be enum or mc, got {exact!r}")
+    if exact != "mc" and ("samples" in spec.params or "seed" in spec.params):
+        raise UsageError(f"measure {spec}: samples/seed only go with exact=mc")
+    samples = spec.param("samples", int, 1000)
+    seed = spec.param("seed", int, 0)
+    if samples < 1:
+        raise UsageError(f"measure {spec}: samples must be >= 1")
+
+    ideal = ctx.ideal
+    if not ideal:
+        if exact == "mc":
+            ctx.extra[("stderr", str(spec))] = 0.0
+        return 0.0
+    key = ("PRUM", "P")
+    if key not in ctx.extra:
+        ctx.extra[key] = ctx.nav(ctx.ranked, ideal)
+    nav = ctx.extra[key]
+    u = max(float(ctx.collection_size) - len(ctx.ranked), 0.0)
+
+    if exact == "mc":
+        mkey = ("PRUM", "mc", samples, seed)
+        if mkey not in ctx.extra:
+            ctx.extra[mkey] = simulate_precision(nav, u, samples=samples, seed=seed)
+        res: SimulatedPrecision = ctx.extra[mkey]
+        if r is not None:
+            value, err = (float(res.precision[r - 1]), float(res.stderr[r - 1])) \
+                if r <= len(res.precision) else (0.0, 0.0)
+        elif level is not None:
+            value, err = res.interpolated(level)
+        else:
+            value, err = res.mean()
+        ctx.extra[("stderr", str(spec))] = err
+        return value
+
+    pkey = ("PRUM", "precision", exact)
+    if pkey not in ctx.extra:
+        try:
+            ctx.extra[pkey] = (enumerate_precision(nav, u) if exact == "enum"
+                               else precision_at_recall(nav, u))
+        except UsageError as exc:
+            raise UsageError(f"measure {spec}, topic {ctx.topic}: {exc}") from None
+    prec = ctx.extra[pkey]
+    if r is not None:
+        return float(prec[r - 1]) if r <= len(prec) else 0.0
+    if level is not None:
+        return interpolated(prec, level)
+    return prum_mean(prec)
+
+
+register("PRUM", compute)
