@@ -1,0 +1,379 @@
+"""Readers of INEX passage assessments into one model (:class:`TopicAssessment`).
+
+Three layouts are recognised by content:
+
+* **passage qrels** (DESIGN §1.3): ``TOPIC DOC START END`` and
+  ``TOPIC DOC BEP OFFSET`` lines (parsed by :mod:`graphprum.io.passages`).
+* **INEX 2008+ text qrels**:
+  ``TOPIC Q0 DOC RELCHARS DOCLENGTH [BEP [OFFSET:LENGTH ...]]`` -- one line
+  per assessed document; RELCHARS is checked against the passages.
+* **X-Rai assessment XML** (INEX 2005-2007)::
+
+      <assessments topic="289">
+        <file file="12345">
+          <best-entry-point path="/article[1]/body[1]/section[2]"/>
+          <passage start="120" end="180" size="60"/>
+          <element path="/article[1]" exhaustivity="2" size="5000" rsize="60"/>
+        </file>
+      </assessments>
+
+  ``topic`` may also be written ``topic-id``, ``file`` may be ``name``;
+  several ``<assessments>`` may sit under one root.  A passage bound is an
+  offset (``120``) or an element path with an offset into that element's
+  text (``/article[1]/body[1]/p[3].15``; a bare path means its start), which
+  needs the collection's table.  A BEP is a ``path`` (the element's start)
+  or an ``offset``.  ``<element rsize=..>`` values are kept and compared
+  with the rsize recomputed from the passages (:func:`check_consistency`).
+
+Offsets are characters of the document's text content and ends are
+exclusive by default (DESIGN §1.2); ``units="bytes"`` reads UTF-8 byte
+offsets (converted with the document's text, which must then be supplied)
+and ``end="inclusive"`` reads inclusive ends.  Document names follow
+:func:`graphprum.io.inex_run.inex_doc` (``.xml`` dropped, ``doc_prefix``).
+
+Examples
+--------
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "qrels2008")
+>>> _ = open(p, "w").write("544 Q0 12 30 100 15 10:20 40:10\\n544 Q0 13 0 80\\n")
+>>> a = read_assessments(p)
+>>> a["544"].ranges["12"].tolist(), a["544"].beps, a["544"].trel("13")
+([[10.0, 30.0], [40.0, 50.0]], {'12': 15.0}, 0.0)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from graphprum.errors import InputError, UsageError
+from graphprum.io.inex_run import inex_doc, normalise_xpath
+from graphprum.io.lines import PathArg, parse_float, read_lines, sniff
+from graphprum.measures.inex_base import TopicAssessment, covered_before, merge_ranges
+from graphprum.store.base import UnitTable
+
+#: DOC -> the document's text content (needed for byte offsets).
+DocText = Callable[[str], str]
+
+_UNITS = ("chars", "bytes")
+_ENDS = ("exclusive", "inclusive")
+
+
+class Assessments(dict[str, TopicAssessment]):
+    """topic -> :class:`TopicAssessment`, in file order; :attr:`path` is the source."""
+
+    path: str = ""
+    #: Consistency problems found while reading (also sent to ``warn``).
+    mismatches: list[str]
+
+    def __repr__(self) -> str:
+        return f"Assessments({len(self)} topics)"
+
+
+def byte_to_char(text: str, offsets: np.ndarray) -> np.ndarray:
+    """Character offsets of UTF-8 byte offsets into ``text`` (vectorised).
+
+    A byte offset inside a multi-byte character maps to that character's
+    start; offsets past the end map to ``len(text)``.
+
+    >>> byte_to_char("é a", np.array([0, 2, 3, 4, 9])).tolist()
+    [0, 1, 2, 3, 3]
+    """
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    starts = (data & 0xC0) != 0x80  # first byte of each character
+    char_at = np.concatenate([[0], np.cumsum(starts)])  # chars before byte b
+    off = np.clip(np.asarray(offsets, dtype=np.int64), 0, len(data))
+    # a byte offset inside a character: count only characters starting before it
+    return char_at[off] - ((off < len(data)) & ~np.append(starts, True)[off]).astype(np.int64)
+
+
+def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
+                     end: str = "exclusive", doc_text: DocText | None = None,
+                     doc_prefix: str = "", check: bool = True,
+                     warn: Callable[[str], None] | None = None) -> Assessments:
+    """Read passage assessments in any of the three layouts (module notes).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The assessment file.
+    store : Store or UnitTable, optional
+        The collection: resolves element paths (X-Rai) and enables the
+        consistency check.
+    units : {"chars", "bytes"}
+        What offsets count; ``"bytes"`` needs ``doc_text``.
+    end : {"exclusive", "inclusive"}
+        Whether END offsets (and X-Rai passage ends) are exclusive.
+    doc_text : callable, optional
+        DOC -> text content, to convert byte offsets.
+    doc_prefix : str
+        Prefix of document names (as for INEX XML runs).
+    check : bool
+        Compare stated rsize / RELCHARS with the recomputed ones; mismatches
+        go to ``warn`` (stderr by default) and to ``result.mismatches``.
+
+    Raises
+    ------
+    InputError
+        A malformed line or element, naming file and line.
+    UsageError
+        Bad ``units``/``end``; byte offsets without ``doc_text``; element
+        paths without a store.
+    """
+    if units not in _UNITS:
+        raise UsageError(f"offset units must be one of {', '.join(_UNITS)}, got {units!r}")
+    if end not in _ENDS:
+        raise UsageError(f"passage ends must be one of {', '.join(_ENDS)}, got {end!r}")
+    if units == "bytes" and doc_text is None:
+        raise UsageError("byte offsets need the documents' text to convert them to characters")
+    table = _table(store)
+    head = sniff(path)
+    if head.startswith(b"<"):
+        raw = _read_xrai(path, table, doc_prefix)
+    else:
+        raw = _read_text(path, doc_prefix)
+    out = Assessments()
+    out.path = str(path)
+    out.mismatches = []
+    shift = 1.0 if end == "inclusive" else 0.0
+    for topic, docs in raw.items():
+        ta = TopicAssessment(topic)
+        for doc, rec in docs.items():
+            ranges = np.asarray(rec["ranges"], dtype=np.float64).reshape(-1, 2)
+            ranges[:, 1] += shift
+            bep = rec.get("bep")
+            if units == "bytes":
+                assert doc_text is not None
+                text = doc_text(doc)
+                ranges = byte_to_char(text, ranges.astype(np.int64).ravel()).reshape(-1, 2)
+                if bep is not None:
+                    bep = float(byte_to_char(text, np.array([int(bep)]))[0])
+            ta.ranges[doc] = merge_ranges(ranges)
+            if bep is not None:
+                ta.beps[doc] = float(bep)
+            for where, value in rec.get("stated", []):
+                ta.element_rsize[where] = value
+            if rec.get("relchars") is not None:
+                got = ta.trel(doc)
+                stated = rec["relchars"]
+                if check and abs(got - stated) > 1e-9:
+                    out.mismatches.append(
+                        f"{path}:{rec['line']}: topic {topic} document {doc}: RELCHARS "
+                        f"{stated:g} but the passages cover {got:g} characters")
+        out[topic] = ta
+    if check and table is not None:
+        out.mismatches.extend(check_consistency(out, table))
+    if out.mismatches:
+        emit = warn or (lambda m: print(m, file=sys.stderr))
+        for m in out.mismatches:
+            emit("note: " + m)
+    return out
+
+
+def check_consistency(assessments: dict[str, TopicAssessment], table: UnitTable) -> list[str]:
+    """Stated element rsize values that differ from those recomputed from passages.
+
+    Returns one message per mismatch (or per stated element the table lacks).
+    """
+    out = []
+    for topic, ta in assessments.items():
+        for unit, stated in ta.element_rsize.items():
+            doc, _, xpath = unit.partition("#")
+            row = _find_row(table, doc, xpath)
+            if row is None:
+                out.append(f"topic {topic}: assessed element {unit} is not in the store")
+                continue
+            s = table.columns["start"][row]
+            e = s + table.columns["length"][row]
+            r = ta.ranges.get(doc, np.zeros((0, 2)))
+            got = float(covered_before(r, np.array([e]))[0] - covered_before(r, np.array([s]))[0])
+            if abs(got - stated) > 1e-9:
+                out.append(f"topic {topic}: element {unit} has rsize {stated:g} in the "
+                           f"assessments but the passages cover {got:g} characters of it")
+    return out
+
+
+def _table(store: Any) -> UnitTable | None:
+    if store is None:
+        return None
+    if isinstance(store, UnitTable):
+        return store
+    return store.table()
+
+
+def _find_row(table: UnitTable, doc: str, xpath: str) -> int | None:
+    """Row of ``doc``'s element at ``xpath`` (positional), walking the doc's rows."""
+    try:
+        i = table.doc_index(doc)
+    except KeyError:
+        return None
+    first = int(table.docs["first"].iat[i])
+    count = int(table.docs["count"].iat[i])
+    cache = table.__dict__.setdefault("_inex_xpaths", {})
+    paths = cache.get(doc)
+    if paths is None:
+        paths = {table.xpath(r): r for r in range(first, first + count)}
+        cache[doc] = paths
+    return paths.get(xpath)
+
+
+def _record(raw: dict, topic: str, doc: str, line: int) -> dict:
+    return raw.setdefault(topic, {}).setdefault(doc, {"ranges": [], "line": line})
+
+
+def _read_text(path: PathArg, doc_prefix: str) -> dict:
+    lines = read_lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise InputError(path, None, "empty assessment file")
+    if len(first[1]) >= 2 and first[1][1] == "Q0":
+        return _read_2008(path, doc_prefix)
+    from graphprum.io.passages import read_passages
+
+    raw: dict = {}
+    for topic, docs in read_passages(path).items():
+        for doc, a in docs.items():
+            rec = _record(raw, topic, inex_doc(doc, doc_prefix) if doc_prefix else doc, 0)
+            rec["ranges"] = [list(r) for r in a.ranges]
+            if a.bep is not None:
+                rec["bep"] = float(a.bep)
+    return raw
+
+
+_LAYOUT_2008 = "TOPIC Q0 DOC RELCHARS DOCLENGTH [BEP [OFFSET:LENGTH ...]]"
+
+
+def _read_2008(path: PathArg, doc_prefix: str) -> dict:
+    raw: dict = {}
+    for line, f in read_lines(path):
+        if len(f) < 5 or f[1] != "Q0":
+            raise InputError(path, line, f"expected {_LAYOUT_2008}")
+        topic, doc = f[0], inex_doc(f[2], doc_prefix)
+        if doc in raw.get(topic, {}):
+            raise InputError(path, line, f"second line for document {f[2]!r} of topic {topic!r}")
+        relchars = parse_float(path, line, f[3], "RELCHARS a number of characters >= 0")
+        doclen = parse_float(path, line, f[4], "DOCLENGTH a number of characters >= 0")
+        if relchars < 0 or doclen < 0:
+            raise InputError(path, line, "expected RELCHARS and DOCLENGTH >= 0")
+        rec = _record(raw, topic, doc, line)
+        rec["relchars"] = relchars
+        if len(f) >= 6:
+            bep = parse_float(path, line, f[5], "BEP an offset >= 0")
+            if bep >= 0:  # -1 is sometimes written for "no BEP"
+                rec["bep"] = bep
+        for item in f[6:]:
+            off, colon, length = item.partition(":")
+            try:
+                a, n = int(off), int(length)
+            except ValueError:
+                a, n = -1, -1
+            if not colon or a < 0 or n < 0:
+                raise InputError(path, line, f"expected a passage OFFSET:LENGTH, got {item!r}")
+            rec["ranges"].append([a, a + n])
+        if relchars > 0 and not rec["ranges"]:
+            raise InputError(path, line, f"RELCHARS {f[3]} but no OFFSET:LENGTH passages")
+    return raw
+
+
+_BOUND = re.compile(r"^\s*(/[^.]*?)(?:\.(\d+))?\s*$")
+
+
+def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> dict:
+    from lxml import etree
+
+    try:
+        tree = etree.parse(str(path))
+    except etree.XMLSyntaxError as e:
+        line = e.position[0] if e.position else None
+        raise InputError(path, line, f"not well-formed XML: {e.msg}") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e}") from None
+    root = tree.getroot()
+    blocks = [root] if _local(root) == "assessments" else [
+        el for el in root.iter() if isinstance(el.tag, str) and _local(el) == "assessments"]
+    if not blocks:
+        raise InputError(path, root.sourceline, "expected <assessments topic=..> elements")
+    raw: dict = {}
+    for block in blocks:
+        topic = block.get("topic") or block.get("topic-id")
+        if not topic:
+            raise InputError(path, block.sourceline, "<assessments> without a topic attribute")
+        for file_el in block.iter():
+            if not isinstance(file_el.tag, str) or _local(file_el) != "file":
+                continue
+            name = file_el.get("file") or file_el.get("name")
+            if not name:
+                raise InputError(path, file_el.sourceline, "<file> without a file attribute")
+            doc = inex_doc(name, doc_prefix)
+            rec = _record(raw, topic, doc, file_el.sourceline or 0)
+            for el in file_el:
+                if not isinstance(el.tag, str):
+                    continue
+                _xrai_child(path, el, doc, rec, table)
+    return raw
+
+
+def _xrai_child(path: PathArg, el: Any, doc: str, rec: dict, table: UnitTable | None) -> None:
+    kind = _local(el)
+    line = el.sourceline
+    if kind == "passage":
+        a = _bound(path, line, el.get("start"), doc, table, "start")
+        b = _bound(path, line, el.get("end"), doc, table, "end")
+        if b < a:
+            raise InputError(path, line, f"passage end {el.get('end')!r} before its start")
+        rec["ranges"].append([a, b])
+    elif kind == "best-entry-point":
+        if el.get("offset") is not None:
+            rec["bep"] = _bound(path, line, el.get("offset"), doc, table, "offset")
+        else:
+            rec["bep"] = _bound(path, line, el.get("path"), doc, table, "path")
+    elif kind == "element":
+        xp = el.get("path")
+        rs = el.get("rsize")
+        if xp is None:
+            raise InputError(path, line, "<element> without a path attribute")
+        if rs is not None:
+            try:
+                xpath = normalise_xpath(xp)
+            except ValueError as e:
+                raise InputError(path, line, f"bad element path: {e}") from None
+            value = parse_float(path, line, rs, "rsize a number of characters")
+            rec.setdefault("stated", []).append((f"{doc}#{xpath}", value))
+
+
+def _bound(path: PathArg, line: int | None, text: str | None, doc: str,
+           table: UnitTable | None, what: str) -> float:
+    if text is None:
+        raise InputError(path, line, f"missing {what} attribute")
+    text = text.strip()
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is not None:
+        if value < 0 or value != value:
+            raise InputError(path, line, f"expected {what} an offset >= 0, got {text!r}")
+        return value
+    m = _BOUND.match(text)
+    if not m:
+        raise InputError(path, line, f"expected {what} an offset or PATH[.OFFSET], got {text!r}")
+    if table is None:
+        raise UsageError(f"{path}:{line}: element paths in assessments need the collection "
+                         "(--store)")
+    try:
+        xpath = normalise_xpath(m.group(1))
+    except ValueError as e:
+        raise InputError(path, line, f"bad path in {what}: {e}") from None
+    row = _find_row(table, doc, xpath)
+    if row is None:
+        raise InputError(path, line, f"{doc}#{xpath} is not in the store")
+    return float(table.columns["start"][row]) + float(m.group(2) or 0)
+
+
+def _local(el: Any) -> str:
+    tag = el.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""

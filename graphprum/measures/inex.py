@@ -1,0 +1,71 @@
+"""Registration of the INEX 2006 measures and PRUM appendix C measures (DESIGN §1.6).
+
+=================  ==========================================  ===============
+name               meaning                                     module
+=================  ==========================================  ===============
+``xCG@k``          cumulated gain (focused: eq. 8 gains);      :mod:`.xcg`
+                   with ``alpha=`` PRUM app. C.3 instead       :mod:`.grp`
+``nxCG@k``         normalised cumulated gain (eq. 7)           :mod:`.xcg`
+``ep@L``           interpolated effort-precision (eqs. 5-6)    :mod:`.xcg`
+``MAep``           mean average effort-precision               :mod:`.xcg`
+``gP@k``/``gR@k``  generalized precision / recall (12-13)      :mod:`.ric`
+``AgP``            average generalized precision (MAgP)        :mod:`.ric`
+``BEPD(A=..)``     best in context distance (eq. 14)           :mod:`.bic`
+``EPRUM``          eqs. 15-16 with the ``bep`` model           :mod:`.bic`
+``GRP``/``GRPng``  PRUM app. C.1 / C.2                         :mod:`.grp`
+=================  ==========================================  ===============
+
+Common parameters: ``task=thorough|focused`` (XCG family), ``ignore=t1|t2``
+(tags too small to count, §8.1), ``A=`` and ``L=`` (BEPD, EPRUM).
+
+Bare names expand to the values INEX 2006 reported: ``nxCG`` -> ``nxCG@5,
+10, 25, 50``, ``gP`` -> ``gP@5, 10, 25, 50``, ``ep`` -> ``ep@0.0 ... 1.0``.
+
+Examples
+--------
+>>> from graphprum.measures.registry import family, parse_measure
+>>> [str(s) for s in family("nxCG").expand(parse_measure("nxCG(task=focused)"))]
+['nxCG(task=focused)@5', 'nxCG(task=focused)@10', 'nxCG(task=focused)@25', 'nxCG(task=focused)@50']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from graphprum.measures import bic, grp, ric, xcg
+from graphprum.measures.registry import MeasureSpec, register
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
+_RANKS = ("5", "10", "25", "50")
+_LEVELS = tuple(f"{i / 10:.1f}" for i in range(11))
+
+
+def _expand(cutoffs: tuple[str, ...]) -> Callable[[MeasureSpec], list[MeasureSpec]]:
+    def expand(spec: MeasureSpec) -> list[MeasureSpec]:
+        if spec.cutoff is not None:
+            return [spec]
+        return [MeasureSpec(spec.name, dict(spec.params), c) for c in cutoffs]
+
+    return expand
+
+
+def _xcg(spec: MeasureSpec, ctx: TopicContext) -> float:
+    if "alpha" in spec.params:
+        return grp.compute_xcg_alpha(spec, ctx)
+    return xcg.compute_xcg(spec, ctx)
+
+
+register("xCG", _xcg, needs_store=True)
+register("nxCG", xcg.compute_nxcg, needs_store=True, expand=_expand(_RANKS))
+register("ep", xcg.compute_ep, needs_store=True, expand=_expand(_LEVELS))
+register("MAep", xcg.compute_maep, needs_store=True)
+register("gP", ric.compute_gp, needs_store=True, expand=_expand(_RANKS))
+register("gR", ric.compute_gr, needs_store=True, expand=_expand(_RANKS))
+register("AgP", ric.compute_agp, needs_store=True)
+register("BEPD", bic.compute_bepd, needs_store=True)
+register("EPRUM", bic.compute_eprum, needs_store=True)
+register("GRP", grp.compute_grp, needs_store=False)
+register("GRPng", grp.compute_grpng, needs_store=True)

@@ -1,0 +1,364 @@
+"""INEX 2006 assessments and the recall-bases derived from them.
+
+One assessment model serves every reader (:mod:`graphprum.io.assessments`):
+per topic, per document, the highlighted character ranges ``[start, end)``
+in the document's text content (DESIGN §1.2) and an optional best entry point
+offset.  From these and the stored spans (``start``/``length`` columns of a
+:class:`~graphprum.store.base.UnitTable`) :func:`derive` computes, for every
+element of every assessed document,
+
+* ``rsize`` -- highlighted characters inside the element,
+* ``size``  -- the element's length,
+* ``spec = rsize / size`` (INEX 2006 eq. 1),
+
+with prefix sums over the merged highlight ranges (``np.cumsum`` and
+``np.searchsorted``), never a loop over characters.  The *full recall-base*
+holds the elements with ``rsize > 0``; the *ideal recall-base* follows
+INEX 2006 §5.2 (see :func:`ideal_rows`).
+
+Examples
+--------
+>>> from graphprum.store.base import UnitTable
+>>> t = UnitTable.from_tree("d", ["a", "b", "c"], [-1, 0, 0], [20, 10, 10])
+>>> ta = TopicAssessment("1", {"d": np.array([[10, 15]])})
+>>> rb = derive(ta, t)
+>>> rb.rsize.tolist(), rb.spec.tolist()
+([5.0, 0.0, 5.0], [0.25, 0.0, 0.5])
+>>> rb.rows[rb.ideal].tolist()
+[2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graphprum.store.base import UnitTable
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
+
+def merge_ranges(ranges: Any) -> np.ndarray:
+    """Union of half-open ranges as a sorted ``(k, 2)`` float array.
+
+    Touching ranges are joined; empty ranges (``end <= start``) dropped.
+
+    >>> merge_ranges([(5, 8), (0, 3), (3, 4), (7, 10), (20, 20)]).tolist()
+    [[0.0, 4.0], [5.0, 10.0]]
+    """
+    r = np.asarray(ranges, dtype=np.float64).reshape(-1, 2)
+    r = r[r[:, 1] > r[:, 0]]
+    if len(r) == 0:
+        return r
+    r = r[np.argsort(r[:, 0], kind="stable")]
+    ends = np.maximum.accumulate(r[:, 1])
+    # a new block starts where the start lies beyond every earlier end
+    new = np.ones(len(r), dtype=bool)
+    new[1:] = r[1:, 0] > ends[:-1]
+    block = np.cumsum(new) - 1
+    starts = r[new, 0]
+    block_ends = np.zeros(len(starts))
+    np.maximum.at(block_ends, block, ends)
+    return np.column_stack([starts, block_ends])
+
+
+def covered_before(ranges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Highlighted characters in ``[0, x)`` for every offset of ``x``.
+
+    ``ranges`` must be merged (:func:`merge_ranges`).  Linear-time prefix
+    sums plus one ``searchsorted``.
+
+    >>> r = merge_ranges([(2, 4), (6, 9)])
+    >>> covered_before(r, np.array([0, 3, 5, 7, 100])).tolist()
+    [0.0, 1.0, 2.0, 3.0, 5.0]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if len(ranges) == 0:
+        return np.zeros(x.shape)
+    lengths = ranges[:, 1] - ranges[:, 0]
+    before = np.concatenate([[0.0], np.cumsum(lengths)])
+    k = np.searchsorted(ranges[:, 0], x, side="right") - 1
+    inside = np.clip(x - ranges[np.maximum(k, 0), 0], 0.0, lengths[np.maximum(k, 0)])
+    return np.where(k >= 0, before[np.maximum(k, 0)] + inside, 0.0)
+
+
+@dataclass
+class TopicAssessment:
+    """Passage assessments of one topic (the object put in ``ctx.assessments``).
+
+    Attributes
+    ----------
+    topic : str
+        Topic id.
+    ranges : dict of str to numpy.ndarray
+        DOC -> merged highlighted ranges ``(k, 2)`` in character offsets
+        ``[start, end)``; a document assessed without highlight maps to an
+        empty array.
+    beps : dict of str to float
+        DOC -> best entry point offset (characters), when given.
+    element_rsize : dict of str to float
+        Unit id -> rsize as stated by the assessment file (X-Rai
+        ``<element rsize=..>``, INEX 2008 RELCHARS for the root), kept only to
+        check consistency (:func:`check_consistency`).
+    """
+
+    topic: str
+    ranges: dict[str, np.ndarray] = field(default_factory=dict)
+    beps: dict[str, float] = field(default_factory=dict)
+    element_rsize: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def docs(self) -> list[str]:
+        """Assessed documents, in file order."""
+        return list(dict.fromkeys([*self.ranges, *self.beps]))
+
+    def relevant_docs(self) -> list[str]:
+        """Documents with at least one highlighted character."""
+        return [d for d, r in self.ranges.items() if len(r) and (r[:, 1] - r[:, 0]).sum() > 0]
+
+    def trel(self, doc: str) -> float:
+        """Trel(a): highlighted characters of ``doc`` (INEX 2006 §6.2)."""
+        r = self.ranges.get(doc)
+        return 0.0 if r is None or len(r) == 0 else float((r[:, 1] - r[:, 0]).sum())
+
+
+@dataclass
+class RecallBase:
+    """Per-element statistics of the assessed documents of one topic.
+
+    Arrays are aligned with :attr:`rows` (global rows, ascending).
+
+    Attributes
+    ----------
+    rows : numpy.ndarray
+        Every element of every assessed document found in the table.
+    rsize, size, spec : numpy.ndarray
+        INEX 2006 eq. 1 quantities (ignored tags have rsize = spec = 0).
+    relevant : numpy.ndarray of bool
+        Full recall-base membership (rsize > 0).
+    ideal : numpy.ndarray of bool
+        Ideal recall-base membership (§5.2).
+    missing_docs : list of str
+        Assessed documents the table does not hold.
+    """
+
+    rows: np.ndarray
+    rsize: np.ndarray
+    size: np.ndarray
+    spec: np.ndarray
+    relevant: np.ndarray
+    ideal: np.ndarray
+    missing_docs: list[str] = field(default_factory=list)
+
+    def locate(self, rows: np.ndarray) -> np.ndarray:
+        """Position of each global row in :attr:`rows`, -1 when not assessed.
+
+        >>> rb = RecallBase(np.array([3, 4, 9]), *([np.zeros(3)] * 3), np.zeros(3, bool),
+        ...                 np.zeros(3, bool))
+        >>> rb.locate(np.array([4, 5, -1, 9])).tolist()
+        [1, -1, -1, 2]
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        pos = np.searchsorted(self.rows, rows)
+        pos = np.minimum(pos, max(len(self.rows) - 1, 0))
+        ok = (len(self.rows) > 0) & (rows >= 0)
+        if len(self.rows):
+            ok = ok & (self.rows[pos] == rows)
+        return np.where(ok, pos, -1)
+
+
+def _doc_rows(table: UnitTable, doc: str) -> tuple[int, int] | None:
+    try:
+        i = table.doc_index(doc)
+    except KeyError:
+        return None
+    first = int(table.docs["first"].iat[i])
+    return first, first + int(table.docs["count"].iat[i])
+
+
+def derive(assessment: TopicAssessment, table: UnitTable,
+           ignore_tags: Iterable[str] = ()) -> RecallBase:
+    """rsize, size, spec and both recall-bases of one topic.
+
+    Parameters
+    ----------
+    assessment : TopicAssessment
+        Highlighted ranges per document.
+    table : UnitTable
+        The collection; only the assessed documents' rows are read.
+    ignore_tags : iterable of str
+        Tags of elements too small to count (INEX 2006 §8.1, e.g. the
+        Wikipedia link tags): they get rsize = 0 and so leave both
+        recall-bases.
+
+    Notes
+    -----
+    Cost: linear in the assessed documents' element counts plus the number
+    of highlighted ranges (times a log for ``searchsorted``).
+    """
+    spans, missing = [], []
+    for doc in assessment.docs:
+        span = _doc_rows(table, doc)
+        if span is None:
+            missing.append(doc)
+        else:
+            spans.append((doc, span))
+    spans.sort(key=lambda s: s[1][0])
+    start_col, length_col = table.columns["start"], table.columns["length"]
+    row_parts, rsize_parts = [], []
+    for doc, (lo, hi) in spans:
+        rows = np.arange(lo, hi, dtype=np.int64)
+        ranges = assessment.ranges.get(doc, np.zeros((0, 2)))
+        s = start_col[lo:hi]
+        e = s + length_col[lo:hi]
+        row_parts.append(rows)
+        rsize_parts.append(covered_before(ranges, e) - covered_before(ranges, s))
+    rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int64)
+    rsize = np.concatenate(rsize_parts) if rsize_parts else np.zeros(0)
+    size = length_col[rows].astype(np.float64)
+    ignore = set(ignore_tags)
+    if ignore and len(rows):
+        codes = [i for i, t in enumerate(table.tags) if t in ignore]
+        rsize = np.where(np.isin(table.columns["tag"][rows], codes), 0.0, rsize)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spec = np.where(size > 0, rsize / np.where(size > 0, size, 1.0), 0.0)
+    relevant = rsize > 0
+    ideal = np.zeros(len(rows), dtype=bool)
+    if relevant.any():
+        ideal[ideal_positions(table, rows, spec, relevant)] = True
+    return RecallBase(rows, rsize, size, spec, relevant, ideal, missing)
+
+
+def ideal_positions(table: UnitTable, rows: np.ndarray, spec: np.ndarray,
+                    relevant: np.ndarray) -> np.ndarray:
+    """Positions (in ``rows``) of the ideal recall-base, INEX 2006 §5.2.
+
+    For every *relevant path* (root to a relevant element with no relevant
+    child) the element with the highest spec is kept, ties going to the
+    ancestor; then a final filter removes overlap among the kept elements,
+    keeping the one higher in the tree (the shorter path from the root).
+
+    ``rows`` must hold whole documents in preorder (as :func:`derive` builds
+    them).  Vectorised level by level: the loop runs over tree depth only.
+
+    Path a-b-c selects c, path a-d selects a (.4 > .3); a contains c, so
+    the final filter keeps a.  Without d's path, c alone is ideal:
+
+    >>> t = UnitTable.from_tree("d", list("abcd"), [-1, 0, 1, 0], [30, 10, 5, 20])
+    >>> spec = np.array([.4, .5, 1., .3])
+    >>> ideal_positions(t, np.arange(4), spec, spec > 0).tolist()
+    [0]
+    >>> ideal_positions(t, np.arange(4), spec, np.array([True, True, True, False])).tolist()
+    [2]
+    """
+    n = len(rows)
+    local_parent = np.full(n, -1, dtype=np.int64)
+    parent_rows = table.columns["parent"][rows].astype(np.int64)
+    has_parent = parent_rows >= 0
+    local_parent[has_parent] = np.searchsorted(rows, parent_rows[has_parent])
+    depth = table.columns["depth"][rows].astype(np.int64)
+    # best[i]: position of the highest-spec element on the path root..i (ties: ancestor)
+    score = np.where(relevant, spec, -1.0)
+    best = np.arange(n)
+    best_score = score.copy()
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(depth.max() + 2 if n else 1))
+    for d in range(1, len(bounds) - 1):
+        level = order[bounds[d]:bounds[d + 1]]
+        if len(level) == 0:
+            continue
+        p = local_parent[level]
+        take_parent = best_score[p] >= score[level]
+        best[level] = np.where(take_parent, best[p], level)
+        best_score[level] = np.where(take_parent, best_score[p], score[level])
+    has_rel_child = np.zeros(n, dtype=bool)
+    rel_child_parent = local_parent[relevant & (local_parent >= 0)]
+    has_rel_child[rel_child_parent] = True
+    leaves = np.flatnonzero(relevant & ~has_rel_child)
+    cand = np.unique(best[leaves])
+    cand = cand[relevant[cand]]
+    if len(cand) == 0:
+        return cand
+    # final filter: drop candidates inside an earlier (ancestor) candidate
+    crow = rows[cand]
+    cend = crow + table.columns["size"][crow].astype(np.int64)
+    reach = np.maximum.accumulate(cend)
+    inside = np.zeros(len(cand), dtype=bool)
+    inside[1:] = crow[1:] < reach[:-1]
+    return cand[~inside]
+
+
+def ignore_param(spec_value: str | None) -> tuple[str, ...]:
+    """Tags named by a measure's ``ignore=`` parameter (``|``-separated).
+
+    >>> ignore_param("collectionlink|weblink")
+    ('collectionlink', 'weblink')
+    """
+    if not spec_value:
+        return ()
+    return tuple(t.strip() for t in spec_value.split("|") if t.strip())
+
+
+def recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBase:
+    """The :class:`RecallBase` of ``ctx``'s topic, cached in ``ctx.extra``.
+
+    Raises UsageError when the topic has no passage assessments.
+    """
+    ignore = tuple(sorted(set(ignore_tags)))
+    key = ("inex_recall_base", ignore)
+    if key not in ctx.extra:
+        ctx.extra[key] = derive(topic_assessment(ctx), ctx.table, ignore)
+    return ctx.extra[key]
+
+
+def topic_assessment(ctx: TopicContext) -> TopicAssessment:
+    """``ctx.assessments`` (an empty assessment when the topic has none)."""
+    from graphprum.errors import UsageError
+
+    a = ctx.assessments
+    if a is None:
+        if ctx.extra.get("inex_no_assessment_ok", True):
+            return TopicAssessment(ctx.topic)
+        raise UsageError("INEX measures need passage assessments (--passages)")
+    if not isinstance(a, TopicAssessment):
+        raise UsageError("INEX measures need passage assessments (--passages), "
+                         f"got {type(a).__name__}")
+    return a
+
+
+def run_rows(ctx: TopicContext) -> np.ndarray:
+    """Global rows of ``ctx.ranked`` (-1 for ids the store does not hold), cached."""
+    key = "inex_run_rows"
+    if key not in ctx.extra:
+        if not ctx.ranked:
+            ctx.extra[key] = np.zeros(0, dtype=np.int64)
+        else:
+            assert ctx.store is not None
+            ctx.extra[key] = np.asarray(ctx.store.resolve(ctx.ranked), dtype=np.int64)
+    return ctx.extra[key]
+
+
+def qrels_from_assessments(assessments: Mapping[str, TopicAssessment],
+                           store: Any) -> dict[str, dict[str, float]]:
+    """TREC-style qrels implied by passage assessments.
+
+    With a store: every element of the full recall-base with REL = spec
+    (INEX 2006 eq. 1), so fully highlighted elements are the ideal units at
+    the default ``--ideal-min 1``.  Without a store: every assessed document
+    (its name as id) with REL = 1 when it holds highlighted text, else 0.
+    """
+    out: dict[str, dict[str, float]] = {}
+    table = store.table() if store is not None else None
+    for topic, a in assessments.items():
+        if table is None:
+            out[topic] = {d: (1.0 if a.trel(d) > 0 else 0.0) for d in a.docs}
+            continue
+        rb = derive(a, table)
+        keep = np.flatnonzero(rb.relevant)
+        ids = table.ids(rb.rows[keep])
+        out[topic] = dict(zip(ids, rb.spec[keep].tolist(), strict=True))
+    return out

@@ -1,0 +1,139 @@
+"""Relevant in context (INEX 2006 §6): P(a), R(a), F(a), gP@k, gR@k, AgP.
+
+A run's elements are grouped by article (document), articles ranked by the
+first appearance of one of their elements.  Per article the retrieved text is
+the union of its retrieved elements (an element inside another retrieved
+element of the same article adds nothing; for the non-overlapping sets the
+task asks for this is exactly eqs. 9-10's sums).
+
+Examples
+--------
+>>> f = article_f(np.array([30., 0.]), np.array([60., 10.]), np.array([40., 0.]))
+>>> f.round(4).tolist()
+[0.6, 0.0]
+>>> gp = generalized_precision(np.array([.5, 0., 1.]))
+>>> gp.tolist()
+[0.5, 0.25, 0.5]
+>>> average_gp(gp, np.array([True, False, True]), 3)
+0.3333333333333333
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphprum.measures.inex_base import recall_base, run_rows, topic_assessment
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+    from graphprum.measures.registry import MeasureSpec
+
+
+def article_f(rsize: np.ndarray, size: np.ndarray, trel: np.ndarray) -> np.ndarray:
+    """F(a) (eq. 11) from per-article sums of rsize, size and Trel(a).
+
+    P(a) = rsize/size (eq. 9), R(a) = rsize/Trel (eq. 10); F = 0 when
+    either is 0 (non-relevant article or nothing relevant retrieved).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(size > 0, rsize / np.where(size > 0, size, 1), 0.0)
+        r = np.where(trel > 0, rsize / np.where(trel > 0, trel, 1), 0.0)
+        f = np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0.0)
+    return f
+
+
+def generalized_precision(f: np.ndarray) -> np.ndarray:
+    """gP[r] = sum of F(a_i) for i <= r, divided by r (eq. 12)."""
+    return np.cumsum(f) / np.arange(1, len(f) + 1) if len(f) else np.zeros(0)
+
+
+def generalized_recall(rel: np.ndarray, numrel: int) -> np.ndarray:
+    """gR[r] = relevant articles among the first r over Numrel (eq. 13).
+
+    >>> generalized_recall(np.array([True, False, True]), 4).tolist()
+    [0.25, 0.25, 0.5]
+    """
+    if numrel == 0:
+        return np.zeros(len(rel))
+    return np.cumsum(rel) / numrel
+
+
+def average_gp(gp: np.ndarray, rel: np.ndarray, numrel: int) -> float:
+    """AgP: gP averaged over the ranks of relevant articles, 0 for the unretrieved."""
+    return float(gp[rel].sum() / numrel) if numrel else 0.0
+
+
+def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
+    """(F per ranked article, relevance per ranked article, Numrel), cached."""
+    key = "inex_ric"
+    if key in ctx.extra:
+        return ctx.extra[key]
+    ta = topic_assessment(ctx)
+    docs = [u.partition("#")[0] for u in ctx.ranked]
+    names, article = np.unique(np.array(docs, dtype=object), return_inverse=True) \
+        if docs else (np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64))
+    # rank articles by first appearance
+    n_art = len(names)
+    first_seen = np.full(n_art, len(docs), dtype=np.int64)
+    np.minimum.at(first_seen, article, np.arange(len(docs)))
+    art_order = np.argsort(first_seen, kind="stable")
+    rank_of = np.empty(n_art, dtype=np.int64)
+    rank_of[art_order] = np.arange(n_art)
+    rows = run_rows(ctx)
+    rb = recall_base(ctx)
+    pos = rb.locate(rows)
+    known = rows >= 0
+    # union per article: drop elements inside another retrieved element
+    r = np.unique(rows[known])
+    keep_rows = r
+    if len(r):
+        end = r + ctx.table.columns["size"][r]
+        reach = np.maximum.accumulate(end)
+        inside = np.zeros(len(r), dtype=bool)
+        inside[1:] = r[1:] < reach[:-1]
+        keep_rows = r[~inside]
+    keep = known & np.isin(rows, keep_rows)
+    # first occurrence only, in case of repeats
+    _, first_idx = np.unique(rows, return_index=True)
+    once = np.zeros(len(rows), dtype=bool)
+    once[first_idx] = True
+    keep &= once
+    rs = np.where(pos >= 0, rb.rsize[np.maximum(pos, 0)], 0.0) if len(rb.rows) else \
+        np.zeros(len(rows))
+    sz = np.where(known, ctx.table.columns["length"][np.maximum(rows, 0)], 0.0)
+    art_r = np.bincount(rank_of[article[keep]], weights=rs[keep], minlength=n_art)
+    art_s = np.bincount(rank_of[article[keep]], weights=sz[keep], minlength=n_art)
+    ranked_names = names[art_order]
+    trel = np.array([ta.trel(str(d)) for d in ranked_names], dtype=np.float64)
+    f = article_f(art_r, art_s, trel)
+    out = (f, trel > 0, len(ta.relevant_docs()))
+    ctx.extra[key] = out
+    return out
+
+
+def compute_gp(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``gP@k``: generalized precision at article rank k (eq. 12)."""
+    k = spec.cutoff_as(int, None)
+    f, _, _ = article_scores(ctx)
+    if k is None:
+        k = len(f)
+    if k < 1:
+        return 0.0
+    return float(f[:k].sum() / k)
+
+
+def compute_gr(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``gR@k``: generalized recall at article rank k (eq. 13)."""
+    k = spec.cutoff_as(int, None)
+    _, rel, numrel = article_scores(ctx)
+    if numrel == 0:
+        return 0.0
+    return float(rel[: k if k is not None else len(rel)].sum() / numrel)
+
+
+def compute_agp(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``AgP``: average generalized precision (§6.2); its mean over topics is MAgP."""
+    f, rel, numrel = article_scores(ctx)
+    return average_gp(generalized_precision(f), rel, numrel)

@@ -1,0 +1,102 @@
+"""The ``bep[:A=0.1]`` navigation model: INEX 2006 eq. 14 (ERRATA inex 1).
+
+``s(x, b) = A·L / (A·L + d(x, b))`` for x and b in the same document, with
+``d = |start(x) − start(b)|`` in characters and L the mean document length
+of the collection (in characters); 0 across documents.  It is 1 only when
+d = 0.
+
+Examples
+--------
+>>> bep_similarity(np.array([0., 10., 100.]), 0.0, a=0.1, mean_length=100.0).tolist()
+[1.0, 0.5, 0.09090909090909091]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphprum.errors import UsageError
+from graphprum.navigation.base import parse_options, register_model
+from graphprum.store.base import UnitTable
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
+
+def bep_similarity(start: np.ndarray | float, bep: np.ndarray | float, a: float,
+                   mean_length: float) -> np.ndarray:
+    """s(x, b) of eq. 14 for offsets ``start`` (of x) and ``bep`` (of b)."""
+    d = np.abs(np.asarray(start, dtype=np.float64) - np.asarray(bep, dtype=np.float64))
+    al = a * mean_length
+    if al <= 0:
+        return (d == 0).astype(np.float64)
+    return al / (al + d)
+
+
+def mean_document_length(table: UnitTable) -> float:
+    """L: mean length (characters) of the collection's documents."""
+    lengths = table.docs["length"].to_numpy(dtype=np.float64)
+    return float(lengths.mean()) if len(lengths) else 0.0
+
+
+class BepModel:
+    """P(x -> b) = s(x, b) within a document (eq. 14); see the module notes.
+
+    Parameters
+    ----------
+    spec : str
+        The ``--nav`` spec it was built from.
+    a : float
+        A > 0 (INEX 2006 official value 0.1).
+    """
+
+    needs_store = True
+
+    def __init__(self, spec: str, a: float = 0.1) -> None:
+        if not a > 0:
+            raise UsageError(f"--nav {spec!r}: A must be > 0, got {a}")
+        self.spec = spec
+        self.a = a
+
+    def matrix(self, sources: Sequence[str], targets: Sequence[str],
+               ctx: TopicContext | None) -> sp.csr_array:
+        """s(sources[i], targets[j]) for pairs in one document (sparse)."""
+        shape = (len(sources), len(targets))
+        if ctx is None or ctx.store is None:
+            raise UsageError(f"--nav {self.spec}: the bep model needs a store")
+        if not sources or not targets:
+            return sp.csr_array(shape)
+        table = ctx.table
+        src = np.asarray(ctx.store.resolve(list(sources)), dtype=np.int64)
+        tgt = np.asarray(ctx.store.resolve(list(targets)), dtype=np.int64)
+        doc = table.columns["doc"]
+        tj = np.flatnonzero(tgt >= 0)
+        tdoc = doc[tgt[tj]]
+        order = np.argsort(tdoc, kind="stable")
+        tj, tdoc = tj[order], tdoc[order]
+        si = np.flatnonzero(src >= 0)
+        sdoc = doc[src[si]]
+        lo = np.searchsorted(tdoc, sdoc, side="left")
+        hi = np.searchsorted(tdoc, sdoc, side="right")
+        counts = hi - lo
+        rows = np.repeat(si, counts)
+        # positions lo..hi-1 for every source, concatenated
+        offs = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        cols = tj[np.repeat(lo, counts) + offs]
+        start = table.columns["start"]
+        vals = bep_similarity(start[src[rows]], start[tgt[cols]], self.a,
+                              mean_document_length(table))
+        return sp.csr_array((vals, (rows, cols)), shape=shape)
+
+
+def _factory(args: str) -> BepModel:
+    spec = "bep" + (":" + args if args else "")
+    opts = parse_options(spec, args, {"A": float})
+    return BepModel(spec, float(opts.get("A", 0.1)))  # type: ignore[arg-type]
+
+
+register_model("bep", _factory)
