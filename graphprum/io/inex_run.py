@@ -34,16 +34,21 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg
+from graphprum.io.lines import PathArg, gc_paused
 from graphprum.io.runs import RankedTopic, Run, ranked_topic
 
-_STEP = re.compile(r"([^\W\d][\w.\-]*(?::[^\W\d][\w.\-]*)?)(?:\[\s*([0-9]+)\s*\])?")
+_NAME = r"[^\W\d][\w.\-]*(?::[^\W\d][\w.\-]*)?"
+_STEP = re.compile(rf"({_NAME})(?:\[\s*([0-9]+)\s*\])?")
+#: A path already in normal form (every step ``/tag[N]``, N >= 1).
+_NORMAL = re.compile(rf"(?:/{_NAME}\[[1-9][0-9]*\])+")
+_FIELDS = frozenset(("file", "path", "rank", "rsv"))
 
 
 def normalise_xpath(path: str) -> str:
@@ -75,6 +80,8 @@ def normalise_xpath(path: str) -> str:
     ...
     ValueError: position 0 in step 'article[0]' (positions start at 1)
     """
+    if _NORMAL.fullmatch(path):
+        return path
     text = path.strip()
     if not text or text == "/":
         raise ValueError(f"empty path {path!r}")
@@ -109,6 +116,17 @@ def inex_doc(file: str, doc_prefix: str = "") -> str:
     if doc_prefix:
         return doc_prefix.rstrip("/") + "/" + name.lstrip("/")
     return name
+
+
+_normalise_cached = functools.lru_cache(maxsize=1 << 16)(normalise_xpath)
+
+
+def _child_line(result: etree._Element, name: str) -> int | None:
+    """Source line of the first child ``name`` of ``result`` (for messages)."""
+    for child in result:
+        if _local(child) == name:
+            return child.sourceline
+    return result.sourceline
 
 
 def _local(el: etree._Element) -> str:
@@ -169,6 +187,20 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
     if tag is None or not tag.strip():
         raise InputError(path, root.sourceline,
                          "expected a run-id attribute on <inex-submission>")
+    run = Run(tag=tag.strip(), path=str(path))
+    with gc_paused():
+        topics = _walk(path, root, dedup, doc_prefix)
+    for topic, acc in topics.items():
+        if acc.ids:
+            run.topics[topic] = _ordered(path, topic, acc)
+    if not run.topics:
+        raise InputError(path, None, "empty run: no <result> elements")
+    return run
+
+
+def _walk(path: PathArg, root: etree._Element, dedup: bool,
+          doc_prefix: str) -> dict[str, _Topic]:
+    """The results of every ``<topic>``, in file order."""
     topics: dict[str, _Topic] = {}
     for topic_el in root:
         if _local(topic_el) != "topic":
@@ -180,60 +212,58 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
         for result in topic_el:
             if _local(result) == "result":
                 _read_result(path, result, topic, acc, dedup, doc_prefix)
-    run = Run(tag=tag.strip(), path=str(path))
-    for topic, acc in topics.items():
-        if acc.ids:
-            run.topics[topic] = _ordered(path, topic, acc)
-    if not run.topics:
-        raise InputError(path, None, "empty run: no <result> elements")
-    return run
+    return topics
 
 
 def _read_result(path: PathArg, result: etree._Element, topic: str, acc: _Topic,
                  dedup: bool, doc_prefix: str) -> None:
     """Append one ``<result>`` to its topic."""
-    parts: dict[str, etree._Element] = {}
+    texts: dict[str, str] = {}
     for child in result:
-        name = _local(child)
-        if name in ("file", "path", "rank", "rsv") and name not in parts:
-            parts[name] = child
-    line = result.sourceline
-    if "file" not in parts or not (parts["file"].text or "").strip():
-        raise InputError(path, line, "expected <file> in <result>")
-    if "path" not in parts or not (parts["path"].text or "").strip():
-        raise InputError(path, line, "expected <path> in <result> (passage results such as "
-                                     "<fol> or <passage> are not supported)")
-    xpath = parts["path"].text or ""
+        name = child.tag
+        if name.__class__ is not str:  # entity references
+            continue
+        if "}" in name:
+            name = name.rpartition("}")[2]
+        if name in _FIELDS and name not in texts:
+            texts[name] = child.text or ""
+    file = texts.get("file", "").strip()
+    xpath = texts.get("path", "").strip()
+    if not file:
+        raise InputError(path, result.sourceline, "expected <file> in <result>")
+    if not xpath:
+        raise InputError(path, result.sourceline, "expected <path> in <result> (passage results "
+                                                  "such as <fol> or <passage> are not supported)")
     try:
-        unit = inex_doc(parts["file"].text or "", doc_prefix) + "#" + normalise_xpath(xpath)
+        unit = inex_doc(file, doc_prefix) + "#" + _normalise_cached(xpath)
     except ValueError as e:
-        raise InputError(path, parts["path"].sourceline,
+        raise InputError(path, _child_line(result, "path"),
                          f"expected an element path like /article[1]/body[1]: {e}") from None
     rank: int | None = None
     rsv = math.nan
-    if "rank" in parts:
-        text = (parts["rank"].text or "").strip()
+    if "rank" in texts:
+        text = texts["rank"].strip()
         try:
             rank = int(text)
         except ValueError:
-            raise InputError(path, parts["rank"].sourceline,
+            raise InputError(path, _child_line(result, "rank"),
                              f"expected <rank> an integer, got {text!r}") from None
-    if "rsv" in parts:
-        text = (parts["rsv"].text or "").strip()
+    if "rsv" in texts:
+        text = texts["rsv"].strip()
         try:
             rsv = float(text)
         except ValueError:
             rsv = math.nan
         if math.isnan(rsv):
-            raise InputError(path, parts["rsv"].sourceline,
+            raise InputError(path, _child_line(result, "rsv"),
                              f"expected <rsv> a number, got {text!r}")
     first = acc.lines.get(unit)
     if first is not None:
         if dedup:
             return
-        raise InputError(path, line, f"duplicate result {unit!r} for topic {topic!r} "
+        raise InputError(path, result.sourceline, f"duplicate result {unit!r} for topic {topic!r} "
                                      f"(first on line {first}); use --dedup to keep the first")
-    acc.lines[unit] = line or 0
+    acc.lines[unit] = result.sourceline or 0
     acc.ids.append(unit)
     acc.ranks.append(rank)
     acc.rsvs.append(rsv)

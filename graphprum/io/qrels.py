@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, expect_count, find_line, read_lines
+from graphprum.io.lines import PathArg, expect_count, find_line, gc_paused, read_lines
 
 _LAYOUT = "TOPIC ITER ID REL"
 _REL = "REL a number >= 0 (an integer, or a graded value in [0, 1])"
@@ -82,6 +82,15 @@ def read_qrels(path: PathArg) -> Qrels:
     """
     qrels = Qrels()
     qrels.path = str(path)
+    with gc_paused():
+        _fill(qrels, path)
+    if not qrels:
+        raise InputError(path, None, f"empty qrels: no {_LAYOUT} lines")
+    return qrels
+
+
+def _fill(qrels: Qrels, path: PathArg) -> None:
+    """Add the judgements of ``path`` to ``qrels``."""
     for line, fields in read_lines(path):
         if len(fields) != 4:
             expect_count(path, line, fields, 4, _LAYOUT)
@@ -95,9 +104,6 @@ def read_qrels(path: PathArg) -> Qrels:
             raise InputError(path, line, f"duplicate judgement of {unit!r} for topic {topic!r}"
                                          f" (first on line {first})")
         judged[unit] = rel
-    if not qrels:
-        raise InputError(path, None, f"empty qrels: no {_LAYOUT} lines")
-    return qrels
 
 
 def write_qrels(qrels: Mapping[str, Mapping[str, float]], path: PathArg) -> None:
