@@ -388,3 +388,13 @@ def test_xcg_alpha_prum_examples():
         expect = [.75, .75 + (1 - alpha) * .75, .75 + (1 - alpha) * 1.75]
         got = [value(f"xCG(alpha={alpha})@{k}", bad) for k in (1, 2, 3)]
         assert got == pytest.approx(expect)
+
+
+def test_missing_assessments_is_a_usage_error_and_empty_scores_zero():
+    from graphprum.errors import UsageError
+
+    with pytest.raises(UsageError, match="--passages"):
+        value("nxCG@5", ctx([P1], assessment=None))
+    empty = TopicAssessment("1")
+    for name in ("nxCG@5", "MAep", "AgP", "BEPD", "EPRUM", "ep@0.5"):
+        assert value(name, ctx([P1, R], assessment=empty)) == 0.0

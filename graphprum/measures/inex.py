@@ -58,6 +58,29 @@ def _xcg(spec: MeasureSpec, ctx: TopicContext) -> float:
     return xcg.compute_xcg(spec, ctx)
 
 
+#: The measures INEX 2006 reported per task (§4.3, 5.3, 6.3, 7.3), for a
+#: ``--task`` option: ``-m`` names each preset stands for.
+TASK_PRESETS: dict[str, list[str]] = {
+    "thorough": ["MAep", "ep"],
+    "focused": ["nxCG"],
+    "relevant-in-context": ["AgP", "gP"],
+    "best-in-context": ["BEPD(A=0.1)", "EPRUM(A=0.1)"],
+}
+
+
+def task_measures(task: str) -> list[str]:
+    """Measure names of an INEX 2006 task preset (UsageError for an unknown task).
+
+    >>> task_measures("focused")
+    ['nxCG']
+    """
+    from graphprum.errors import UsageError
+
+    if task not in TASK_PRESETS:
+        raise UsageError(f"unknown INEX task {task!r}; known: {', '.join(TASK_PRESETS)}")
+    return list(TASK_PRESETS[task])
+
+
 register("xCG", _xcg, needs_store=True)
 register("nxCG", xcg.compute_nxcg, needs_store=True, expand=_expand(_RANKS))
 register("ep", xcg.compute_ep, needs_store=True, expand=_expand(_LEVELS))

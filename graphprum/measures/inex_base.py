@@ -316,14 +316,17 @@ def recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBas
 
 
 def topic_assessment(ctx: TopicContext) -> TopicAssessment:
-    """``ctx.assessments`` (an empty assessment when the topic has none)."""
+    """``ctx.assessments``; UsageError when the topic has none.
+
+    The evaluator should hand an empty ``TopicAssessment(topic)`` for a topic
+    that the passage file does not mention (it then scores 0).
+    """
     from graphprum.errors import UsageError
 
     a = ctx.assessments
     if a is None:
-        if ctx.extra.get("inex_no_assessment_ok", True):
-            return TopicAssessment(ctx.topic)
-        raise UsageError("INEX measures need passage assessments (--passages)")
+        raise UsageError(f"topic {ctx.topic}: INEX measures need passage assessments "
+                         "(--passages)")
     if not isinstance(a, TopicAssessment):
         raise UsageError("INEX measures need passage assessments (--passages), "
                          f"got {type(a).__name__}")
