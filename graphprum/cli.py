@@ -329,6 +329,13 @@ def eval_command(
     strict: Annotated[bool, typer.Option(help="Unknown qrels ids are an error.")] = False,
     no_store: Annotated[bool, typer.Option(
         "--no-store", help="Do not open a store (ids are opaque strings).")] = False,
+    task: Annotated[str | None, typer.Option(
+        help="INEX 2006 task preset adding its official measures: thorough, focused, "
+             "ric (relevant in context), bic (best in context).")] = None,
+    offsets: Annotated[str, typer.Option(
+        help="Passage offsets count 'chars' (default) or UTF-8 'bytes'.")] = "chars",
+    inclusive_ends: Annotated[bool, typer.Option(
+        help="Passage END offsets are inclusive (default exclusive).")] = False,
 ) -> None:
     """Evaluate runs with user-model and classical measures.
 
@@ -340,6 +347,13 @@ def eval_command(
 
     if qrels is None and passages is None:
         raise _usage("eval needs --qrels or --passages")
+    if task is not None:
+        from graphprum.measures.inex import task_measures
+
+        preset = task_measures(task)
+        measure = preset if measure == ["PRUM"] else [*measure, *preset]
+    if offsets not in ("chars", "bytes"):
+        raise _usage(f"--offsets {offsets!r}: choose chars or bytes")
     if fmt is None:
         fmt = "table" if sys.stdout.isatty() else "tsv"
     if fmt not in FORMATS:
@@ -350,7 +364,8 @@ def eval_command(
     df = run_evaluation(runs, qrels, measure, nav=nav_models, store=store,
                         collection_size=collection_size, ideal_min=ideal_min, order=order,
                         dedup=dedup, trees=trees, passages=passages, per_topic=per_topic,
-                        strict=strict, warn=note)
+                        strict=strict, warn=note, offsets=offsets,
+                        ends="inclusive" if inclusive_ends else "exclusive")
     write_results(df, fmt, sys.stdout)
 
 

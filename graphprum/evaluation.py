@@ -63,7 +63,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    collection_size: float | None = None, ideal_min: float = 1.0,
                    order: str = "score", dedup: bool = False, trees: bool = False,
                    passages: Any = None, assessments: Any = None, per_topic: bool = True,
-                   strict: bool = False, warn: Warn | None = None) -> pd.DataFrame:
+                   strict: bool = False, warn: Warn | None = None,
+                   offsets: str = "chars", ends: str = "exclusive") -> pd.DataFrame:
     """Evaluate; see :func:`graphprum.evaluate.evaluate` for the parameters."""
     from graphprum.io.qrels import read_qrels
     from graphprum.io.runs import read_run
@@ -86,7 +87,7 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
         raise UsageError(f"{what} need(s) the collection's structure: load it into a store "
                          f"and pass --store (or drop --no-store)")
     if assessments is None and passages is not None:
-        assessments = _read_assessments(passages, store)
+        assessments = _read_assessments(passages, store, offsets, ends, warn)
     if qrels is None:
         if assessments is None:
             raise UsageError("eval needs --qrels or --passages")
@@ -119,7 +120,7 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                 topic=topic, ranked=run.ranked(topic), qrels=qrels[topic], models=models,
                 ideal_min=ideal_min, collection_size=n_units,
                 store=store, trees=(run.trees or {}).get(topic) if trees else None,
-                assessments=(assessments or {}).get(topic) if assessments is not None else None,
+                assessments=_topic_assessment(assessments, topic),
             )
             for s in user_specs:
                 fam = family(s.name)
@@ -201,12 +202,23 @@ def _classical(specs: Sequence[MeasureSpec], run: Any, qrels: Any) -> dict[str, 
     return out
 
 
-def _read_assessments(passages: Any, store: Any) -> Any:
-    try:
-        from graphprum.io.assessments import read_assessments
-    except ModuleNotFoundError:  # pragma: no cover - INEX family not installed
-        raise UsageError("--passages needs the INEX assessment readers") from None
-    return read_assessments(passages, store)
+def _read_assessments(passages: Any, store: Any, offsets: str, ends: str, warn: Warn) -> Any:
+    from graphprum.io.assessments import read_assessments
+
+    return read_assessments(passages, store, units=offsets, end=ends, warn=warn)
+
+
+def _topic_assessment(assessments: Any, topic: str) -> Any:
+    """The topic's passage assessments; an empty one for a topic they do not
+    mention (so its INEX measures score 0), None without assessments."""
+    if assessments is None:
+        return None
+    found = assessments.get(topic)
+    if found is None:
+        from graphprum.measures.inex_base import TopicAssessment
+
+        found = TopicAssessment(topic)
+    return found
 
 
 def _qrels_from_assessments(assessments: Any, store: Any) -> dict[str, dict[str, float]]:

@@ -63,9 +63,12 @@ def _xcg(spec: MeasureSpec, ctx: TopicContext) -> float:
 TASK_PRESETS: dict[str, list[str]] = {
     "thorough": ["MAep", "ep"],
     "focused": ["nxCG"],
-    "relevant-in-context": ["AgP", "gP"],
-    "best-in-context": ["BEPD(A=0.1)", "EPRUM(A=0.1)"],
+    "ric": ["AgP", "gP"],
+    "bic": ["BEPD(A=0.01)", "BEPD(A=0.1)", "BEPD(A=1)", "BEPD(A=10)", "BEPD(A=100)",
+            "EPRUM(A=0.1)"],
 }
+#: Long names of the tasks, accepted as well.
+TASK_ALIASES = {"relevant-in-context": "ric", "best-in-context": "bic"}
 
 
 def task_measures(task: str) -> list[str]:
@@ -76,6 +79,7 @@ def task_measures(task: str) -> list[str]:
     """
     from graphprum.errors import UsageError
 
+    task = TASK_ALIASES.get(task, task)
     if task not in TASK_PRESETS:
         raise UsageError(f"unknown INEX task {task!r}; known: {', '.join(TASK_PRESETS)}")
     return list(TASK_PRESETS[task])
