@@ -58,7 +58,7 @@ Classical run (c, x, a) for ideal {a, c}; u infinite (trec_eval):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -67,12 +67,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.measures.poisson_binomial import (
-    add_bernoulli,
-    normal_pmf,
-    pmf,
-    remove_bernoulli,
-)
+from graphprum.measures.poisson_binomial import normal_grid
 from graphprum.measures.registry import MeasureSpec, register
 
 if TYPE_CHECKING:
@@ -93,15 +88,16 @@ __all__ = [
 
 #: Number m of ideal units with 0 < P(x in S_i) < 1 above which the law of
 #: F_i is replaced by its normal approximation (appendix A.1, ERRATA item 2).
-#: Measured with bench/prum_threshold.py (JSON lines; q drawn uniformly in
-#: (0, 1) and structural-like small q): the incremental exact update costs
-#: O(m) per changed unit and stays cheaper than (or as cheap as) evaluating
-#: the truncated normal up to m of several thousands, while the approximation
-#: error on the resulting precision is above 1e-3 for m <= 100 and about
-#: 1e-4 at m = 1000.  Below 2000 the exact law is both exact and fast, so the
-#: approximation is only a guard for very large uncertain sets (where an
-#: O(m^2) rebuild after a numerical fallback would be slow).
-NORMAL_THRESHOLD = 2000
+#: Measured with bench/prum_threshold.py (synthetic topics, 1-3 uncertain
+#: navigation events per rank, q uniform in (0.05, 0.95)): the exact law costs
+#: O(m) per event and the whole topic 5 ms at m = 100, 23 ms at 200, 86 ms at
+#: 400, 360 ms at 800, 1.3 s at 1600 (quadratic), the normal one 2, 7, 12, 33,
+#: 113 ms; the approximation's largest error on precision(r) is 0.009 at
+#: m = 100, 0.004 at 200-400, 0.002-0.009 beyond (errors of the 11-level mean
+#: 1e-5..8e-4).  Exactness is worth its cost up to a few hundred units; past
+#: 500 the exact cost passes ~0.1 s per topic and grows quadratically, so the
+#: approximation takes over there (the paper switched at 10).
+NORMAL_THRESHOLD = 500
 
 #: Largest number of uncertain navigation events ``exact=enum`` enumerates.
 MAX_ENUM_EVENTS = 20
@@ -244,126 +240,194 @@ def _accumulate(ev: _Events, normal_threshold: int) -> tuple[np.ndarray, np.ndar
 
     Returns ``A[s] = sum_i P(F_{i-1}=s) P(F_i>s|F_{i-1}=s)``,
     ``C[s] = sum_i P(F_{i-1}=s)`` and the law of F_o.
+
+    F_i = (units seen for sure) + (a Poisson-binomial over the m_i units seen
+    with 0 < P < 1).  The Poisson-binomial is carried by the logarithm of
+    its characteristic function at the N-th roots of unity (N > m_i, odd):
+    each navigation event adds log(1-q'+q'w) - log(1-q+qw), a cumulative sum
+    over ranks gives every rank's law at once (inverse FFT), and the
+    leave-one-out law of eq. 12 is the same with one factor taken out of the
+    logarithm.  Unlike repeated deconvolution this never amplifies rounding
+    errors (absolute error ~ ranks x eps).  Ranks whose m exceeds
+    ``normal_threshold`` use the normal approximation instead.
     """
     o, t = ev.o, ev.t
-    a_s = np.zeros(t + 1)
-    c_s = np.zeros(t + 1)
-    law = _Law(t, normal_threshold)
-    starts = np.flatnonzero(np.r_[True, ev.rows[1:] != ev.rows[:-1]]) if len(ev.rows) else []
-    bounds = [*list(starts), len(ev.rows)]
-    rows = ev.rows.tolist()
-    cols = ev.cols.tolist()
-    probs = ev.probs.tolist()
-    done = 0  # ranks whose P(F_{i-1}) has been added to C
-    for g in range(len(bounds) - 1):
-        lo, hi = bounds[g], bounds[g + 1]
-        i = rows[lo]
-        off, dist = law.window()
-        n = len(dist)
-        # ranks done+1 .. i+1 (1-based) all see the current law as F_{i-1}
-        c_s[off:off + n] += (i + 1 - done) * dist
-        done = i + 1
-        xs = cols[lo:hi]
-        ps = probs[lo:hi]
-        # eq. 12: P(F_i > s | F_{i-1} = s) = 1 - prod_x (1 - delta_x L_x(s) / D(s))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(dist > 0.0, 1.0 / dist, 0.0)
-        keep = np.ones(n)
-        changes = []
-        for x, p in zip(xs, ps, strict=True):
-            nq_old = law.nq[x]
-            delta = nq_old * p
-            if delta <= 0.0:
-                continue
-            changes.append((x, nq_old, nq_old - delta))
-            if nq_old == 1.0:  # x surely unseen: P(F=s | x unseen) = P(F=s)
-                keep *= np.where(dist > 0.0, 1.0 - delta, 1.0)
-            else:
-                keep *= 1.0 - delta * law.leave_one_out(1.0 - nq_old, off, n) * inv
-        a_s[off:off + n] += dist * (1.0 - keep)
-        law.update(changes)
-    off, dist = law.window()
-    c_s[off:off + len(dist)] += (o - done) * dist
-    dist_o = np.zeros(t + 1)
-    dist_o[off:off + len(dist)] = dist
-    return a_s, c_s, dist_o
+    rows, cols, probs = ev.rows, ev.cols, ev.probs
+    n_ev = len(rows)
+    nq_old, nq_new = _unseen_before_after(cols, probs)
+    q_old, q_new = 1.0 - nq_old, 1.0 - nq_new
+    old_unc = (nq_old > 0.0) & (nq_old < 1.0)
+    new_unc = (nq_new > 0.0) & (nq_new < 1.0)
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    act = rows[starts]  # active ranks (0-based)
+    row_of = np.cumsum(np.r_[False, rows[1:] != rows[:-1]])  # entry -> active-row index
 
+    def before(per_entry: np.ndarray) -> tuple[np.ndarray, float]:
+        per_row = np.add.reduceat(per_entry, starts)
+        tot = np.cumsum(per_row)
+        return tot - per_row, float(tot[-1])
 
-class _Law:
-    """The law of F_i: ideal units seen for sure, plus a Poisson-binomial (or
-    its normal approximation) over the m units seen with 0 < P < 1."""
+    m_prev, m_end = before(new_unc.astype(float) - old_unc)
+    c_prev, c_end = before((nq_new == 0.0).astype(float))
+    mean_prev, mean_end = before(np.where(new_unc, q_new, 0) - np.where(old_unc, q_old, 0))
+    var_prev, var_end = before(np.where(new_unc, q_new * nq_new, 0)
+                               - np.where(old_unc, q_old * nq_old, 0))
+    m_prev, c_prev = m_prev.round().astype(np.int64), c_prev.round().astype(np.int64)
+    m_end, c_end = round(m_end), round(c_end)
+    gaps = np.diff(np.r_[-1, act]).astype(float)  # ranks that see each row's F_{i-1}
 
-    def __init__(self, t: int, normal_threshold: int) -> None:
-        self.nq = np.ones(t)  # P(x not in S_i)
-        self.certain = 0
-        self.m = 0
-        self.dist = np.ones(1)  # exact law of the uncertain count (when not normal)
-        self.normal = False
-        self.threshold = normal_threshold
-        self.mean = 0.0
-        self.var = 0.0
-        self._lo = 0  # support of the normal law's window, uncertain count
+    size = t + 1 + max(int(max(m_prev.max(), m_end)), 0) + 2
+    a_s = np.zeros(size)
+    c_s = np.zeros(size)
+    n_grid = min(int(max(m_prev.max(), m_end)), normal_threshold) + 1
+    n_grid += 1 - n_grid % 2  # odd: w = -1 is never a root of unity used
+    theta = 2.0 * np.pi * np.arange(n_grid // 2 + 1) / n_grid
+    w = np.exp(-1j * theta)
+    one_minus_cos, sin = (1.0 - np.cos(theta))[None, :], np.sin(theta)[None, :]
 
-    def window(self) -> tuple[int, np.ndarray]:
-        """(offset, P(F = offset + k) for k = 0..len-1)."""
-        if not self.normal:
-            return self.certain, self.dist
-        sd = math.sqrt(max(self.var, 0.0))
-        lo = max(0, math.floor(self.mean - _SIGMAS * sd - 1))
-        hi = min(self.m, math.ceil(self.mean + _SIGMAS * sd + 1))
-        self._lo = lo
-        return self.certain + lo, normal_pmf(self.mean, self.var, lo, hi, self.m)
-
-    def leave_one_out(self, q: float, off: int, n: int) -> np.ndarray:
-        """P(F = s | x unseen) on the current window, for a unit with P(x in S) = q."""
-        if not self.normal:
-            out = np.zeros(n)
-            out[:n - 1] = remove_bernoulli(self.dist, q)
-            return out
-        lo = self._lo
-        hi = min(lo + n - 1, self.m - 1)
-        out = np.zeros(n)
-        if hi >= lo:
-            part = normal_pmf(self.mean - q, self.var - q * (1.0 - q), lo, hi, self.m - 1)
-            out[:len(part)] = part
+    def logf(q: np.ndarray) -> np.ndarray:
+        # log(1 - q + q w), w = exp(-i theta): real part 0.5 log|.|^2 with
+        # |.|^2 = 1 - 2 q (1-q) (1 - cos theta); imaginary part its argument
+        qc = q[:, None]
+        out = np.empty((len(q), len(theta)), dtype=complex)
+        out.real = 0.5 * np.log1p(-2.0 * qc * (1.0 - qc) * one_minus_cos)
+        out.imag = np.arctan2(-qc * sin, 1.0 - qc * one_minus_cos)
         return out
 
-    def update(self, changes: Sequence[tuple[int, float, float]]) -> None:
-        """Apply (x, old P(x unseen), new P(x unseen)) for the units of one rank."""
-        for _x, nq_old, _ in changes:
-            if nq_old < 1.0:  # x was uncertain: take it out
-                q = 1.0 - nq_old
-                self.m -= 1
-                if self.normal:
-                    self.mean -= q
-                    self.var -= q * (1.0 - q)
-                else:
-                    self.dist = remove_bernoulli(self.dist, q)
-        for x, _, nq_new in changes:
-            self.nq[x] = nq_new
-            if nq_new <= 0.0:
-                self.certain += 1
-                continue
-            q = 1.0 - nq_new
-            self.m += 1
-            if self.normal:
-                self.mean += q
-                self.var += q * (1.0 - q)
-            else:
-                self.dist = add_bernoulli(self.dist, q)
-        if self.m > self.threshold:
-            if not self.normal:
-                self.normal = True
-                q = self._uncertain()
-                self.mean, self.var = float(q.sum()), float((q * (1.0 - q)).sum())
-        elif self.normal or abs(self.dist.sum() - 1.0) > 1e-9 or len(self.dist) != self.m + 1:
-            # back below the threshold, or deconvolution drifted: rebuild exactly
-            self.normal = False
-            self.dist = pmf(self._uncertain())
+    carry = np.zeros(len(w), dtype=complex)
+    per_chunk = max(1, (1 << 21) // len(w))
+    lo_row = 0
+    while lo_row < len(act):
+        hi_row = min(len(act), lo_row + max(1, per_chunk // 4))
+        e0 = starts[lo_row]
+        e1 = starts[hi_row] if hi_row < len(act) else n_ev
+        while hi_row - lo_row > 1 and (e1 - e0) > per_chunk:
+            hi_row = lo_row + (hi_row - lo_row) // 2
+            e1 = starts[hi_row]
+        sl = slice(e0, e1)
+        dlog = np.zeros((e1 - e0, len(w)), dtype=complex)
+        nu, ou = new_unc[sl], old_unc[sl]
+        if nu.any():
+            dlog[nu] += logf(q_new[sl][nu])
+        lf_old = np.zeros_like(dlog)
+        if ou.any():
+            lf_old[ou] = logf(q_old[sl][ou])
+            dlog -= lf_old
+        local = starts[lo_row:hi_row] - e0
+        row_sum = np.add.reduceat(dlog, local, axis=0)
+        prev = carry + np.cumsum(row_sum, axis=0) - row_sum  # log char. before each row
+        carry = prev[-1] + row_sum[-1]
+        rr = np.arange(lo_row, hi_row)
+        ent_row = row_of[sl] - lo_row
+        delta = nq_old[sl] - nq_new[sl]
+        exact = m_prev[rr] <= normal_threshold
+        # exact rows
+        if exact.any():
+            ri = np.flatnonzero(exact)
+            dist = _irfft_law(prev[ri], n_grid, m_prev[rr][ri])
+            pick = exact[ent_row]
+            ents = np.flatnonzero(pick)
+            pos = np.searchsorted(ri, ent_row[ents])  # row of each entry within ri
+            loo = dist[pos].copy()
+            unc = ou[ents]
+            if unc.any():
+                k = ents[unc]
+                loo[unc] = _irfft_law(prev[ent_row[k]] - lf_old[k], n_grid,
+                                      m_prev[rr][ent_row[k]] - 1)
+            _add_rank_terms(a_s, c_s, dist, c_prev[rr][ri], gaps[rr][ri], loo, pos,
+                            delta[ents])
+        if (~exact).any():
+            ri = np.flatnonzero(~exact)
+            mu, var, m = mean_prev[rr][ri], var_prev[rr][ri], m_prev[rr][ri]
+            lo, width = _normal_window(mu, var, m)
+            dist = normal_grid(mu, var, lo, width, m)
+            ents = np.flatnonzero(~exact[ent_row])
+            pos = np.searchsorted(ri, ent_row[ents])
+            loo = dist[pos].copy()
+            unc = ou[ents]
+            if unc.any():
+                k = ents[unc]
+                qk = q_old[sl][k]
+                loo[unc] = normal_grid(mu[pos[unc]] - qk, var[pos[unc]] - qk * (1 - qk),
+                                       lo[pos[unc]], width, m[pos[unc]] - 1)
+            _add_rank_terms(a_s, c_s, dist, c_prev[rr][ri] + lo, gaps[rr][ri], loo, pos,
+                            delta[ents])
+        lo_row = hi_row
+    # the law of F_o, seen by the ranks after the last active one
+    if m_end <= normal_threshold:
+        d_end = _irfft_law(carry[None, :], n_grid, np.array([m_end]))[0]
+        off = c_end
+    else:
+        lo, width = _normal_window(np.array([mean_end]), np.array([var_end]), np.array([m_end]))
+        d_end = normal_grid(np.array([mean_end]), np.array([var_end]), lo, width,
+                            np.array([m_end]))[0]
+        off = c_end + int(lo[0])
+    dist_o = np.zeros(size)
+    dist_o[off:off + len(d_end)] = d_end
+    c_s += (o - 1 - act[-1]) * dist_o
+    return a_s[:t + 1], c_s[:t + 1], dist_o[:t + 1]
 
-    def _uncertain(self) -> np.ndarray:
-        nq = self.nq
-        return 1.0 - nq[(nq > 0.0) & (nq < 1.0)]
+
+def _unseen_before_after(cols: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(x not in S) just before and just after each entry (entries row-major).
+
+    Per column, a running product of (1 - p) in rank order (eq. 6), by
+    cumulative sums of log(1 - p) within column groups; p = 1 gives 0.
+    """
+    n = len(cols)
+    order = np.lexsort((np.arange(n), cols))
+    p = probs[order]
+    lg = np.log1p(-np.where(p < 1.0, p, 0.0))
+    cs = np.cumsum(lg)
+    c = cols[order]
+    first = np.r_[True, c[1:] != c[:-1]]
+    base = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    off = (cs - lg)[base]
+    after = np.exp(cs - off)
+    before = np.exp(cs - lg - off)
+    after[p >= 1.0] = 0.0
+    nq_old = np.empty(n)
+    nq_new = np.empty(n)
+    nq_old[order] = before
+    nq_new[order] = after
+    return nq_old, nq_new
+
+
+def _irfft_law(logchar: np.ndarray, n_grid: int, m: np.ndarray) -> np.ndarray:
+    """Laws from log characteristic functions (rows), zero beyond each support m."""
+    out = np.fft.irfft(np.exp(logchar), n=n_grid, axis=-1)
+    out[np.arange(n_grid)[None, :] > np.asarray(m)[:, None]] = 0.0
+    return np.maximum(out, 0.0)
+
+
+def _normal_window(mean: np.ndarray, var: np.ndarray,
+                   m: np.ndarray) -> tuple[np.ndarray, int]:
+    """Start of each row's window of +-_SIGMAS sd, and the common width."""
+    sd = np.sqrt(np.maximum(var, 0.0))
+    lo = np.maximum(0, np.floor(mean - _SIGMAS * sd - 1)).astype(np.int64)
+    hi = np.minimum(m, np.ceil(mean + _SIGMAS * sd + 1)).astype(np.int64)
+    return lo, int(max(1, (hi - lo + 1).max()))
+
+
+def _add_rank_terms(a_s: np.ndarray, c_s: np.ndarray, dist: np.ndarray, offset: np.ndarray,
+                    gaps: np.ndarray, loo: np.ndarray, pos: np.ndarray,
+                    delta: np.ndarray) -> None:
+    """Add rows' P(F_{i-1}=s) x gap to C and eq. 12's P(F_{i-1}=s) P(F_i>s|F_{i-1}=s) to A.
+
+    ``dist[j]``: law on the grid ``offset[j] + k``; ``loo[e]``: leave-one-out
+    law of entry e (row ``pos[e]``) on the same grid; ``delta[e]``: its
+    increase of P(x in S).  The ratio delta L/D lies in [0, 1]; it is clipped
+    where D is so small that rounding shows.
+    """
+    width = dist.shape[1]
+    inv = np.divide(1.0, dist, out=np.zeros_like(dist), where=dist > 1e-280)
+    ratio = np.minimum(delta[:, None] * loo * inv[pos], 1.0)
+    order = np.argsort(pos, kind="stable")
+    seg = np.flatnonzero(np.r_[True, pos[order][1:] != pos[order][:-1]])
+    keep = np.multiply.reduceat(1.0 - ratio[order], seg, axis=0)
+    idx = (offset[:, None] + np.arange(width)[None, :]).ravel()
+    c_s += np.bincount(idx, (dist * gaps[:, None]).ravel(), minlength=len(c_s))[:len(c_s)]
+    a_s += np.bincount(idx, (dist * (1.0 - keep)).ravel(), minlength=len(a_s))[:len(a_s)]
 
 
 def _assemble(a_s: np.ndarray, c_s: np.ndarray, dist_o: np.ndarray, u: float,
