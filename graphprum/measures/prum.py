@@ -511,9 +511,12 @@ def prum_mean(precision: np.ndarray) -> float:
     >>> prum_mean(np.array([1.0]))
     1.0
     """
-    if len(precision) == 0:
+    t = len(precision)
+    if t == 0:
         return 0.0
-    return float(np.mean([interpolated(precision, lv) for lv in LEVELS]))
+    best = np.maximum.accumulate(np.asarray(precision)[::-1])[::-1]  # max over r' >= r
+    # LEVELS are k/10: ceil(k t / 10) in integers
+    return float(np.mean(best[[max(1, -(-k * t // 10)) - 1 for k in range(11)]]))
 
 
 def _argmax_at(precision: np.ndarray, level: float | str | Fraction) -> int:

@@ -1,0 +1,128 @@
+"""PRUM through the measure registry: names of DESIGN §1.6 on a TopicContext."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graphprum.errors import UsageError
+from graphprum.evaluate import TopicContext
+from graphprum.measures.prum import precision_at_recall
+from graphprum.measures.registry import family, parse_measure
+
+
+class Pairs:
+    """A navigation model given as explicit pairs (besides x -> x)."""
+
+    spec = "pairs"
+    needs_store = False
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+    def matrix(self, sources, targets, ctx):
+        out = np.zeros((len(sources), len(targets)))
+        for i, s in enumerate(sources):
+            for j, t in enumerate(targets):
+                out[i, j] = self.pairs.get((s, t), 0.0)
+        return sp.csr_array(out)
+
+
+def value(name, ctx):
+    spec = parse_measure(name)
+    fam = family(spec.name)
+    assert fam is not None
+    return fam.compute(spec, ctx)
+
+
+def table3_ctx(**kw):
+    nav = Pairs({("c", "a"): 0.4, ("c", "b"): 0.4, ("d", "a"): 0.6, ("d", "b"): 0.4})
+    return TopicContext(topic="5", ranked=["c", "d", "a", "b"], qrels={"a": 1, "b": 1, "c": 0},
+                        models=[nav], **kw)
+
+
+def test_registered_names_table3():
+    ctx = table3_ctx()
+    assert value("PRUM(r=1)", ctx) == pytest.approx(0.69137, abs=5e-6)
+    assert value("PRUM(r=2)", ctx) == pytest.approx(0.63561, abs=5e-6)
+    assert value("PRUM(exact=enum,r=2)", ctx) == pytest.approx(0.64623, abs=5e-6)
+    # interpolation: levels 0..0.5 -> r >= 1, 0.6..1.0 -> r >= 2
+    assert value("PRUM@0.5", ctx) == pytest.approx(0.69137, abs=5e-6)
+    assert value("PRUM@0.51", ctx) == pytest.approx(0.63561, abs=5e-6)
+    assert value("PRUM", ctx) == pytest.approx((6 * 0.691369 + 5 * 0.635607) / 11, abs=1e-5)
+    assert value("PRUM(r=3)", ctx) == 0.0  # K > |I|: recall not reachable
+
+
+def test_mc_names_and_stderr():
+    ctx = table3_ctx()
+    name = "PRUM(exact=mc,samples=20000,seed=4,r=2)"
+    v = value(name, ctx)
+    err = ctx.extra[("stderr", name)]
+    assert err > 0 and abs(v - 0.64623) < 4 * err
+    v = value("PRUM(exact=mc,samples=20000,seed=4)", ctx)
+    err = ctx.extra[("stderr", "PRUM(exact=mc,samples=20000,seed=4)")]
+    enum = value("PRUM(exact=enum)", ctx)
+    assert abs(v - enum) < 4 * err
+    v = value("PRUM(exact=mc,samples=20000,seed=4)@0.8", ctx)
+    assert abs(v - value("PRUM(exact=enum)@0.8", ctx)) < 4 * ctx.extra[
+        ("stderr", "PRUM(exact=mc,samples=20000,seed=4)@0.8")]
+
+
+def test_fig7_collection_size():
+    nav = Pairs({("a", "b"): 1.0, ("a", "c"): 1.0})
+    ctx = TopicContext(topic="1", ranked=["a"], qrels={"b": 1, "c": 1}, models=[nav],
+                       collection_size=100)
+    assert value("PRUM(r=2)", ctx) == pytest.approx(1.0)
+
+
+def test_classical_default_and_unranked_part():
+    # no model given: classical (every unit leads only to itself)
+    qrels = {"d1": 1, "d2": 1, "d3": 1, "d9": 0}
+    ctx = TopicContext(topic="1", ranked=["d9", "d1", "x", "d3"], qrels=qrels)
+    assert value("PRUM(r=1)", ctx) == pytest.approx(1 / 2)
+    assert value("PRUM(r=2)", ctx) == pytest.approx(2 / 4)
+    assert value("PRUM(r=3)", ctx) == 0.0  # u infinite: like trec_eval
+    ctx = TopicContext(topic="1", ranked=["d9", "d1", "x", "d3"], qrels=qrels,
+                       collection_size=10)
+    # Raghavan: r / (r + j + (r - e_o) * (u - (t - e_o)) / (t - e_o + 1)); o=4, e_o=2, u=6
+    assert value("PRUM(r=3)", ctx) == pytest.approx(3 / (3 + 2 + 1 * 5 / 2))
+
+
+def test_no_ideal_units_scores_zero():
+    ctx = TopicContext(topic="1", ranked=["a"], qrels={"a": 0})
+    assert value("PRUM", ctx) == 0.0
+    assert value("PRUM(exact=mc,samples=10)", ctx) == 0.0
+
+
+@pytest.mark.parametrize("name", ["PRUM(r=0)", "PRUM(r=x)", "PRUM(r=1)@0.5", "PRUM@1.5",
+                                  "PRUM@abc", "PRUM(exact=foo)", "PRUM(samples=5)",
+                                  "PRUM(k=1)", "PRUM(exact=mc,samples=0)"])
+def test_bad_names(name):
+    with pytest.raises(UsageError):
+        value(name, table3_ctx())
+
+
+def test_enum_limit_names_topic():
+    pairs = {(f"r{i}", f"i{j}"): 0.5 for i in range(5) for j in range(5)}
+    ctx = TopicContext(topic="T7", ranked=[f"r{i}" for i in range(5)],
+                       qrels={f"i{j}": 1 for j in range(5)}, models=[Pairs(pairs)])
+    with pytest.raises(UsageError, match="T7"):
+        value("PRUM(exact=enum)", ctx)
+
+
+def test_speed_classical_and_sparse():
+    """Rough guard only (bench/ measures): classical 1000 results x 100 ideal."""
+    rng = np.random.default_rng(0)
+    o, t = 1000, 100
+    rows = rng.choice(o, size=60, replace=False)
+    cls = sp.csr_array((np.ones(60), (rows, rng.choice(t, 60, replace=False))), shape=(o, t))
+    precision_at_recall(cls)
+    t0 = time.perf_counter()
+    for _ in range(20):
+        precision_at_recall(cls)
+    assert (time.perf_counter() - t0) / 20 < 0.02
+    assert math.isfinite(precision_at_recall(cls, 10**6).sum())
