@@ -231,9 +231,8 @@ def test_eq5_against_naive(t, o, data):
 
 
 def test_incremental_law_stays_exact_on_long_lists():
-    """Many deconvolution/convolution cycles on 60 ideal units: compare with
-    the same eq. 5 where each law is rebuilt from scratch (threshold 0 forces
-    the normal path, so use a from-scratch reference instead)."""
+    """400 ranks changing 60 ideal units' probabilities many times: compare
+    with eq. 5 where every law (leave-one-out included) is rebuilt from scratch."""
     rng = np.random.default_rng(3)
     o, t = 400, 60
     dense = np.where(rng.random((o, t)) < 0.05, rng.uniform(0.01, 0.99, (o, t)), 0.0)

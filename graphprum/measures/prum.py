@@ -186,11 +186,12 @@ def precision_at_recall(nav: Any, u: float = math.inf, *,
     -----
     The law of F_i is kept as a Poisson-binomial over the m ideal units seen
     with probability strictly between 0 and 1, shifted by the number of units
-    seen for sure.  A rank that changes P(x in S) for k units costs O(k m):
-    leave-one-out laws by deconvolution (:func:`remove_bernoulli`), then
-    deconvolution/convolution to update; ranks that change nothing are
-    skipped in bulk, and a run whose probabilities are all 0/1 (classical
-    model) takes a vectorised path, O(nnz + o + t).
+    seen for sure, through the logarithm of its characteristic function; every
+    navigation event with 0 < P costs O(m log m) and all ranks are processed
+    at once with numpy (leave-one-out laws by taking one factor out of the
+    logarithm, no deconvolution).  Ranks that change nothing cost nothing,
+    and a run whose probabilities are all 0/1 (classical model) takes a
+    vectorised path, O(nnz + o + t).
 
     Examples
     --------
