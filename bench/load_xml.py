@@ -106,7 +106,8 @@ def main() -> None:
             "load_peak_rss_bytes_per_element": round(load[2] / elements, 1),
             "open_s": round(opened[1], 4),
             "open_rss_bytes_per_element": round(opened[2] / elements, 1),
-            "machine": f"{platform.machine()} {os.cpu_count()} cpu, python {platform.python_version()}",
+            "machine": f"{platform.machine()} {os.cpu_count()} cpu, "
+                       f"python {platform.python_version()}",
         }), flush=True)
 
 

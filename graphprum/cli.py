@@ -94,7 +94,7 @@ def main_options(
     state.verbose = verbose
 
 
-def _open_store(create: bool = True):  # noqa: ANN202
+def _open_store(create: bool = True):
     from graphprum.store import open_store
 
     return open_store(state.store, create=create)
@@ -114,7 +114,8 @@ def note(message: str) -> None:
 @load_app.command("xml")
 @user_errors
 def load_xml(
-    paths: Annotated[list[Path], typer.Argument(help="XML files or directories (recursively *.xml).")],
+    paths: Annotated[list[Path], typer.Argument(
+        help="XML files or directories (recursively *.xml).")],
     links: Annotated[str | None, typer.Option(
         help="TAG@ATTR: these elements become LINK edges to the target document, e.g. "
              "collectionlink@{http://www.w3.org/1999/xlink}href")] = None,
@@ -132,7 +133,7 @@ def load_xml(
 
     store = _open_store()
     files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
-    with _progress(len(files), "loading XML", quiet) as advance:
+    with _Progress(len(files), "loading XML", quiet) as advance:
         report = store.load_xml(paths, links=links, replace=replace, skip_bad=skip_bad,
                                 on_file=lambda f, n: advance(1))
     for s in report.skipped:
@@ -144,7 +145,7 @@ def load_xml(
           + (f", {report.links} links" if report.links else ""))
 
 
-class _progress:
+class _Progress:
     """A rich progress bar on a terminal, nothing otherwise."""
 
     def __init__(self, total: int, label: str, quiet: bool = False) -> None:
@@ -224,7 +225,8 @@ def _human_bytes(n: float) -> str:
 @app.command()
 @user_errors
 def show(
-    uid: Annotated[str, typer.Argument(metavar="ID", help="A unit id, e.g. doc#/article[1]/sec[2].")],
+    uid: Annotated[str, typer.Argument(
+        metavar="ID", help="A unit id, e.g. doc#/article[1]/sec[2].")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """A unit with its ancestors, children (with lengths), links and summary partitions."""

@@ -1,7 +1,8 @@
-"""Writing results: tables (rich), tsv, csv, json.
+"""Writing results: tables (rich), tsv, csv, json, LaTeX (booktabs), markdown.
 
 TSV rows are ``RUN<TAB>MEASURE<TAB>TOPIC<TAB>VALUE`` with full precision
-(``repr``), like trec_eval's output; tables show 4 decimals.
+(``repr``), like trec_eval's output; tables (rich, LaTeX, markdown) show 4
+decimals with the best mean of each measure in bold.
 
 Examples
 --------
@@ -9,64 +10,182 @@ Examples
 >>> df = pd.DataFrame([("r1", "PRUM", "all", 0.5)], columns=["run", "measure", "topic", "value"])
 >>> out = io.StringIO(); write_results(df, "tsv", out); out.getvalue()
 'r1\\tPRUM\\tall\\t0.5\\n'
+>>> out = io.StringIO(); write_results(df, "markdown", out); print(out.getvalue(), end="")
+| run | PRUM |
+|:----|-----:|
+| r1 | 0.5000 |
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
 from typing import TextIO
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from graphprum.errors import UsageError
 
+#: Every format :func:`write_results` knows.
+FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
+
 
 def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
-    """Write an evaluation table in ``fmt`` (table, tsv, csv, json) to ``out``."""
+    """Write an evaluation table in ``fmt`` to ``out``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Columns ``run, measure, topic, value`` (topic ``all`` for means).
+    fmt : str
+        One of :data:`FORMATS`: ``table`` (rich, aligned), ``tsv``, ``csv``,
+        ``json`` (full precision), ``latex`` (booktabs tabular), ``markdown``
+        (pipe table); the last two show 4 decimals, runs as rows and measures
+        as columns, the best mean per measure in bold.
+    out : text stream
+    """
     if fmt == "tsv":
         for run, measure, topic, value in df.itertuples(index=False):
             out.write(f"{run}\t{measure}\t{topic}\t{value!r}\n")
     elif fmt == "csv":
         df.to_csv(out, index=False, float_format=None)
     elif fmt == "json":
-        json.dump([{"run": r, "measure": m, "topic": t, "value": v}
+        json.dump([{"run": r, "measure": m, "topic": t, "value": json_number(v)}
                    for r, m, t, v in df.itertuples(index=False)], out, indent=1)
         out.write("\n")
     elif fmt == "table":
         _write_table(df, out)
+    elif fmt in ("latex", "markdown"):
+        header, rows, bold, align = _grid(df)
+        writer = latex_table if fmt == "latex" else markdown_table
+        out.write(writer(header, rows, align=align, bold=bold))
     else:
-        raise UsageError(f"unknown format {fmt!r}; choose table, tsv, csv or json")
+        raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
+
+
+def json_number(v: object) -> object:
+    """A value for JSON: non-finite floats become None (JSON has no NaN)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _grid(df: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
+    """Runs (and topics) as rows, measures as columns, 4 decimals; cells to bold."""
+    measures = list(dict.fromkeys(df["measure"]))
+    topics = [t for t in dict.fromkeys(df["topic"]) if t != "all"]
+    topics.append("all")
+    runs = list(dict.fromkeys(df["run"]))
+    values = {(t, r, m): v for r, m, t, v in df.itertuples(index=False)}
+    best = {m: max((values[("all", r, m)] for r in runs if ("all", r, m) in values),
+                   default=math.nan) for m in measures}
+    with_topic = len(topics) > 1
+    header = (["topic"] if with_topic else []) + ["run", *measures]
+    rows: list[list[str]] = []
+    bold: set[tuple[int, int]] = set()
+    first = 2 if with_topic else 1
+    for topic in topics:
+        for run in runs:
+            if not any((topic, run, m) in values for m in measures):
+                continue
+            cells = []
+            for j, m in enumerate(measures):
+                v = values.get((topic, run, m))
+                cells.append("" if v is None else f"{v:.4f}")
+                if topic == "all" and len(runs) > 1 and v is not None and v == best[m]:
+                    bold.add((len(rows), first + j))
+            rows.append(([topic] if with_topic else []) + [run, *cells])
+    align = "l" * first + "r" * len(measures)
+    return header, rows, bold, align
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape LaTeX's special characters.
+
+    >>> print(latex_escape("nxCG@10 & P_5 #1"))
+    nxCG@10 \& P\_5 \#1
+    """
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, align: str,
+                bold: set[tuple[int, int]] | None = None) -> str:
+    r"""A booktabs ``tabular`` (needs ``\usepackage{booktabs}``).
+
+    ``bold`` holds (row, column) cells set in ``\textbf``; ``align`` one
+    letter per column (``l``, ``r``, ``c``).
+
+    >>> print(latex_table(["run", "AP"], [["a_1", "0.5000"]], align="lr", bold={(0, 1)}), end="")
+    \begin{tabular}{lr}
+    \toprule
+    run & AP \\
+    \midrule
+    a\_1 & \textbf{0.5000} \\
+    \bottomrule
+    \end{tabular}
+    """
+    bold = bold or set()
+    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule",
+             " & ".join(latex_escape(h) for h in header) + r" \\", "\\midrule"]
+    for i, row in enumerate(rows):
+        cells = [latex_escape(c) for c in row]
+        cells = [f"\\textbf{{{c}}}" if (i, j) in bold and c else c for j, c in enumerate(cells)]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_escape(text: str) -> str:
+    r"""Escape what would break a pipe-table cell (``|``, ``*``, ``_``, backslash).
+
+    >>> markdown_escape("a|b_c")
+    'a\\|b\\_c'
+    """
+    for c in ("\\", "|", "*", "_", "`"):
+        text = text.replace(c, "\\" + c)
+    return text
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, align: str,
+                   bold: set[tuple[int, int]] | None = None) -> str:
+    """A GitHub-flavoured markdown pipe table; ``bold`` cells wrapped in ``**``.
+
+    >>> print(markdown_table(["run", "AP"], [["a", "0.5"]], align="lr"), end="")
+    | run | AP |
+    |:----|---:|
+    | a | 0.5 |
+    """
+    bold = bold or set()
+    rule = {"l": ":{}", "r": "{}:", "c": ":{}:"}
+    cols = [markdown_escape(h) for h in header]
+    lines = ["| " + " | ".join(cols) + " |",
+             "|" + "|".join(rule[a].format("-" * max(3, len(h) + 2 - (2 if a == "c" else 1)))
+                            for a, h in zip(align, cols, strict=True)) + "|"]
+    for i, row in enumerate(rows):
+        cells = [markdown_escape(c) for c in row]
+        cells = [f"**{c}**" if (i, j) in bold and c else c for j, c in enumerate(cells)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _write_table(df: pd.DataFrame, out: TextIO) -> None:
     """Runs as rows, measures as columns; the best mean per measure in bold."""
     console = Console(file=out, highlight=False)
-    measures = list(dict.fromkeys(df["measure"]))
-    topics = [t for t in dict.fromkeys(df["topic"]) if t != "all"] + ["all"]
-    runs = list(dict.fromkeys(df["run"]))
-    pivot = df.pivot_table(index=["topic", "run"], columns="measure", values="value",
-                           aggfunc="first", sort=False)
-    best = {m: df[(df["topic"] == "all") & (df["measure"] == m)]["value"].max()
-            for m in measures}
+    header, rows, bold, align = _grid(df)
     table = Table(show_edge=False, pad_edge=False)
-    if len(topics) > 1:
-        table.add_column("topic")
-    table.add_column("run")
-    for m in measures:
-        table.add_column(m, justify="right")
-    for topic in topics:
-        for run in runs:
-            if (topic, run) not in pivot.index:
-                continue
-            cells = []
-            for m in measures:
-                v = pivot.loc[(topic, run), m]
-                text = f"{v:.4f}"
-                if topic == "all" and len(runs) > 1 and v == best[m]:
-                    text = f"[bold]{text}[/bold]"
-                cells.append(text)
-            row = ([topic] if len(topics) > 1 else []) + [run, *cells]
-            table.add_row(*row)
+    for h, a in zip(header, align, strict=True):
+        table.add_column(h, justify="right" if a == "r" else "left")
+    for i, row in enumerate(rows):
+        cells = [escape(c) for c in row]
+        table.add_row(*[f"[bold]{c}[/bold]" if (i, j) in bold else c
+                        for j, c in enumerate(cells)])
     console.print(table)

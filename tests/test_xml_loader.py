@@ -128,7 +128,7 @@ def test_find_files_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         find_xml_files([tmp_path / "missing"])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputError, match="no \\*.xml"):
+    with pytest.raises(InputError, match=r"no \*\.xml"):
         find_xml_files([tmp_path / "empty"])
 
 

@@ -118,7 +118,8 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
     seen: dict[str, Path] = {}
     for f in out:
         if f.name in seen:
-            raise InputError(f.path, None, f"document id {f.name!r} is also given by {seen[f.name]}")
+            raise InputError(f.path, None,
+                             f"document id {f.name!r} is also given by {seen[f.name]}")
         seen[f.name] = f.path
     return out
 

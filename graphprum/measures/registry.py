@@ -80,7 +80,8 @@ def parse_measure(text: str) -> MeasureSpec:
     """Parse ``NAME(param=value,...)@cutoff``; UsageError on a malformed name."""
     m = _NAME.match(text)
     if not m:
-        raise UsageError(f"cannot parse measure name {text!r}; expected NAME(param=value,...)@cutoff")
+        raise UsageError(f"cannot parse measure name {text!r}; "
+                         f"expected NAME(param=value,...)@cutoff")
     name, params_text, cutoff = m.groups()
     params: dict[str, str] = {}
     if params_text:

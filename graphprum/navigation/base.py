@@ -118,14 +118,11 @@ def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
 
 def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
     """Indicator array of pairs where source and target are the same id."""
-    where = {t: j for j, t in enumerate(targets)}
-    rows, cols = [], []
-    for i, s in enumerate(sources):
-        j = where.get(s)
-        if j is not None:
-            rows.append(i)
-            cols.append(j)
-    return sp.csr_array((np.ones(len(rows)), (rows, cols)), shape=(len(sources), len(targets)))
+    where = dict(zip(targets, range(len(targets)), strict=True))
+    cols = np.array([where.get(s, -1) for s in sources], dtype=np.int64)
+    rows = np.flatnonzero(cols >= 0)
+    return sp.csr_array((np.ones(len(rows)), (rows, cols[rows])),
+                        shape=(len(sources), len(targets)))
 
 
 def combine(models: Sequence[NavigationModel], sources: Sequence[str],

@@ -428,7 +428,7 @@ class LocalStore:
         """Counts per kind, documents, links, summaries, format, size on disk."""
         table = self.table()
         kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
-        src, dst, _ = self._read_links()
+        _src, dst, _ = self._read_links()
         summaries = self.summary_names()
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
             if self.path.exists() else 0
