@@ -105,7 +105,8 @@ def _grid(df: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int, 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "∞": r"$\infty$", "–": "--", "|": r"\textbar{}"}
 
 
 def latex_escape(text: str) -> str:
@@ -177,9 +178,16 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, alig
     return "\n".join(lines) + "\n"
 
 
+def console_width(out: TextIO) -> int | None:
+    """The terminal's width on a terminal (rich decides); wide enough elsewhere,
+    so a table written to a file or pipe is never cut at 80 columns."""
+    isatty = getattr(out, "isatty", None)
+    return None if isatty is not None and isatty() else 1000
+
+
 def _write_table(df: pd.DataFrame, out: TextIO) -> None:
     """Runs as rows, measures as columns; the best mean per measure in bold."""
-    console = Console(file=out, highlight=False)
+    console = Console(file=out, highlight=False, width=console_width(out))
     header, rows, bold, align = _grid(df)
     table = Table(show_edge=False, pad_edge=False)
     for h, a in zip(header, align, strict=True):

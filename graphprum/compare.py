@@ -1,0 +1,380 @@
+"""Paired significance tests between runs over topics.
+
+Every test pairs the per-topic values of two runs on one measure (the topics
+both runs were evaluated on) and works on the differences ``d = a - b``:
+
+``t``
+    Student's paired t-test, two-sided (:func:`scipy.stats.ttest_rel`), with
+    the t confidence interval of the mean difference.
+``randomization``
+    Paired (sign-flip) permutation test of the mean difference, two-sided:
+    under the null hypothesis each topic's two values are exchangeable, so
+    every sign vector ``s`` in {-1, +1}^n is equally likely and
+    ``p = P(|mean(s * d)| >= |mean(d)|)``.  When ``2**n <= permutations``
+    every sign vector is enumerated and p is exact; otherwise ``permutations``
+    random sign vectors are drawn (seeded) and ``p = (hits + 1) / (B + 1)``
+    (the observed assignment counted once, so p is never 0).  Default
+    ``permutations = 2**17 = 131072``: exact up to 17 topics.
+``bootstrap``
+    Paired bootstrap of the mean difference (Efron & Tibshirani 1993,
+    §16.4): ``B`` resamples of the topics with replacement; the two-sided
+    p-value is the share of resampled means of the *centred* differences
+    ``d - mean(d)`` (the null shifted to mean 0) at least as far from 0 as
+    ``mean(d)``, ``(hits + 1) / (B + 1)``; the confidence interval is the
+    percentile interval of the uncentred resampled means.  Default
+    ``B = 10000``.
+
+Effect size: ``d_z = mean(d) / sd(d)`` (Cohen's d for paired samples, sd
+with n - 1 degrees of freedom); 0 when every difference is 0, infinite when
+they are all equal and non-zero.
+
+p-values of one call (one measure, all compared pairs) are corrected for
+multiple comparisons by Holm's step-down method (default), Bonferroni, or
+not at all; a difference is *significant* when the corrected p < ``alpha``.
+
+Examples
+--------
+>>> import pandas as pd
+>>> rows = [(r, "AP", f"t{i}", v) for r, vals in
+...         {"a": [.5, .6, .7, .8], "b": [.4, .5, .5, .6]}.items()
+...         for i, v in enumerate(vals)]
+>>> df = pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+>>> res = compare(df, "AP", test="randomization")
+>>> res[["run_a", "run_b", "diff", "p_value", "n_topics"]].round(4).values.tolist()
+[['a', 'b', 0.15, 0.125, 4]]
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+import scipy.stats
+
+from graphprum.errors import UsageError
+
+TESTS = ("t", "randomization", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "none")
+#: Default number of sign vectors of the randomization test (exact up to 17 topics).
+PERMUTATIONS = 2**17
+#: Default number of bootstrap resamples.
+BOOTSTRAP_SAMPLES = 10_000
+#: Columns of the DataFrame :func:`compare` returns.
+COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "test", "statistic",
+           "p_value", "p_adjusted", "significant", "effect_size", "ci_low", "ci_high",
+           "wins", "losses", "ties", "n_topics", "exact"]
+
+_CHUNK = 1 << 14
+
+
+def compare(df: pd.DataFrame, measure: str, *, test: str = "t", baseline: str | None = None,
+            correction: str = "holm", alpha: float = 0.05, seed: int = 0,
+            permutations: int = PERMUTATIONS, samples: int = BOOTSTRAP_SAMPLES,
+            runs: Sequence[str] | None = None,
+            warn: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Paired significance tests between runs on ``measure``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        An evaluation (columns ``run, measure, topic, value``) with per-topic
+        rows; ``all`` rows are ignored.
+    measure : str
+        The measure compared, as named in ``df`` (e.g. ``"PRUM"``, ``"AP"``).
+    test : {"t", "randomization", "bootstrap"}
+        See the module documentation.
+    baseline : str, optional
+        Compare every other run with this one (``run_b`` = baseline);
+        by default every pair of runs, in the order they appear.
+    correction : {"holm", "bonferroni", "none"}
+        Multiple-comparison correction over the pairs of this call.
+    alpha : float
+        Significance level of the ``significant`` column.
+    seed : int
+        Seed of the random sign vectors / resamples (results are reproducible).
+    permutations, samples : int
+        Sign vectors (randomization) and resamples (bootstrap).
+    runs : sequence of str, optional
+        Restrict to these runs (in this order).
+    warn : callable, optional
+        Called with a note when two runs do not share the same topics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair with :data:`COLUMNS`: means of both runs over the
+        shared topics, ``diff = mean_a - mean_b``, the test statistic (t, or
+        the mean difference), raw and corrected p-values, ``significant``,
+        the effect size ``d_z``, a confidence interval of the mean difference
+        (t and bootstrap; NaN for randomization), topic wins/losses/ties of
+        run a, the number of topics and whether p is exact.
+    """
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}; choose {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha must be in (0, 1), got {alpha}")
+    if permutations < 1 or samples < 1:
+        raise UsageError("permutations and samples must be >= 1")
+    sub = df[(df["measure"] == measure) & (df["topic"] != "all")]
+    if sub.empty:
+        if (df["measure"] == measure).any():
+            raise UsageError(f"no per-topic values of {measure} to compare (evaluate with "
+                             f"per-topic rows)")
+        known = ", ".join(dict.fromkeys(df["measure"]))
+        raise UsageError(f"measure {measure!r} is not in the results; they hold {known}")
+    table = sub.pivot_table(index="topic", columns="run", values="value", aggfunc="first",
+                            sort=False)
+    names = list(runs) if runs is not None else list(dict.fromkeys(sub["run"]))
+    for r in [*names, *([baseline] if baseline else [])]:
+        if r not in table.columns:
+            raise UsageError(f"run {r!r} is not in the results; runs: "
+                             + ", ".join(map(str, table.columns)))
+    if baseline is not None:
+        pairs = [(r, baseline) for r in names if r != baseline]
+    else:
+        pairs = list(itertools.combinations(names, 2))
+    if not pairs:
+        raise UsageError("compare needs at least two runs")
+    rng_seed = np.random.SeedSequence(seed)
+    rows = []
+    for (a, b), child in zip(pairs, rng_seed.spawn(len(pairs)), strict=True):
+        both = table[[a, b]].dropna()
+        if len(both) < len(table) and warn is not None:
+            warn(f"note: {a} vs {b} on {measure}: {len(both)} shared topics of {len(table)}")
+        if both.empty:
+            raise UsageError(f"runs {a!r} and {b!r} share no topic on {measure}")
+        x = both[a].to_numpy(float)
+        y = both[b].to_numpy(float)
+        rows.append(_pair(measure, a, b, x, y, test, np.random.default_rng(child),
+                          permutations, samples, alpha))
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    out["p_adjusted"] = adjust(out["p_value"].to_numpy(float), correction)
+    out["significant"] = out["p_adjusted"] < alpha
+    return out
+
+
+def _pair(measure: str, a: str, b: str, x: np.ndarray, y: np.ndarray, test: str,
+          rng: np.random.Generator, permutations: int, samples: int, alpha: float) -> list:
+    d = x - y
+    n = len(d)
+    mean = float(d.mean())
+    ci = (math.nan, math.nan)
+    exact = True
+    if test == "t":
+        if n < 2 or _constant(d):
+            stat, p = ((0.0, 1.0) if abs(mean) <= _tol(d)
+                       else (math.copysign(math.inf, mean), 0.0))
+            if n < 2:
+                stat, p = math.nan, 1.0
+        else:
+            res = scipy.stats.ttest_rel(x, y)
+            stat, p = float(res.statistic), float(res.pvalue)
+            lo, hi = res.confidence_interval(1 - alpha)
+            ci = (float(lo), float(hi))
+    elif test == "randomization":
+        stat = mean
+        p, exact = sign_flip_p(d, permutations=permutations, rng=rng)
+    else:
+        stat = mean
+        p, ci = bootstrap_p(d, samples=samples, rng=rng, alpha=alpha)
+        exact = False
+    if n < 2:
+        effect = math.nan
+    elif not _constant(d):
+        effect = mean / float(d.std(ddof=1))
+    else:
+        effect = 0.0 if abs(mean) <= _tol(d) else math.copysign(math.inf, mean)
+    return [measure, a, b, float(x.mean()), float(y.mean()), mean, test, stat, p, p, False,
+            effect, ci[0], ci[1], int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum()),
+            n, exact]
+
+
+def _constant(d: np.ndarray) -> bool:
+    """Whether all differences are equal (up to rounding of the subtraction)."""
+    return float(np.ptp(d)) <= _tol(d)
+
+
+def _tol(d: np.ndarray) -> float:
+    """Slack for comparing means of the same numbers summed in other orders."""
+    return 1e-9 * max(1.0, float(np.abs(d).max(initial=0.0)))
+
+
+def sign_flip_p(d: np.ndarray, *, permutations: int = PERMUTATIONS,
+                rng: np.random.Generator | None = None) -> tuple[float, bool]:
+    """Two-sided p-value of the paired sign-flip test on differences ``d``.
+
+    Returns ``(p, exact)``: exact enumeration of the ``2**n`` sign vectors
+    when that is at most ``permutations``, else a seeded Monte Carlo estimate
+    ``(hits + 1) / (permutations + 1)``.
+
+    >>> sign_flip_p(np.array([1.0, 2.0, 3.0]))
+    (0.25, True)
+    """
+    d = np.asarray(d, float)
+    n = len(d)
+    observed = abs(float(d.mean())) if n else 0.0
+    tol = _tol(d)
+    if n == 0:
+        return 1.0, True
+    if 2.0**n <= permutations:
+        hits = 0
+        total = 1 << n
+        bits = np.arange(n, dtype=np.int64)
+        for start in range(0, total, _CHUNK):
+            codes = np.arange(start, min(total, start + _CHUNK), dtype=np.int64)
+            signs = 1.0 - 2.0 * ((codes[:, None] >> bits) & 1)
+            hits += int(np.count_nonzero(np.abs(signs @ d) / n >= observed - tol))
+        return hits / total, True
+    rng = rng if rng is not None else np.random.default_rng(0)
+    hits = 0
+    for start in range(0, permutations, _CHUNK):
+        m = min(_CHUNK, permutations - start)
+        signs = rng.integers(0, 2, size=(m, n), dtype=np.int8) * 2.0 - 1.0
+        hits += int(np.count_nonzero(np.abs(signs @ d) / n >= observed - tol))
+    return (hits + 1) / (permutations + 1), False
+
+
+def bootstrap_p(d: np.ndarray, *, samples: int = BOOTSTRAP_SAMPLES,
+                rng: np.random.Generator | None = None,
+                alpha: float = 0.05) -> tuple[float, tuple[float, float]]:
+    """Paired bootstrap of the mean of ``d``: two-sided p and percentile interval.
+
+    >>> p, (lo, hi) = bootstrap_p(np.array([0.1, 0.2, 0.15, 0.3, 0.25]))
+    >>> p < 0.01 and 0.1 <= lo < hi <= 0.3
+    True
+    """
+    d = np.asarray(d, float)
+    n = len(d)
+    if n == 0:
+        return 1.0, (math.nan, math.nan)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    mean = float(d.mean())
+    centred = d - mean
+    tol = _tol(d)
+    means = np.empty(samples)
+    hits = 0
+    for start in range(0, samples, max(1, _CHUNK * 8 // max(n, 1))):
+        m = min(max(1, _CHUNK * 8 // max(n, 1)), samples - start)
+        idx = rng.integers(0, n, size=(m, n))
+        means[start:start + m] = d[idx].mean(axis=1)
+        hits += int(np.count_nonzero(np.abs(centred[idx].mean(axis=1)) >= abs(mean) - tol))
+    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return (hits + 1) / (samples + 1), (float(lo), float(hi))
+
+
+def adjust(p: np.ndarray, correction: str) -> np.ndarray:
+    """p-values corrected for multiple comparisons (``holm``, ``bonferroni``, ``none``).
+
+    Holm: sort ascending, ``p_(i) * (m - i + 1)``, made non-decreasing, capped at 1.
+
+    >>> adjust(np.array([0.01, 0.04, 0.03]), "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust(np.array([0.01, 0.04, 0.03]), "bonferroni").round(4).tolist()
+    [0.03, 0.12, 0.09]
+    """
+    p = np.asarray(p, float)
+    m = len(p)
+    if correction == "none" or m == 0:
+        return p.copy()
+    if correction == "bonferroni":
+        return np.minimum(p * m, 1.0)
+    if correction != "holm":
+        raise UsageError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(p[order] * (m - np.arange(m)), 1.0)
+    out = np.empty(m)
+    out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+# ------------------------------------------------------------------ output
+def _grid(res: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
+    """Human table of comparisons: significant rows' corrected p in bold, with ``*``."""
+    header = ["measure", "run A", "run B", "mean A", "mean B", "diff", "d_z", "W/L/T", "p",
+              "p adj.", ""]
+    rows, bold = [], set()
+    for i, r in enumerate(res.itertuples(index=False)):
+        rows.append([r.measure, str(r.run_a), str(r.run_b), f"{r.mean_a:.4f}", f"{r.mean_b:.4f}",
+                     f"{r.diff:+.4f}", _fmt(r.effect_size, 2), f"{r.wins}/{r.losses}/{r.ties}",
+                     _fmt_p(r.p_value), _fmt_p(r.p_adjusted), "*" if r.significant else ""])
+        if r.significant:
+            bold.add((i, 9))
+            bold.add((i, 5))
+    return header, rows, bold, "lll" + "r" * 7 + "l"
+
+
+def _fmt(v: float, digits: int) -> str:
+    if math.isnan(v):
+        return "–"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    return f"{v:.{digits}f}"
+
+
+def _fmt_p(p: float) -> str:
+    if math.isnan(p):
+        return "–"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float = 0.05) -> None:
+    """Write :func:`compare` results in ``fmt`` (table, tsv, csv, json, latex, markdown).
+
+    tsv/csv/json carry every column at full precision; the table formats show
+    one line per pair, ``*`` marking differences significant after correction.
+    """
+    import json
+
+    from graphprum.report import FORMATS, json_number, latex_table, markdown_table
+
+    if fmt == "tsv":
+        res.to_csv(out, sep="\t", index=False)
+    elif fmt == "csv":
+        res.to_csv(out, index=False)
+    elif fmt == "json":
+        records = [{k: json_number(_plain(v)) for k, v in row.items()}
+                   for row in res.to_dict(orient="records")]
+        json.dump(records, out, indent=1)
+        out.write("\n")
+    elif fmt in ("latex", "markdown"):
+        header, rows, bold, align = _grid(res)
+        writer = latex_table if fmt == "latex" else markdown_table
+        out.write(writer(header, rows, align=align, bold=bold))
+    elif fmt == "table":
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.table import Table
+
+        header, rows, bold, align = _grid(res)
+        table = Table(show_edge=False, pad_edge=False,
+                      caption=f"* p adj. < {alpha} ({_describe(res)})", caption_justify="left")
+        for h, a in zip(header, align, strict=True):
+            table.add_column(h, justify="right" if a == "r" else "left")
+        for i, row in enumerate(rows):
+            table.add_row(*[f"[bold]{escape(c)}[/bold]" if (i, j) in bold else escape(c)
+                            for j, c in enumerate(row)])
+        Console(file=out, highlight=False, width=_width(out)).print(table)
+    else:
+        raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
+
+
+def _width(out: TextIO) -> int | None:
+    from graphprum.report import console_width
+
+    return console_width(out)
+
+
+def _describe(res: pd.DataFrame) -> str:
+    tests = ", ".join(dict.fromkeys(res["test"])) if len(res) else ""
+    return f"paired {tests} test over topics"
+
+
+def _plain(v: object) -> object:
+    """numpy scalars as Python values (for JSON)."""
+    return v.item() if isinstance(v, np.generic) else v

@@ -1,0 +1,94 @@
+"""Result writers: round trips of tsv/csv/json, LaTeX and markdown golden files."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from graphprum.errors import UsageError
+from graphprum.report import FORMATS, latex_escape, write_results
+
+GOLDEN = Path(__file__).parent / "golden"
+RUNS = ("base_line", "new & improved")
+MEASURES = ("PRUM", "nxCG@10", "T2I-PR(tau=15)@0.5")
+PER_TOPIC = {  # (run, measure) -> values on q1, q2
+    (RUNS[0], MEASURES[0]): (0.25, 0.5), (RUNS[1], MEASURES[0]): (0.75, 2 / 3),
+    (RUNS[0], MEASURES[1]): (0.1, 0.2), (RUNS[1], MEASURES[1]): (0.3, 0.1),
+    (RUNS[0], MEASURES[2]): (1.0, 0.0), (RUNS[1], MEASURES[2]): (0.5, 0.5),
+}
+
+
+def results(per_topic: bool = True) -> pd.DataFrame:
+    """Rows in the order run_evaluation writes them: per run, per measure, topics then all."""
+    rows = []
+    for run in RUNS:
+        for m in MEASURES:
+            vals = PER_TOPIC[(run, m)]
+            if per_topic:
+                rows += [(run, m, "q1", vals[0]), (run, m, "q2", vals[1])]
+            rows.append((run, m, "all", (vals[0] + vals[1]) / 2))
+    return pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+
+
+def render(df: pd.DataFrame, fmt: str) -> str:
+    out = io.StringIO()
+    write_results(df, fmt, out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("fmt", "per_topic", "golden"), [
+    ("latex", True, "results.tex"), ("latex", False, "means.tex"),
+    ("markdown", True, "results.md"), ("markdown", False, "means.md")])
+def test_golden_tables(fmt: str, per_topic: bool, golden: str) -> None:
+    assert render(results(per_topic), fmt) == (GOLDEN / golden).read_text()
+
+
+def test_markdown_columns_line_up_with_the_rule() -> None:
+    lines = render(results(False), "markdown").splitlines()
+    header = lines[0].split("|")[1:-1]
+    rule = lines[1].split("|")[1:-1]
+    assert [len(h) for h in header] == [len(r) for r in rule]
+    assert all(r.endswith(":") for r in rule[1:]) and rule[0].startswith(":")
+
+
+def test_latex_escapes_every_special_character() -> None:
+    text = latex_escape(r"a_b&c%d$e#f{g}h~i^j\k<l>m|n")
+    assert text == (r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j"
+                    r"\textbackslash{}k\textless{}l\textgreater{}m\textbar{}n")
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "json"])
+def test_round_trip_full_precision(fmt: str) -> None:
+    df = results()
+    df.loc[0, "value"] = 0.1 + 0.2  # not representable in 4 decimals
+    text = render(df, fmt)
+    if fmt == "tsv":
+        back = pd.read_csv(io.StringIO(text), sep="\t", header=None,
+                           names=["run", "measure", "topic", "value"])
+    elif fmt == "csv":
+        back = pd.read_csv(io.StringIO(text))
+    else:
+        back = pd.DataFrame(json.loads(text))
+    assert back["value"].tolist() == df["value"].tolist()  # exactly, not approximately
+    assert back[["run", "measure", "topic"]].values.tolist() == \
+        df[["run", "measure", "topic"]].values.tolist()
+
+
+def test_table_holds_every_value() -> None:
+    text = render(results(), "table")
+    lines = text.splitlines()
+    assert "T2I-PR(tau=15)@0.5" in lines[0]  # not cut at 80 columns in a file
+    for run in RUNS:
+        assert any(line.startswith("all") and run in line and "0.3750" in line
+                   for line in lines) == (run == RUNS[0])
+    assert "0.7083" in text and "0.6667" in text
+
+
+def test_unknown_format() -> None:
+    with pytest.raises(UsageError, match="latex, markdown"):
+        render(results(), "xlsx")
+    assert set(FORMATS) == {"table", "tsv", "csv", "json", "latex", "markdown"}
