@@ -1,0 +1,526 @@
+"""Stream a web site (a directory of HTML files) as :class:`ParsedDocument` records.
+
+Every ``.html``/``.htm`` file under the root (extension matched without
+regard to case) is one page; its id is its POSIX path relative to the root,
+extension kept (DESIGN §1.1): ``library/os.html``.  Pages are parsed with
+``lxml.html`` (libxml2's forgiving HTML parser), so broken markup never stops
+a load.  The character encoding is a byte-order mark, else a ``<meta>``
+charset declaration in the first 4 KiB, else UTF-8.
+
+Links
+-----
+``<a href>`` and ``<area href>`` are resolved as a browser resolves them:
+against the page's URL, or against the first ``<base href>`` of the page;
+``.`` and ``..`` segments are removed, fragments and queries stripped,
+percent-escapes decoded (UTF-8), ``\\`` read as ``/``, a path starting with
+``/`` taken from the site root, and a directory (trailing ``/``, or a name
+that is a directory on disk) replaced by its ``index.html`` (or
+``index.htm``).  A resolved link is *stored* as a LINK edge, with its
+multiplicity and its anchor text (the ``<a>`` text content, whitespace runs
+collapsed to one space; for ``<area>`` the ``alt`` attribute), only when it
+leads to another page of the site.  Everything else is counted in
+:class:`SiteStats` and not stored:
+
+- ``external``: another scheme (``http:``, ``mailto:``, ``javascript:``,
+  ...), a network path ``//host/...``, or any relative link under an
+  external ``<base href>``;
+- ``outside``: a path whose ``..`` segments climb above the site root;
+- ``missing``: a path inside the site where no file is;
+- ``non_page``: an existing file that is not a page (an image, a PDF);
+- ``same_page``: a link back to the page itself (``#sec``, ``?q``, ``""``,
+  or its own file name) -- in-page navigation, not a move to another unit.
+
+Units
+-----
+Without ``elements`` a page is one unit of kind KIND_PAGE (tag ``page``,
+label path ``/page``), whose ``length`` is the number of characters of the
+page's text content ``''.join(root.itertext())`` (DESIGN §1.2: all text,
+``<script>``/``<style>`` text included, comments excluded) and ``words`` its
+whitespace-separated tokens; its links leave from local row 0.
+
+With ``elements`` the page's element tree is stored as for XML (kind
+KIND_ELEMENT; ids ``PAGE#XPATH`` with every step positional among same-tag
+siblings, comments and PIs not counted; ``start``/``length`` offsets in the
+page's text content).  A link leaves from the row of its ``<a>``/``<area>``
+element and ends at the target page's root element (the store resolves the
+target page name to its first row).  Tag names are as lxml.html reports them
+(lower case).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> (d / "lib").mkdir()
+>>> _ = (d / "index.html").write_text(
+...     '<p>See <a href="lib/os.html#x">os</a>, <a href="lib/">lib</a>, '
+...     '<a href="http://python.org">py</a>, <a href="gone.html">?</a>')
+>>> _ = (d / "lib" / "index.html").write_text("<title>Lib</title>")
+>>> _ = (d / "lib" / "os.html").write_text("<p>The os module <a href=../index.html>up")
+>>> site = load_site(d)
+>>> [(doc.name, doc.links) for doc in site]  # doctest: +NORMALIZE_WHITESPACE
+[('index.html', [(0, 'lib/os.html', 'os'), (0, 'lib/index.html', 'lib')]),
+ ('lib/index.html', []),
+ ('lib/os.html', [(0, 'index.html', 'up')])]
+>>> site.stats.pages, site.stats.links, site.stats.external, site.stats.missing
+(3, 3, 1, 1)
+>>> doc = next(iter(load_site(d, elements=True)))
+>>> doc.name, doc.tags
+('index.html', ['html', 'body', 'p', 'a', 'a', 'a', 'a'])
+>>> doc.links  # leave from the <a> rows
+[(3, 'lib/os.html', 'os'), (4, 'lib/index.html', 'lib')]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+import lxml.html
+import numpy as np
+from lxml import etree
+
+from graphprum.errors import InputError
+from graphprum.loaders.xml import _sibling_positions, _word_counts
+from graphprum.store.base import KIND_ELEMENT, KIND_PAGE, ParsedDocument
+
+#: File name extensions of pages (compared in lower case).
+PAGE_SUFFIXES = (".html", ".htm")
+#: Names tried, in order, for a link to a directory.
+INDEX_NAMES = ("index.html", "index.htm")
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.IGNORECASE)
+_TAB_NL = str.maketrans("", "", "\t\n\r")
+_WS = "\t\n\x0c\r "  # ASCII whitespace a browser strips around a URL
+
+
+@dataclass
+class SiteStats:
+    """What a site load found (shown by ``info``).
+
+    Attributes
+    ----------
+    pages : int
+        Pages loaded.
+    units : int
+        Units stored (pages, or elements with ``elements=True``).
+    links : int
+        LINK edges stored (to another page of the site, multiplicity kept).
+    external, outside, missing, non_page, same_page : int
+        Links counted and not stored (see the module notes).
+    links_by_page : dict of str to int
+        Stored links leaving each page (pages with none are absent).
+    """
+
+    pages: int = 0
+    units: int = 0
+    links: int = 0
+    external: int = 0
+    outside: int = 0
+    missing: int = 0
+    non_page: int = 0
+    same_page: int = 0
+    links_by_page: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def dropped(self) -> int:
+        """Links found and not stored."""
+        return self.external + self.outside + self.missing + self.non_page + self.same_page
+
+
+@dataclass
+class SiteIndex:
+    """The files of a site: page ids, every file and every directory (POSIX, relative)."""
+
+    root: Path
+    pages: list[str]
+    files: set[str]
+    dirs: set[str]
+
+    @classmethod
+    def scan(cls, root: str | os.PathLike[str]) -> SiteIndex:
+        """Walk ``root`` once (sorted, symlinked directories not followed)."""
+        root_p = Path(root)
+        if not root_p.is_dir():
+            what = "not a directory" if root_p.exists() else "no such directory"
+            raise InputError(root_p, None, what)
+        pages: list[str] = []
+        files: set[str] = set()
+        dirs: set[str] = {""}
+        for dirpath, dirnames, filenames in os.walk(root_p):
+            dirnames.sort()
+            rel = Path(dirpath).relative_to(root_p).as_posix()
+            prefix = "" if rel == "." else rel + "/"
+            for d in dirnames:
+                dirs.add(prefix + d)
+            for f in sorted(filenames):
+                rel_f = prefix + f
+                files.add(rel_f)
+                if f.lower().endswith(PAGE_SUFFIXES):
+                    pages.append(rel_f)
+        if not pages:
+            raise InputError(root_p, None, "directory holds no .html/.htm file")
+        return cls(root_p, pages, files, dirs)
+
+
+#: Outcome of resolving one href: a page id, or one of these markers.
+EXTERNAL, OUTSIDE, MISSING, NON_PAGE, SAME_PAGE = (
+    "\0external", "\0outside", "\0missing", "\0non_page", "\0same_page")
+
+
+def _segments(path: str) -> list[str]:
+    """Percent-decoded path segments of a URL path (no leading '/')."""
+    return [unquote(s) for s in path.split("/")]
+
+
+def _resolve_dots(base_dir: list[str], rel: list[str]) -> list[str] | None:
+    """RFC 3986 merge + remove_dot_segments; None when '..' climbs above the root.
+
+    ``base_dir`` holds directory segments, ``rel`` the reference's segments
+    (already percent-decoded, so ``%2e%2e`` counts as ``..`` as in browsers);
+    the result's last item is the file name ('' for a directory).
+
+    >>> _resolve_dots(["a", "b"], ["..", ".", "c.html"])
+    ['a', 'c.html']
+    >>> _resolve_dots(["a"], ["..", ".."]) is None
+    True
+    """
+    out = list(base_dir)
+    last = len(rel) - 1
+    for i, seg in enumerate(rel):
+        if seg == ".":
+            if i == last:
+                out.append("")
+        elif seg == "..":
+            if not out:
+                return None
+            out.pop()
+            if i == last:
+                out.append("")
+        else:
+            out.append(seg)
+    return out
+
+
+class LinkResolver:
+    """Resolve hrefs of one page to page ids of the site (see the module notes).
+
+    >>> idx = SiteIndex(Path("."), ["a/b.html", "a/index.html", "c d.html"],
+    ...                 {"a/b.html", "a/index.html", "c d.html", "a/x.png"}, {"", "a"})
+    >>> r = LinkResolver(idx, "a/b.html")
+    >>> [r.resolve(h) for h in ["./", "../c%20d.html?q#f", "x.png", "../../z"]]
+    ['a/index.html', 'c d.html', '\\x00non_page', '\\x00outside']
+    """
+
+    def __init__(self, index: SiteIndex, page: str, base_href: str | None = None) -> None:
+        self.index = index
+        self.page = page
+        here = page.split("/")[:-1]
+        self.base_dir: list[str] | None = here  # None: external base
+        self.base_file = page.rsplit("/", 1)[-1]
+        self.base_outside = False
+        if base_href is not None:
+            kind, segs = self._resolve_path(base_href)
+            if kind is EXTERNAL:
+                self.base_dir = None
+            elif kind is OUTSIDE:
+                self.base_dir = None
+                self.base_outside = True
+            elif segs is not None:
+                self.base_dir, self.base_file = segs[:-1], segs[-1]
+
+    def _resolve_path(self, href: str) -> tuple[str | None, list[str] | None]:
+        """(marker or None, segments) of ``href`` against the current base."""
+        href = href.strip(_WS).translate(_TAB_NL).replace("\\", "/")
+        if _SCHEME.match(href) or href.startswith("//"):
+            return EXTERNAL, None
+        if self.base_dir is None:
+            return (OUTSIDE if self.base_outside else EXTERNAL), None
+        path = href.split("#", 1)[0].split("?", 1)[0]
+        if not path:
+            return None, [*self.base_dir, self.base_file]
+        if path.startswith("/"):
+            segs = _resolve_dots([], _segments(path[1:]))
+        else:
+            segs = _resolve_dots(self.base_dir, _segments(path))
+        if segs is None:
+            return OUTSIDE, None
+        return None, segs
+
+    def resolve(self, href: str) -> str:
+        """Page id ``href`` leads to, or EXTERNAL/OUTSIDE/MISSING/NON_PAGE/SAME_PAGE."""
+        marker, segs = self._resolve_path(href)
+        if marker is not None:
+            return marker
+        assert segs is not None
+        if any("/" in s for s in segs):
+            return MISSING  # an encoded '/' inside a name: no such file
+        target = "/".join(segs)
+        index = self.index
+        if segs[-1] == "" or (target.rstrip("/") in index.dirs and target not in index.files):
+            folder = target.rstrip("/")
+            prefix = folder + "/" if folder else ""
+            for name in INDEX_NAMES:
+                if prefix + name in index.files:
+                    target = prefix + name
+                    break
+            else:
+                return MISSING
+        if target == self.page:
+            return SAME_PAGE
+        if target not in index.files:
+            return MISSING
+        if not target.lower().endswith(PAGE_SUFFIXES):
+            return NON_PAGE
+        return target
+
+
+def _encoding(data: bytes) -> str:
+    """BOM, else <meta charset> in the first 4 KiB, else UTF-8."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return "utf-8"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    m = _META_CHARSET.search(data[:4096])
+    if m:
+        name = m.group(1).decode("ascii", "replace").lower()
+        try:
+            import codecs
+
+            return codecs.lookup(name).name
+        except LookupError:
+            pass
+    return "utf-8"
+
+
+_PARSERS: dict[str, lxml.html.HTMLParser] = {}
+
+
+def parse_html(data: bytes) -> etree._Element:
+    """The root ``<html>`` element of a page (empty pages give an empty ``<html>``)."""
+    enc = _encoding(data)
+    parser = _PARSERS.get(enc)
+    if parser is None:
+        parser = _PARSERS[enc] = lxml.html.HTMLParser(encoding=enc)
+    try:
+        return lxml.html.document_fromstring(data, parser=parser)
+    except (etree.ParserError, ValueError):
+        return lxml.html.document_fromstring(b"<html></html>")
+
+
+def _anchor(el: etree._Element, text: str | None = None) -> str:
+    """Anchor text of a link element, whitespace runs collapsed."""
+    if el.tag == "area":
+        return " ".join((el.get("alt") or "").split())
+    if text is None:
+        text = "".join(el.itertext())
+    return " ".join(text.split())
+
+
+def _base_href(root: etree._Element) -> str | None:
+    for base in root.iter("base"):
+        href = base.get("href")
+        if href is not None:
+            return href
+    return None
+
+
+def _collect(resolver: LinkResolver, row: int, el: etree._Element, text: str | None,
+             links: list[tuple[int, str, str]], stats: SiteStats) -> None:
+    href = el.get("href")
+    if href is None:
+        return
+    target = resolver.resolve(href)
+    if target[0] == "\0":
+        name = target[1:]
+        setattr(stats, name, getattr(stats, name) + 1)
+        return
+    links.append((row, target, _anchor(el, text)))
+
+
+def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
+               elements: bool = False, stats: SiteStats | None = None) -> ParsedDocument:
+    """Parse one page into a :class:`ParsedDocument` (see the module notes).
+
+    Parameters
+    ----------
+    path : path-like
+        The HTML file.
+    page : str
+        Its page id (path relative to the site root).
+    index : SiteIndex
+        The site's files, to resolve links.
+    elements : bool
+        Store the element tree instead of one page unit.
+    stats : SiteStats, optional
+        Updated with the link counts and the page's units.
+    """
+    if stats is None:
+        stats = SiteStats()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    root = parse_html(data)
+    resolver = LinkResolver(index, page, _base_href(root))
+    links: list[tuple[int, str, str]] = []
+    if elements:
+        doc = _element_document(root, page, os.fspath(path), resolver, links, stats)
+    else:
+        text = "".join(root.itertext())
+        for el in root.iter("a", "area"):
+            _collect(resolver, 0, el, None, links, stats)
+        columns = {
+            "kind": np.full(1, KIND_PAGE, dtype=np.int8),
+            "parent": np.full(1, -1, dtype=np.int32),
+            "depth": np.zeros(1, dtype=np.int16),
+            "post": np.zeros(1, dtype=np.int32),
+            "size": np.ones(1, dtype=np.int32),
+            "pos": np.ones(1, dtype=np.int32),
+            "start": np.zeros(1),
+            "length": np.full(1, float(len(text))),
+            "words": np.full(1, len(text.split()), dtype=np.int32),
+        }
+        doc = ParsedDocument(page, os.fspath(path), KIND_PAGE, ["page"], ["/page"],
+                             columns, links)
+    stats.pages += 1
+    stats.units += len(doc.tags)
+    stats.links += len(links)
+    if links:
+        stats.links_by_page[page] = len(links)
+    return doc
+
+
+def _element_document(root: etree._Element, page: str, source: str,
+                      resolver: LinkResolver, links: list[tuple[int, str, str]],
+                      stats: SiteStats) -> ParsedDocument:
+    """The element tree of a page, offsets by a text cursor over a tree walk."""
+    tags: list[str] = []
+    paths: list[str] = []
+    parent: list[int] = []
+    depth: list[int] = []
+    start: list[int] = []
+    end: list[int] = []
+    size: list[int] = []
+    link_rows: list[tuple[int, etree._Element]] = []
+    stack: list[int] = []
+    path_stack = [""]
+    cursor = 0
+    prev = None
+    prev_was_start = False
+    for event, el in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
+        if prev is not None:
+            text = prev.text if prev_was_start else prev.tail
+            if text:
+                cursor += len(text)
+        prev = el
+        if event == "start":
+            tag = el.tag
+            row = len(tags)
+            parent.append(stack[-1] if stack else -1)
+            depth.append(len(stack))
+            label = path_stack[-1] + "/" + tag
+            tags.append(tag)
+            paths.append(label)
+            start.append(cursor)
+            end.append(0)
+            size.append(0)
+            stack.append(row)
+            path_stack.append(label)
+            prev_was_start = True
+            if tag == "a" or tag == "area":
+                link_rows.append((row, el))
+        elif event == "end":
+            row = stack.pop()
+            path_stack.pop()
+            end[row] = cursor
+            size[row] = len(tags) - row
+            prev_was_start = False
+        else:
+            prev_was_start = False
+    text = "".join(root.itertext())
+    n = len(tags)
+    start_a = np.asarray(start, dtype=np.int64)
+    length_a = np.asarray(end, dtype=np.int64) - start_a
+    if length_a[0] != len(text):  # pragma: no cover - guards the offset arithmetic
+        raise InputError(source, None, "internal error: text length mismatch")
+    for row, el in link_rows:
+        s = int(start_a[row])
+        _collect(resolver, row, el, text[s:s + int(length_a[row])], links, stats)
+    parent_a = np.asarray(parent, dtype=np.int32)
+    depth_a = np.asarray(depth, dtype=np.int16)
+    size_a = np.asarray(size, dtype=np.int32)
+    post_a = (np.arange(n, dtype=np.int64) - depth_a + size_a - 1).astype(np.int32)
+    columns = {
+        "kind": np.full(n, KIND_ELEMENT, dtype=np.int8),
+        "parent": parent_a,
+        "depth": depth_a,
+        "post": post_a,
+        "size": size_a,
+        "pos": _sibling_positions(parent_a, tags),
+        "start": start_a.astype(np.float64),
+        "length": length_a.astype(np.float64),
+        "words": _word_counts(text, start_a, length_a),
+    }
+    return ParsedDocument(page, source, KIND_ELEMENT, tags, paths, columns, links)
+
+
+class SiteLoad:
+    """Iterator over a site's pages; :attr:`stats` fills in as pages are read.
+
+    Returned by :func:`load_site`.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], elements: bool = False,
+                 progress: Callable[[str, int], None] | None = None) -> None:
+        self.index = SiteIndex.scan(root)
+        self.elements = elements
+        self.progress = progress
+        self.stats = SiteStats()
+        self._it = self._pages()
+
+    def _pages(self) -> Iterator[ParsedDocument]:
+        root = self.index.root
+        for page in self.index.pages:
+            doc = parse_page(root / page, page, self.index, self.elements, self.stats)
+            if self.progress is not None:
+                self.progress(page, len(doc.tags))
+            yield doc
+
+    def __iter__(self) -> SiteLoad:
+        return self
+
+    def __next__(self) -> ParsedDocument:
+        return next(self._it)
+
+
+def load_site(root: str | os.PathLike[str], elements: bool = False,
+              progress: Callable[[str, int], None] | None = None) -> SiteLoad:
+    """Pages of the site under ``root``, one :class:`ParsedDocument` each.
+
+    Parameters
+    ----------
+    root : path-like
+        The site's root directory (page ids are relative to it).
+    elements : bool
+        Store each page's element tree (``load web --elements``).
+    progress : callable, optional
+        Called as ``progress(page_id, units)`` after each page.
+
+    Returns
+    -------
+    SiteLoad
+        An iterator of ParsedDocument (pages in sorted path order) whose
+        ``stats`` (:class:`SiteStats`) is complete once it is exhausted.
+
+    Raises
+    ------
+    InputError
+        ``root`` is not a directory or holds no page; a page cannot be read.
+    """
+    return SiteLoad(root, elements, progress)
