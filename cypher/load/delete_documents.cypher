@@ -1,0 +1,3 @@
+UNWIND $names AS name
+MATCH (d:Document {name: name})
+DETACH DELETE d

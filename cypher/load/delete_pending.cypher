@@ -1,0 +1,3 @@
+UNWIND $names AS name
+MATCH (p:PendingLink {src_doc: name})
+DELETE p

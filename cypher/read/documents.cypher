@@ -1,0 +1,4 @@
+MATCH (d:Document)
+RETURN d.name AS name, d.source AS source, d.kind AS kind, d.length AS length,
+       d.count AS count, d.seq AS seq, d.digest AS digest, d.complete AS complete
+ORDER BY seq

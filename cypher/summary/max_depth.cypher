@@ -1,0 +1,2 @@
+MATCH (u:Unit)
+RETURN max(u.depth) AS depth

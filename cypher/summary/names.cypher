@@ -1,0 +1,3 @@
+MATCH (s:Summary)
+RETURN DISTINCT s.axpre AS axpre
+ORDER BY axpre

