@@ -165,7 +165,7 @@ class SiteIndex:
                     pages.append(rel_f)
         if not pages:
             raise InputError(root_p, None, "directory holds no .html/.htm file")
-        return cls(root_p, pages, files, dirs)
+        return cls(root_p, sorted(pages), files, dirs)
 
 
 #: Outcome of resolving one href: a page id, or one of these markers.
