@@ -1,0 +1,67 @@
+"""Link lists ``FROM<TAB>TO``: streamed chunks, comments, errors with line numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphprum.errors import InputError
+from graphprum.loaders import linklist
+from graphprum.loaders.linklist import read_link_list
+
+
+def pairs(path: Path, chunk: int = 100_000) -> list[tuple[str, str]]:
+    out = []
+    for src, dst in read_link_list(path, chunk=chunk):
+        assert len(src) == len(dst) and len(src) <= chunk
+        out.extend(zip(src.tolist(), dst.tolist(), strict=True))
+    return out
+
+
+def test_comments_blanks_spaces_repeats(write) -> None:
+    f = write("l.tsv", "\ufeff# header\na.html\tb.html\n\n   \n  # indented comment\n"
+                       "b.html \t a.html\r\na.html\tb.html\nmy page.html\tc/d.html")
+    assert pairs(f) == [("a.html", "b.html"), ("b.html", "a.html"),
+                        ("a.html", "b.html"), ("my page.html", "c/d.html")]
+
+
+def test_chunks_in_order(write) -> None:
+    lines = [f"p{i}\tp{(i * 7) % 1000}" for i in range(2500)]
+    f = write("l.tsv", "\n".join(lines) + "\n")
+    chunks = list(read_link_list(f, chunk=1000))
+    assert [len(s) for s, _ in chunks] == [1000, 1000, 500]
+    assert pairs(f, chunk=1000) == [tuple(x.split("\t")) for x in lines]
+
+
+def test_block_boundaries(write, monkeypatch: pytest.MonkeyPatch) -> None:
+    # tiny read blocks: lines are cut across blocks and must come back whole
+    monkeypatch.setattr(linklist, "_BLOCK", 7)
+    lines = [f"page-{i}.html\ttarget-{i}.html" for i in range(50)]
+    f = write("l.tsv", "\n".join(lines))  # no final newline
+    assert pairs(f, chunk=9) == [tuple(x.split("\t")) for x in lines]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("a\tb\nc d\n", 2, "expected 2 tab-separated fields FROM TO, got 1"),
+    ("a\tb\n# c\n\na\tb\tc\n", 4, "expected 2 tab-separated fields FROM TO, got 3"),
+    ("\tb\n", 1, "empty FROM id"),
+    ("a\t \n", 1, "empty TO id"),
+    (b"a\tb\nx\t\xff\n", 2, "not UTF-8"),
+])
+def test_errors_name_file_and_line(write, text: str | bytes, line: int, message: str) -> None:
+    f = write("bad.tsv", text)
+    with pytest.raises(InputError) as err:
+        list(read_link_list(f))
+    assert err.value.line == line
+    assert message in err.value.message
+    assert str(err.value).startswith(f"{f}:{line}: ")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        list(read_link_list(tmp_path / "none.tsv"))
+
+
+def test_empty_file(write) -> None:
+    assert list(read_link_list(write("e.tsv", "# nothing\n"))) == []
