@@ -1,0 +1,280 @@
+"""T2I measures (de Vries, Kazai and Lalmas, RIAO 2004, §5): effort-based
+precision, expected search length, its reduction factor, and the
+probability of relevance, for fragments without a predefined retrieval unit.
+
+Every measure walks the :mod:`graphprum.t2i` user through the ranked list
+(user parameters ``tau`` = tau_NR, default 15; ``init`` = tau_init, default
+0; ``keepsviewing``, default true -- in the store's units: seconds for video,
+characters for text) and reads two things off that walk: the fragments hit,
+each once, with the cumulative *wasted* effort W at which it was hit, and the
+wasted effort of the whole list.  Notation of Table 1: R relevant fragments,
+S desired, D the effort to inspect the collection (total length of the
+documents of the fragments' kind; ``D=`` overrides), D_R the effort to
+inspect all relevant fragments (length of their union),
+``I = ceil((D - D_R) / tau)``.
+
+"The number of times T2I is reached" (j) is read as the number of times the
+cumulative wasted effort crosses a multiple of tau: ``j = floor(W / tau)``.
+When every unsuccessful inspection ends by giving up (no ``init``, no
+document ending early) this is exactly the number of give-ups; unlike a
+count of give-ups it also charges results cut short by a document's end and
+the ``init`` effort, so many short non-relevant results cannot look free.
+
+Measures (DESIGN §1.6)
+----------------------
+``T2I-P(tau=..,T=..)`` -- eq. 2: ``(tau/T) sum_{t=1}^{T/tau} P_t`` where P_t,
+the precision after t·tau of wasted effort, is ``F_t / (F_t + t)``: F_t
+fragments found once W reaches t·tau (hits at exactly t·tau count), each tau
+of waste standing for one non-relevant item (Hull's precision at a cut-off,
+with the cut-off measured in wasted effort only).  T defaults to 20·tau
+(5 minutes for tau = 15 s) and must be a multiple of tau.
+
+``ESL(S=..)`` -- eq. 3 in its final form (ERRATA T2I 1):
+``ESL = j (r - s + 1)/(r + 1) + s I/(r + 1)`` with r the relevant fragments
+not retrieved and s those still wanted when the list is exhausted; when the
+S-th fragment is found inside the list, s = 0 and ESL = j at that hit.
+S defaults to R (``S=R`` also accepted) and is capped at R.
+
+``ESLRF(S=..)`` -- eq. 4: ``1 - (R + 1)/(S (r + 1)) (s + j (r - s + 1)/I)``,
+i.e. ``1 - ESL / (S I/(R + 1))``; 0.0 when I = 0.
+
+``T2I-PR@L`` -- eq. 5 at recall levels: ``P_S = S / (S + ESL_S)`` (ESL for S
+desired fragments, ERRATA T2I 2 for S = R), interpolated at level L like
+PRUM (max over S >= ceil(L R), S >= 1); ``T2I-PR`` is the mean over the
+levels 0.0, 0.1, ..., 1.0.
+
+A topic without relevant fragments scores 0.0 on every measure.
+
+Examples
+--------
+One 300 s video with relevant fragments r1 [20, 30), r2 [100, 110),
+r3 [200, 210); tau = 15.  System B returns r1, r2 and a non-relevant start
+(250 s); each inspection wastes 15 s:
+
+>>> from graphprum.t2i import Fragments, T2IUser, simulate
+>>> f = Fragments.from_arrays([0, 0, 0], [20, 100, 200], [30, 110, 210])
+>>> tr = simulate(T2IUser(15), f, np.array([300.0]), [0, 0, 0], [20, 100, 250])
+>>> tr.hit_waste.tolist(), tr.waste
+([0.0, 15.0], 45.0)
+>>> round(t2i_precision(tr, 15, 45), 12)  # (2/3 + 2/4 + 2/5) / 3
+0.522222222222
+>>> expected_search_length(tr, R=3, S=2, I=18, tau=15)
+1.0
+>>> expected_search_length(tr, R=3, S=3, I=18, tau=15)  # j = 3, r = s = 1
+10.5
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphprum.errors import UsageError
+from graphprum.measures.prum import interpolated, prum_mean
+from graphprum.measures.registry import MeasureSpec, register
+from graphprum.navigation.t2i import parse_bool
+from graphprum.t2i import (
+    Fragments,
+    T2IUser,
+    Trace,
+    doc_ends,
+    result_positions,
+    simulate,
+    topic_fragments,
+)
+
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
+__all__ = ["eslrf", "expected_search_length", "probability_of_relevance", "t2i_precision"]
+
+_EPS = 1e-9
+
+
+def _times_reached(waste: float | np.ndarray, tau: float) -> np.ndarray:
+    """j = floor(W / tau), robust to rounding (3 x 15.000000001 is 3)."""
+    return np.floor(np.asarray(waste, dtype=np.float64) / tau + _EPS)
+
+
+def t2i_precision(trace: Trace, tau: float, T: float) -> float:  # noqa: N803
+    """Eq. 2: mean of ``F_t / (F_t + t)`` over t = 1..T/tau (module notes)."""
+    n = round(T / tau)
+    t = np.arange(1, n + 1, dtype=np.float64)
+    found = trace.found(t * tau).astype(np.float64)
+    return float(np.mean(found / (found + t)))
+
+
+def expected_search_length(trace: Trace, R: int, S: int, I: float,  # noqa: N803, E741
+                           tau: float) -> float:
+    """Eq. 3 (final form, ERRATA T2I 1) for S desired of R fragments.
+
+    >>> from graphprum.t2i import Trace
+    >>> tr = Trace(np.array([0]), np.array([20.0]), np.array([20.0, 40.0]))
+    >>> expected_search_length(tr, R=4, S=1, I=10, tau=15)  # found at W = 20: j = 1
+    1.0
+    >>> expected_search_length(tr, R=4, S=2, I=10, tau=15)  # j = 4, r = 3, s = 1
+    5.5
+    """
+    return float(expected_search_lengths(trace, R, I, tau)[S - 1])
+
+
+def expected_search_lengths(trace: Trace, R: int, I: float, tau: float  # noqa: N803, E741
+                            ) -> np.ndarray:
+    """ESL_S for S = 1..R at once (eq. 3)."""
+    S = np.arange(1, R + 1)  # noqa: N806
+    found = len(trace.hit_waste)
+    out = np.empty(R)
+    inside = found >= S
+    out[inside] = _times_reached(trace.hit_waste[S[inside] - 1], tau)
+    j = float(_times_reached(trace.waste, tau))
+    r = R - found
+    s = S[~inside] - found
+    out[~inside] = j * (r - s + 1) / (r + 1) + s * I / (r + 1)
+    return out
+
+
+def eslrf(esl: float, R: int, S: int, I: float) -> float:  # noqa: N803, E741
+    """Eq. 4: ``1 - ESL / (S I / (R + 1))``; 0.0 when I = 0.
+
+    >>> eslrf(1.0, R=3, S=2, I=18)  # 1 - (4 / (2 * 1)) * (0 + 1 * 2 / 18)
+    0.8888888888888888
+    """
+    if I <= 0:
+        return 0.0
+    return 1.0 - esl * (R + 1) / (S * I)
+
+
+def probability_of_relevance(esl: np.ndarray) -> np.ndarray:
+    """Eq. 5 at every S = 1..R: ``S / (S + ESL_S)``.
+
+    >>> probability_of_relevance(np.array([0.0, 2.0])).tolist()
+    [1.0, 0.5]
+    """
+    S = np.arange(1, len(esl) + 1, dtype=np.float64)  # noqa: N806
+    return S / (S + np.asarray(esl, dtype=np.float64))
+
+
+# --------------------------------------------------------------------------
+# registration
+
+
+_USER = {"tau", "init", "keepsviewing"}
+_PARAMS = {"T2I-P": _USER | {"T"}, "ESL": _USER | {"S", "D"}, "ESLRF": _USER | {"S", "D"},
+           "T2I-PR": _USER | {"D"}}
+
+
+def _check(spec: MeasureSpec) -> None:
+    allowed = _PARAMS[spec.name]
+    unknown = set(spec.params) - allowed
+    if unknown:
+        raise UsageError(f"measure {spec}: unknown parameter(s) {', '.join(sorted(unknown))}; "
+                         f"{spec.name} takes {', '.join(sorted(allowed))}")
+    if spec.cutoff is not None and spec.name != "T2I-PR":
+        raise UsageError(f"measure {spec}: {spec.name} takes no @cutoff")
+
+
+def _user(spec: MeasureSpec) -> T2IUser:
+    kv = spec.param("keepsviewing", parse_bool, True)
+    try:
+        return T2IUser(spec.param("tau", float, 15.0), spec.param("init", float, 0.0), kv)
+    except UsageError as exc:
+        raise UsageError(f"measure {spec}: {exc}") from None
+
+
+def _trace(ctx: TopicContext, user: T2IUser) -> tuple[Trace, Fragments]:
+    frags = topic_fragments(ctx)
+    key = ("t2i", "trace", user)
+    if key not in ctx.extra:
+        doc, start, _ = result_positions(ctx, ctx.ranked)
+        ctx.extra[key] = simulate(user, frags, doc_ends(ctx.table), doc, start)
+    return ctx.extra[key], frags
+
+
+def _effort_outside(spec: MeasureSpec, ctx: TopicContext, frags: Fragments, tau: float) -> float:
+    """I = ceil((D - D_R) / tau)."""
+    d = spec.param("D", float)
+    if d is None:
+        table = ctx.table
+        starts = table.columns["start"][table.docs["first"].to_numpy(dtype=np.int64)] \
+            if len(table.docs) else np.zeros(0)
+        lengths = doc_ends(table) - starts
+        kinds = table.docs["kind"].to_numpy()
+        if len(frags.doc):
+            lengths = lengths[np.isin(kinds, np.unique(kinds[frags.doc]))]
+        d = float(lengths.sum())
+    elif not (math.isfinite(d) and d >= 0):
+        raise UsageError(f"measure {spec}: D must be a number >= 0")
+    return float(max(0, math.ceil((d - frags.relevant_length()) / tau - _EPS)))
+
+
+def _desired(spec: MeasureSpec, R: int) -> int:  # noqa: N803
+    text = spec.params.get("S")
+    if text is None or text.strip() in ("R", "all"):
+        return R
+    s = spec.param("S", int)
+    if s < 1:
+        raise UsageError(f"measure {spec}: S must be an integer >= 1 (or R)")
+    return min(s, R)
+
+
+def _level(spec: MeasureSpec) -> Fraction | None:
+    if spec.cutoff is None:
+        return None
+    try:
+        f = Fraction(spec.cutoff)
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"measure {spec}: recall level @{spec.cutoff} is not a number") from None
+    if not 0 <= f <= 1:
+        raise UsageError(f"measure {spec}: recall level @{spec.cutoff} is outside [0, 1]")
+    return f
+
+
+def compute_precision(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``T2I-P(tau=..,T=..)`` for one topic (eq. 2)."""
+    _check(spec)
+    user = _user(spec)
+    T = spec.param("T", float, 20 * user.tau)  # noqa: N806
+    ratio = T / user.tau
+    if not (math.isfinite(T) and ratio >= 1 - _EPS and abs(ratio - round(ratio)) < 1e-6):
+        raise UsageError(f"measure {spec}: T must be a positive multiple of tau={user.tau:g}")
+    trace, frags = _trace(ctx, user)
+    if frags.R == 0:
+        return 0.0
+    return t2i_precision(trace, user.tau, T)
+
+
+def compute_esl(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``ESL(S=..)`` (eq. 3) and ``ESLRF(S=..)`` (eq. 4) for one topic."""
+    _check(spec)
+    user = _user(spec)
+    trace, frags = _trace(ctx, user)
+    R = frags.R  # noqa: N806
+    if R == 0:
+        return 0.0
+    S = _desired(spec, R)  # noqa: N806
+    I = _effort_outside(spec, ctx, frags, user.tau)  # noqa: N806, E741
+    esl = expected_search_length(trace, R, S, I, user.tau)
+    return esl if spec.name == "ESL" else eslrf(esl, R, S, I)
+
+
+def compute_pr(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``T2I-PR@L`` and ``T2I-PR`` (eq. 5) for one topic."""
+    _check(spec)
+    level = _level(spec)
+    user = _user(spec)
+    trace, frags = _trace(ctx, user)
+    R = frags.R  # noqa: N806
+    if R == 0:
+        return 0.0
+    I = _effort_outside(spec, ctx, frags, user.tau)  # noqa: N806, E741
+    prec = probability_of_relevance(expected_search_lengths(trace, R, I, user.tau))
+    return interpolated(prec, level) if level is not None else prum_mean(prec)
+
+
+register("T2I-P", compute_precision, needs_store=True)
+register("ESL", compute_esl, needs_store=True)
+register("ESLRF", compute_esl, needs_store=True)
+register("T2I-PR", compute_pr, needs_store=True)
