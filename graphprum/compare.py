@@ -301,15 +301,17 @@ def _grid(res: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int,
     rows, bold = [], set()
     for i, r in enumerate(res.itertuples(index=False)):
         rows.append([r.measure, str(r.run_a), str(r.run_b), f"{r.mean_a:.4f}", f"{r.mean_b:.4f}",
-                     f"{r.diff:+.4f}", _fmt(r.effect_size, 2), f"{r.wins}/{r.losses}/{r.ties}",
-                     _fmt_p(r.p_value), _fmt_p(r.p_adjusted), "*" if r.significant else ""])
+                     f"{r.diff:+.4f}", format_number(r.effect_size, 2),
+                     f"{r.wins}/{r.losses}/{r.ties}",
+                     format_p(r.p_value), format_p(r.p_adjusted), "*" if r.significant else ""])
         if r.significant:
             bold.add((i, 9))
             bold.add((i, 5))
     return header, rows, bold, "lll" + "r" * 7 + "l"
 
 
-def _fmt(v: float, digits: int) -> str:
+def format_number(v: float, digits: int) -> str:
+    """A number for tables: dash for NaN, ∞ for infinity."""
     if math.isnan(v):
         return "–"
     if math.isinf(v):
@@ -317,7 +319,8 @@ def _fmt(v: float, digits: int) -> str:
     return f"{v:.{digits}f}"
 
 
-def _fmt_p(p: float) -> str:
+def format_p(p: float) -> str:
+    """A p-value for tables: 4 decimals, ``<0.0001`` below that."""
     if math.isnan(p):
         return "–"
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"

@@ -43,6 +43,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from graphprum.errors import UsageError
 from graphprum.measures.registry import MeasureSpec, parse_measure
@@ -182,6 +183,7 @@ def _panel(ax: Axes, kind: str, values: dict, runs: list[str],
         ax.set_xticks(np.linspace(0, 1, 6))
     else:
         ax.set_xlim(x.min() - 0.5, x.max() + 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if s.name in _UNBOUNDED:
         ax.set_ylim(0, top * 1.05)
     else:
@@ -215,8 +217,10 @@ def plot_per_topic(df: pd.DataFrame, measure: str, *, runs: Sequence[str] | None
     FigureCanvasAgg(fig)
     ax = fig.subplots()
     x = np.arange(n)
+    dodge = min(0.12, 0.6 / max(1, len(runs)))  # runs side by side within a topic
     for i, run in enumerate(runs):
-        ax.plot(x, table[run].to_numpy(float), linestyle="none",
+        ax.plot(x + (i - (len(runs) - 1) / 2) * dodge, table[run].to_numpy(float),
+                linestyle="none",
                 marker=_MARKERS[i % len(_MARKERS)], color=f"C{i % 10}", markersize=6,
                 alpha=0.85, label=str(run))
     ax.set_xticks(x, [str(t) for t in table.index], rotation=90 if n > 8 else 0,

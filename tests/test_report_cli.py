@@ -1,0 +1,201 @@
+"""compare / plot / report on the command line, and the HTML report's structure."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import lxml.html
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+import typer
+from typer.testing import CliRunner
+
+from graphprum import cli
+from graphprum.cli_report import parse_ranks, register
+from graphprum.errors import UsageError
+from graphprum.html_report import build_report
+from graphprum.navigation import base
+
+SVG = "{http://www.w3.org/2000/svg}svg"
+
+
+class _Identity:
+    """Stand-in for the classical model (P = 1 only for x = x) while it is not merged."""
+
+    spec = "classical"
+    needs_store = False
+
+    def matrix(self, sources, targets, ctx):
+        return sp.csr_array((len(sources), len(targets)))
+
+
+@pytest.fixture(scope="module")
+def app() -> typer.Typer:
+    base._load_models()
+    if "classical" not in base._MODELS:
+        base.register_model("classical", lambda args: _Identity())
+    names = {c.name or c.callback.__name__ for c in cli.app.registered_commands}
+    if "report" in names:  # the lead has wired register() into cli.py
+        return cli.app
+    new = typer.Typer(pretty_exceptions_enable=False)
+    new.callback()(cli.main_options)
+    register(new)
+    return new
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    """AP by hand: A: t1 (1 + 2/3)/2 = 0.8333, t2 1 -> 0.9167; B: t1 1/4, t2 1/3 -> 0.2917."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("t1 0 d1 1\nt1 0 d2 1\nt1 0 d9 0\nt2 0 d3 1\n")
+    a = tmp_path / "a.run"
+    a.write_text("t1 Q0 d1 1 3.0 runA\nt1 Q0 dx 2 2.0 runA\nt1 Q0 d2 3 1.0 runA\n"
+                 "t2 Q0 d3 1 1.0 runA\n")
+    b = tmp_path / "b.run"
+    b.write_text("t1 Q0 dx 1 2.0 runB\nt1 Q0 d1 2 1.0 runB\n"
+                 "t2 Q0 dy 1 3.0 runB\nt2 Q0 dz 2 2.0 runB\nt2 Q0 d3 3 1.0 runB\n")
+    return {"qrels": qrels, "a": a, "b": b, "store": tmp_path / "no-store"}
+
+
+def invoke(app: typer.Typer, files: dict[str, Path], *args: str):
+    runner = CliRunner()
+    return runner.invoke(app, ["--store", str(files["store"]), *args], catch_exceptions=False)
+
+
+def test_compare_command(app: typer.Typer, files: dict[str, Path]) -> None:
+    r = invoke(app, files, "compare", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", "AP", "--test", "randomization", "-f", "json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["run_a"], row["run_b"]) == ("runA", "runB")
+    assert row["mean_a"] == pytest.approx((5 / 6 + 1) / 2)
+    assert row["mean_b"] == pytest.approx((1 / 4 + 1 / 3) / 2)
+    assert row["p_value"] == 0.5 and row["exact"]  # 2 topics, both won: 2 of 4 sign vectors
+    r = invoke(app, files, "compare", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", "AP", "-f", "markdown", "--baseline", "runB")
+    assert r.exit_code == 0 and "| AP | runA | runB |" in r.stdout
+    r = invoke(app, files, "compare", str(files["a"]), "--qrels", str(files["qrels"]),
+               "-m", "AP")
+    assert r.exit_code == 2 and "at least two runs" in r.output and "Traceback" not in r.output
+    r = invoke(app, files, "compare", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", "AP", "--test", "sign")
+    assert r.exit_code == 2 and "unknown test 'sign'" in r.output
+
+
+def test_plot_command(app: typer.Typer, files: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "pr.png"
+    r = invoke(app, files, "plot", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", "P", "-k", "1-3", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    out = tmp_path / "t1.svg"
+    r = invoke(app, files, "plot", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", "PRUM", "--per-topic", "t1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "<svg" in out.read_text()
+    r = invoke(app, files, "plot", str(files["a"]), "--qrels", str(files["qrels"]),
+               "-m", "PRUM", "-o", str(tmp_path / "x.gif"))
+    assert r.exit_code == 2 and "figure type '.gif' unknown" in r.output
+    r = invoke(app, files, "plot", str(files["a"]), "--qrels", str(files["qrels"]),
+               "-m", "PRUM", "--per-topic", "t7", "-o", str(tmp_path / "x.png"))
+    assert r.exit_code == 2 and "topic 't7' is not in the results" in r.output
+
+
+def test_parse_ranks() -> None:
+    assert parse_ranks("1-3,10,2") == [1, 2, 3, 10]
+    assert parse_ranks(None) is None
+    with pytest.raises(UsageError, match="ranks like"):
+        parse_ranks("a-b")
+    with pytest.raises(UsageError, match=">= 1"):
+        parse_ranks("0-5")
+
+
+def _cell_texts(table: lxml.html.HtmlElement) -> list[list[str]]:
+    return [[c.text_content().strip() for c in tr.xpath("./th|./td")]
+            for tr in table.xpath(".//tr")]
+
+
+def test_report_html_structure(app: typer.Typer, files: dict[str, Path], tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "report.html"
+    args = ["report", str(files["a"]), str(files["b"]), "--qrels", str(files["qrels"]),
+            "-m", "AP", "-m", "PRUM", "--curve", "PRUM", "--curve", "P", "-k", "1-5",
+            "-o", str(out)]
+    monkeypatch.setattr("sys.argv", ["/usr/bin/graphprum", "--store", str(files["store"]),
+                                     *args])
+    r = invoke(app, files, *args)
+    assert r.exit_code == 0, r.output
+    page = out.read_text(encoding="utf-8")
+    doc = lxml.html.document_fromstring(page)
+    # self-contained: no external resources of any kind
+    for el in doc.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr in ("src", "href", "{http://www.w3.org/1999/xlink}href", "data", "action"):
+            v = el.get(attr)
+            assert v is None or not re.match(r"\s*(https?:)?//", v), (el.tag, attr, v)
+    assert not doc.xpath("//link|//script|//iframe|//img|//object")
+    assert "url(" not in "".join(doc.xpath("//style/text()"))
+    assert doc.xpath("//head/meta[@charset='utf-8']") and doc.findtext(".//title")
+    # tables: summary, significance, per-topic (one per measure), input files
+    summary = doc.xpath("//section[@id='summary']//table")
+    assert len(summary) == 1
+    cells = _cell_texts(summary[0])
+    assert cells[0] == ["run", "AP", "PRUM"]
+    assert cells[1][:2] == ["runA", f"{(5 / 6 + 1) / 2:.4f}"]
+    assert cells[2][:2] == ["runB", f"{(1 / 4 + 1 / 3) / 2:.4f}"]
+    best = summary[0].xpath(".//td[contains(@class, 'best')]")
+    assert best[0].text_content() == f"{(5 / 6 + 1) / 2:.4f}"
+    sig = _cell_texts(doc.xpath("//section[@id='significance']//table")[0])
+    assert [row[:3] for row in sig[1:]] == [["AP", "runA", "runB"], ["PRUM", "runA", "runB"]]
+    per_topic = doc.xpath("//section[@id='per-topic']//table")
+    assert [t.getprevious().text_content() for t in
+            (x.getparent() for x in per_topic)] == ["AP", "PRUM"]
+    ap_rows = _cell_texts(per_topic[0])
+    assert ap_rows[1] == ["t1", f"{5 / 6:.4f}", "0.2500"]
+    assert ap_rows[2] == ["t2", "1.0000", f"{1 / 3:.4f}"]
+    assert ap_rows[3][0] == "mean"
+    # figures: 2 curves + 2 per-topic figures, all inline SVG with text
+    svgs = doc.xpath("//section[@id='figures']//*[local-name()='svg']")
+    assert len(svgs) == 4
+    assert "PRUM" in svgs[0].text_content()
+    # reproduction: command, parameters, versions, input digests
+    repro = doc.xpath("//section[@id='reproduce']")[0]
+    command = repro.xpath(".//pre")[0].text_content()
+    assert command == "graphprum --store " + " ".join([str(files["store"]), *args])
+    params = dict(zip(repro.xpath(".//dl[1]/dt/text()"), repro.xpath(".//dl[1]/dd/text()"),
+                      strict=True))
+    assert params["navigation models (--nav)"] == "classical"
+    assert params["collection size N"].startswith("infinite")
+    versions = dict(zip(repro.xpath(".//dl[2]/dt/text()"), repro.xpath(".//dl[2]/dd/text()"),
+                        strict=True))
+    assert {"graphprum", "numpy", "scipy", "ir_measures", "python"} <= set(versions)
+    import hashlib
+
+    inputs = _cell_texts(repro.xpath(".//table")[0])
+    assert inputs[1] == ["qrels", str(files["qrels"]), "",
+                         hashlib.sha256(files["qrels"].read_bytes()).hexdigest()]
+    assert inputs[2][2] == "runA"
+
+
+def test_report_single_run_has_no_significance_section() -> None:
+    df = pd.DataFrame([("a", "AP", "q1", 0.5), ("a", "AP", "q2", 0.25),
+                       ("a", "AP", "all", 0.375)], columns=["run", "measure", "topic", "value"])
+    page = build_report(df, command="graphprum report a.run")
+    doc = lxml.html.document_fromstring(page)
+    assert not doc.xpath("//section[@id='significance']")
+    assert len(doc.xpath("//*[local-name()='svg']")) == 1  # the per-topic figure
+    assert "<script" not in page.lower()
+
+
+def test_report_escapes_names() -> None:
+    df = pd.DataFrame([("<b>x</b>", "AP", "all", 0.5)],
+                      columns=["run", "measure", "topic", "value"])
+    page = build_report(df, figures=False, title="a & b")
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert "<title>a &amp; b</title>" in page
