@@ -53,7 +53,7 @@ def forest_table(docs: list[tuple[list[str], list[int]]], lengths: np.ndarray | 
                  pages: int = 0) -> UnitTable:
     """A multi-document UnitTable (plus ``pages`` one-unit page documents at the end)."""
     all_tags = sorted({t for tags, _ in docs for t in tags} | ({"page"} if pages else set()))
-    col = {k: [] for k in ("doc", "kind", "tag", "parent", "depth")}
+    col = {k: [] for k in ("doc", "kind", "tag", "parent", "depth", "pos")}
     first, count, names = [], [], []
     row = 0
     for d, (tags, parents) in enumerate(docs):
@@ -61,8 +61,11 @@ def forest_table(docs: list[tuple[list[str], list[int]]], lengths: np.ndarray | 
         count.append(len(tags))
         names.append(f"doc{d}")
         depth: list[int] = []
+        seen: dict[tuple[int, str], int] = {}
         for t, p in zip(tags, parents, strict=True):
             depth.append(0 if p < 0 else depth[p] + 1)
+            seen[p, t] = seen.get((p, t), 0) + 1
+            col["pos"].append(seen[p, t])
             col["doc"].append(d)
             col["kind"].append(KIND_ELEMENT)
             col["tag"].append(all_tags.index(t))
@@ -78,6 +81,7 @@ def forest_table(docs: list[tuple[list[str], list[int]]], lengths: np.ndarray | 
         col["tag"].append(all_tags.index("page"))
         col["parent"].append(-1)
         col["depth"].append(0)
+        col["pos"].append(1)
         row += 1
     n = row
     columns = {
@@ -89,7 +93,7 @@ def forest_table(docs: list[tuple[list[str], list[int]]], lengths: np.ndarray | 
         "parent": np.array(col["parent"], dtype=np.int32),
         "post": np.zeros(n, dtype=np.int32),
         "size": np.ones(n, dtype=np.int32),
-        "pos": np.ones(n, dtype=np.int32),
+        "pos": np.array(col["pos"], dtype=np.int32),
         "start": np.zeros(n),
         "length": np.ones(n) if lengths is None else np.asarray(lengths, dtype=np.float64),
         "words": np.zeros(n, dtype=np.int32),
@@ -108,6 +112,7 @@ class TableStore:
     def __init__(self, table: UnitTable) -> None:
         self._table = table
         self._rows = {uid: i for i, uid in enumerate(table.ids())}
+        assert len(self._rows) == len(table), "unit ids must be unique"
 
     def table(self) -> UnitTable:
         return self._table
