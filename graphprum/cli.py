@@ -298,7 +298,7 @@ def nav(
 
 
 # --------------------------------------------------------------------- eval
-FORMATS = ["table", "tsv", "csv", "json"]
+from graphprum.report import FORMATS  # noqa: E402
 
 
 @app.command("eval")
@@ -315,7 +315,8 @@ def eval_command(
         "--nav", help="Navigation model (repeat; noisy-or). Default classical.")]
     = ["classical"],  # noqa: B006
     fmt: Annotated[str | None, typer.Option(
-        "--format", "-f", help="table (terminal default), tsv (default otherwise), csv, json.")]
+        "--format", "-f",
+        help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown.")]
     = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
     = False,
@@ -380,6 +381,11 @@ def _usage(message: str) -> GraphprumError:
     from graphprum.errors import UsageError
 
     return UsageError(message)
+
+
+from graphprum.cli_report import register as _register_report  # noqa: E402
+
+_register_report(app)
 
 
 def main() -> None:
