@@ -177,6 +177,58 @@ class _Progress:
             self._progress.stop()
 
 
+@load_app.command("web")
+@user_errors
+def load_web(
+    root: Annotated[Path, typer.Argument(help="The site's root directory.")],
+    elements: Annotated[bool, typer.Option(
+        help="Also store each page's element tree (ids PAGE#XPATH).")] = False,
+    replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
+
+    Links are resolved as a browser would; links leaving the site or to
+    missing files are counted (see 'graphprum info') but not stored.
+    """
+    total = sum(1 for p in Path(root).rglob("*") if p.suffix.lower() in (".html", ".htm")) \
+        if Path(root).is_dir() else 0
+    store = _open_store()
+    with _Progress(total, "loading pages", quiet) as advance:
+        report = store.load_web(root, elements=elements, replace=replace,
+                                on_file=lambda page, n: advance(1))
+    dropped = sum(report.extra.values())
+    print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
+          f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
+          f"pages/s); {dropped} links not stored (external, missing or outside)")
+
+
+@load_app.command("links")
+@user_errors
+def load_links(
+    path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
+) -> None:
+    """Load a link list between pages; pages not yet stored become page units."""
+    store = _open_store()
+    report = store.load_links(path)
+    print(f"loaded {report.links} links ({report.documents} new pages) in "
+          f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)")
+
+
+@load_app.command("video")
+@user_errors
+def load_video(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Segment tables (VIDEO N START END), .srt/.vtt files, or directories.")],
+    replace: Annotated[bool, typer.Option(help="Replace videos already stored.")] = False,
+) -> None:
+    """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
+    store = _open_store()
+    report = store.load_video(paths, replace=replace)
+    print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
+          f"in {report.seconds:.2f} s")
+
+
 # --------------------------------------------------------------------- info
 @app.command()
 @user_errors
@@ -271,6 +323,74 @@ def show(
 
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:.3f}"
+
+
+# ------------------------------------------------------------------ summary
+summary_app = typer.Typer(help="AxPRE structural summaries: build, show.", no_args_is_help=True)
+app.add_typer(summary_app, name="summary")
+SUMMARY_FORMATS = ["table", "json", "dot", "png"]
+
+
+@summary_app.command("build")
+@user_errors
+def summary_build(
+    axpre: Annotated[str, typer.Argument(
+        help="label, p, p*, c, p*|c or c* (quote p* in a shell).")],
+    weight: Annotated[str, typer.Option(
+        help="Edge weight for the steady state: count, length, extent, or a SRC DST W file.")]
+    = "count",
+) -> None:
+    """Build an AxPRE partition of the XML elements and its summary graph, and store it."""
+    import time
+
+    store = _open_store(create=False)
+    t0 = time.perf_counter()
+    summary = store.build_summary(axpre, weight)
+    print(f"built {summary.axpre} summary: {len(summary)} partitions, {len(summary.edges)} "
+          f"edges over {int(summary.partitions['extent'].sum()):,} elements in "
+          f"{time.perf_counter() - t0:.2f} s")
+
+
+@summary_app.command("show")
+@user_errors
+def summary_show(
+    axpre: Annotated[str, typer.Argument(help="A built summary: label, p, p*, c, p*|c, c*.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, dot or png.")]
+    = "table",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File for png.")] = None,
+    weight: Annotated[str | None, typer.Option(help="Show π under another weight.")] = None,
+    limit: Annotated[int, typer.Option(help="Table rows shown (0 = all).")] = 50,
+) -> None:
+    """Partitions with extent sizes, total lengths and steady-state π."""
+    from graphprum.summaries import render
+
+    if fmt not in SUMMARY_FORMATS:
+        raise _usage(f"--format {fmt!r}: choose one of {', '.join(SUMMARY_FORMATS)}")
+    store = _open_store(create=False)
+    summary = store.summary(axpre)
+    if weight is not None and weight != summary.weight:
+        summary = summary.reweighted(weight, store.table())
+    if fmt == "json":
+        print(render.to_json(summary))
+    elif fmt == "dot":
+        print(render.to_dot(summary))
+    elif fmt == "png":
+        if output is None:
+            raise _usage("--format png needs --output FILE.png")
+        drawn = render.to_png(summary, output)
+        print(f"wrote {output} ({len(drawn)} of {len(summary)} partitions drawn)")
+    else:
+        rows = render.table_rows(summary)
+        t = Table("SID", "key", "extent", "length", "π", box=None, pad_edge=False)
+        for r in rows[: limit or None]:
+            t.add_row(r["sid"], r["key"], f"{r['extent']:,}", _num(r["length"]),
+                      f"{r['pi']:.4f}")
+        console = Console(highlight=False)
+        console.print(f"{summary.axpre} summary, weight {summary.weight}: {len(summary)} "
+                      f"partitions, {len(summary.edges)} edges")
+        console.print(t)
+        if limit and len(rows) > limit:
+            console.print(f"... {len(rows) - limit} more (--limit 0 shows all)")
 
 
 # ---------------------------------------------------------------------- nav
@@ -381,6 +501,112 @@ def _usage(message: str) -> GraphprumError:
     from graphprum.errors import UsageError
 
     return UsageError(message)
+
+
+# -------------------------------------------------------------------- query
+QUERY_FORMATS = ["table", "json", "tsv"]
+
+
+@app.command()
+@user_errors
+def query(
+    cypher: Annotated[str, typer.Argument(help="A Cypher query; use $name for parameters.")],
+    param: Annotated[list[str], typer.Option(
+        "--param", "-p", help="NAME=VALUE (JSON values parsed; repeat). Never pasted into "
+                              "the query text.")] = [],  # noqa: B006
+    write: Annotated[bool, typer.Option(help="Allow the query to write.")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or tsv.")] = "table",
+) -> None:
+    """Run Cypher against the store (read-only unless --write).
+
+    On the embedded store a read-only subset of Cypher runs over a networkx
+    view of the collection; the Bolt store runs any Cypher its server knows.
+    """
+    from graphprum.query import parse_param, run_query
+
+    if fmt not in QUERY_FORMATS:
+        raise _usage(f"--format {fmt!r}: choose one of {', '.join(QUERY_FORMATS)}")
+    params = dict(parse_param(p) for p in param)
+    store = _open_store(create=False)
+    rows = run_query(store, cypher, params, write=write)
+    if fmt == "json":
+        print(json.dumps(rows, indent=1, default=str, ensure_ascii=False))
+        return
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    if fmt == "tsv":
+        print("\t".join(columns))
+        for r in rows:
+            print("\t".join(str(r.get(c, "")) for c in columns))
+        return
+    t = Table(*columns, box=None, pad_edge=False) if columns else None
+    for r in rows:
+        t.add_row(*(str(r.get(c, "")) for c in columns))  # type: ignore[union-attr]
+    console = Console(highlight=False)
+    if t is not None:
+        console.print(t)
+    console.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+# --------------------------------------------------------------------- copy
+@app.command()
+@user_errors
+def copy(
+    src: Annotated[str, typer.Argument(help="Source store (directory or bolt:// URI).")],
+    dst: Annotated[str, typer.Argument(help="Destination store.")],
+    replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
+) -> None:
+    """Copy a collection (documents, links) between stores, e.g. into Neo4j."""
+    from graphprum.store import open_store
+    from graphprum.store.copy import copy_store
+
+    report = copy_store(open_store(src, create=False), open_store(dst), replace=replace)
+    print(f"copied {report.documents} documents, {report.elements} units in "
+          f"{report.seconds:.2f} s")
+
+
+# ------------------------------------------------------------------- server
+server_app = typer.Typer(help="A local FalkorDB server with Bolt (pip install "
+                              "graphprum[server]), for users without Docker.",
+                         no_args_is_help=True)
+app.add_typer(server_app, name="server")
+_SERVER_DIR = Path(os.environ.get("GRAPHPRUM_SERVER_DIR", "graphprum-server"))
+
+
+@server_app.command("start")
+@user_errors
+def server_start(
+    port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
+    data_dir: Annotated[Path, typer.Option(help="Data directory.")] = _SERVER_DIR,
+) -> None:
+    """Start the server in the background; prints the URI to use with --store."""
+    from graphprum.store import falkor_server
+
+    st = falkor_server.start(data_dir, port=port)
+    print(f"FalkorDB running (pid {st['pid']}): use --store {st['uri']}")
+
+
+@server_app.command("stop")
+@user_errors
+def server_stop(
+    data_dir: Annotated[Path, typer.Option(help="Data directory.")] = _SERVER_DIR,
+) -> None:
+    """Stop the server started for this data directory."""
+    from graphprum.store import falkor_server
+
+    st = falkor_server.stop(data_dir)
+    print("stopped" if not st.get("running") else f"still running: {st}")
+
+
+@server_app.command("status")
+@user_errors
+def server_status(
+    data_dir: Annotated[Path, typer.Option(help="Data directory.")] = _SERVER_DIR,
+) -> None:
+    """Whether the server runs, with its pid and URI."""
+    from graphprum.store import falkor_server
+
+    st = falkor_server.status(data_dir)
+    print(f"running (pid {st['pid']}): {st.get('uri')}" if st["running"] else "not running")
 
 
 from graphprum.cli_report import register as _register_report  # noqa: E402

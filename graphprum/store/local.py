@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -428,7 +429,7 @@ class LocalStore:
         """Counts per kind, documents, links, summaries, format, size on disk."""
         table = self.table()
         kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
-        _src, dst, _ = self._read_links()
+        src, dst, _ = self._read_links()
         summaries = self.summary_names()
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
             if self.path.exists() else 0
@@ -449,6 +450,7 @@ class LocalStore:
             "links": int(np.count_nonzero(dst >= 0)),
             "dangling_links": int(np.count_nonzero(dst < 0)),
             "link_stats": dict(self.manifest.get("link_stats", {})),
+            "degrees": _degree_summary(src[dst >= 0], dst[dst >= 0], len(table)),
             "summaries": summaries,
             "bytes_on_disk": int(size),
             "loads": self.manifest.get("loads", []),
@@ -465,6 +467,27 @@ class LocalStore:
         if gen is None or name not in self.summary_names():
             return None
         return gen / "summaries" / _safe_name(name)
+
+    def build_summary(self, axpre: str, weight: str = "count") -> Any:
+        """Build the AxPRE summary ``axpre`` (π under ``weight``) and store it
+        with the collection; returns the :class:`~graphprum.summaries.axpre.Summary`."""
+        from graphprum.summaries.axpre import build_summary, normalise_axpre
+
+        name = normalise_axpre(axpre)
+        summary = build_summary(self.table(), name, weight)
+        self.save_summary(name, summary.save)
+        return summary
+
+    def summary(self, axpre: str) -> Any:
+        """The stored summary ``axpre``; StoreError naming the build command if absent."""
+        from graphprum.summaries.axpre import Summary, normalise_axpre
+
+        name = normalise_axpre(axpre)
+        where = self.summary_dir(name)
+        if where is None:
+            raise StoreError(f"{self.location}: no {name} summary stored; build it with "
+                             f"'graphprum summary build {name}'")
+        return Summary.load(where)
 
     def save_summary(self, name: str, write: Callable[[Path], None]) -> None:
         """Store a summary: ``write(dir)`` fills a fresh directory, which then
@@ -515,6 +538,52 @@ class LocalStore:
         report.skipped = skipped
         return report
 
+    def load_web(self, root: str | os.PathLike[str], *, elements: bool = False,
+                 replace: bool = False, on_file: Callable | None = None) -> LoadReport:
+        """Load an HTML site: one page unit per ``.html``/``.htm`` file (or its
+        element tree with ``elements``) and LINK edges between pages.
+
+        Links leaving the site or pointing to missing files are counted (see
+        :meth:`info`) but not stored.
+        """
+        from graphprum.loaders.web import load_site
+
+        site = load_site(root, elements=elements,
+                         progress=(lambda page, n: on_file(page, n)) if on_file else None)
+        stats_holder: dict = {}
+
+        def pages() -> Iterable[ParsedDocument]:
+            yield from site
+            stats_holder.update(external_links=site.stats.external,
+                                links_leaving_root=site.stats.outside,
+                                links_to_missing_files=site.stats.missing,
+                                links_to_non_pages=site.stats.non_page,
+                                links_within_page=site.stats.same_page)
+
+        report = self.load_documents(pages(), replace=replace,
+                                     description={"kind": "web", "paths": [str(root)],
+                                                  "elements": elements},
+                                     link_stats=stats_holder)
+        report.extra = dict(stats_holder)
+        return report
+
+    def load_links(self, path: str | os.PathLike[str]) -> LoadReport:
+        """Load a link list ``FROM<TAB>TO``; pages not yet stored become page units."""
+        from graphprum.loaders.linklist import read_link_list
+
+        return self.load_documents([], link_pairs=read_link_list(path),
+                                   description={"kind": "links", "paths": [str(path)]})
+
+    def load_video(self, paths: Iterable[str | os.PathLike[str]], *, replace: bool = False,
+                   ) -> LoadReport:
+        """Load segment tables (``VIDEO N START END``) and ``.srt``/``.vtt`` files."""
+        from graphprum.loaders.video import read_videos
+
+        paths = list(paths)
+        return self.load_documents(read_videos(paths), replace=replace,
+                                   description={"kind": "video",
+                                                "paths": [str(p) for p in paths]})
+
     def load_documents(self, docs: Iterable[ParsedDocument], *, replace: bool = False,
                        description: dict | None = None,
                        link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
@@ -563,7 +632,7 @@ class LocalStore:
             manifest = dict(self.manifest)
             manifest["counts"] = counts
             manifest["summaries"] = []  # the collection changed: summaries are stale
-            if link_stats:
+            if link_stats:  # may have been filled while the documents were read
                 merged = dict(manifest.get("link_stats", {}))
                 for k, v in link_stats.items():
                     merged[k] = merged.get(k, 0) + v if isinstance(v, int) else v
@@ -742,6 +811,20 @@ class LocalStore:
         self._table = None
         self._links = None
         self._xpath_cache.clear()
+
+
+def _degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, str]:
+    """Out- and in-degree distribution of the units that have links."""
+    if len(src) == 0:
+        return {}
+    out = {}
+    for label, ends in (("out-degree", src), ("in-degree", dst)):
+        deg = np.bincount(ends, minlength=n)
+        has = deg[deg > 0]
+        q = np.percentile(has, [50, 90, 99]).round(1)
+        out[label] = (f"{len(has):,} units; mean {has.mean():.2f}, median {q[0]:g}, "
+                      f"p90 {q[1]:g}, p99 {q[2]:g}, max {int(has.max()):,}")
+    return out
 
 
 def _page_unit(name: str) -> ParsedDocument:
