@@ -72,6 +72,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 from graphprum.store.base import KIND_ELEMENT, UnitTable
@@ -414,16 +415,20 @@ def _key_strings(info: tuple, el: _Elements, tags: list[str]) -> list[str]:
     size = np.bincount(owner, minlength=m)
     offset = np.r_[0, np.cumsum(size)[:-1]]
     value_list = value.tolist()
-    out = []
-    for i, r in enumerate(first.tolist()):
-        members = value_list[offset[r]:offset[r] + size[r]]
-        if axpre == "c*":
-            inner = ",".join(f"S{x + 1}" for x in members)
-            out.append(f"{tags[rep_tag[i]]}({inner})")
-        else:
-            inner = ",".join(sorted(tags[x] for x in members))
-            out.append(f"{paths[i] if axpre == 'p*|c' else tags[rep_tag[i]]}({inner})")
-    return out
+
+    def members(r: int) -> list[int]:
+        return value_list[offset[r]:offset[r] + size[r]]
+
+    if axpre == "c*":
+        return [f"{tags[t]}({','.join(f'S{x + 1}' for x in members(r))})"
+                for t, r in zip(rep_tag.tolist(), first.tolist(), strict=True)]
+    # child tag sets repeat a lot: spell each distinct set once
+    set_of = _group(size[first], _set_hash(owner, value, m, salt=3)[1][first].view(np.int64))
+    set_first = np.full(int(set_of.max()) + 1 if len(set_of) else 0, -1, dtype=np.int64)
+    set_first[set_of[::-1]] = first[::-1]
+    spelled = [",".join(sorted(tags[x] for x in members(r))) for r in set_first.tolist()]
+    heads = paths if axpre == "p*|c" else [tags[t] for t in rep_tag.tolist()]
+    return [f"{h}({spelled[k]})" for h, k in zip(heads, set_of.tolist(), strict=True)]
 
 
 # ------------------------------------------------------------------ summary
@@ -494,25 +499,17 @@ def ancestor_pairs(parent: np.ndarray, labels: np.ndarray, g: int) -> pd.DataFra
     """
     rows = np.flatnonzero(parent >= 0)
     anc = parent[rows]
-    keys = []
-    counts = []
-    gg = max(g, 1)
-    while len(rows):
-        k, c = np.unique(labels[anc] * gg + labels[rows], return_counts=True)
-        keys.append(k)
-        counts.append(c)
+    acc = sp.csr_array((g, g), dtype=np.float64)
+    while len(rows):  # pairs at distance 1, 2, ...: summed level by level (sparse)
+        acc = acc + sp.csr_array((np.ones(len(rows)), (labels[anc], labels[rows])),
+                                 shape=(g, g))
         up = parent[anc]
         keep = up >= 0
         rows, anc = rows[keep], up[keep]
-    if not keys:
-        return pd.DataFrame({"src": np.zeros(0, np.int32), "dst": np.zeros(0, np.int32),
-                             "w": np.zeros(0)})
-    k = np.concatenate(keys)
-    c = np.concatenate(counts)
-    uk, inv = np.unique(k, return_inverse=True)
-    w = np.bincount(inv.ravel(), weights=c, minlength=len(uk))
-    return pd.DataFrame({"src": (uk // gg).astype(np.int32), "dst": (uk % gg).astype(np.int32),
-                         "w": w})
+    coo = sp.coo_array(acc)
+    coo.sum_duplicates()
+    return pd.DataFrame({"src": coo.row.astype(np.int32), "dst": coo.col.astype(np.int32),
+                         "w": coo.data.astype(np.float64)})
 
 
 def _steady(summary: Summary, weight: str, table: UnitTable | None,
