@@ -3,9 +3,10 @@
 Every ``.html``/``.htm`` file under the root (extension matched without
 regard to case) is one page; its id is its POSIX path relative to the root,
 extension kept (DESIGN §1.1): ``library/os.html``.  Pages are parsed with
-``lxml.html`` (libxml2's forgiving HTML parser), so broken markup never stops
-a load.  The character encoding is a byte-order mark, else a ``<meta>``
-charset declaration in the first 4 KiB, else UTF-8.
+libxml2's forgiving HTML parser (the one ``lxml.html`` uses, without its
+Python element classes), so broken markup never stops a load.  The
+character encoding is a byte-order mark, else a ``<meta>`` charset
+declaration in the first 4 KiB, else UTF-8.
 
 Links
 -----
@@ -72,6 +73,7 @@ Examples
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -79,7 +81,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-import lxml.html
 import numpy as np
 from lxml import etree
 
@@ -141,6 +142,8 @@ class SiteIndex:
     pages: list[str]
     files: set[str]
     dirs: set[str]
+    #: Resolved hrefs per page directory (filled by :class:`LinkResolver`).
+    cache: dict[tuple[str, ...], dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def scan(cls, root: str | os.PathLike[str]) -> SiteIndex:
@@ -233,6 +236,14 @@ class LinkResolver:
                 self.base_outside = True
             elif segs is not None:
                 self.base_dir, self.base_file = segs[:-1], segs[-1]
+        # Targets of hrefs depend on the base only, except hrefs without a path
+        # (``#x``, ``?q``, ``""``), which name the base itself: those are not cached
+        # across pages.  ``base_key`` is None when the page has a <base>.
+        self.base_key = tuple(here) if base_href is None else None
+        if self.base_key is not None:
+            self.cache = index.cache.setdefault(self.base_key, {})
+        else:
+            self.cache = {}
 
     def _resolve_path(self, href: str) -> tuple[str | None, list[str] | None]:
         """(marker or None, segments) of ``href`` against the current base."""
@@ -254,6 +265,20 @@ class LinkResolver:
 
     def resolve(self, href: str) -> str:
         """Page id ``href`` leads to, or EXTERNAL/OUTSIDE/MISSING/NON_PAGE/SAME_PAGE."""
+        head = href.lstrip(_WS)[:1]
+        if head in ("", "#", "?"):  # no path: the base itself
+            if self.base_key is not None:
+                return SAME_PAGE
+            target = self._target(href)
+            return SAME_PAGE if target == self.page else target
+        cache = self.cache
+        target = cache.get(href)
+        if target is None:
+            target = cache[href] = self._target(href)
+        return SAME_PAGE if target == self.page else target
+
+    def _target(self, href: str) -> str:
+        """The file ``href`` leads to (index file for a directory), or a marker."""
         marker, segs = self._resolve_path(href)
         if marker is not None:
             return marker
@@ -271,8 +296,6 @@ class LinkResolver:
                     break
             else:
                 return MISSING
-        if target == self.page:
-            return SAME_PAGE
         if target not in index.files:
             return MISSING
         if not target.lower().endswith(PAGE_SUFFIXES):
@@ -298,7 +321,7 @@ def _encoding(data: bytes) -> str:
     return "utf-8"
 
 
-_PARSERS: dict[str, lxml.html.HTMLParser] = {}
+_PARSERS: dict[str, etree.HTMLParser] = {}
 
 
 def parse_html(data: bytes) -> etree._Element:
@@ -306,11 +329,13 @@ def parse_html(data: bytes) -> etree._Element:
     enc = _encoding(data)
     parser = _PARSERS.get(enc)
     if parser is None:
-        parser = _PARSERS[enc] = lxml.html.HTMLParser(encoding=enc)
+        parser = _PARSERS[enc] = etree.HTMLParser(encoding=enc)
+    # lxml.html's parser, without its Python element-class lookup (3x slower)
     try:
-        return lxml.html.document_fromstring(data, parser=parser)
-    except (etree.ParserError, ValueError):
-        return lxml.html.document_fromstring(b"<html></html>")
+        root = etree.fromstring(data, parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        root = None
+    return root if root is not None else etree.fromstring(b"<html></html>", parser)
 
 
 def _anchor(el: etree._Element, text: str | None = None) -> str:
@@ -318,8 +343,13 @@ def _anchor(el: etree._Element, text: str | None = None) -> str:
     if el.tag == "area":
         return " ".join((el.get("alt") or "").split())
     if text is None:
-        text = "".join(el.itertext())
+        text = _text_of(el)
     return " ".join(text.split())
+
+
+def _text_of(el: etree._Element) -> str:
+    """``''.join(el.itertext())`` without the tail, serialised in C (faster)."""
+    return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
 def _base_href(root: etree._Element) -> str | None:
@@ -372,7 +402,7 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
     if elements:
         doc = _element_document(root, page, os.fspath(path), resolver, links, stats)
     else:
-        text = "".join(root.itertext())
+        text = _text_of(root)
         for el in root.iter("a", "area"):
             _collect(resolver, 0, el, None, links, stats)
         columns = {
@@ -487,7 +517,13 @@ class SiteLoad:
     def _pages(self) -> Iterator[ParsedDocument]:
         root = self.index.root
         for page in self.index.pages:
-            doc = parse_page(root / page, page, self.index, self.elements, self.stats)
+            paused = gc.isenabled()
+            gc.disable()  # a page makes many small objects and no cycles
+            try:
+                doc = parse_page(root / page, page, self.index, self.elements, self.stats)
+            finally:
+                if paused:
+                    gc.enable()
             if self.progress is not None:
                 self.progress(page, len(doc.tags))
             yield doc
