@@ -15,6 +15,8 @@ Examples
 >>> b = sp.csr_array(np.array([[0.5, 0.0], [0.0, 0.2]]))
 >>> noisy_or([a, b]).toarray().round(3).tolist()
 [[0.7, 0.0], [0.5, 0.2]]
+>>> self_pairs(["a", "b"], ["b", "a", "b"]).toarray().tolist()
+[[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]
 """
 
 from __future__ import annotations
@@ -118,11 +120,19 @@ def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
 
 def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
     """Indicator array of pairs where source and target are the same id."""
+    shape = (len(sources), len(targets))
     where = dict(zip(targets, range(len(targets)), strict=True))
-    cols = np.array([where.get(s, -1) for s in sources], dtype=np.int64)
-    rows = np.flatnonzero(cols >= 0)
-    return sp.csr_array((np.ones(len(rows)), (rows, cols[rows])),
-                        shape=(len(sources), len(targets)))
+    if len(where) == len(targets):  # distinct targets: one column per source at most
+        cols = np.array([where.get(s, -1) for s in sources], dtype=np.int64)
+        rows = np.flatnonzero(cols >= 0)
+        return sp.csr_array((np.ones(len(rows)), (rows, cols[rows])), shape=shape)
+    columns: dict[str, list[int]] = {}
+    for j, t in enumerate(targets):
+        columns.setdefault(t, []).append(j)
+    pairs = [(i, j) for i, s in enumerate(sources) for j in columns.get(s, ())]
+    r = np.array([i for i, _ in pairs], dtype=np.int64)
+    c = np.array([j for _, j in pairs], dtype=np.int64)
+    return sp.csr_array((np.ones(len(pairs)), (r, c)), shape=shape)
 
 
 def combine(models: Sequence[NavigationModel], sources: Sequence[str],
