@@ -1,10 +1,16 @@
-"""The ``classical`` navigation model: a user reaches only what is shown.
+"""The ``classical`` navigation model (DESIGN §1.5; PRUM §2.2, "no browsing").
 
-P(x -> y) = 1 if x = y, else 0 (DESIGN §1.5).  The diagonal is added by
-:func:`graphprum.navigation.base.combine`, so this model's own matrix is empty.
+The user does not browse: P(x → y) is 1 if x = y and 0 otherwise, which
+makes PRUM coincide with precision and recall (PRUM Appendix B).  The
+matrix returned here is all zeros: :func:`graphprum.navigation.base.combine`
+adds P = 1 on every pair whose source is its target.
 
->>> from graphprum.navigation.base import combine, parse_model
->>> m = parse_model("classical")
+Examples
+--------
+>>> from graphprum.navigation.base import combine
+>>> m = ClassicalModel()
+>>> m.matrix(["a", "b"], ["b", "c"], None).nnz
+0
 >>> combine([m], ["a", "b"], ["b", "c"], None).toarray().tolist()
 [[0.0, 0.0], [1.0, 0.0]]
 """
@@ -12,28 +18,32 @@ P(x -> y) = 1 if x = y, else 0 (DESIGN §1.5).  The diagonal is added by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 from graphprum.navigation.base import register_model
 
+if TYPE_CHECKING:
+    from graphprum.evaluate import TopicContext
+
 
 class ClassicalModel:
-    """P(x -> y) = [x = y]; needs no store."""
+    """No navigation: only the unit itself is seen (added by ``combine``)."""
 
     spec = "classical"
     needs_store = False
 
-    def matrix(self, sources: Sequence[str], targets: Sequence[str], ctx: Any) -> sp.csr_array:
-        """An empty matrix: only the diagonal (added by ``combine``) is non-zero."""
+    def matrix(self, sources: Sequence[str], targets: Sequence[str],
+               ctx: TopicContext | None) -> sp.csr_array:
+        """An all-zero (len(sources), len(targets)) array."""
         return sp.csr_array((len(sources), len(targets)))
 
 
 def _factory(args: str) -> ClassicalModel:
     if args:
-        raise UsageError(f"--nav classical takes no arguments, got {args!r}")
+        raise UsageError(f"--nav 'classical:{args}': classical takes no arguments")
     return ClassicalModel()
 
 
