@@ -414,7 +414,7 @@ def nav(
     p = ctx.nav(sources, targets).toarray()
     for i, s in enumerate(sources):
         for j, t in enumerate(targets):
-            print(f"{s}\t{t}\t{p[i, j]!r}")
+            print(f"{s}\t{t}\t{float(p[i, j])!r}")
 
 
 # --------------------------------------------------------------------- eval

@@ -1,0 +1,123 @@
+"""End to end through the store and the command line, with the papers'
+worked examples (values from ../shared/papers/ERRATA.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import graphprum
+from graphprum.cli import app
+from graphprum.store.local import LocalStore
+
+runner = CliRunner()
+REPO = Path(__file__).resolve().parent.parent
+
+
+def words(n: int, w: str) -> str:
+    return " ".join([w] * n) + " "
+
+
+# PRUM Fig. 6 / ERRATA 4: a (60 words) has children b (40) and f (10); b has
+# children c, d, e (10 words each); c is the only ideal unit.
+FIG6 = (f"<a>{words(10, 'x')}<b>{words(10, 'y')}<c>{words(10, 'c')}</c><d>{words(10, 'd')}</d>"
+        f"<e>{words(10, 'e')}</e></b><f>{words(10, 'f')}</f></a>")
+
+
+@pytest.fixture
+def fig6(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "fig6.xml").write_text(FIG6)
+    store = tmp_path / "store"
+    LocalStore(store).load_xml([tmp_path / "fig6.xml"])
+    (tmp_path / "qrels").write_text("1 0 fig6#/a[1]/b[1]/c[1] 1\n")
+    return tmp_path, store
+
+
+def test_fig6_word_lengths_are_as_in_the_paper(fig6) -> None:
+    _, store = fig6
+    s = LocalStore(store)
+    got = {u: s.unit(f"fig6#{u}")["words"] for u in
+           ["/a[1]", "/a[1]/b[1]", "/a[1]/f[1]", "/a[1]/b[1]/c[1]"]}
+    assert got == {"/a[1]": 60, "/a[1]/b[1]": 40, "/a[1]/f[1]": 10, "/a[1]/b[1]/c[1]": 10}
+
+
+@pytest.mark.parametrize(("order", "expected"), [
+    (["/a[1]/b[1]/c[1]", "/a[1]/b[1]", "/a[1]"], 1.0),
+    (["/a[1]", "/a[1]/b[1]", "/a[1]/b[1]/c[1]"], 0.40678),
+])
+def test_fig6_structural_words_prum(fig6, order: list[str], expected: float) -> None:
+    tmp, store = fig6
+    run = tmp / "run"
+    run.write_text("".join(f"1 Q0 fig6#{u} {i + 1} {10 - i} fig6\n" for i, u in enumerate(order)))
+    r = runner.invoke(app, ["--store", str(store), "eval", str(run), "--qrels", str(tmp / "qrels"),
+                            "-m", "PRUM(r=1)", "--nav", "structural:words", "--format", "tsv"])
+    assert r.exit_code == 0, r.output
+    run_tag, measure, topic, value = r.output.strip().splitlines()[-1].split("\t")
+    assert (run_tag, measure, topic) == ("fig6", "PRUM(r=1)", "all")
+    assert float(value) == pytest.approx(expected, abs=5e-6)
+
+
+def test_fig7_direct_navigation_without_store(tmp_path: Path) -> None:
+    """ERRATA 5: a -> b and a -> c with probability 1, N = 100, ideal {b, c},
+    list (a): precision 1.0 at r = 2."""
+    (tmp_path / "nav.tsv").write_text("a\tb\t1\na\tc\t1\n")
+    (tmp_path / "qrels").write_text("q 0 b 1\nq 0 c 1\n")
+    (tmp_path / "run").write_text("q Q0 a 1 1.0 fig7\n")
+    df = graphprum.evaluate([tmp_path / "run"], tmp_path / "qrels", ["PRUM(r=2)", "PRUM(r=1)"],
+                            nav=[f"direct:{tmp_path / 'nav.tsv'}"], collection_size=100)
+    values = dict(zip(df["measure"], df["value"], strict=False))
+    assert values["PRUM(r=2)"] == pytest.approx(1.0)
+    assert values["PRUM(r=1)"] == pytest.approx(1.0)
+
+
+def test_fig2_walk_through_nav_command(tmp_path: Path) -> None:
+    """ERRATA 7: P(x -> y) = .536 and P(x -> z) = .7."""
+    (tmp_path / "walk.tsv").write_text("x\ty\t0.5\nx\tz\t0.3\nz\ty\t0.12\ny\tz\t0.8\n")
+    r = runner.invoke(app, ["--store", str(tmp_path / "none"), "nav",
+                            f"walk:{tmp_path / 'walk.tsv'}", "--from", "x", "--to", "y",
+                            "--to", "z"])
+    assert r.exit_code == 0, r.output
+    rows = [line.split("\t") for line in r.output.strip().splitlines()]
+    assert [(a, b) for a, b, _ in rows] == [("x", "y"), ("x", "z")]
+    assert [float(p) for _, _, p in rows] == pytest.approx([0.536, 0.7])
+
+
+def test_classical_measures_match_pytrec_eval_on_the_example(tmp_path: Path) -> None:
+    """AP and P@10 of the bundled runs, delegated to ir_measures, equal
+    pytrec_eval's values computed directly from the files; topics missing
+    from a run are not possible here, so the means agree too."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path = REPO / "examples" / "plos" / "qrels.txt"
+    run_path = REPO / "examples" / "plos" / "run-bm25.txt"
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            t, _, d, rel = line.split()
+            qrels.setdefault(t, {})[d] = int(rel)
+    run: dict[str, dict[str, float]] = {}
+    for line in run_path.read_text().splitlines():
+        if line.strip():
+            t, _, d, _, score, _ = line.split()
+            run.setdefault(t, {})[d] = float(score)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_10"}).evaluate(run)
+    df = graphprum.evaluate([run_path], qrels_path, ["AP", "P@10"])
+    ours = {(m, t): v for _, m, t, v in df.itertuples(index=False)}
+    for topic, vals in ref.items():
+        assert ours[("AP", topic)] == pytest.approx(vals["map"], abs=1e-12)
+        assert ours[("P@10", topic)] == pytest.approx(vals["P_10"], abs=1e-12)
+
+
+def test_example_runs_structural_prum_differs_from_classical() -> None:
+    """With structural navigation a run of whole sections reaches the judged
+    paragraphs inside them, so its PRUM rises above its classical PRUM."""
+    store_dir = Path(__import__("tempfile").mkdtemp()) / "s"
+    store = LocalStore(store_dir)
+    store.load_xml([REPO / "examples" / "plos" / "articles"])
+    run = REPO / "examples" / "plos" / "run-sections.txt"
+    qrels = REPO / "examples" / "plos" / "qrels.txt"
+    classical = graphprum.evaluate([run], qrels, ["PRUM"], store=store, per_topic=False)
+    structural = graphprum.evaluate([run], qrels, ["PRUM"], nav=["structural"], store=store,
+                                    per_topic=False)
+    assert structural["value"].iloc[0] > classical["value"].iloc[0]
