@@ -70,7 +70,7 @@ from graphprum.store.local import LoadReport, LocalStore, _page_unit
 FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 5000
 #: FalkorDB 4.16 splices parameters into the query text and aborts (the whole
-#: server) when they exceed about 4 KB; batches stay under this many bytes.
+#: server) when query + parameters exceed about 4 KB; batches stay under this.
 FALKOR_PARAM_BYTES = 3600
 FALKOR_PARAM_LIMIT = 4000
 AXPRES = {"label": "label", "p": "p", "p*": "pstar", "c": "c", "p*|c": "pstar_c", "c*": "cstar"}
@@ -84,7 +84,8 @@ def cypher(name: str) -> str:
     >>> "UNWIND $units" in cypher("load/units")
     True
     """
-    return files("graphprum.cypher").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
+    text = files("graphprum.cypher").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
 
 
 def _statements(text: str) -> list[str]:
@@ -270,9 +271,10 @@ class BoltStore:
         import neo4j.exceptions as ne
 
         params = self._params(params or {})
-        if self.backend == "falkordb" and params and _param_bytes(params) > FALKOR_PARAM_LIMIT:
-            raise UsageError(f"{self._where()}: parameters of {_param_bytes(params)} bytes; "
-                             f"FalkorDB's Bolt port crashes above about 4 KB of parameters")
+        size = len(text.encode()) + (_param_bytes(params) if params else 0)
+        if self.backend == "falkordb" and size > FALKOR_PARAM_LIMIT:
+            raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
+                             f"FalkorDB's Bolt port crashes above about 4 KB")
 
         def work(tx):
             result = tx.run(text, params)
@@ -293,7 +295,7 @@ class BoltStore:
     def _q(self, name: str, write: bool = False, **params) -> list:
         return self.run(cypher(name), params, write=write)
 
-    def _chunks(self, rows: Sequence, fixed: int = 0) -> Iterator[list]:
+    def _chunks(self, rows: Sequence, fixed: int = 0, name: str = "") -> Iterator[list]:
         """Split ``rows`` into batches of at most ``batch_size`` rows and, on
         FalkorDB, of at most :data:`FALKOR_PARAM_BYTES` parameter bytes."""
         rows = list(rows)
@@ -301,7 +303,7 @@ class BoltStore:
             for i in range(0, len(rows), self.batch_size):
                 yield rows[i:i + self.batch_size]
             return
-        budget = FALKOR_PARAM_BYTES - fixed
+        budget = FALKOR_PARAM_BYTES - fixed - (len(cypher(name).encode()) if name else 0)
         chunk: list = []
         used = 0
         for r in rows:
@@ -318,7 +320,7 @@ class BoltStore:
         """Run ``name`` once per batch of ``rows`` (passed as ``$key``)."""
         out: list = []
         extra = _param_bytes(fixed) + len(key) + 8
-        for chunk in self._chunks(rows, extra):
+        for chunk in self._chunks(rows, extra, name):
             out.extend(self._q(name, write=write, **{key: chunk}, **fixed))
         return out
 
@@ -654,7 +656,7 @@ class BoltStore:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
         targets = sorted(seen)
-        for chunk in self._chunks(targets, 200):
+        for chunk in self._chunks(targets, 200 + len(cypher("load/resolve_links"))):
             self._q("load/resolve_links", write=True, targets=chunk, sources=chunk)
         if link_stats:
             for k, v in link_stats.items():
@@ -819,7 +821,8 @@ class BoltStore:
         columns ``source``, ``target``, ``p`` for x, y in one document with one
         containing the other."""
         rows = []
-        for tchunk in self._chunks(targets, FALKOR_PARAM_BYTES // 2):
+        half = (FALKOR_PARAM_BYTES - len(cypher("nav/structural").encode())) // 2
+        for tchunk in self._chunks(targets, FALKOR_PARAM_BYTES - half):
             rows += self._qb("nav/structural", "sources", sources, targets=tchunk,
                              measure=measure)
         return pd.DataFrame(rows, columns=["source", "target", "p"])
