@@ -343,9 +343,15 @@ def summary_build(
     """Build an AxPRE partition of the XML elements and its summary graph, and store it."""
     import time
 
+    from graphprum.summaries.axpre import build_summary, normalise_axpre
+
     store = _open_store(create=False)
     t0 = time.perf_counter()
-    summary = store.build_summary(axpre, weight)
+    if hasattr(store, "summary_dir"):  # embedded store: stored with the collection
+        summary = store.build_summary(axpre, weight)
+    else:  # Bolt: derived by Cypher and stored as (:Summary) nodes; π from the same partition
+        store.build_summary(normalise_axpre(axpre))
+        summary = build_summary(store.table(), axpre, weight)
     print(f"built {summary.axpre} summary: {len(summary)} partitions, {len(summary.edges)} "
           f"edges over {int(summary.partitions['extent'].sum()):,} elements in "
           f"{time.perf_counter() - t0:.2f} s")
@@ -366,8 +372,16 @@ def summary_show(
 
     if fmt not in SUMMARY_FORMATS:
         raise _usage(f"--format {fmt!r}: choose one of {', '.join(SUMMARY_FORMATS)}")
+    from graphprum.summaries.axpre import build_summary, normalise_axpre
+
     store = _open_store(create=False)
-    summary = store.summary(axpre)
+    if hasattr(store, "summary"):
+        summary = store.summary(axpre)
+    elif normalise_axpre(axpre) in store.summary_names():
+        summary = build_summary(store.table(), axpre, weight or "count")
+    else:
+        raise _usage(f"no {normalise_axpre(axpre)} summary in {store.location}; build it "
+                     f"with 'graphprum summary build {normalise_axpre(axpre)}'")
     if weight is not None and weight != summary.weight:
         summary = summary.reweighted(weight, store.table())
     if fmt == "json":
