@@ -242,24 +242,27 @@ def info(
         print(json.dumps(data, indent=1, default=str))
         return
     rows = [
-        ("store", data["store"]),
-        ("format", data["format"]),
-        ("documents", f"{data['documents']:,}"),
-        ("elements", f"{data['elements']:,}"),
+        ("store", data.get("store", state.store or "")),
+        ("format", data.get("format", "")),
+        ("documents", f"{data.get('documents', 0):,}"),
+        ("elements", f"{data.get('elements', 0):,}"),
     ]
     for key in ("pages", "videos", "segments"):
         if data.get(key):
             rows.append((key, f"{data[key]:,}"))
-    rows += [("tags", f"{data['tags']:,}"), ("label paths", f"{data['label_paths']:,}")]
-    if data["links"] or data["dangling_links"] or data.get("link_stats"):
-        rows.append(("links", f"{data['links']:,}"))
-        rows.append(("dangling links", f"{data['dangling_links']:,}"))
+    for key in ("tags", "label_paths"):
+        if key in data:
+            rows.append((key.replace("_", " "), f"{data[key]:,}"))
+    if data.get("links") or data.get("dangling_links") or data.get("link_stats"):
+        rows.append(("links", f"{data.get('links', 0):,}"))
+        rows.append(("dangling links", f"{data.get('dangling_links', 0):,}"))
         for k, v in data.get("link_stats", {}).items():
             rows.append((k.replace("_", " "), f"{v:,}" if isinstance(v, int) else str(v)))
     for k, v in data.get("degrees", {}).items():
         rows.append((k, str(v)))
-    rows.append(("summaries", ", ".join(data["summaries"]) or "none"))
-    rows.append(("size on disk", _human_bytes(data["bytes_on_disk"])))
+    rows.append(("summaries", ", ".join(data.get("summaries", [])) or "none"))
+    if "bytes_on_disk" in data:
+        rows.append(("size on disk", _human_bytes(data["bytes_on_disk"])))
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
