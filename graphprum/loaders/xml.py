@@ -333,6 +333,22 @@ def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray
     return counts.astype(np.int32)
 
 
+def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = None,
+                  skip_bad: bool = False, on_file: Callable[[XmlFile, int], None] | None = None,
+                  ) -> tuple[Iterator[ParsedDocument], list[Skipped]]:
+    """The documents of ``paths`` (files or directories) for a store's
+    ``load_xml``, and the list that collects files skipped with ``skip_bad``.
+
+    Paths are checked before anything is parsed (InputError for a missing
+    path or a directory with no XML file).
+    """
+    spec = LinkSpec.parse(links) if links else None
+    files = find_xml_files(paths)
+    skipped: list[Skipped] = []
+    return iter_xml_documents(files, spec, skip_bad=skip_bad, skipped=skipped,
+                              on_file=on_file), skipped
+
+
 def iter_xml_documents(files: list[XmlFile], links: LinkSpec | None = None,
                        skip_bad: bool = False,
                        skipped: list[Skipped] | None = None,

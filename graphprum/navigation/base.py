@@ -100,6 +100,21 @@ def parse_options(spec: str, args: str, allowed: dict[str, Callable[[str], objec
     return out
 
 
+def parse_hops(value: str) -> int | None:
+    """The ``hops`` option of walk models: an integer K >= 1, or ``inf`` (also
+    ``none``, ``unbounded``) for walks of any length.
+
+    >>> parse_hops("2"), parse_hops("inf")
+    (2, None)
+    """
+    if value.strip().lower() in ("inf", "none", "unbounded"):
+        return None
+    k = int(value)
+    if k < 1:
+        raise ValueError(value)
+    return k
+
+
 def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
     """Noisy-or of same-shape probability arrays: 1 - prod(1 - P_m)."""
     if len(mats) == 1:

@@ -49,7 +49,7 @@ import scipy.sparse as sp
 from graphprum.errors import InputError, UsageError
 from graphprum.io.lines import find_line
 from graphprum.io.navfile import NavTable, estimate_transitions, read_nav, read_nav_log
-from graphprum.navigation.base import parse_options, register_model
+from graphprum.navigation.base import parse_hops, parse_options, register_model
 from graphprum.navigation.hitting import hitting_probabilities
 
 if TYPE_CHECKING:
@@ -195,20 +195,12 @@ class FileModel:
             pm.matrix, pm.index(sources), pm.index(targets), self.hops))
 
 
-def _hops(value: str) -> int | None:
-    """``hops`` option: an integer K >= 1, or ``inf`` for walks of any length."""
-    if value.strip().lower() in ("inf", "none", "unbounded"):
-        return None
-    k = int(value)
-    if k < 1:
-        raise ValueError(value)
-    return k
 
 
 def _factory(kind: str) -> Callable[[str], FileModel]:
     def build(args: str) -> FileModel:
         spec = f"{kind}:{args}"
-        allowed = {} if kind == "direct" else {"hops": _hops}
+        allowed = {} if kind == "direct" else {"hops": parse_hops}
         opts = parse_options(spec, args, allowed, positional="file")
         path = opts.get("file")
         if not path:

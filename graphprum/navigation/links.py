@@ -54,7 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.navigation.base import parse_options, register_model
+from graphprum.navigation.base import parse_hops, parse_options, register_model
 
 if TYPE_CHECKING:
     from graphprum.evaluate import TopicContext
@@ -167,14 +167,6 @@ class LinkGraph:
         return sp.csr_array(sp.coo_array((w, (i, j[keep])), shape=(m, m)).tocsr())
 
 
-def _hops(value: str) -> int | None:
-    """``hops`` option: a positive integer, or ``inf`` for walks of any length."""
-    if value.strip().lower() in ("inf", "none", "unbounded"):
-        return None
-    k = int(value)
-    if k < 1:
-        raise ValueError(value)
-    return k
 
 
 class LinksModel:
@@ -273,7 +265,7 @@ def _same_rows(src: np.ndarray, tgt: np.ndarray) -> sp.csr_array:
 
 def _factory(args: str) -> LinksModel:
     spec = "links" + (f":{args}" if args else "")
-    opts = parse_options(spec, args, {"beta": float, "hops": _hops})
+    opts = parse_options(spec, args, {"beta": float, "hops": parse_hops})
     return LinksModel(spec, beta=float(opts.get("beta", 1.0)),  # type: ignore[arg-type]
                       hops=opts.get("hops", 1))  # type: ignore[arg-type]
 

@@ -580,13 +580,10 @@ class BoltStore:
                  replace: bool = False, skip_bad: bool = False,
                  on_file: Callable | None = None) -> LoadReport:
         """Load XML files and directories (see :meth:`LocalStore.load_xml`)."""
-        from graphprum.loaders.xml import LinkSpec, find_xml_files, iter_xml_documents
+        from graphprum.loaders.xml import xml_documents
 
-        spec = LinkSpec.parse(links) if links else None
-        found = find_xml_files(paths)
-        skipped: list = []
-        docs = iter_xml_documents(found, spec, skip_bad=skip_bad, skipped=skipped,
-                                  on_file=on_file)
+        paths = list(paths)
+        docs, skipped = xml_documents(paths, links, skip_bad, on_file)
         report = self.load_documents(docs, replace=replace,
                                      description={"kind": "xml", "paths": [str(p) for p in paths],
                                                   "links": links})
