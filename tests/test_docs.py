@@ -1,0 +1,375 @@
+"""The documentation runs: every ```sh command of docs/*.md and README.md.
+
+Rules (also stated in docs/index.md):
+
+* Every fenced block marked ``sh`` holds commands; each logical line (``\\``
+  continuations joined, a heredoc ``<<'EOF' ... EOF`` kept with its command,
+  ``#`` comment lines dropped) is run with ``bash -c`` in order, in a fresh
+  temporary directory per file that holds a symlink ``examples`` to the
+  repository's ``examples/``, with ``GRAPHPRUM_STORE`` pointing into that
+  directory and ``COLUMNS=80``.  Each command must exit with status 0.
+* A ``text`` block that follows an ``sh`` block with only blank lines between
+  is that block's output: its lines (trailing spaces stripped) must appear,
+  in order and consecutively, in what the commands printed (stdout and
+  stderr together).  A line ``...`` skips any number of lines; ``...``
+  inside a line matches any text (timings, paths).
+* Speed: a plain ``graphprum ...`` command (no pipes, redirections,
+  variables or globs) is run by a worker that imported graphprum once and
+  forks a fresh process per command, which then calls the ``graphprum``
+  script's entry point (``graphprum.cli:main``) with that argv, cwd and
+  environment; anything else goes to ``bash -c``.  ``graphprum --version``
+  is also run through the installed script itself.
+* A block preceded by ``<!-- docs-test: skip -->``, or whose commands install
+  software (``pip install``, ``-m venv``), is not run: the test runs against
+  the installed package.
+* In docs/*.md every fenced block is ``sh`` or ``text`` and every relative
+  link points to an existing file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = sorted((REPO / "docs").glob("*.md"))
+FILES = [*DOCS, REPO / "README.md"]
+SKIP_MARK = "<!-- docs-test: skip -->"
+INSTALLS = re.compile(r"\bpip3? install\b|-m\s+venv\b")
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+TIMEOUT = 300
+
+
+@dataclass
+class Block:
+    lang: str
+    lines: list[str]
+    line: int  # 1-based line of the opening fence
+    skip: bool = False
+    output: Block | None = None
+    commands: list[str] = field(default_factory=list)
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """Fenced blocks of a markdown text, with sh blocks' output blocks attached.
+
+    >>> md = ("<!-- docs-test: skip -->\\n```sh\\npip install x\\n```\\n\\n"
+    ...       "```sh\\necho hi\\n```\\n\\n```text\\nhi\\n```\\n")
+    >>> [(b.lang, b.skip, b.output is not None) for b in parse_blocks(md)]
+    [('sh', True, False), ('sh', False, True), ('text', False, False)]
+    """
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    ends: list[int] = []  # index of each block's closing fence
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)(```+|~~~+)\s*([^\s`]*)", lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, lang = m.group(2), m.group(3).lower()
+        j = i + 1
+        while j < len(lines) and not lines[j].strip().startswith(fence):
+            j += 1
+        before = [x.strip() for x in lines[:i] if x.strip()]
+        block = Block(lang, lines[i + 1:j], i + 1, skip=bool(before) and before[-1] == SKIP_MARK)
+        if blocks and blocks[-1].lang == "sh" and lang == "text" \
+                and all(not x.strip() for x in lines[ends[-1] + 1:i]):
+            blocks[-1].output = block
+        blocks.append(block)
+        ends.append(j)
+        i = j + 1
+    for b in blocks:
+        if b.lang == "sh":
+            b.commands = split_commands(b.lines)
+            if any(INSTALLS.search(c) for c in b.commands):
+                b.skip = True
+    return blocks
+
+
+def split_commands(lines: list[str]) -> list[str]:
+    r"""Logical command lines of an sh block.
+
+    >>> split_commands(["# a comment", "a \\", "  b", "", "cat > f <<'EOF'", "x \\", "EOF", "c"])
+    ['a \\\n  b', "cat > f <<'EOF'\nx \\\nEOF", 'c']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cmd = [line]
+        while cmd[-1].endswith("\\") and i < len(lines):
+            cmd.append(lines[i])
+            i += 1
+        m = HEREDOC.search("\n".join(cmd))
+        if m:
+            while i < len(lines):
+                cmd.append(lines[i])
+                i += 1
+                if cmd[-1].strip() == m.group(2):
+                    break
+        out.append("\n".join(cmd))
+    return out
+
+
+def _line_pattern(expected: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in expected.split("...")))
+
+
+def match_output(expected: list[str], actual: str) -> str | None:
+    """None when ``expected`` appears in ``actual`` (rules in the module
+    docstring), else a message naming the first expected line not found.
+
+    >>> match_output(["b", "...", "d ... s"], "a\\nb\\nc\\nd in 0.2 s  \\n")
+    >>> match_output(["b", "c"], "b\\nx\\nc\\n")
+    "expected line 1 'b' followed by 'c'"
+    """
+    exp = [x.rstrip() for x in expected]
+    while exp and not exp[0]:
+        exp.pop(0)
+    while exp and not exp[-1]:
+        exp.pop()
+    got = [x.rstrip() for x in actual.splitlines()]
+    segments: list[list[str]] = [[]]
+    for x in exp:
+        if x.strip() == "...":
+            segments.append([])
+        else:
+            segments[-1].append(x)
+    pos = 0
+    for seg in segments:
+        if not seg:
+            continue
+        pats = [_line_pattern(x) for x in seg]
+        for start in range(pos, len(got) - len(seg) + 1):
+            if all(p.fullmatch(got[start + k]) for k, p in enumerate(pats)):
+                pos = start + len(seg)
+                break
+        else:
+            # name the longest prefix of the segment that does match
+            best = 0
+            for start in range(pos, len(got)):
+                k = 0
+                while k < len(seg) and start + k < len(got) and pats[k].fullmatch(got[start + k]):
+                    k += 1
+                best = max(best, k)
+            if best == 0:
+                return f"expected line {seg[0]!r} not found"
+            return f"expected line {best} {seg[best - 1]!r} followed by {seg[best]!r}"
+    return None
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    bindir = str(Path(sys.executable).parent)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    env["GRAPHPRUM_STORE"] = str(tmp / "graphprum-store")
+    env["COLUMNS"] = "80"
+    env["NO_COLOR"] = "1"
+    env["TERM"] = "dumb"
+    env.pop("FORCE_COLOR", None)
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+#: The worker: imports graphprum once, then per request forks a child that
+#: becomes ``graphprum ARGV`` (cwd, environment, stdout and stderr to a file).
+WORKER = r"""
+import json, os, sys, traceback
+import graphprum.cli
+for name in ("ir_measures", "matplotlib", "graphprum.measures.prum", "graphprum.report"):
+    try:
+        __import__(name)
+    except Exception:
+        pass
+for line in sys.stdin:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.chdir(req["cwd"])
+            os.environ.clear()
+            os.environ.update(req["env"])
+            fd = os.open(req["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            sys.stdin = open(os.devnull)
+            sys.argv = req["argv"]
+            try:
+                graphprum.cli.main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
+"""
+SHELL_SYNTAX = re.compile(r"[|&;<>()*?\[\]$`~{}!\n]")
+
+
+def plain_argv(cmd: str) -> list[str] | None:
+    """The argv of a plain ``graphprum`` command, or None when it needs a shell.
+
+    >>> plain_argv("graphprum --store s show 'd#/a[1]'")
+    ['graphprum', '--store', 's', 'show', 'd#/a[1]']
+    >>> plain_argv("graphprum eval run-*.txt"), plain_argv("graphprum info | head")
+    (None, None)
+    """
+    joined = cmd.replace("\\\n", " ")
+    unquoted = re.sub(r"'[^']*'|\"[^\"$`\\]*\"", "", joined)
+    if SHELL_SYNTAX.search(unquoted):
+        return None
+    try:
+        argv = shlex.split(joined)
+    except ValueError:
+        return None
+    if not argv or argv[0] != "graphprum" or "=" in argv[0]:
+        return None
+    return argv
+
+
+class Runner:
+    """Runs one file's commands: plain graphprum commands through the worker,
+    the rest through bash."""
+
+    def __init__(self, tmp: Path, env: dict[str, str]):
+        self.tmp, self.env, self.n = tmp, env, 0
+        self.worker = subprocess.Popen([sys.executable, "-c", WORKER], cwd=tmp, env=env,
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, cmd: str) -> tuple[int, str]:
+        argv = plain_argv(cmd)
+        if argv is None:
+            res = subprocess.run(["bash", "-c", cmd], cwd=self.tmp, env=self.env, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 timeout=TIMEOUT)
+            return res.returncode, res.stdout
+        self.n += 1
+        out = self.tmp.parent / f"{self.tmp.name}.out{self.n}"
+        req = {"cwd": str(self.tmp), "env": self.env, "out": str(out), "argv": argv}
+        assert self.worker.stdin and self.worker.stdout
+        self.worker.stdin.write(json.dumps(req) + "\n")
+        self.worker.stdin.flush()
+        reply = self.worker.stdout.readline()
+        if not reply:
+            raise RuntimeError("the docs worker died")
+        return json.loads(reply)["rc"], out.read_text(encoding="utf-8", errors="replace")
+
+    def close(self) -> None:
+        if self.worker.stdin:
+            self.worker.stdin.close()
+        self.worker.wait(timeout=60)
+
+
+def run_file(path: Path, tmp: Path) -> list[str]:
+    """Run every sh block of ``path``; the list of failures (empty: all good)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "examples").symlink_to(REPO / "examples", target_is_directory=True)
+    runner = Runner(tmp, _env(tmp))
+    try:
+        return _run_blocks(path, runner)
+    finally:
+        runner.close()
+
+
+def _run_blocks(path: Path, runner: Runner) -> list[str]:
+    failures: list[str] = []
+    for block in parse_blocks(path.read_text(encoding="utf-8")):
+        if block.lang != "sh" or block.skip:
+            continue
+        printed = []
+        for cmd in block.commands:
+            try:
+                code, out = runner.run(cmd)
+            except subprocess.TimeoutExpired:
+                failures.append(f"{path.name}:{block.line}: timed out: {cmd}")
+                return failures
+            printed.append(out)
+            if code != 0:
+                failures.append(f"{path.name}:{block.line}: exit {code}: {cmd}\n{out[-2000:]}")
+                return failures  # later commands depend on this one
+        if block.output is not None:
+            problem = match_output(block.output.lines, "".join(printed))
+            if problem:
+                failures.append(f"{path.name}:{block.output.line}: {problem}\n--- printed:\n"
+                                f"{''.join(printed)[-3000:]}")
+    return failures
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """All files run at once (one worker per CPU); each test reads its own."""
+    if shutil.which("graphprum", path=str(Path(sys.executable).parent) + os.pathsep
+                    + os.environ.get("PATH", "")) is None:
+        pytest.skip("the graphprum script is not installed (pip install -e .)")
+    base = tmp_path_factory.mktemp("docs")
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        futures = {p.name: pool.submit(run_file, p, base / p.stem) for p in FILES if p.exists()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+@pytest.mark.parametrize("name", [p.name for p in FILES])
+def test_commands_run_and_print_what_the_doc_shows(results, name):
+    if name not in results:
+        pytest.skip(f"{name} does not exist")
+    assert not results[name], "\n\n".join(results[name])
+
+
+@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
+def test_blocks_are_sh_or_text_and_links_resolve(path):
+    text = path.read_text(encoding="utf-8")
+    langs = {b.lang for b in parse_blocks(text)}
+    assert langs <= {"sh", "text"}, f"{path.name}: fenced blocks marked {langs - {'sh', 'text'}}"
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", prose):
+        if re.match(r"[a-z]+:", target):
+            continue
+        assert (path.parent / target).exists(), f"{path.name}: broken link {target}"
+
+
+def test_docs_exist_and_have_commands():
+    names = {p.name for p in DOCS}
+    for need in ("index.md", "tutorial.md", "formats.md", "measures-prum.md", "measures-sr.md",
+                 "measures-inex.md", "measures-t2i.md"):
+        assert need in names
+    for p in DOCS:
+        if p.name in ("errata-inex.md", "index.md"):
+            continue
+        blocks = parse_blocks(p.read_text(encoding="utf-8"))
+        assert any(b.lang == "sh" and b.commands for b in blocks), f"{p.name} runs nothing"
+
+
+def test_matcher_rejects_what_is_not_printed():
+    assert match_output(["x"], "a\nb\n") is not None
+    assert match_output(["a", "...", "b"], "b\na\n") is not None  # order matters
+    assert match_output(["0.5 ... s"], "0.5 in 3 s\n") is None
+    assert match_output(["0.5 ... s"], "0.6 in 3 s\n") is not None
+    assert match_output(["a  "], "a\n") is None  # trailing spaces ignored
+
+
+def test_installed_script_runs():
+    """The worker calls graphprum.cli:main; the script on PATH is that entry point."""
+    env = _env(Path.cwd())
+    res = subprocess.run(["graphprum", "--version"], env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+    assert res.returncode == 0 and res.stdout.startswith("graphprum "), res.stdout
