@@ -13,6 +13,7 @@ and the T2I measures are computed over submitted runs.
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 try:
     __version__ = version("graphprum")
@@ -32,7 +33,43 @@ def open_store(location: str | None = None, *, create: bool = True):
     return _open(location, create=create)
 
 
-# The function shadows the submodule of the same name on purpose: the API is
-# ``graphprum.evaluate(...)`` (DESIGN §1.8); ``from graphprum.evaluate import X``
-# still reaches the module through sys.modules.
-from graphprum.evaluate import evaluate  # noqa: E402
+def evaluate(runs: Any, qrels: Any, measures: Any, **options: Any) -> Any:
+    r"""Evaluate ``runs`` against ``qrels``: a DataFrame ``run, measure, topic, value``.
+
+    Parameters
+    ----------
+    runs : sequence of path or Run
+        TREC or INEX XML run files (or runs already read with
+        :func:`graphprum.io.runs.read_run`).
+    qrels : path or mapping
+        Relevance judgements ``TOPIC ITER ID REL`` (DESIGN §1.3), or None
+        with ``passages=``.
+    measures : sequence of str
+        Measure names (DESIGN §1.6), e.g. ``["PRUM", "PRUM@0.5", "AP"]``.
+    **options
+        ``nav`` (navigation models, default ``["classical"]``), ``store``
+        (a store or its location; needed by structural models and measures),
+        ``collection_size``, ``ideal_min``, ``order`` (``"score"`` or
+        ``"rank"``), ``dedup``, ``trees``, ``passages``, ``per_topic``
+        (default True), ``strict``, ``warn`` (a callable for notes); see
+        :func:`graphprum.evaluation.run_evaluation`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run, measure, topic, value``; topic ``all`` holds the mean
+        over the qrels' topics (topics a run lacks score 0).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "qrels").write_text("1 0 a 1\n1 0 b 1\n")
+    >>> _ = (d / "run").write_text("1 Q0 x 1 3 demo\n1 Q0 a 2 2 demo\n1 Q0 b 3 1 demo\n")
+    >>> df = evaluate([d / "run"], d / "qrels", ["PRUM(r=1)", "PRUM(r=2)"])
+    >>> df[df.topic == "all"]["value"].round(4).tolist()
+    [0.5, 0.6667]
+    """
+    from graphprum.evaluation import run_evaluation
+
+    return run_evaluation(runs, qrels, measures, **options)

@@ -422,7 +422,7 @@ def nav(
     topic: Annotated[str, typer.Option(help="Topic (for topic-specific models).")] = "",
 ) -> None:
     """Print FROM TO P under a navigation model (DESIGN §1.5), tab separated."""
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
     from graphprum.navigation.base import parse_model
 
     models = [parse_model(m) for m in model]

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from graphprum.errors import UsageError
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
 from graphprum.navigation.base import parse_model
 
@@ -65,7 +65,7 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    passages: Any = None, assessments: Any = None, per_topic: bool = True,
                    strict: bool = False, warn: Warn | None = None,
                    offsets: str = "chars", ends: str = "exclusive") -> pd.DataFrame:
-    """Evaluate; see :func:`graphprum.evaluate.evaluate` for the parameters."""
+    """Evaluate; see :func:`graphprum.evaluate` for the parameters."""
     from graphprum.io.qrels import read_qrels
     from graphprum.io.runs import read_run
 

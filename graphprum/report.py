@@ -21,14 +21,16 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import pandas as pd
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from graphprum.errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Every format :func:`write_results` knows.
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")

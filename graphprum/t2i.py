@@ -83,7 +83,7 @@ import numpy as np
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 __all__ = ["Fragments", "T2IUser", "Trace", "doc_ends", "inspect", "reach_thresholds",
            "result_positions", "simulate", "topic_fragments"]

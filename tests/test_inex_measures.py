@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.measures.bic import eprum_levels
 from graphprum.measures.grp import grpng_curve, unseen_lengths
 from graphprum.measures.inex_base import TopicAssessment, derive, merge_ranges

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphprum.errors import InputError, UsageError
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.navigation.base import combine, parse_model
 from graphprum.navigation.structural import structural_probabilities
 from graphprum.store.base import UnitTable

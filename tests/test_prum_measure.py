@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.measures.prum import precision_at_recall
 from graphprum.measures.registry import family, parse_measure
 

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from test_summaries_support import BOOK, TableStore, book_table, forest_table, random_tree
 
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
 from graphprum.measures.sr import compute_sr, compute_srp, topic_contributions
 from graphprum.navigation.base import parse_model

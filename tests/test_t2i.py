@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphprum.errors import UsageError
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.loaders.video import video_document
 from graphprum.navigation.base import parse_model
 from graphprum.store import open_store

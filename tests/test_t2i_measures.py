@@ -24,7 +24,7 @@ import pytest
 
 import graphprum
 from graphprum.errors import UsageError
-from graphprum.evaluate import TopicContext
+from graphprum.context import TopicContext
 from graphprum.loaders.video import video_document
 from graphprum.measures.inex_base import TopicAssessment
 from graphprum.measures.registry import family, parse_measure

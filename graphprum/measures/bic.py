@@ -38,7 +38,7 @@ from graphprum.measures.inex_base import run_rows, topic_assessment
 from graphprum.navigation.bep import bep_similarity, mean_document_length
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
     from graphprum.measures.registry import MeasureSpec
 
 

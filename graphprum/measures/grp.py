@@ -30,7 +30,7 @@ import numpy as np
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
     from graphprum.measures.registry import MeasureSpec
 
 

@@ -37,7 +37,7 @@ from graphprum.measures import bic, grp, ric, xcg
 from graphprum.measures.registry import MeasureSpec, register
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 _RANKS = ("5", "10", "25", "50")
 _LEVELS = tuple(f"{i / 10:.1f}" for i in range(11))

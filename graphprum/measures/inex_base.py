@@ -39,7 +39,7 @@ import numpy as np
 from graphprum.store.base import UnitTable
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 
 def merge_ranges(ranges: Any) -> np.ndarray:

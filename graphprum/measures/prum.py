@@ -71,7 +71,7 @@ from graphprum.measures.poisson_binomial import normal_grid
 from graphprum.measures.registry import MeasureSpec, register
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 __all__ = [
     "LEVELS",

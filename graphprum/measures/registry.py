@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 _NAME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_\-]*)\s*(?:\(([^()]*)\))?\s*(?:@\s*([^\s()]+))?\s*$")
 

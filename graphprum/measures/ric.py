@@ -27,7 +27,7 @@ import numpy as np
 from graphprum.measures.inex_base import recall_base, run_rows, topic_assessment
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
     from graphprum.measures.registry import MeasureSpec
 
 

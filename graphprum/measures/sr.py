@@ -59,7 +59,7 @@ from graphprum.errors import UsageError
 from graphprum.measures.registry import MeasureSpec, register
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 #: Cut-offs a bare ``SR``/``SRP`` stands for (INEX 2006 Focused task, SR §7.2).
 DEFAULT_CUTOFFS = ("5", "10", "25", "50")

@@ -87,7 +87,7 @@ from graphprum.t2i import (
 )
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 __all__ = ["eslrf", "expected_search_length", "probability_of_relevance", "t2i_precision"]
 

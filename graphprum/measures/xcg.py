@@ -33,7 +33,7 @@ import numpy as np
 from graphprum.measures.inex_base import RecallBase, ignore_param, recall_base, run_rows
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
     from graphprum.measures.registry import MeasureSpec
 
 _EPS = 1e-12

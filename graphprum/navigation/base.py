@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 
 class NavigationModel(Protocol):

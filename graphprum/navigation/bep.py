@@ -24,7 +24,7 @@ from graphprum.navigation.base import parse_options, register_model
 from graphprum.store.base import UnitTable
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 
 def bep_similarity(start: np.ndarray | float, bep: np.ndarray | float, a: float,

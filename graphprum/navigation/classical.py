@@ -26,7 +26,7 @@ from graphprum.errors import UsageError
 from graphprum.navigation.base import register_model
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 
 class ClassicalModel:

@@ -53,7 +53,7 @@ from graphprum.navigation.base import parse_hops, parse_options, register_model
 from graphprum.navigation.hitting import hitting_probabilities
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 Pair = tuple[str, str]
 

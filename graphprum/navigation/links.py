@@ -57,7 +57,7 @@ from graphprum.errors import UsageError
 from graphprum.navigation.base import parse_hops, parse_options, register_model
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 
 def _concat_ranges(lo: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -47,7 +47,7 @@ from graphprum.navigation.base import register_model
 from graphprum.store.base import UnitTable
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 
 def structural_probabilities(table: UnitTable, src: np.ndarray, tgt: np.ndarray,

@@ -38,7 +38,7 @@ from graphprum.store.base import UnitTable
 from graphprum.summaries.axpre import Summary, build_summary, normalise_axpre
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 _CACHE: dict[tuple[int, str, str], tuple[weakref.ref, Summary]] = {}
 

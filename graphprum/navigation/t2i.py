@@ -43,7 +43,7 @@ from graphprum.navigation.base import parse_options, register_model
 from graphprum.t2i import reach_thresholds, result_positions, topic_fragments
 
 if TYPE_CHECKING:
-    from graphprum.evaluate import TopicContext
+    from graphprum.context import TopicContext
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}

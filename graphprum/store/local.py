@@ -525,13 +525,10 @@ class LocalStore:
         on_file : callable, optional
             Called as ``on_file(xml_file, n_elements)`` after each file.
         """
-        from graphprum.loaders.xml import LinkSpec, find_xml_files, iter_xml_documents
+        from graphprum.loaders.xml import xml_documents
 
-        spec = LinkSpec.parse(links) if links else None
-        files = find_xml_files(paths)
-        skipped: list = []
-        docs = iter_xml_documents(files, spec, skip_bad=skip_bad, skipped=skipped,
-                                  on_file=on_file)
+        paths = list(paths)
+        docs, skipped = xml_documents(paths, links, skip_bad, on_file)
         report = self.load_documents(docs, replace=replace,
                                      description={"kind": "xml", "paths": [str(p) for p in paths],
                                                   "links": links})

@@ -1,8 +1,8 @@
-"""The evaluator: runs x qrels x measures -> a table of values.
+"""What a measure may ask about one topic of one run: :class:`TopicContext`.
 
-This module holds :class:`TopicContext`, everything a measure may ask about
-one topic of one run, and :func:`evaluate`, the Python API behind
-``graphprum eval``.
+The evaluation loop (:mod:`graphprum.evaluation`) builds one per run and
+topic; measures and navigation models read it and may cache per-topic work
+in :attr:`TopicContext.extra`.
 """
 
 from __future__ import annotations
@@ -89,51 +89,3 @@ class TopicContext:
         """P(sources[i] -> targets[j]) under the noisy-or of all ``--nav`` models."""
         return combine(self.models, list(sources), list(targets), self)
 
-
-@dataclass
-class EvalOptions:
-    """Options of an evaluation that are not per topic."""
-
-    nav: list[str] = field(default_factory=lambda: ["classical"])
-    ideal_min: float = 1.0
-    collection_size: float | None = None
-    strict: bool = False
-
-
-def evaluate(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
-             nav: Sequence[str] | str = ("classical",), store: Store | str | None = None,
-             collection_size: float | None = None, ideal_min: float = 1.0,
-             order: str = "score", dedup: bool = False, trees: bool = False,
-             assessments: Any = None, per_topic: bool = True, strict: bool = False,
-             warn: Any = None) -> Any:
-    """Evaluate ``runs`` against ``qrels``: a DataFrame ``run, measure, topic, value``.
-
-    Parameters
-    ----------
-    runs : sequence of path or Run
-        TREC or INEX XML run files (or already read runs).
-    qrels : path or Qrels
-        Relevance judgements (DESIGN §1.3).
-    measures : sequence of str
-        Measure names (DESIGN §1.6), e.g. ``["PRUM", "PRUM@0.5", "AP"]``.
-    nav : str or sequence of str
-        Navigation models (``--nav``), combined by noisy-or.
-    store : Store, str or None
-        The collection; required by structural models and measures.
-    collection_size : float, optional
-        N; by default the number of units in the store, infinite without one.
-    per_topic : bool
-        Include per-topic rows as well as the ``all`` rows (means over topics).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``run, measure, topic, value``; topic ``all`` for means over
-        the qrels' topics.
-    """
-    from graphprum.evaluation import run_evaluation
-
-    return run_evaluation(runs, qrels, measures, nav=nav, store=store,
-                          collection_size=collection_size, ideal_min=ideal_min, order=order,
-                          dedup=dedup, trees=trees, assessments=assessments,
-                          per_topic=per_topic, strict=strict, warn=warn)
