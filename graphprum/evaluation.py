@@ -14,13 +14,14 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from graphprum.errors import UsageError
 from graphprum.context import TopicContext
+from graphprum.errors import UsageError
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
 from graphprum.navigation.base import parse_model
 
@@ -64,14 +65,25 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    order: str = "score", dedup: bool = False, trees: bool = False,
                    passages: Any = None, assessments: Any = None, per_topic: bool = True,
                    strict: bool = False, warn: Warn | None = None,
-                   offsets: str = "chars", ends: str = "exclusive") -> pd.DataFrame:
-    """Evaluate; see :func:`graphprum.evaluate` for the parameters."""
+                   offsets: str = "chars", ends: str = "exclusive",
+                   jobs: int = 1) -> pd.DataFrame:
+    """Evaluate; see :func:`graphprum.evaluate` for the parameters.
+
+    ``jobs`` > 1 evaluates topics in that many forked processes (the store's
+    memory-mapped columns are inherited, not copied); the table is the same,
+    value for value, as with ``jobs=1``.  Topics are evaluated one after the
+    other, all runs of a topic together: ids are resolved once per (run,
+    topic) and what depends on the topic only (INEX recall-bases) is computed
+    once and shared by the runs.
+    """
     from graphprum.io.qrels import read_qrels
     from graphprum.io.runs import read_run
 
     warn = warn or (lambda message: None)
     if isinstance(nav, str):
         nav = [nav]
+    if not isinstance(jobs, int) or jobs < 1:
+        raise UsageError(f"--jobs must be a positive integer, got {jobs!r}")
     specs = expand_measures(measures)
     if not specs:
         raise UsageError("no measure given (-m)")
@@ -104,28 +116,31 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
              + "; rows are told apart by file order only")
     n_units = _collection_size(store, qrels, collection_size, strict, warn)
     topics = list(qrels)
-    user_specs = [s for s in specs if family(s.name) is not None]
+    job = _Job(runs=read, qrels=qrels, topics=topics, models=models,
+               specs=[s for s in specs if family(s.name) is not None], ideal_min=ideal_min,
+               collection_size=n_units, store=store, trees=trees, assessments=assessments)
+    if job.specs or store is not None:
+        per_topic_out = _evaluate_topics(job, _usable_jobs(jobs, store, len(topics), warn))
+    else:
+        per_topic_out = []
     classical = [s for s in specs if family(s.name) is None]
     rows: list[tuple[str, str, str, float]] = []
-    for run in read:
+    for ri, run in enumerate(read):
         extra_topics = [t for t in run.topics if t not in qrels]
         if extra_topics:
             warn(f"note: run {run.tag}: {len(extra_topics)} topic(s) not in the qrels ignored: "
                  + ", ".join(extra_topics[:10]) + (" ..." if len(extra_topics) > 10 else ""))
         if store is not None:
-            _report_unknown_run_ids(run, store, warn)
+            unknown = {u for out in per_topic_out for u in out.unknown[ri]}
+            extra_ids = [u for t in extra_topics for u in run.ranked(t)]
+            if extra_ids:
+                found = store.resolve(extra_ids)
+                unknown.update(u for u, r in zip(extra_ids, found, strict=True) if r < 0)
+            _report_unknown(run, sorted(unknown), warn)
         values: dict[str, dict[str, float]] = {str(s): {} for s in specs}
-        for topic in topics:
-            ctx = TopicContext(
-                topic=topic, ranked=run.ranked(topic), qrels=qrels[topic], models=models,
-                ideal_min=ideal_min, collection_size=n_units,
-                store=store, trees=(run.trees or {}).get(topic) if trees else None,
-                assessments=_topic_assessment(assessments, topic),
-            )
-            for s in user_specs:
-                fam = family(s.name)
-                assert fam is not None
-                values[str(s)][topic] = float(fam.compute(s, ctx))
+        for topic, out in zip(topics, per_topic_out, strict=False):
+            for name, value in out.values[ri].items():
+                values[name][topic] = value
         if classical:
             for name, per in _classical(classical, run, qrels).items():
                 values[name] = per
@@ -136,6 +151,206 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                 rows.extend((run.tag, str(s), t, v) for t, v in zip(topics, vals, strict=True))
             rows.append((run.tag, str(s), "all", float(np.mean(vals)) if vals else 0.0))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# --------------------------------------------------------------------------
+# per-topic evaluation (sequential or in forked processes)
+
+#: ``ctx.extra`` keys (first tuple item) whose value depends on the topic only,
+#: not on the run, so that all runs of a topic share one computation.
+TOPIC_LEVEL_KEYS = frozenset({"inex_recall_base"})
+
+
+@dataclass
+class _Job:
+    """Everything the evaluation of one topic needs (inherited by forked workers)."""
+
+    runs: list[Any]
+    qrels: Any
+    topics: list[str]
+    models: list[Any]
+    specs: list[MeasureSpec]
+    ideal_min: float
+    collection_size: float
+    store: Any
+    trees: bool
+    assessments: Any
+
+
+@dataclass
+class _TopicOutput:
+    """Values of one topic: per run, measure name -> value; and per run the
+    result ids of that topic the store does not hold."""
+
+    values: list[dict[str, float]]
+    unknown: list[list[str]]
+
+
+class _SharedExtra(dict):
+    """``ctx.extra`` of one (run, topic): keys of :data:`TOPIC_LEVEL_KEYS` live
+    in a dictionary shared by every run of the topic."""
+
+    def __init__(self, shared: dict) -> None:
+        super().__init__()
+        self.shared = shared
+
+    @staticmethod
+    def _topic_level(key: Any) -> bool:
+        head = key[0] if isinstance(key, tuple) and key else key
+        return isinstance(head, str) and head in TOPIC_LEVEL_KEYS
+
+    def __contains__(self, key: Any) -> bool:
+        if self._topic_level(key):
+            return key in self.shared
+        return super().__contains__(key)
+
+    def __getitem__(self, key: Any) -> Any:
+        if self._topic_level(key):
+            return self.shared[key]
+        return super().__getitem__(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._topic_level(key):
+            self.shared[key] = value
+        else:
+            super().__setitem__(key, value)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """``dict.get`` that looks in the shared dictionary for topic-level keys."""
+        if self._topic_level(key):
+            return self.shared.get(key, default)
+        return super().get(key, default)
+
+
+class _ResolvingStore:
+    """The store as measures see it: ``resolve`` answers from the rows already
+    resolved for the current topic (and the last few id lists asked for, as
+    measures ask for the same ranking several times), everything else goes
+    to the store."""
+
+    _RECENT = 4
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._rows: dict[str, int] = {}
+        self._recent: list[tuple[list[str], np.ndarray]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def forget(self) -> None:
+        """Drop the resolved ids (a new topic starts)."""
+        self._rows = {}
+        self._recent = []
+
+    def resolve(self, ids: Sequence[str]) -> np.ndarray:
+        """Global rows of ``ids`` (-1: not in the store), resolved once per id."""
+        ids = ids if isinstance(ids, list) else list(ids)
+        for seen, rows in self._recent:
+            if len(seen) == len(ids) and seen == ids:
+                return rows.copy()
+        get = self._rows.get
+        found = [get(u, -2) for u in ids]
+        if -2 in found:
+            missing = [u for u, r in zip(ids, found, strict=True) if r == -2]
+            self._rows.update(zip(missing, self._store.resolve(missing).tolist(), strict=True))
+            get = self._rows.get
+            found = [get(u, -1) for u in ids]
+        rows = np.array(found, dtype=np.int64)
+        self._recent = [(list(ids), rows), *self._recent[: self._RECENT - 1]]
+        return rows.copy()
+
+
+def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
+    """All runs of one topic: every user-model measure, and the unknown result ids."""
+    if store is not None:
+        store.forget()
+    shared: dict[Any, Any] = {}
+    assessment = _topic_assessment(job.assessments, topic)
+    values: list[dict[str, float]] = []
+    unknown: list[list[str]] = []
+    for run in job.runs:
+        ranked = run.ranked(topic)
+        if store is not None and ranked:
+            rows = store.resolve(ranked)
+            unknown.append([u for u, r in zip(ranked, rows, strict=True) if r < 0])
+        else:
+            unknown.append([])
+        ctx = TopicContext(
+            topic=topic, ranked=ranked, qrels=job.qrels[topic], models=job.models,
+            ideal_min=job.ideal_min, collection_size=job.collection_size,
+            store=store, trees=(run.trees or {}).get(topic) if job.trees else None,
+            assessments=assessment, extra=_SharedExtra(shared),
+        )
+        out: dict[str, float] = {}
+        for s in job.specs:
+            fam = family(s.name)
+            assert fam is not None
+            out[str(s)] = float(fam.compute(s, ctx))
+        values.append(out)
+    return _TopicOutput(values, unknown)
+
+
+#: The job of the forked workers (set by the parent just before forking).
+_WORKER_JOB: _Job | None = None
+_WORKER_STORE: _ResolvingStore | None = None
+
+
+def _worker(i: int) -> Any:
+    """Evaluate topic ``i`` of the inherited job; errors come back as values."""
+    from graphprum.errors import GraphprumError, InputError
+
+    job = _WORKER_JOB
+    assert job is not None
+    try:
+        return _evaluate_topic(job, job.topics[i], _WORKER_STORE)
+    except InputError as exc:
+        return ("error", type(exc), (exc.path, exc.line, exc.message))
+    except GraphprumError as exc:
+        return ("error", type(exc), (str(exc),))
+
+
+def _usable_jobs(jobs: int, store: Any, n_topics: int, warn: Warn) -> int:
+    """``jobs``, or 1 where forking cannot help or is not safe."""
+    import multiprocessing
+
+    if jobs <= 1 or n_topics < 2:
+        return 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        warn("note: --jobs needs the fork start method, not available here; using 1")
+        return 1
+    if store is not None:
+        from graphprum.store.local import LocalStore
+
+        if not isinstance(store, LocalStore):
+            warn("note: --jobs is ignored with a server store (a connection cannot be "
+                 "shared between processes); using 1")
+            return 1
+    return min(jobs, n_topics)
+
+
+def _evaluate_topics(job: _Job, jobs: int) -> list[_TopicOutput]:
+    """Every topic of ``job``, in topic order, in ``jobs`` processes."""
+    global _WORKER_JOB, _WORKER_STORE
+
+    store = _ResolvingStore(job.store) if job.store is not None else None
+    if jobs == 1:
+        return [_evaluate_topic(job, t, store) for t in job.topics]
+    import multiprocessing
+
+    if job.store is not None:
+        job.store.table()  # map the columns once, before the workers inherit them
+    _WORKER_JOB, _WORKER_STORE = job, store
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            outs = pool.map(_worker, range(len(job.topics)), chunksize=1)
+    finally:
+        _WORKER_JOB, _WORKER_STORE = None, None
+    for out in outs:
+        if isinstance(out, tuple):
+            _, cls, args = out
+            raise cls(*args)
+    return outs
 
 
 def _collection_size(store: Any, qrels: Any, given: float | None, strict: bool,
@@ -163,12 +378,8 @@ def _collection_size(store: Any, qrels: Any, given: float | None, strict: bool,
     return float(np.count_nonzero(kinds == kind))
 
 
-def _report_unknown_run_ids(run: Any, store: Any, warn: Warn) -> None:
-    ids = sorted({u for t in run.topics.values() for u in t.ids})
-    if not ids:
-        return
-    rows = store.resolve(ids)
-    unknown = [u for u, r in zip(ids, rows, strict=True) if r < 0]
+def _report_unknown(run: Any, unknown: list[str], warn: Warn) -> None:
+    """The note on result ids of ``run`` that the store does not hold (sorted)."""
     if unknown:
         warn(f"note: run {run.tag}: {len(unknown)} result id(s) not in the store, counted as "
              f"non-relevant: " + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""))

@@ -175,16 +175,16 @@ def topic_contributions(ctx: TopicContext, k: int | None, fast: bool | None = No
     model alone, True forces it (UsageError when not applicable), False
     forces the general path.  Results are cached in ``ctx.extra``.
     """
-    trees: list[list[str]] = (ctx.trees if ctx.trees is not None
-                              else [[u] for u in ctx.ranked])
-    n = len(trees) if k is None else min(k, len(trees))
+    total = len(ctx.trees) if ctx.trees is not None else len(ctx.ranked)
+    n = total if k is None else min(k, total)
     key = ("SR", fast)
     cached = ctx.extra.get(key)
     if cached is not None and len(cached) >= n:
         return cached[:n]
     # compute a little ahead so that SR@5, @10, @25, @50 share one pass
-    n_compute = len(trees) if k is None else min(max(k, 50), len(trees))
-    head = trees[:n_compute]
+    n_compute = total if k is None else min(max(k, 50), total)
+    head: list[list[str]] = (ctx.trees[:n_compute] if ctx.trees is not None
+                             else [[u] for u in ctx.ranked[:n_compute]])
     rel = tree_relevance(head, ctx.grade)
     model = _summary_fast_path(ctx) if fast is not False else None
     if fast and model is None:

@@ -268,47 +268,69 @@ class LocalStore:
         Element ids are matched exactly against the positional INEX path
         (``doc#/a[1]/b[2]``); page and video ids are document names; segment
         ids ``VIDEO#N`` name the N-th segment.
+
+        Cost: a dictionary look-up per id plus, once per document touched
+        (kept in a bounded cache), a pass over that document's rows.
         """
         table = self.table()
-        out = np.full(len(ids), -1, dtype=np.int64)
-        if len(table) == 0:
-            return out
-        docs = table.docs
-        first = docs["first"].to_numpy()
-        count = docs["count"].to_numpy()
-        kinds = docs["kind"].to_numpy()
+        n = len(ids)
+        if len(table) == 0 or n == 0:
+            return np.full(n, -1, dtype=np.int64)
+        doc_get, first, count, kinds = self._doc_lookup(table)
+        cache_get = self._xpath_cache.get
+        xpaths = self._xpaths
+        out = [-1] * n
         for i, uid in enumerate(ids):
             name, sep, rest = uid.partition("#")
-            try:
-                d = table.doc_index(name)
-            except KeyError:
+            d = doc_get(name)
+            if d is None:
                 continue
+            kind = kinds[d]
             if not sep:
-                if kinds[d] in (KIND_PAGE, KIND_VIDEO):
+                if kind in (KIND_PAGE, KIND_VIDEO):
                     out[i] = first[d]
                 continue
-            if kinds[d] == KIND_VIDEO:
+            if kind == KIND_VIDEO:
                 if rest.isdigit() and 1 <= int(rest) < count[d]:
                     out[i] = first[d] + int(rest)
                 continue
-            row = self._xpaths(d).get(rest)
+            paths = cache_get(d)
+            if paths is None:
+                paths = xpaths(d)
+            row = paths.get(rest)
             if row is not None:
                 out[i] = row
-        return out
+        return np.array(out, dtype=np.int64)
+
+    def _doc_lookup(self, table: UnitTable) -> tuple[Callable[[str], int | None], list[int],
+                                                     list[int], list[int]]:
+        """Name -> index look-up and the docs' first/count/kind as lists (cached per table)."""
+        cached = getattr(self, "_doc_lookup_cache", None)
+        if cached is not None and cached[0] is table:
+            return cached[1]
+        if table._doc_index is None:
+            table._doc_index = {nm: i for i, nm in enumerate(table.docs["name"])}
+        docs = table.docs
+        value = (table._doc_index.get, docs["first"].to_numpy().tolist(),
+                 docs["count"].to_numpy().tolist(), docs["kind"].to_numpy().tolist())
+        self._doc_lookup_cache = (table, value)
+        return value
 
     def _xpaths(self, d: int) -> dict[str, int]:
-        """XPATH -> global row for document ``d`` (cached)."""
+        """XPATH -> global row for document ``d`` (cached; the oldest half of
+        the cache is dropped when it passes 4096 documents)."""
         cached = self._xpath_cache.get(d)
         if cached is not None:
             return cached
         table = self.table()
-        first = int(table.docs["first"].iat[d])
-        count = int(table.docs["count"].iat[d])
+        _, firsts, counts, _ = self._doc_lookup(table)
+        first, count = firsts[d], counts[d]
         tags = table.tags
-        tag = table.columns["tag"][first:first + count].tolist()
-        pos = table.columns["pos"][first:first + count].tolist()
-        parent = table.columns["parent"][first:first + count].tolist()
-        kind = table.columns["kind"][first:first + count].tolist()
+        sl = slice(first, first + count)
+        tag = table.columns["tag"][sl].tolist()
+        pos = table.columns["pos"][sl].tolist()
+        parent = table.columns["parent"][sl].tolist()
+        kind = table.columns["kind"][sl].tolist()
         xp: list[str] = []
         out: dict[str, int] = {}
         for i in range(count):
@@ -320,9 +342,11 @@ class LocalStore:
             path = xp[p - first] + step if p >= 0 else step
             xp.append(path)
             out[path] = first + i
-        if len(self._xpath_cache) > 4096:
-            self._xpath_cache.clear()
-        self._xpath_cache[d] = out
+        cache = self._xpath_cache
+        if len(cache) > 4096:
+            for key in list(cache)[: len(cache) // 2]:
+                del cache[key]
+        cache[d] = out
         return out
 
     def row_of(self, uid: str) -> int:

@@ -1,0 +1,166 @@
+"""The evaluation loop at scale: ``jobs=N`` (forked workers), the topic-major
+order with caches shared by the runs of a topic, and the resolving store.
+
+Expected values never come from the code under test run the same way: the
+parallel table is compared with the sequential one, the multi-run table with
+one-run-at-a-time tables (no cross-run sharing possible), and both with a
+plain loop written here that builds every (run, topic) context on the raw
+store with a fresh cache and calls the measures directly.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphprum.context import TopicContext
+from graphprum.errors import UsageError
+from graphprum.evaluation import _ResolvingStore, expand_measures, run_evaluation
+from graphprum.io.assessments import read_assessments
+from graphprum.io.qrels import read_qrels
+from graphprum.io.runs import read_run
+from graphprum.measures.registry import family
+from graphprum.navigation.base import parse_model
+from graphprum.store.local import LocalStore
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+USER = ["PRUM", "PRUM@0.5", "SRP@10", "nxCG@10", "MAep", "AgP", "BEPD"]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A small generated collection, its store, qrels, passages and 3 runs
+    (one with an id the store does not hold and a topic the qrels lack)."""
+    base = tmp_path_factory.mktemp("jobs")
+    col, out = base / "col", base / "runs"
+    subprocess.run([sys.executable, str(BENCH / "gen_collection.py"), str(col),
+                    "--articles", "40", "--seed", "3"], check=True, capture_output=True)
+    subprocess.run([sys.executable, str(BENCH / "gen_runs.py"), str(col), str(out),
+                    "--topics", "7", "--runs", "3", "--k", "120", "--seed", "5",
+                    "--noise-docs", "10", "--docs-per-topic", "3"],
+                   check=True, capture_output=True)
+    run1 = out / "run-01.txt"
+    with open(run1, "a", encoding="utf-8") as f:
+        f.write("3 Q0 nosuchdoc#/article[1] 999 -1 synth-01\n")
+        f.write("99 Q0 nosuchdoc#/article[2] 1 5 synth-01\n")
+    store = LocalStore(base / "store")
+    store.load_xml([col])
+    runs = [out / f"run-{i:02d}.txt" for i in (1, 2, 3)]
+    return {"store": store, "qrels": out / "qrels.txt", "passages": out / "passages.txt",
+            "runs": runs}
+
+
+def _eval(data: dict, measures: list[str], nav: str, jobs: int,
+          runs: list[Path] | None = None, warn=None) -> pd.DataFrame:
+    return run_evaluation(runs or data["runs"], data["qrels"], measures, nav=[nav],
+                          store=data["store"], ideal_min=2, passages=data["passages"],
+                          jobs=jobs, warn=warn)
+
+
+@pytest.mark.parametrize("nav", ["classical", "structural"])
+def test_jobs_give_the_same_table(data: dict, nav: str) -> None:
+    one_notes: list[str] = []
+    two_notes: list[str] = []
+    one = _eval(data, [*USER, "AP"], nav, 1, warn=one_notes.append)
+    two = _eval(data, [*USER, "AP"], nav, 2, warn=two_notes.append)
+    three = _eval(data, [*USER, "AP"], nav, 3)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    pd.testing.assert_frame_equal(one, three, check_exact=True)
+    assert one_notes == two_notes
+    # the unknown id and the extra topic are reported once, for run 1 only
+    unknown = [n for n in one_notes if "not in the store" in n]
+    assert len(unknown) == 1 and "synth-01" in unknown[0] and "2 result id(s)" in unknown[0]
+    assert any("topic(s) not in the qrels ignored: 99" in n for n in one_notes)
+    # the table is not trivially zero
+    assert (one[one.topic == "all"]["value"] > 0).sum() >= 6
+
+
+def test_runs_together_equal_runs_alone(data: dict) -> None:
+    """Sharing topic-level caches across runs changes no value."""
+    together = _eval(data, USER, "structural", 1)
+    alone = pd.concat([_eval(data, USER, "structural", 1, runs=[r]) for r in data["runs"]])
+    key = ["run", "measure", "topic"]
+    a = together.sort_values(key).reset_index(drop=True)
+    b = alone.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_matches_a_plain_loop(data: dict) -> None:
+    """Per (run, topic): a fresh context on the raw store, measures called directly."""
+    store = data["store"]
+    qrels = read_qrels(data["qrels"])
+    runs = [read_run(r) for r in data["runs"]]
+    ass = read_assessments(data["passages"], store, units="chars", end="exclusive")
+    models = [parse_model("structural")]
+    n_units = float(np.count_nonzero(np.asarray(store.table().columns["kind"])
+                                     == store.table().columns["kind"][0]))
+    got = _eval(data, USER, "structural", 2)
+    for run in runs:
+        for topic in qrels:
+            from graphprum.measures.inex_base import TopicAssessment
+
+            ctx = TopicContext(topic=topic, ranked=run.ranked(topic), qrels=qrels[topic],
+                               models=models, ideal_min=2, collection_size=n_units,
+                               store=store,
+                               assessments=ass.get(topic) or TopicAssessment(topic))
+            for spec in expand_measures(USER):
+                want = float(family(spec.name).compute(spec, ctx))
+                row = got[(got.run == run.tag) & (got.measure == str(spec))
+                          & (got.topic == topic)]
+                assert len(row) == 1
+                assert row["value"].iloc[0] == want, (run.tag, topic, str(spec))
+
+
+def test_resolving_store_agrees_with_the_store(data: dict) -> None:
+    store = data["store"]
+    table = store.table()
+    rng = np.random.default_rng(0)
+    rows = rng.choice(len(table), size=300)
+    ids = [*table.ids(rows), "nosuch#/x[1]", "nosuchdoc", ""]
+    proxy = _ResolvingStore(store)
+    for _ in range(3):  # cold, warm per id, warm per list
+        order = rng.permutation(len(ids))
+        asked = [ids[i] for i in order]
+        got = proxy.resolve(asked)
+        assert got.tolist() == store.resolve(asked).tolist()
+    got = proxy.resolve(ids)
+    got[:] = -7  # callers may scribble on the answer: the cache must not change
+    assert proxy.resolve(ids).tolist() == [*rows.tolist(), -1, -1, -1]
+    assert proxy.resolve(tuple(ids[:5])).tolist() == rows[:5].tolist()
+    assert proxy.table() is store.table()  # everything else goes to the store
+    proxy.forget()
+    assert proxy.resolve([]).tolist() == []
+
+
+def test_worker_errors_come_back_as_usage_errors(data: dict) -> None:
+    with pytest.raises(UsageError, match="exact=enum"):
+        _eval(data, ["PRUM(exact=enum)"], "structural", 2)
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5])
+def test_bad_jobs(data: dict, jobs) -> None:
+    with pytest.raises(UsageError, match="jobs"):
+        _eval(data, ["PRUM"], "classical", jobs)
+
+
+def test_no_store_jobs(data: dict) -> None:
+    """Classical PRUM without a store: opaque ids, N infinite, same with 2 jobs."""
+    one = run_evaluation(data["runs"], data["qrels"], ["PRUM", "PRUM(r=1)"], ideal_min=2)
+    two = run_evaluation(data["runs"], data["qrels"], ["PRUM", "PRUM(r=1)"], ideal_min=2,
+                         jobs=2)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    # PRUM(r=1) without a store is 1 / (rank of the first ideal unit): checked by hand
+    qrels = read_qrels(data["qrels"])
+    run = read_run(data["runs"][1])
+    for topic in qrels:
+        ideal = {u for u, r in qrels[topic].items() if r >= 2}
+        ranks = [i + 1 for i, u in enumerate(run.ranked(topic)) if u in ideal]
+        want = 1.0 / ranks[0] if ranks else 0.0
+        row = one[(one.run == run.tag) & (one.measure == "PRUM(r=1)") & (one.topic == topic)]
+        assert math.isclose(row["value"].iloc[0], want, rel_tol=1e-12)
