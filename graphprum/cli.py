@@ -476,6 +476,8 @@ def eval_command(
         help="Passage offsets count 'chars' (default) or UTF-8 'bytes'.")] = "chars",
     inclusive_ends: Annotated[bool, typer.Option(
         help="Passage END offsets are inclusive (default exclusive).")] = False,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", min=1, help="Evaluate topics in N processes (same results).")] = 1,
 ) -> None:
     """Evaluate runs with user-model and classical measures.
 
@@ -505,7 +507,7 @@ def eval_command(
                         collection_size=collection_size, ideal_min=ideal_min, order=order,
                         dedup=dedup, trees=trees, passages=passages, per_topic=per_topic,
                         strict=strict, warn=note, offsets=offsets,
-                        ends="inclusive" if inclusive_ends else "exclusive")
+                        ends="inclusive" if inclusive_ends else "exclusive", jobs=jobs)
     write_results(df, fmt, sys.stdout)
 
 
