@@ -77,7 +77,6 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
     once and shared by the runs.
     """
     from graphprum.io.qrels import read_qrels
-    from graphprum.io.runs import read_run
 
     warn = warn or (lambda message: None)
     if isinstance(nav, str):
@@ -106,8 +105,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
         qrels = _qrels_from_assessments(assessments, store)
     elif isinstance(qrels, str | os.PathLike):
         qrels = read_qrels(qrels)
-    read = [r if hasattr(r, "topics") else read_run(r, order=order, dedup=dedup, trees=trees)
-            for r in runs]
+    read = _read_runs(runs, order, dedup, trees,
+                      _usable_jobs(jobs, None, len(runs), lambda message: None))
     if not read:
         raise UsageError("no run given")
     tags = Counter(r.tag for r in read)
@@ -252,10 +251,12 @@ class _ResolvingStore:
         get = self._rows.get
         found = [get(u, -2) for u in ids]
         if -2 in found:
-            missing = [u for u, r in zip(ids, found, strict=True) if r == -2]
-            self._rows.update(zip(missing, self._store.resolve(missing).tolist(), strict=True))
-            get = self._rows.get
-            found = [get(u, -1) for u in ids]
+            where = [i for i, r in enumerate(found) if r == -2]
+            missing = [ids[i] for i in where]
+            resolved = self._store.resolve(missing).tolist()
+            self._rows.update(zip(missing, resolved, strict=True))
+            for i, r in zip(where, resolved, strict=True):
+                found[i] = r
         rows = np.array(found, dtype=np.int64)
         self._recent = [(list(ids), rows), *self._recent[: self._RECENT - 1]]
         return rows.copy()
@@ -327,6 +328,41 @@ def _usable_jobs(jobs: int, store: Any, n_topics: int, warn: Warn) -> int:
                  "shared between processes); using 1")
             return 1
     return min(jobs, n_topics)
+
+
+def _read_one(args: tuple[Any, str, bool, bool]) -> Any:
+    from graphprum.errors import GraphprumError, InputError
+    from graphprum.io.runs import read_run
+
+    run, order, dedup, trees = args
+    try:
+        return run if hasattr(run, "topics") else read_run(run, order=order, dedup=dedup,
+                                                             trees=trees)
+    except InputError as exc:
+        return ("error", type(exc), (exc.path, exc.line, exc.message))
+    except GraphprumError as exc:
+        return ("error", type(exc), (str(exc),))
+
+
+def _read_runs(runs: Sequence[Any], order: str, dedup: bool, trees: bool,
+               jobs: int) -> list[Any]:
+    """Read the run files (those not already read), in ``jobs`` processes."""
+    from graphprum.io.runs import read_run
+
+    todo = [(r, order, dedup, trees) for r in runs]
+    if jobs > 1 and sum(not hasattr(r, "topics") for r in runs) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            read = pool.map(_read_one, todo, chunksize=1)
+    else:
+        return [r if hasattr(r, "topics") else read_run(r, order=order, dedup=dedup, trees=trees)
+                for r in runs]
+    for r in read:
+        if isinstance(r, tuple):
+            _, cls, args = r
+            raise cls(*args)
+    return read
 
 
 def _evaluate_topics(job: _Job, jobs: int) -> list[_TopicOutput]:

@@ -164,3 +164,17 @@ def test_no_store_jobs(data: dict) -> None:
         want = 1.0 / ranks[0] if ranks else 0.0
         row = one[(one.run == run.tag) & (one.measure == "PRUM(r=1)") & (one.topic == topic)]
         assert math.isclose(row["value"].iloc[0], want, rel_tol=1e-12)
+
+
+def test_bad_run_file_same_error_with_jobs(data: dict, tmp_path: Path) -> None:
+    from graphprum.errors import InputError
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 a 1 2 tag\n1 Q0 b one 1 tag\n", encoding="utf-8")
+    messages = []
+    for jobs in (1, 2):
+        with pytest.raises(InputError) as err:
+            run_evaluation([data["runs"][0], bad], data["qrels"], ["PRUM"], jobs=jobs)
+        messages.append((str(err.value), err.value.line))
+    assert messages[0] == messages[1]
+    assert messages[0][1] == 2 and str(bad) in messages[0][0]

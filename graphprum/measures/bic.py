@@ -30,7 +30,8 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -96,26 +97,33 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
     if key in ctx.extra:
         return ctx.extra[key]
     ta = topic_assessment(ctx)
-    docs = [u.partition("#")[0] for u in ctx.ranked]
-    seen: set[str] = set()
-    first = []
-    for i, d in enumerate(docs):
-        if d not in seen:
-            seen.add(d)
-            first.append(i)
-    idx = np.asarray(first, dtype=np.int64)
+    first: dict[str, int] = {}  # document -> rank of its first item
+    for i, u in enumerate(ctx.ranked):
+        first.setdefault(u.partition("#")[0], i)
+    idx = np.fromiter(first.values(), dtype=np.int64, count=len(first))
     rows = run_rows(ctx)[idx] if len(idx) else np.zeros(0, dtype=np.int64)
-    bep = np.array([ta.beps.get(docs[i], np.nan) for i in idx], dtype=np.float64)
+    beps = ta.beps
+    bep = np.array([beps.get(d, np.nan) for d in first], dtype=np.float64)
     s = np.zeros(len(idx))
     ok = (rows >= 0) & ~np.isnan(bep)
     if ok.any():
         table = ctx.table
         if mean_length is None:
-            mean_length = mean_document_length(table)
+            mean_length = _mean_length(table)
         s[ok] = bep_similarity(table.columns["start"][rows[ok]], bep[ok], a, mean_length)
     out = (s, len(ta.beps))
     ctx.extra[key] = out
     return out
+
+
+_MEAN_LENGTH: list = []  # [(weak reference to the last table asked for, its L)]
+
+
+def _mean_length(table: Any) -> float:
+    """:func:`mean_document_length`, computed once per table (an O(documents) pass)."""
+    if not _MEAN_LENGTH or _MEAN_LENGTH[0][0]() is not table:
+        _MEAN_LENGTH[:] = [(weakref.ref(table), mean_document_length(table))]
+    return _MEAN_LENGTH[0][1]
 
 
 def _params(spec: MeasureSpec) -> tuple[float, float | None]:

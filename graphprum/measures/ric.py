@@ -71,16 +71,12 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     if key in ctx.extra:
         return ctx.extra[key]
     ta = topic_assessment(ctx)
-    docs = [u.partition("#")[0] for u in ctx.ranked]
-    names, article = np.unique(np.array(docs, dtype=object), return_inverse=True) \
-        if docs else (np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64))
-    # rank articles by first appearance
-    n_art = len(names)
-    first_seen = np.full(n_art, len(docs), dtype=np.int64)
-    np.minimum.at(first_seen, article, np.arange(len(docs)))
-    art_order = np.argsort(first_seen, kind="stable")
-    rank_of = np.empty(n_art, dtype=np.int64)
-    rank_of[art_order] = np.arange(n_art)
+    # articles numbered by first appearance in the ranking (= their rank)
+    index: dict[str, int] = {}
+    article = np.fromiter((index.setdefault(u.partition("#")[0], len(index))
+                           for u in ctx.ranked), dtype=np.int64, count=len(ctx.ranked))
+    n_art = len(index)
+    ranked_names = list(index)
     rows = run_rows(ctx)
     rb = recall_base(ctx)
     pos = rb.locate(rows)
@@ -103,10 +99,9 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     rs = np.where(pos >= 0, rb.rsize[np.maximum(pos, 0)], 0.0) if len(rb.rows) else \
         np.zeros(len(rows))
     sz = np.where(known, ctx.table.columns["length"][np.maximum(rows, 0)], 0.0)
-    art_r = np.bincount(rank_of[article[keep]], weights=rs[keep], minlength=n_art)
-    art_s = np.bincount(rank_of[article[keep]], weights=sz[keep], minlength=n_art)
-    ranked_names = names[art_order]
-    trel = np.array([ta.trel(str(d)) for d in ranked_names], dtype=np.float64)
+    art_r = np.bincount(article[keep], weights=rs[keep], minlength=n_art)
+    art_s = np.bincount(article[keep], weights=sz[keep], minlength=n_art)
+    trel = np.array([ta.trel(d) for d in ranked_names], dtype=np.float64)
     f = article_f(art_r, art_s, trel)
     out = (f, trel > 0, len(ta.relevant_docs()))
     ctx.extra[key] = out

@@ -313,6 +313,9 @@ class LocalStore:
         docs = table.docs
         value = (table._doc_index.get, docs["first"].to_numpy().tolist(),
                  docs["count"].to_numpy().tolist(), docs["kind"].to_numpy().tolist())
+        # plain views of the mapped columns: slicing a memmap costs more than its rows
+        self._xpath_columns = tuple(np.asarray(table.columns[c])
+                                    for c in ("tag", "pos", "parent", "kind"))
         self._doc_lookup_cache = (table, value)
         return value
 
@@ -327,20 +330,19 @@ class LocalStore:
         first, count = firsts[d], counts[d]
         tags = table.tags
         sl = slice(first, first + count)
-        tag = table.columns["tag"][sl].tolist()
-        pos = table.columns["pos"][sl].tolist()
-        parent = table.columns["parent"][sl].tolist()
-        kind = table.columns["kind"][sl].tolist()
-        xp: list[str] = []
+        tag_c, pos_c, parent_c, kind_c = self._xpath_columns
+        steps = [f"/{tags[t]}[{p}]" for t, p in zip(tag_c[sl].tolist(), pos_c[sl].tolist(),
+                                                     strict=True)]
+        local_parent = (parent_c[sl] - first).tolist()  # negative: no parent
+        kind = kind_c[sl].tolist()
+        xp = [""] * count
         out: dict[str, int] = {}
         for i in range(count):
             if kind[i] != KIND_ELEMENT:
-                xp.append("")
                 continue
-            p = parent[i]
-            step = f"/{tags[tag[i]]}[{pos[i]}]"
-            path = xp[p - first] + step if p >= 0 else step
-            xp.append(path)
+            p = local_parent[i]
+            path = xp[p] + steps[i] if p >= 0 else steps[i]
+            xp[i] = path
             out[path] = first + i
         cache = self._xpath_cache
         if len(cache) > 4096:
