@@ -14,8 +14,9 @@ Rules (also stated in docs/index.md):
   stderr together).  A line ``...`` skips any number of lines; ``...``
   inside a line matches any text (timings, paths).
 * Speed: a plain ``graphprum ...`` command (no pipes, redirections,
-  variables or globs) is run by a worker that imported graphprum once and
-  forks a fresh process per command, which then calls the ``graphprum``
+  variables or globs) is run by a worker that imported ``graphprum.cli``
+  and the heavy third-party libraries once and forks a fresh process per
+  command, which then calls the ``graphprum``
   script's entry point (``graphprum.cli:main``) with that argv, cwd and
   environment; anything else goes to ``bash -c``.  ``graphprum --version``
   is also run through the installed script itself.
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import shlex
 import shutil
@@ -190,9 +192,19 @@ def _env(tmp: Path) -> dict[str, str]:
 WORKER = r"""
 import json, os, sys, traceback
 import graphprum.cli
-for name in ("ir_measures", "matplotlib", "graphprum.measures.prum", "graphprum.report"):
+# third-party libraries only: a graphprum module the CLI would not import
+# must not get registered here
+for name in ("ir_measures", "matplotlib.figure", "matplotlib.backends.backend_agg",
+             "scipy.stats", "scipy.sparse.linalg", "grandcypher", "rich.table", "networkx"):
     try:
         __import__(name)
+    except Exception:
+        pass
+# what the CLI does on first use of a measure or a navigation model
+for mod, fn in (("graphprum.measures.registry", "_load_families"),
+                ("graphprum.navigation.base", "_load_models")):
+    try:
+        getattr(__import__(mod, fromlist=[fn]), fn)()
     except Exception:
         pass
 for line in sys.stdin:
@@ -248,14 +260,38 @@ def plain_argv(cmd: str) -> list[str] | None:
     return argv
 
 
-class Runner:
-    """Runs one file's commands: plain graphprum commands through the worker,
-    the rest through bash."""
+class Worker:
+    """A process that imported graphprum once and forks one child per command."""
 
-    def __init__(self, tmp: Path, env: dict[str, str]):
-        self.tmp, self.env, self.n = tmp, env, 0
-        self.worker = subprocess.Popen([sys.executable, "-c", WORKER], cwd=tmp, env=env,
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self):
+        self.n = 0
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], env=_env(Path.cwd()),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+        self.n += 1
+        out = cwd.parent / f"{cwd.name}.out{self.n}"
+        req = {"cwd": str(cwd), "env": env, "out": str(out), "argv": argv}
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline()
+        if not reply:
+            raise RuntimeError("the docs worker died")
+        return json.loads(reply)["rc"], out.read_text(encoding="utf-8", errors="replace")
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+class Runner:
+    """Runs one file's commands in ``tmp``: plain graphprum commands through
+    a worker, the rest through bash."""
+
+    def __init__(self, tmp: Path, env: dict[str, str], worker: Worker):
+        self.tmp, self.env, self.worker = tmp, env, worker
 
     def run(self, cmd: str) -> tuple[int, str]:
         argv = plain_argv(cmd)
@@ -264,32 +300,14 @@ class Runner:
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  timeout=TIMEOUT)
             return res.returncode, res.stdout
-        self.n += 1
-        out = self.tmp.parent / f"{self.tmp.name}.out{self.n}"
-        req = {"cwd": str(self.tmp), "env": self.env, "out": str(out), "argv": argv}
-        assert self.worker.stdin and self.worker.stdout
-        self.worker.stdin.write(json.dumps(req) + "\n")
-        self.worker.stdin.flush()
-        reply = self.worker.stdout.readline()
-        if not reply:
-            raise RuntimeError("the docs worker died")
-        return json.loads(reply)["rc"], out.read_text(encoding="utf-8", errors="replace")
-
-    def close(self) -> None:
-        if self.worker.stdin:
-            self.worker.stdin.close()
-        self.worker.wait(timeout=60)
+        return self.worker.run(argv, self.tmp, self.env)
 
 
-def run_file(path: Path, tmp: Path) -> list[str]:
+def run_file(path: Path, tmp: Path, worker: Worker) -> list[str]:
     """Run every sh block of ``path``; the list of failures (empty: all good)."""
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "examples").symlink_to(REPO / "examples", target_is_directory=True)
-    runner = Runner(tmp, _env(tmp))
-    try:
-        return _run_blocks(path, runner)
-    finally:
-        runner.close()
+    return _run_blocks(path, Runner(tmp, _env(tmp), worker))
 
 
 def _run_blocks(path: Path, runner: Runner) -> list[str]:
@@ -323,9 +341,27 @@ def results(tmp_path_factory):
                     + os.environ.get("PATH", "")) is None:
         pytest.skip("the graphprum script is not installed (pip install -e .)")
     base = tmp_path_factory.mktemp("docs")
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        futures = {p.name: pool.submit(run_file, p, base / p.stem) for p in FILES if p.exists()}
-        return {name: f.result() for name, f in futures.items()}
+    n = max(2, os.cpu_count() or 2)
+    workers: queue.Queue[Worker] = queue.Queue()
+    for _ in range(n):
+        workers.put(Worker())
+
+    def job(path: Path) -> list[str]:
+        worker = workers.get()
+        try:
+            return run_file(path, base / path.stem, worker)
+        finally:
+            workers.put(worker)
+
+    # longest pages first, so that the pool ends together
+    order = sorted((p for p in FILES if p.exists()), key=lambda p: -p.stat().st_size)
+    try:
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            futures = {p.name: pool.submit(job, p) for p in order}
+            return {name: f.result() for name, f in futures.items()}
+    finally:
+        while not workers.empty():
+            workers.get().close()
 
 
 @pytest.mark.parametrize("name", [p.name for p in FILES])
