@@ -427,6 +427,12 @@ def nav(
 
     models = [parse_model(m) for m in model]
     store = _open_store(create=False) if any(m.needs_store for m in models) else None
+    if store is not None:
+        ids = list(dict.fromkeys([*sources, *targets]))
+        unknown = [u for u, r in zip(ids, store.resolve(ids), strict=True) if r < 0]
+        if unknown:
+            note(f"note: not in store {store.location} (P = 0 but to itself): "
+                 + ", ".join(unknown))
     ctx = TopicContext(topic=topic, ranked=list(sources), qrels={}, models=models, store=store)
     p = ctx.nav(sources, targets).toarray()
     for i, s in enumerate(sources):
@@ -539,7 +545,9 @@ def query(
     """Run Cypher against the store (read-only unless --write).
 
     On the embedded store a read-only subset of Cypher runs over a networkx
-    view of the collection; the Bolt store runs any Cypher its server knows.
+    view of the collection (grand-cypher: MATCH/WHERE/RETURN, ORDER BY,
+    LIMIT, upper-case aggregates such as COUNT(u); no parameters, no
+    writes); the Bolt store runs any Cypher its server knows.
     """
     from graphprum.query import parse_param, run_query
 

@@ -644,7 +644,9 @@ class LocalStore:
                 report.documents += 1
                 report.elements += len(doc.tags)
             if link_pairs is not None:
+                before = len(builder.doc_names)
                 self._add_link_pairs(builder, old, base, link_pairs)
+                report.documents += len(builder.doc_names) - before
             if report.documents == 0 and link_pairs is None:
                 raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                                  None, "nothing to load")
