@@ -139,7 +139,7 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
         values: dict[str, dict[str, float]] = {str(s): {} for s in specs}
         for topic, out in zip(topics, per_topic_out, strict=False):
             for name, value in out.values[ri].items():
-                values[name][topic] = value
+                values.setdefault(name, {})[topic] = value
         if classical:
             for name, per in _classical(classical, run, qrels).items():
                 values[name] = per
@@ -149,7 +149,31 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
             if per_topic:
                 rows.extend((run.tag, str(s), t, v) for t, v in zip(topics, vals, strict=True))
             rows.append((run.tag, str(s), "all", float(np.mean(vals)) if vals else 0.0))
+            if s.params.get("exact") == "mc":
+                rows.extend(_stderr_rows(run.tag, s, values.get(stderr_name(s), {}), topics,
+                                         per_topic))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def stderr_name(spec: MeasureSpec) -> str:
+    """Row name of the standard error of a simulated measure: ``NAME(...) stderr``."""
+    return f"{spec} stderr"
+
+
+def _stderr_rows(tag: str, spec: MeasureSpec, per: dict[str, float], topics: list[str],
+                 per_topic: bool) -> list[tuple[str, str, str, float]]:
+    """Standard-error rows of a simulated measure (``exact=mc``).
+
+    Topics are simulated independently, so the standard error of the mean
+    over n topics is sqrt(sum of squared per-topic errors) / n; a topic that
+    scores 0 without simulation (missing from the run) has error 0.
+    """
+    name = stderr_name(spec)
+    errs = [per.get(t, 0.0) for t in topics]
+    rows = [(tag, name, t, e) for t, e in zip(topics, errs, strict=True)] if per_topic else []
+    mean_err = float(np.sqrt(np.sum(np.square(errs))) / len(errs)) if errs else 0.0
+    rows.append((tag, name, "all", mean_err))
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -288,6 +312,9 @@ def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
             fam = family(s.name)
             assert fam is not None
             out[str(s)] = float(fam.compute(s, ctx))
+            se = ctx.extra.get(("stderr", str(s)))
+            if se is not None:
+                out[stderr_name(s)] = float(se)
         values.append(out)
     return _TopicOutput(values, unknown)
 
@@ -421,6 +448,29 @@ def _report_unknown(run: Any, unknown: list[str], warn: Warn) -> None:
              f"non-relevant: " + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""))
 
 
+#: Graded REL values in (0, 1) are handed to ir_measures as integers on this scale.
+GRADE_SCALE = 1000
+
+
+def integer_grades(rels: Sequence[float]) -> list[int]:
+    """REL values as the integers ir_measures (trec_eval) needs.
+
+    Integer RELs are kept.  When a topic has graded values in (0, 1), every
+    REL is multiplied by :data:`GRADE_SCALE` and rounded, with at least 1 for
+    REL > 0: relevance (REL > 0, the ``rel=1`` threshold of AP, P@k, ...) is
+    unchanged, and gain-based measures such as nDCG, which are invariant to
+    scaling all gains, agree to within the rounding (1/2000 of a grade).
+
+    >>> integer_grades([2, 0, 1])
+    [2, 0, 1]
+    >>> integer_grades([0.25, 0.0, 1.0, 0.0001])
+    [250, 0, 1000, 1]
+    """
+    if all(float(r).is_integer() for r in rels):
+        return [int(r) for r in rels]
+    return [max(1, round(r * GRADE_SCALE)) if r > 0 else 0 for r in rels]
+
+
 def _classical(specs: Sequence[MeasureSpec], run: Any, qrels: Any) -> dict[str, dict[str, float]]:
     """Classical measures by ir_measures, on our ranking order."""
     import ir_measures
@@ -432,8 +482,8 @@ def _classical(specs: Sequence[MeasureSpec], run: Any, qrels: Any) -> dict[str, 
         except (ValueError, NameError, TypeError, AttributeError, KeyError) as exc:
             raise UsageError(f"unknown measure {str(s)!r}: neither a graphprum measure nor "
                              f"one ir_measures knows ({exc})") from None
-    ir_qrels = [ir_measures.Qrel(t, u, int(r) if float(r).is_integer() else r)
-                for t, judged in qrels.items() for u, r in judged.items()]
+    ir_qrels = [ir_measures.Qrel(t, u, g) for t, judged in qrels.items()
+                for u, g in zip(judged, integer_grades(list(judged.values())), strict=True)]
     # strictly decreasing synthetic scores reproduce our evaluation order exactly
     ir_run = [ir_measures.ScoredDoc(t, u, float(len(r.ids) - i))
               for t, r in run.topics.items() if t in qrels for i, u in enumerate(r.ids)]

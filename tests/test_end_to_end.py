@@ -121,3 +121,37 @@ def test_example_runs_structural_prum_differs_from_classical() -> None:
     structural = graphprum.evaluate([run], qrels, ["PRUM"], nav=["structural"], store=store,
                                     per_topic=False)
     assert structural["value"].iloc[0] > classical["value"].iloc[0]
+
+
+def test_graded_qrels_work_with_classical_measures(tmp_path: Path) -> None:
+    """REL in (0, 1) (DESIGN §1.3): relevant = REL > 0 for AP and P@k, gains
+    proportional to REL for nDCG.  Run (c, a, b), a = 0.5, b = 1, c = 0:
+    AP = (1/2 + 2/3) / 2; nDCG = (0.5/log2 3 + 1/2) / (1 + 0.5/log2 3)."""
+    import math
+
+    (tmp_path / "q").write_text("1 0 a 0.5\n1 0 b 1\n1 0 c 0\n")
+    (tmp_path / "r").write_text("1 Q0 c 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n")
+    df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q", ["AP", "P@2", "nDCG"],
+                            per_topic=False)
+    got = dict(zip(df["measure"], df["value"], strict=True))
+    assert got["AP"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert got["P@2"] == pytest.approx(0.5)
+    g = 0.5 / math.log2(3)
+    assert got["nDCG"] == pytest.approx((g + 0.5) / (1 + g), abs=1e-3)
+
+
+def test_simulated_prum_reports_its_standard_error(tmp_path: Path) -> None:
+    """exact=mc rows come with 'stderr' rows; the error of the mean over
+    independent topics is sqrt(sum of squares) / n; the Fig. 2 walk makes the
+    navigation uncertain, so every per-topic error is positive."""
+    (tmp_path / "walk.tsv").write_text("x\ty\t0.5\nx\tz\t0.3\nz\ty\t0.12\ny\tz\t0.8\n")
+    (tmp_path / "q").write_text("1 0 y 1\n1 0 z 1\n2 0 z 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 2 r\n1 Q0 w 2 1 r\n2 Q0 x 1 1 r\n")
+    df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q",
+                            ["PRUM(exact=mc,samples=4000,seed=3)"],
+                            nav=[f"walk:{tmp_path / 'walk.tsv'}"], collection_size=10)
+    err = df[df["measure"] == "PRUM(exact=mc,samples=4000,seed=3) stderr"]
+    per = err[err["topic"] != "all"]["value"].to_numpy()
+    assert len(per) == 2 and (per > 0).all()
+    mean_err = err[err["topic"] == "all"]["value"].iloc[0]
+    assert mean_err == pytest.approx((per[0] ** 2 + per[1] ** 2) ** 0.5 / 2)
