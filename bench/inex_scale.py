@@ -380,7 +380,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--growth-ideal", type=lambda s: [int(x) for x in s.split(",")],
                     default=[10, 30, 100, 300, 1000])
     ap.add_argument("--growth-sizes", type=lambda s: [int(x) for x in s.split(",")],
-                    default=[130, 1300, 13000, 66000], help="collection sizes in articles")
+                    default=[130, 1300, 13000, 66000, 130000],
+                    help="collection sizes in articles")
     ap.add_argument("--growth-base", type=int, default=None,
                     help="articles of the collection for the run length and ideal units "
                          "curves (default: --articles)")
