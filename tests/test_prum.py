@@ -411,3 +411,14 @@ def test_interpolation_and_mean():
     assert prum_mean(prec) == pytest.approx(sum(levels) / 11)
     with pytest.raises(UsageError):
         interpolated(prec, 1.5)
+
+
+def test_unbounded_collection_needs_certain_recall_even_when_nearly_certain():
+    """u = inf: recall r that the list reaches only with probability
+    1 - 4e-16 (0.999s) is not certain, so precision is 0 (the limit of eq. 5),
+    as the naive formula says; a hypothesis example once found rounding here."""
+    nav = np.array([[0.6, 0.999], [0.999, 0.999], [0.999, 0.999]])
+    assert precision_at_recall(nav, math.inf).tolist() == [0.0, 0.0]
+    assert _naive_eq5(nav, math.inf) == [0.0, 0.0]
+    nav[0, 0] = 1.0  # now one ideal unit is surely seen at rank 1
+    assert precision_at_recall(nav, math.inf)[0] > 0.0

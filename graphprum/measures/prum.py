@@ -210,7 +210,7 @@ def precision_at_recall(nav: Any, u: float = math.inf, *,
     if np.all(ev.probs == 1.0):
         return _deterministic(ev, u)
     a_s, c_s, dist_o = _accumulate(ev, normal_threshold)
-    return _assemble(a_s, c_s, dist_o, u, ev.t)
+    return _assemble(a_s, c_s, dist_o, u, ev.t, ev.certain_seen)
 
 
 def _deterministic(ev: _Events, u: float) -> np.ndarray:
@@ -432,8 +432,14 @@ def _add_rank_terms(a_s: np.ndarray, c_s: np.ndarray, dist: np.ndarray, offset: 
 
 
 def _assemble(a_s: np.ndarray, c_s: np.ndarray, dist_o: np.ndarray, u: float,
-              t: int) -> np.ndarray:
-    """Eq. 5 for r = 1..t from the per-s sums."""
+              t: int, certain_seen: int) -> np.ndarray:
+    """Eq. 5 for r = 1..t from the per-s sums.
+
+    With ``u = inf`` the precision at r is 0 unless the ranked list surely
+    reaches recall r, i.e. unless at least r ideal units are reached with
+    probability 1 (``certain_seen``): decided from the probabilities
+    themselves, since P(F_o < r) may be far below rounding (0.999^k).
+    """
     a = np.cumsum(a_s)[:t]
     c = np.cumsum(c_s)[:t]
     short = np.cumsum(dist_o)[:t]  # P(F_o < r)
@@ -441,7 +447,7 @@ def _assemble(a_s: np.ndarray, c_s: np.ndarray, dist_o: np.ndarray, u: float,
     b = np.cumsum(short)
     if math.isinf(u):
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(short > 0.0, 0.0, a / c)
+            out = np.where(np.arange(1, t + 1) > certain_seen, 0.0, a / c)
         return np.nan_to_num(out)
     s = np.arange(t + 1)
     w = (u + 1.0) / (t - s + 1.0)  # Cooper: 1 + (u-(t-s))/(t-s+1)
