@@ -350,6 +350,11 @@ def summary_build(
 
     store = _open_store(create=False)
     t0 = time.perf_counter()
+    from graphprum.store.base import KIND_ELEMENT
+
+    if not (store.table().columns["kind"] == KIND_ELEMENT).any():
+        raise _usage(f"{store.location} holds no XML elements to summarise "
+                     f"(load XML, or web pages with --elements)")
     if hasattr(store, "summary_dir"):  # embedded store: stored with the collection
         summary = store.build_summary(axpre, weight)
     else:  # Bolt: derived by Cypher and stored as (:Summary) nodes; π from the same partition

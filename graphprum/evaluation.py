@@ -81,6 +81,11 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
     warn = warn or (lambda message: None)
     if isinstance(nav, str):
         nav = [nav]
+    if collection_size is not None and not collection_size > 0:
+        raise UsageError(f"--collection-size {collection_size:g}: N must be a positive "
+                         f"number of units")
+    if not ideal_min > 0:
+        raise UsageError(f"--ideal-min {ideal_min:g}: must be > 0 (REL 0 means not relevant)")
     if not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"--jobs must be a positive integer, got {jobs!r}")
     specs = expand_measures(measures)
@@ -308,10 +313,18 @@ def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
             assessments=assessment, extra=_SharedExtra(shared),
         )
         out: dict[str, float] = {}
+        if topic not in run.topics:  # DESIGN §1.4: a topic the run lacks scores 0
+            values.append({str(s): 0.0 for s in job.specs})
+            continue
         for s in job.specs:
             fam = family(s.name)
             assert fam is not None
-            out[str(s)] = float(fam.compute(s, ctx))
+            try:
+                out[str(s)] = float(fam.compute(s, ctx))
+            except UsageError as exc:
+                message = str(exc)
+                raise UsageError(message if message.startswith(str(s))
+                                 else f"{s}: {message}") from None
             se = ctx.extra.get(("stderr", str(s)))
             if se is not None:
                 out[stderr_name(s)] = float(se)
@@ -477,6 +490,8 @@ def _classical(specs: Sequence[MeasureSpec], run: Any, qrels: Any) -> dict[str, 
 
     parsed = {}
     for s in specs:
+        if s.cutoff is not None and s.cutoff.isdigit() and int(s.cutoff) < 1:
+            raise UsageError(f"measure {s}: the cutoff must be a rank >= 1")
         try:
             parsed[str(s)] = ir_measures.parse_measure(str(s))
         except (ValueError, NameError, TypeError, AttributeError, KeyError) as exc:

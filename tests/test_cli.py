@@ -76,3 +76,41 @@ def test_installed_script_subprocess(tmp_path: Path, write) -> None:
                        capture_output=True, text=True, check=False)
     assert p.returncode == 2
     assert p.stderr.strip() == f"graphprum: error: a#/article[9]: no such unit in store {store}"
+
+
+def _eval_files(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 r\n")
+    return tmp_path / "q", tmp_path / "r"
+
+
+def test_topic_missing_from_run_scores_zero(tmp_path: Path) -> None:
+    """DESIGN §1.4: topic 2 is in the qrels but not in the run: 0 for every
+    measure, even with a finite collection whose unranked part could help."""
+    q, r = _eval_files(tmp_path)
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-q",
+                              "-m", "PRUM", "-m", "SRP@5", "-m", "AP",
+                              "--collection-size", "3", "--format", "tsv"])
+    assert res.exit_code == 0, res.output
+    rows = [line.split("\t") for line in res.output.strip().splitlines()]
+    topic2 = {m: float(v) for _, m, t, v in rows if t == "2"}
+    assert topic2 == {"PRUM": 0.0, "SRP@5": 0.0, "AP": 0.0}
+    topic1 = {m: float(v) for _, m, t, v in rows if t == "1"}
+    assert topic1["PRUM"] == 1.0 and topic1["AP"] == 1.0 and topic1["SRP@5"] == 0.2
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-m", "P@0"], "cutoff must be a rank >= 1"),
+    (["--collection-size", "0"], "N must be a positive"),
+    (["--collection-size", "-5"], "N must be a positive"),
+    (["--ideal-min", "0"], "must be > 0"),
+    (["-m", "NoSuchMeasure"], "unknown measure"),
+    (["--nav", "nosuch"], "unknown navigation model"),
+])
+def test_bad_eval_options_are_one_line_errors(tmp_path: Path, args: list[str],
+                                              message: str) -> None:
+    q, r = _eval_files(tmp_path)
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", *args])
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], res.output

@@ -109,10 +109,10 @@ def test_classical_measures_match_pytrec_eval_on_the_example(tmp_path: Path) -> 
         assert ours[("P@10", topic)] == pytest.approx(vals["P_10"], abs=1e-12)
 
 
-def test_example_runs_structural_prum_differs_from_classical() -> None:
+def test_example_runs_structural_prum_differs_from_classical(tmp_path: Path) -> None:
     """With structural navigation a run of whole sections reaches the judged
     paragraphs inside them, so its PRUM rises above its classical PRUM."""
-    store_dir = Path(__import__("tempfile").mkdtemp()) / "s"
+    store_dir = tmp_path / "s"
     store = LocalStore(store_dir)
     store.load_xml([REPO / "examples" / "plos" / "articles"])
     run = REPO / "examples" / "plos" / "run-sections.txt"

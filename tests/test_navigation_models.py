@@ -9,8 +9,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphprum.errors import InputError, UsageError
 from graphprum.context import TopicContext
+from graphprum.errors import InputError, UsageError
 from graphprum.navigation.base import combine, parse_model
 from graphprum.navigation.structural import structural_probabilities
 from graphprum.store.base import UnitTable

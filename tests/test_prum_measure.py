@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphprum.errors import UsageError
 from graphprum.context import TopicContext
+from graphprum.errors import UsageError
 from graphprum.measures.prum import precision_at_recall
 from graphprum.measures.registry import family, parse_measure
 

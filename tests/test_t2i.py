@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphprum.errors import UsageError
 from graphprum.context import TopicContext
+from graphprum.errors import UsageError
 from graphprum.loaders.video import video_document
 from graphprum.navigation.base import parse_model
 from graphprum.store import open_store

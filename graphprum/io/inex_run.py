@@ -177,6 +177,7 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
         root = etree.parse(str(path), parser).getroot()
     except etree.XMLSyntaxError as e:
         msg = ((e.msg or str(e)).strip().splitlines() or ["syntax error"])[0]
+        msg = msg.rsplit(", line ", 1)[0] if ", line " in msg else msg
         raise InputError(path, e.lineno, f"not well-formed XML: {msg}") from None
     except OSError as e:
         raise InputError(path, None, f"cannot read: {e.strerror or e}") from None

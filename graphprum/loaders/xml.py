@@ -124,18 +124,6 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
     return out
 
 
-class _TagNames(dict):
-    """Cache of lxml tag -> tag as written (prefix:local for namespaced tags)."""
-
-    def name(self, el: etree._Element) -> str:
-        tag = el.tag
-        prefix = el.prefix
-        local = tag.rpartition("}")[2]
-        name = f"{prefix}:{local}" if prefix else local
-        self[tag, prefix] = name
-        return name
-
-
 def parse_xml_file(path: str | os.PathLike[str], name: str,
                    links: LinkSpec | None = None, root_dir: Path | None = None) -> ParsedDocument:
     """Parse one XML file into a :class:`ParsedDocument` (see module docstring).

@@ -168,12 +168,8 @@ def _load_models() -> None:
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
     import importlib
 
     for module in ("classical", "structural", "files", "links", "bep", "summary", "t2i"):
-        try:
-            importlib.import_module(f"graphprum.navigation.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"graphprum.navigation.{module}":
-                raise
+        importlib.import_module(f"graphprum.navigation.{module}")
+    _LOADED = True
