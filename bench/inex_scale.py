@@ -254,7 +254,6 @@ def step_eval(store: str, data: str, n_runs: str, jobs: str, what: str) -> None:
     d = Path(data)
     files = [str(d / f"run-{i:02d}.txt") for i in range(1, int(n_runs) + 1)]
     qrels, passages = str(d / "qrels.txt"), str(d / "passages.txt")
-    st = LocalStore(store, create=False)
     todo = what.split(",")
     ref = None
     if "reference" in todo or "measures" in todo:
@@ -264,7 +263,8 @@ def step_eval(store: str, data: str, n_runs: str, jobs: str, what: str) -> None:
 
     def call(measures: list[str], nav: str, n_jobs: int, with_store: bool = True) -> float:
         t = time.perf_counter()
-        if with_store:
+        if with_store:  # a freshly opened store: no id cache left by an earlier call
+            st = LocalStore(store, create=False)
             run_evaluation(files, qrels, measures, nav=[nav], store=st, ideal_min=2,
                            passages=passages, jobs=n_jobs)
         else:
@@ -291,17 +291,18 @@ def step_eval(store: str, data: str, n_runs: str, jobs: str, what: str) -> None:
 
 
 def step_growth_eval(store: str, data: str, repeat: str) -> None:
-    """Best-of-``repeat`` time of the two eval calls (jobs=1) on one run."""
+    """Best-of-``repeat`` time of the two eval calls (jobs=1) on one run, each on a
+    freshly opened store (the OS page cache stays warm, the id caches do not)."""
     from graphprum.evaluation import run_evaluation
     from graphprum.store.local import LocalStore
 
     d = Path(data)
-    st = LocalStore(store, create=False)
     files = [str(d / "run-01.txt")]
     best: dict[str, float] = {}
     for _ in range(int(repeat)):
         for nav, ms in CALLS:
             t = time.perf_counter()
+            st = LocalStore(store, create=False)  # cold id cache, as a new eval process
             run_evaluation(files, str(d / "qrels.txt"), ms, nav=[nav], store=st, ideal_min=2,
                            passages=str(d / "passages.txt"))
             best[nav] = min(best.get(nav, float("inf")), time.perf_counter() - t)
