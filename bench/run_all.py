@@ -173,7 +173,8 @@ def row(line: dict) -> list[str] | None:
         return [f"INEX tenth: {g('measure')} ({g('nav')}), from files, jobs=1", size,
                 f"{n(g('seconds'))} s", f"{n(g('ratio_to_ap'))}× AP", "—"]
     if b == "inex_eval_all":
-        return [f"INEX tenth: 7 measures in 2 eval calls, jobs={g('jobs')}", size,
+        note = f" ({g('note')})" if g("note") else ""
+        return [f"INEX tenth: 7 measures in 2 eval calls, jobs={g('jobs')}{note}", size,
                 f"{n(g('seconds'))} s (classical {n(g('classical_call_s'))} + structural "
                 f"{n(g('structural_call_s'))})",
                 f"{n(g('ratio_to_ap'))}× AP" if g("ratio_to_ap") else "—",
