@@ -153,3 +153,57 @@ def test_links_attribute_become_link_edges(write, tmp_path: Path) -> None:
                                     strict=True)] == \
         [("1#/article[1]/p[1]/collectionlink[1]", "2#/article[1]")]
     assert store.info()["dangling_links"] == 1  # 3.xml is not loaded; ../out.xml leaves
+
+
+NAMESPACE_CASES = {
+    # one URI bound to two prefixes: the parser target sees only the URI
+    "two_prefixes": '<r xmlns:a="urn:u" xmlns:b="urn:u"><a:x/><b:x>t</b:x><a:x/></r>',
+    # the second prefix for the same URI comes in a nested scope
+    "nested": '<r xmlns:a="urn:u"><a:x/><s xmlns:b="urn:u"><b:y>in</b:y><a:y/></s><a:x/></r>',
+    # one prefix rebound to another URI, and the default namespace undeclared
+    "rebound": '<r xmlns:a="urn:1" xmlns="urn:d"><a:x/><s xmlns:a="urn:2"><a:x/></s>'
+               '<t xmlns=""><a:x/></t></r>',
+    "default_and_prefix": '<r xmlns="urn:u" xmlns:p="urn:u"><p:x/><x/><p:x/></r>',
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMESPACE_CASES))
+def test_namespaced_tags_as_written(write, tmp_path: Path, name: str) -> None:
+    path = write(f"ns/{name}.xml", NAMESPACE_CASES[name])
+    store = LocalStore(tmp_path / "s")
+    store.load_xml([path])
+    assert store.table().ids() == [uid for uid, _ in _independent_units(path, name)]
+
+
+def test_batches_do_not_change_the_collection(write, tmp_path: Path) -> None:
+    """Documents parsed into one batch, one batch each, or around a skipped
+    bad file give the same units, offsets and word counts as the independent
+    walk of each document."""
+    from graphprum.loaders.xml import iter_xml_batches
+
+    texts = [TRICKY, "<a>end<b>word</b></a>", "<c>x<d>y</d>z</c>", "<a>  </a>",
+             *NAMESPACE_CASES.values()]
+    for i, text in enumerate(texts):
+        write(f"many/d{i:02}.xml", text)
+    write("many/d05b.xml", "<broken>")
+    files = find_xml_files([tmp_path / "many"])
+    tables = []
+    for units in (1, 7, 10_000):
+        skipped: list = []
+        store = LocalStore(tmp_path / f"s{units}")
+        store.load_documents(iter_xml_batches(files, skip_bad=True, skipped=skipped,
+                                              batch_units=units))
+        assert [s.path for s in skipped] == [str(tmp_path / "many" / "d05b.xml")]
+        tables.append(store.table())
+    expected = []
+    for f in files:
+        if f.name != "d05b":
+            expected.extend(_independent_units(f.path, f.name))
+    for table in tables:
+        assert table.ids() == [uid for uid, _ in expected]
+        words = np.asarray(table.columns["words"]).tolist()
+        assert words == [len(text.split()) for _, text in expected]
+        lengths = np.asarray(table.columns["length"]).astype(int).tolist()
+        assert lengths == [len(text) for _, text in expected]
+        for c in ("start", "post", "pos", "size", "parent"):
+            assert np.array_equal(table.columns[c], tables[0].columns[c]), c

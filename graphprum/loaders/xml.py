@@ -41,7 +41,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.store.base import KIND_ELEMENT, ParsedDocument
+from graphprum.store.base import KIND_ELEMENT, DocumentBatch, ParsedDocument
 
 #: Lookup table: is code point c whitespace for ``str.split()``? (none above U+3000)
 _IS_SPACE = np.array([chr(c).isspace() for c in range(0x3002)], dtype=bool)
@@ -145,78 +145,246 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
     InputError
         The file is not well-formed XML (names the line) or cannot be read.
     """
-    tags: list[str] = []
-    paths: list[str] = []
-    parent: list[int] = []
-    depth: list[int] = []
-    start: list[int] = []
-    end: list[int] = []
-    size: list[int] = []
-    link_rows: list[tuple[int, str]] = []
-    names: dict[str, str] = {}
-    stack: list[int] = []
-    path_stack: list[str] = [""]
-    link_tag = links.tag if links else None
-    # A text cursor: the text between two consecutive events is the .text of
-    # the element whose start came before, or the .tail of the element,
-    # comment or PI that ended/occurred before.  All of it has been parsed
-    # when the later event is reported, so offsets need no child iteration.
-    cursor = 0
-    prev = None
-    prev_was_start = False
-    try:
-        context = etree.iterparse(
-            os.fspath(path), events=("start", "end", "comment", "pi"), load_dtd=False,
-            no_network=True, huge_tree=True, resolve_entities="internal",
-        )
-        for event, el in context:
-            if prev is not None:
-                text = prev.text if prev_was_start else prev.tail
-                if text:
-                    cursor += len(text)
-            prev = el
-            if event == "start":
-                tag = el.tag
-                name_ = names.get(tag)
-                if name_ is None:
-                    name_ = _tag_name(el, names)
-                row = len(tags)
-                parent.append(stack[-1] if stack else -1)
-                depth.append(len(stack))
-                path_ = path_stack[-1] + "/" + name_
-                tags.append(name_)
-                paths.append(path_)
-                start.append(cursor)
-                end.append(0)
-                size.append(0)
-                stack.append(row)
-                path_stack.append(path_)
-                prev_was_start = True
-                if name_ == link_tag:
-                    target = el.get(links.attr)  # type: ignore[union-attr]
-                    if target:
-                        link_rows.append((row, target))
-            elif event == "end":
-                row = stack.pop()
-                path_stack.pop()
-                end[row] = cursor
-                size[row] = len(tags) - row
-                prev_was_start = False
-            else:
-                prev_was_start = False
-        root = context.root
-    except etree.XMLSyntaxError as exc:
-        line = exc.lineno if exc.lineno else None
-        msg = (exc.msg or str(exc)).strip()
-        msg = msg.rsplit(", line ", 1)[0] if ", line " in msg else msg
-        raise InputError(path, line, f"not well-formed XML: {msg}") from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    if root is None or not tags:
-        raise InputError(path, None, "no root element")
-    text = "".join(root.itertext())
-    return _finish(name, os.fspath(path), tags, paths, parent, depth, start, end, size,
-                   text, _link_targets(link_rows, path, root_dir))
+    raw = _RawBatch(links)
+    raw.parse(path, name, root_dir)
+    return next(iter(raw.finish().documents()))
+
+
+class _RawBatch:
+    """Documents parsed into growing Python lists, finished as one batch.
+
+    One parser serves the whole batch.  Its *target* callbacks (lxml calls
+    ``start``, ``end`` and ``data`` from C; no element objects are built)
+    append to the batch's lists.  Text nodes are kept as chunks, and an
+    element's span is recorded as chunk numbers at its start and end, turned
+    into character offsets by one cumulative sum in :meth:`finish`.  The
+    batch text is the documents' texts joined by one space, so no word runs
+    across documents.  The per-unit arithmetic (offsets, postorder,
+    positions, words) is done once per batch.
+    """
+
+    def __init__(self, links: LinkSpec | None = None) -> None:
+        self.links = links
+        self.tags: list[str] = []
+        self.paths: list[str] = []
+        self.parent: list[int] = []
+        self.depth: list[int] = []
+        self.start: list[int] = []  # chunk number at the element's start
+        self.end: list[int] = []  # chunk number at its end
+        self.size: list[int] = []
+        self.chunks: list[str] = []
+        self.names: list[str] = []
+        self.sources: list[str] = []
+        self.firsts: list[int] = []
+        self.text_chunks: list[int] = []  # chunk number where each document starts
+        self.link_rows: list[tuple[int, str, str]] = []
+        self._link_found: list[tuple[int, str]] = []
+        self._scopes = _NamespaceScopes()
+        self._parser, self._release = self._make_parser()
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+    def _make_parser(self) -> tuple[etree.XMLParser, Callable[[], None]]:
+        tags, paths, parent, depth = self.tags, self.paths, self.parent, self.depth
+        start, end, size, chunks = self.start, self.end, self.size, self.chunks
+        scopes, link_found = self._scopes, self._link_found
+        stack = scopes.stack
+        path_stack = scopes.path_stack
+        link_tag = self.links.tag if self.links else None
+        link_attr = self.links.attr if self.links else ""
+
+        def on_start(tag: str, attrib: dict, *nsmap: dict) -> None:
+            if nsmap and nsmap[0]:
+                scopes.push(len(stack), nsmap[0])
+            if tag[0] == "{":
+                tag = scopes.qualify(tag)
+            row = len(tags)
+            parent.append(stack[-1] if stack else -1)
+            depth.append(len(stack))
+            p = path_stack[-1] + "/" + tag
+            tags.append(tag)
+            paths.append(p)
+            start.append(len(chunks))
+            end.append(0)
+            size.append(0)
+            stack.append(row)
+            path_stack.append(p)
+            if tag == link_tag:
+                target = attrib.get(link_attr)
+                if target:
+                    link_found.append((row, target))
+
+        def on_end(tag: str) -> None:
+            row = stack.pop()
+            path_stack.pop()
+            end[row] = len(chunks)
+            size[row] = len(tags) - row
+            if scopes.depths and scopes.depths[-1] == len(stack):
+                scopes.pop()
+
+        def release() -> None:
+            # lxml's parser context is a reference cycle that keeps these
+            # callbacks alive until the cyclic collector runs; empty their
+            # cells so they do not keep the batch alive until then
+            nonlocal tags, paths, parent, depth, start, end, size, chunks, scopes, link_found
+            nonlocal stack, path_stack
+            tags = paths = parent = depth = start = end = size = chunks = None  # type: ignore
+            scopes = link_found = stack = path_stack = None  # type: ignore
+
+        target = _Target(on_start, on_end, chunks.append)
+        return etree.XMLParser(target=target, load_dtd=False, no_network=True,
+                               huge_tree=True, resolve_entities="internal"), release
+
+    def parse(self, path: str | os.PathLike[str], name: str,
+              root_dir: Path | None = None) -> int:
+        """Append one file's elements; returns their number.
+
+        On error nothing of the file is kept and InputError is raised.
+        """
+        first, n_chunks, n_found = len(self.tags), len(self.chunks), len(self._link_found)
+        try:
+            etree.parse(os.fspath(path), self._parser)
+            if len(self.tags) == first:
+                raise InputError(path, None, "no root element")
+        except etree.XMLSyntaxError as exc:
+            self._truncate(first, n_chunks, n_found)
+            line = exc.lineno if exc.lineno else None
+            msg = (exc.msg or str(exc)).strip()
+            msg = msg.rsplit(", line ", 1)[0] if ", line " in msg else msg
+            raise InputError(path, line, f"not well-formed XML: {msg}") from None
+        except OSError as exc:
+            self._truncate(first, n_chunks, n_found)
+            raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        except BaseException:
+            self._truncate(first, n_chunks, n_found)
+            raise
+        if self._scopes.ambiguous:
+            self._rename_from_tree(path, first)
+            self._scopes.reset()
+        self.chunks.append(" ")  # documents never share a word
+        self.names.append(name)
+        self.sources.append(os.fspath(path))
+        self.firsts.append(first)
+        self.text_chunks.append(n_chunks)
+        self.link_rows.extend(_link_targets(self._link_found[n_found:], path, root_dir))
+        return len(self.tags) - first
+
+    def _truncate(self, first: int, n_chunks: int, n_found: int) -> None:
+        for column in (self.tags, self.paths, self.parent, self.depth, self.start,
+                       self.end, self.size):
+            del column[first:]
+        del self.chunks[n_chunks:]
+        del self._link_found[n_found:]
+        self._scopes.reset()
+
+    def _rename_from_tree(self, path: str | os.PathLike[str], first: int) -> None:
+        """Tags as written when one namespace is bound to several prefixes
+        (the parser target only sees URIs): read them from the tree."""
+        names: dict[str, str] = {}
+        tree = etree.parse(os.fspath(path), etree.XMLParser(
+            load_dtd=False, no_network=True, huge_tree=True, resolve_entities="internal"))
+        for i, el in enumerate(tree.getroot().iter(tag=etree.Element), start=first):
+            tag = _tag_name(el, names)
+            self.tags[i] = tag
+            p = self.parent[i]
+            self.paths[i] = (self.paths[p] if p >= 0 else "") + "/" + tag
+
+    def finish(self) -> DocumentBatch:
+        """The batch as numpy columns (offsets, postorder, positions and words
+        vectorised).  The batch cannot parse more files afterwards."""
+        self._release()
+        self._parser = None
+        n = len(self.tags)
+        counts = np.diff(np.append(np.asarray(self.firsts, dtype=np.int64), n))
+        parent = np.asarray(self.parent, dtype=np.int32)
+        depth = np.asarray(self.depth, dtype=np.int16)
+        size = np.asarray(self.size, dtype=np.int32)
+        # character offset of every chunk number
+        chunk_lengths = np.fromiter(map(len, self.chunks), dtype=np.int64,
+                                    count=len(self.chunks))
+        offset = np.concatenate(([0], np.cumsum(chunk_lengths)))
+        begin = offset[np.asarray(self.start, dtype=np.int64)]
+        length = offset[np.asarray(self.end, dtype=np.int64)] - begin
+        doc_of_row = np.repeat(np.arange(len(counts)), counts)
+        firsts = np.asarray(self.firsts, dtype=np.int64)
+        pre = np.arange(n, dtype=np.int64) - firsts[doc_of_row]
+        # nodes finished before i: those before it in preorder that are not
+        # its ancestors (pre - depth) plus its descendants (size - 1)
+        post = (pre - depth + size - 1).astype(np.int32)
+        words = _word_counts("".join(self.chunks), begin, length)
+        self.chunks.clear()  # the parser's cycle still holds the list's append
+        doc_text_start = offset[np.asarray(self.text_chunks, dtype=np.int64)]
+        # roots are grouped per document for the sibling positions
+        siblings_of = np.where(parent >= 0, parent, -1 - doc_of_row)
+        columns = {
+            "kind": np.full(n, KIND_ELEMENT, dtype=np.int8),
+            "parent": parent,
+            "depth": depth,
+            "post": post,
+            "size": size,
+            "pos": _sibling_positions(siblings_of, self.tags),
+            "start": (begin - doc_text_start[doc_of_row]).astype(np.float64),
+            "length": length.astype(np.float64),
+            "words": words,
+        }
+        return DocumentBatch(self.names, self.sources, [KIND_ELEMENT] * len(counts), counts,
+                             self.tags, self.paths, columns, self.link_rows)
+
+
+class _Target:
+    """The parser target lxml calls (``start`` receives new namespace declarations)."""
+
+    __slots__ = ("data", "end", "start")
+
+    def __init__(self, start: Callable, end: Callable, data: Callable) -> None:
+        self.start, self.end, self.data = start, end, data
+
+    def close(self) -> None:
+        return None
+
+
+class _NamespaceScopes:
+    """Open elements of the file being parsed and the namespace prefixes in
+    scope, to write namespaced tags as ``prefix:local``."""
+
+    def __init__(self) -> None:
+        self.stack: list[int] = []  # rows of the open elements
+        self.path_stack: list[str] = [""]  # their label paths
+        self.depths: list[int] = []
+        self.maps: list[dict[str, str]] = [{}]
+        self.ambiguous = False
+
+    def reset(self) -> None:
+        """Forget the file (after an error, or before the next one)."""
+        self.stack.clear()
+        del self.path_stack[1:]
+        self.depths.clear()
+        del self.maps[1:]
+        self.ambiguous = False
+
+    def push(self, depth: int, nsmap: dict) -> None:
+        by_prefix = {p: u for p, u in self.maps[-1].items()}
+        for prefix, uri in nsmap.items():
+            by_prefix = {p: u for p, u in by_prefix.items() if p != (prefix or "")}
+            if uri:
+                by_prefix[prefix or ""] = uri
+        prefix_of = {u: p for p, u in by_prefix.items()}
+        if len(prefix_of) < len(by_prefix):
+            self.ambiguous = True  # one URI, several prefixes: read from the tree
+        self.depths.append(depth)
+        self.maps.append(by_prefix)
+
+    def pop(self) -> None:
+        self.depths.pop()
+        self.maps.pop()
+
+    def qualify(self, tag: str) -> str:
+        uri, _, local = tag[1:].partition("}")
+        for prefix, bound in self.maps[-1].items():
+            if bound == uri:
+                return f"{prefix}:{local}" if prefix else local
+        return local
 
 
 def _tag_name(el: etree._Element, names: dict[str, str]) -> str:
@@ -252,37 +420,6 @@ def _link_targets(link_rows: list[tuple[int, str]], path: str | os.PathLike[str]
     return out
 
 
-def _finish(name: str, source: str, tags: list[str], paths: list[str], parent: list[int],
-            depth: list[int], start: list[int], end: list[int], size: list[int], text: str,
-            links: list[tuple[int, str, str]]) -> ParsedDocument:
-    """Vectorised second half: positions, postorder and word counts."""
-    n = len(tags)
-    parent_a = np.asarray(parent, dtype=np.int32)
-    depth_a = np.asarray(depth, dtype=np.int16)
-    start_a = np.asarray(start, dtype=np.int64)
-    length_a = np.asarray(end, dtype=np.int64) - start_a
-    size_a = np.asarray(size, dtype=np.int32)
-    if length_a[0] != len(text):  # pragma: no cover - guards the offset arithmetic
-        raise InputError(source, None, "internal error: text length mismatch")
-    pre = np.arange(n, dtype=np.int64)
-    # nodes finished before i: those before it in preorder that are not its
-    # ancestors (pre - depth) plus its descendants (size - 1)
-    post_a = (pre - depth_a + size_a - 1).astype(np.int32)
-    words = _word_counts(text, start_a, length_a)
-    columns = {
-        "kind": np.full(n, KIND_ELEMENT, dtype=np.int8),
-        "parent": parent_a,
-        "depth": depth_a,
-        "post": post_a,
-        "size": size_a,
-        "pos": _sibling_positions(parent_a, tags),
-        "start": start_a.astype(np.float64),
-        "length": length_a.astype(np.float64),
-        "words": words,
-    }
-    return ParsedDocument(name, source, KIND_ELEMENT, tags, paths, columns, links)
-
-
 def _sibling_positions(parent: np.ndarray, tags: list[str]) -> np.ndarray:
     """1-based position of every element among its same-tag siblings."""
     n = len(tags)
@@ -303,16 +440,28 @@ def _sibling_positions(parent: np.ndarray, tags: list[str]) -> np.ndarray:
 
 
 def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """Whitespace-separated tokens of ``text[start:start+length]`` for every span."""
+    """Whitespace-separated tokens of ``text[start:start+length]`` for every span.
+
+    About 10 bytes of temporary memory per character of ``text``.
+
+    >>> _word_counts("ab cd  e", np.array([0, 1, 3, 5]), np.array([8, 3, 2, 3])).tolist()
+    [3, 2, 1, 1]
+    """
     if not text:
         return np.zeros(len(start), dtype=np.int32)
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    space = _IS_SPACE[np.minimum(codes, 0x3001)]
+    space = _IS_SPACE.take(codes, mode="clip")  # code points past the table are not spaces
+    del codes
     token_start = ~space
     token_start[1:] &= space[:-1]
-    prefix = np.concatenate(([0], np.cumsum(token_start, dtype=np.int64)))
+    starts_before = np.cumsum(token_start, dtype=np.int64 if len(text) >= 2**31 else np.int32)
+    del token_start
+
+    def tokens_before(k: np.ndarray) -> np.ndarray:  # token starts in text[:k]
+        return np.where(k > 0, starts_before[np.maximum(k - 1, 0)], 0)
+
     end = start + length
-    counts = prefix[end] - prefix[start]
+    counts = (tokens_before(end) - tokens_before(start)).astype(np.int64)
     # a token that began before the span but continues into it counts once more
     inside = (length > 0) & (start > 0)
     s = start[inside]
@@ -321,39 +470,51 @@ def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray
     return counts.astype(np.int32)
 
 
+#: Units per batch: large enough to amortise numpy calls, small enough for memory.
+BATCH_UNITS = 1 << 14
+
+
 def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = None,
                   skip_bad: bool = False, on_file: Callable[[XmlFile, int], None] | None = None,
-                  ) -> tuple[Iterator[ParsedDocument], list[Skipped]]:
+                  batches: bool = False,
+                  ) -> tuple[Iterator[ParsedDocument] | Iterator[DocumentBatch], list[Skipped]]:
     """The documents of ``paths`` (files or directories) for a store's
     ``load_xml``, and the list that collects files skipped with ``skip_bad``.
 
-    Paths are checked before anything is parsed (InputError for a missing
-    path or a directory with no XML file).
+    With ``batches`` the iterator yields :class:`DocumentBatch` records of
+    about :data:`BATCH_UNITS` units instead of single documents.  Paths are
+    checked before anything is parsed (InputError for a missing path or a
+    directory with no XML file).
     """
     spec = LinkSpec.parse(links) if links else None
     files = find_xml_files(paths)
     skipped: list[Skipped] = []
-    return iter_xml_documents(files, spec, skip_bad=skip_bad, skipped=skipped,
-                              on_file=on_file), skipped
+    found = iter_xml_batches(files, spec, skip_bad=skip_bad, skipped=skipped, on_file=on_file)
+    if not batches:
+        found = (doc for batch in found for doc in batch.documents())
+    return found, skipped
 
 
-def iter_xml_documents(files: list[XmlFile], links: LinkSpec | None = None,
-                       skip_bad: bool = False,
-                       skipped: list[Skipped] | None = None,
-                       on_file: Callable[[XmlFile, int], None] | None = None,
-                       ) -> Iterator[ParsedDocument]:
-    """Parse ``files`` one by one; with ``skip_bad``, collect bad ones in ``skipped``."""
+def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
+                     skip_bad: bool = False, skipped: list[Skipped] | None = None,
+                     on_file: Callable[[XmlFile, int], None] | None = None,
+                     batch_units: int = BATCH_UNITS) -> Iterator[DocumentBatch]:
+    """Parse ``files`` in order into batches; with ``skip_bad``, collect bad
+    files in ``skipped`` and go on."""
+    raw = _RawBatch(links)
     for f in files:
         try:
-            doc = parse_xml_file(f.path, f.name, links, f.root)
+            count = raw.parse(f.path, f.name, f.root)
         except InputError as exc:
             if not skip_bad:
                 raise
             if skipped is not None:
                 skipped.append(Skipped(exc.path, exc.line, exc.message))
-            if on_file:
-                on_file(f, 0)
-            continue
+            count = 0
         if on_file:
-            on_file(f, len(doc.tags))
-        yield doc
+            on_file(f, count)
+        if len(raw) >= batch_units:
+            yield raw.finish()
+            raw = _RawBatch(links)
+    if raw.names:
+        yield raw.finish()

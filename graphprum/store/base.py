@@ -265,6 +265,76 @@ class ParsedDocument:
         return float(self.columns["length"][0]) if len(self.tags) else 0.0
 
 
+
+@dataclass
+class DocumentBatch:
+    """Several documents handed to a store at once, their units concatenated.
+
+    Loaders of many small files (XML articles) produce batches so that the
+    vectorised work and the store's bookkeeping cost once per batch rather
+    than once per document.  Rows are *batch-local*: document ``i`` holds
+    rows ``firsts[i] : firsts[i] + counts[i]`` and ``parent`` points to
+    batch rows (-1 for a root); ``links`` rows are batch rows too.
+
+    Examples
+    --------
+    >>> doc = ParsedDocument("d", "d.xml", KIND_ELEMENT, ["a", "b"], ["/a", "/a/b"],
+    ...                      {"parent": np.array([-1, 0], np.int32)})
+    >>> batch = DocumentBatch.of([doc, doc])
+    >>> batch.columns["parent"].tolist(), batch.firsts.tolist()
+    ([-1, 0, -1, 2], [0, 2])
+    >>> [d.columns["parent"].tolist() for d in batch.documents()]
+    [[-1, 0], [-1, 0]]
+    """
+
+    names: list[str]
+    sources: list[str]
+    kinds: list[int]
+    counts: np.ndarray
+    tags: list[str]
+    paths: list[str]
+    columns: dict[str, np.ndarray]
+    links: list[tuple[int, str, str]] = field(default_factory=list)
+
+    @property
+    def firsts(self) -> np.ndarray:
+        """Batch row of every document's root."""
+        return np.concatenate(([0], np.cumsum(self.counts)[:-1])).astype(np.int64) \
+            if len(self.counts) else np.zeros(0, np.int64)
+
+    @classmethod
+    def of(cls, docs: Sequence[ParsedDocument]) -> DocumentBatch:
+        """Concatenate parsed documents into one batch."""
+        counts = np.array([len(d.tags) for d in docs], dtype=np.int64)
+        firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(docs) else counts
+        columns = {}
+        for c in docs[0].columns if docs else ():
+            parts = [np.asarray(d.columns[c]) for d in docs]
+            if c == "parent":
+                parts = [np.where(p >= 0, p + f, -1) for p, f in zip(parts, firsts, strict=True)]
+            columns[c] = np.concatenate(parts)
+        return cls([d.name for d in docs], [d.source for d in docs], [d.kind for d in docs],
+                   counts, [t for d in docs for t in d.tags], [p for d in docs for p in d.paths],
+                   columns, [(int(f) + r, t, a) for d, f in zip(docs, firsts, strict=True)
+                             for r, t, a in d.links])
+
+    def documents(self) -> Iterable[ParsedDocument]:
+        """Split the batch back into its documents (local rows)."""
+        firsts = self.firsts
+        ends = firsts + self.counts
+        links_of: dict[int, list[tuple[int, str, str]]] = {}
+        doc_of_link = np.searchsorted(ends, [r for r, _, _ in self.links], side="right")
+        for (row, target, anchor), d in zip(self.links, doc_of_link.tolist(), strict=True):
+            links_of.setdefault(d, []).append((row - int(firsts[d]), target, anchor))
+        for i, name in enumerate(self.names):
+            a, b = int(firsts[i]), int(ends[i])
+            cols = {c: v[a:b] for c, v in self.columns.items()}
+            if "parent" in cols:
+                p = cols["parent"]
+                cols["parent"] = np.where(p >= 0, p - a, -1).astype(p.dtype)
+            yield ParsedDocument(name, self.sources[i], self.kinds[i], self.tags[a:b],
+                                 self.paths[a:b], cols, links_of.get(i, []))
+
 @runtime_checkable
 class Store(Protocol):
     """What every backend answers. Rows are global row numbers (int64).

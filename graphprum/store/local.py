@@ -58,6 +58,7 @@ from graphprum.store.base import (
     KIND_SEGMENT,
     KIND_VIDEO,
     UNIT_COLUMNS,
+    DocumentBatch,
     ParsedDocument,
     UnitTable,
 )
@@ -103,32 +104,21 @@ class _Builder:
         self.link_anchors: list[str] = []
         self.n = 0
 
-    def add(self, doc: ParsedDocument, base_row: int) -> None:
-        """Append one document whose root will be global row ``base_row + self.n``."""
+    def add(self, doc: ParsedDocument | DocumentBatch, base_row: int) -> None:
+        """Append a document or a batch; its first root becomes global row
+        ``base_row + self.n``."""
+        batch = doc if isinstance(doc, DocumentBatch) else DocumentBatch.of([doc])
         first = base_row + self.n
-        count = len(doc.tags)
-        tag_ids, path_ids = self.tag_ids, self.path_ids
-        tag = np.fromiter((tag_ids.get(t, -1) for t in doc.tags), dtype=np.int32, count=count)
-        if (tag < 0).any():
-            for t in doc.tags:
-                if t not in tag_ids:
-                    tag_ids[t] = len(self.tags)
-                    self.tags.append(t)
-            tag = np.fromiter((tag_ids[t] for t in doc.tags), dtype=np.int32, count=count)
-        path = np.fromiter((path_ids.get(p, -1) for p in doc.paths), dtype=np.int32,
-                           count=count)
-        if (path < 0).any():
-            for p in doc.paths:
-                if p not in path_ids:
-                    path_ids[p] = len(self.paths)
-                    self.paths.append(p)
-            path = np.fromiter((path_ids[p] for p in doc.paths), dtype=np.int32, count=count)
-        cols = doc.columns
+        count = len(batch.tags)
+        tag = _codes(batch.tags, self.tag_ids, self.tags)
+        path = _codes(batch.paths, self.path_ids, self.paths)
+        cols = batch.columns
         parent = cols["parent"].astype(np.int32)
         parent = np.where(parent >= 0, parent + first, -1).astype(np.int32)
         doc_index = len(self.doc_names)
         values = {
-            "doc": np.full(count, doc_index, dtype=np.int32),  # shifted at write
+            "doc": np.repeat(np.arange(doc_index, doc_index + len(batch.names), dtype=np.int32),
+                             batch.counts),  # shifted at write
             "kind": cols["kind"],
             "tag": tag,
             "path": path,
@@ -143,16 +133,29 @@ class _Builder:
         }
         for c, dtype in UNIT_COLUMNS.items():
             self.chunks[c].append(np.asarray(values[c], dtype=dtype))
-        self.doc_names.append(doc.name)
-        self.doc_sources.append(doc.source)
-        self.doc_kinds.append(doc.kind)
-        self.doc_counts.append(count)
-        self.doc_firsts.append(first)
-        if doc.links:
-            self.link_src.append(np.array([first + r for r, _, _ in doc.links], dtype=np.int64))
-            self.link_targets.extend(t for _, t, _ in doc.links)
-            self.link_anchors.extend(a for _, _, a in doc.links)
+        self.doc_names.extend(batch.names)
+        self.doc_sources.extend(batch.sources)
+        self.doc_kinds.extend(batch.kinds)
+        self.doc_counts.extend(batch.counts.tolist())
+        self.doc_firsts.extend((batch.firsts + first).tolist())
+        if batch.links:
+            self.link_src.append(np.array([first + r for r, _, _ in batch.links], dtype=np.int64))
+            self.link_targets.extend(t for _, t, _ in batch.links)
+            self.link_anchors.extend(a for _, _, a in batch.links)
         self.n += count
+
+
+def _codes(values: list[str], ids: dict[str, int], vocab: list[str]) -> np.ndarray:
+    """Vocabulary index of every value, adding new values to ``vocab``."""
+    get = ids.get
+    codes = np.fromiter((get(v, -1) for v in values), dtype=np.int32, count=len(values))
+    if (codes < 0).any():
+        for v in values:
+            if v not in ids:
+                ids[v] = len(vocab)
+                vocab.append(v)
+        codes = np.fromiter((ids[v] for v in values), dtype=np.int32, count=len(values))
+    return codes
 
 
 class LocalStore:
@@ -554,7 +557,7 @@ class LocalStore:
         from graphprum.loaders.xml import xml_documents
 
         paths = list(paths)
-        docs, skipped = xml_documents(paths, links, skip_bad, on_file)
+        docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True)
         report = self.load_documents(docs, replace=replace,
                                      description={"kind": "xml", "paths": [str(p) for p in paths],
                                                   "links": links})
@@ -607,7 +610,8 @@ class LocalStore:
                                    description={"kind": "video",
                                                 "paths": [str(p) for p in paths]})
 
-    def load_documents(self, docs: Iterable[ParsedDocument], *, replace: bool = False,
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False,
                        description: dict | None = None,
                        link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
                        link_stats: dict | None = None) -> LoadReport:
@@ -630,18 +634,21 @@ class LocalStore:
             report = LoadReport()
             base = len(old)
             for doc in docs:
-                if doc.name in new_names:
-                    raise InputError(doc.source, None,
-                                     f"document id {doc.name!r} occurs twice in this load")
-                if doc.name in old_names:
-                    if not replace:
-                        raise InputError(doc.source, None,
-                                         f"document {doc.name!r} is already stored; "
-                                         f"use --replace to replace it")
-                    replaced.add(old_names[doc.name])
-                new_names.add(doc.name)
+                names = doc.names if isinstance(doc, DocumentBatch) else [doc.name]
+                sources = doc.sources if isinstance(doc, DocumentBatch) else [doc.source]
+                for name, source in zip(names, sources, strict=True):
+                    if name in new_names:
+                        raise InputError(source, None,
+                                         f"document id {name!r} occurs twice in this load")
+                    if name in old_names:
+                        if not replace:
+                            raise InputError(source, None,
+                                             f"document {name!r} is already stored; "
+                                             f"use --replace to replace it")
+                        replaced.add(old_names[name])
+                    new_names.add(name)
                 builder.add(doc, base)
-                report.documents += 1
+                report.documents += len(names)
                 report.elements += len(doc.tags)
             if link_pairs is not None:
                 before = len(builder.doc_names)
@@ -679,18 +686,15 @@ class LocalStore:
                 known[name] = int(old.docs["first"].iat[i])
         known.update(zip(builder.doc_names, builder.doc_firsts, strict=True))
         for froms, tos in link_pairs:
-            src = np.empty(len(froms), dtype=np.int64)
-            for j, f in enumerate(froms):
-                r = known.get(f)
-                if r is None:
-                    r = base + builder.n
-                    builder.add(_page_unit(f), base)
-                    known[f] = r
-                src[j] = r
-            for t in tos:
-                if t not in known:
-                    known[t] = base + builder.n
-                    builder.add(_page_unit(t), base)
+            new: list[str] = []
+            next_row = base + builder.n
+            for name in (*froms, *tos):
+                if name not in known:
+                    known[name] = next_row + len(new)
+                    new.append(name)
+            if new:
+                builder.add(_page_units(new), base)
+            src = np.fromiter((known[f] for f in froms), dtype=np.int64, count=len(froms))
             builder.link_src.append(src)
             builder.link_targets.extend(tos)
             builder.link_anchors.extend([""] * len(tos))
@@ -854,12 +858,19 @@ def _degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, str]:
 
 def _page_unit(name: str) -> ParsedDocument:
     """A page known only from a link list: one unit of length 0."""
-    one = np.ones(1)
-    cols = {"kind": np.array([KIND_PAGE], np.int8), "parent": np.array([-1], np.int32),
-            "depth": np.zeros(1, np.int16), "post": np.zeros(1, np.int32),
-            "size": one.astype(np.int32), "pos": one.astype(np.int32),
-            "start": np.zeros(1), "length": np.zeros(1), "words": np.zeros(1, np.int32)}
-    return ParsedDocument(name, "", KIND_PAGE, ["page"], ["/page"], cols)
+    return next(iter(_page_units([name]).documents()))
+
+
+def _page_units(names: list[str]) -> DocumentBatch:
+    """Pages known only from a link list: one unit of length 0 each."""
+    n = len(names)
+    ones = np.ones(n, np.int32)
+    cols = {"kind": np.full(n, KIND_PAGE, np.int8), "parent": np.full(n, -1, np.int32),
+            "depth": np.zeros(n, np.int16), "post": np.zeros(n, np.int32),
+            "size": ones, "pos": ones, "start": np.zeros(n), "length": np.zeros(n),
+            "words": np.zeros(n, np.int32)}
+    return DocumentBatch(list(names), [""] * n, [KIND_PAGE] * n, np.ones(n, np.int64),
+                         ["page"] * n, ["/page"] * n, cols)
 
 
 def _safe_name(name: str) -> str:
