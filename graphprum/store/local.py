@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,14 +87,18 @@ class LoadReport:
 
 
 class _Builder:
-    """Accumulates parsed documents into compact column chunks."""
+    """Spools parsed documents' unit columns to raw files in ``spool``
+    (memory stays bounded by one batch, whatever the collection's size) and
+    keeps the per-document and link records."""
 
-    def __init__(self, tags: list[str], paths: list[str]) -> None:
+    def __init__(self, tags: list[str], paths: list[str], spool: Path) -> None:
         self.tags = tags
         self.paths = paths
         self.tag_ids = {t: i for i, t in enumerate(tags)}
         self.path_ids = {p: i for i, p in enumerate(paths)}
-        self.chunks: dict[str, list[np.ndarray]] = {c: [] for c in UNIT_COLUMNS}
+        spool.mkdir(parents=True, exist_ok=True)
+        self.spool = spool
+        self.files = {c: open(spool / f"{c}.raw", "wb") for c in UNIT_COLUMNS}  # noqa: SIM115
         self.doc_names: list[str] = []
         self.doc_sources: list[str] = []
         self.doc_kinds: list[int] = []
@@ -132,7 +137,7 @@ class _Builder:
             "words": cols["words"],
         }
         for c, dtype in UNIT_COLUMNS.items():
-            self.chunks[c].append(np.asarray(values[c], dtype=dtype))
+            self.files[c].write(np.ascontiguousarray(values[c], dtype=dtype).data)
         self.doc_names.extend(batch.names)
         self.doc_sources.extend(batch.sources)
         self.doc_kinds.extend(batch.kinds)
@@ -143,6 +148,20 @@ class _Builder:
             self.link_targets.extend(t for _, t, _ in batch.links)
             self.link_anchors.extend(a for _, _, a in batch.links)
         self.n += count
+
+    def new_column(self, name: str, block: int = 1 << 20) -> Iterator[np.ndarray]:
+        """The spooled values of column ``name``, in blocks."""
+        self.files[name].flush()
+        dtype = np.dtype(UNIT_COLUMNS[name])
+        with open(self.spool / f"{name}.raw", "rb") as f:
+            while chunk := f.read(block * dtype.itemsize):
+                yield np.frombuffer(chunk, dtype=dtype)
+
+    def close(self) -> None:
+        """Close and remove the spool files."""
+        for f in self.files.values():
+            f.close()
+        shutil.rmtree(self.spool, ignore_errors=True)
 
 
 def _codes(values: list[str], ids: dict[str, int], vocab: list[str]) -> np.ndarray:
@@ -627,54 +646,71 @@ class LocalStore:
             self._table = None
             self._links = None
             old = self.table()
-            builder = _Builder(list(old.tags), list(old.paths))
-            old_names = {n: i for i, n in enumerate(old.docs["name"])}
-            new_names: set[str] = set()
-            replaced: set[int] = set()
-            report = LoadReport()
-            base = len(old)
-            for doc in docs:
-                names = doc.names if isinstance(doc, DocumentBatch) else [doc.name]
-                sources = doc.sources if isinstance(doc, DocumentBatch) else [doc.source]
-                for name, source in zip(names, sources, strict=True):
-                    if name in new_names:
-                        raise InputError(source, None,
-                                         f"document id {name!r} occurs twice in this load")
-                    if name in old_names:
-                        if not replace:
-                            raise InputError(source, None,
-                                             f"document {name!r} is already stored; "
-                                             f"use --replace to replace it")
-                        replaced.add(old_names[name])
-                    new_names.add(name)
-                builder.add(doc, base)
-                report.documents += len(names)
-                report.elements += len(doc.tags)
-            if link_pairs is not None:
-                before = len(builder.doc_names)
-                self._add_link_pairs(builder, old, base, link_pairs)
-                report.documents += len(builder.doc_names) - before
-            if report.documents == 0 and link_pairs is None:
-                raise InputError(", ".join((description or {}).get("paths", [])) or "input",
-                                 None, "nothing to load")
             new_name, tmp = self._new_generation_dir()
-            counts = self._write_generation(tmp, old, replaced, builder, base)
-            report.replaced = len(replaced)
-            report.links = counts.pop("_links_added", 0)
-            manifest = dict(self.manifest)
-            manifest["counts"] = counts
-            manifest["summaries"] = []  # the collection changed: summaries are stale
-            if link_stats:  # may have been filled while the documents were read
-                merged = dict(manifest.get("link_stats", {}))
-                for k, v in link_stats.items():
-                    merged[k] = merged.get(k, 0) + v if isinstance(v, int) else v
-                manifest["link_stats"] = merged
-            manifest["loads"] = [*manifest.get("loads", []), {
-                **(description or {}), "documents": report.documents,
-                "units": report.elements, "replaced": len(replaced),
-                "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}]
-            self._commit(tmp, new_name, manifest)
+            builder = _Builder(list(old.tags), list(old.paths), tmp / "spool")
+            try:
+                report = self._build(docs, old, builder, replace, link_pairs, description,
+                                     link_stats, new_name, tmp)
+            except BaseException:
+                builder.close()
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            builder.close()
         report.seconds = time.perf_counter() - t0
+        return report
+
+    def _build(self, docs: Iterable[ParsedDocument | DocumentBatch], old: UnitTable,
+               builder: _Builder, replace: bool,
+               link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None,
+               description: dict | None, link_stats: dict | None, new_name: str,
+               tmp: Path) -> LoadReport:
+        """The body of :meth:`load_documents`, under the write lock."""
+        old_names = {n: i for i, n in enumerate(old.docs["name"])}
+        new_names: set[str] = set()
+        replaced: set[int] = set()
+        report = LoadReport()
+        base = len(old)
+        for doc in docs:
+            names = doc.names if isinstance(doc, DocumentBatch) else [doc.name]
+            sources = doc.sources if isinstance(doc, DocumentBatch) else [doc.source]
+            for name, source in zip(names, sources, strict=True):
+                if name in new_names:
+                    raise InputError(source, None,
+                                     f"document id {name!r} occurs twice in this load")
+                if name in old_names:
+                    if not replace:
+                        raise InputError(source, None,
+                                         f"document {name!r} is already stored; "
+                                         f"use --replace to replace it")
+                    replaced.add(old_names[name])
+                new_names.add(name)
+            builder.add(doc, base)
+            report.documents += len(names)
+            report.elements += len(doc.tags)
+        if link_pairs is not None:
+            before = len(builder.doc_names)
+            self._add_link_pairs(builder, old, base, link_pairs)
+            report.documents += len(builder.doc_names) - before
+        if report.documents == 0 and link_pairs is None:
+            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                             None, "nothing to load")
+        counts = self._write_generation(tmp, old, replaced, builder, base)
+        builder.close()  # the spool is not part of the generation
+        report.replaced = len(replaced)
+        report.links = counts.pop("_links_added", 0)
+        manifest = dict(self.manifest)
+        manifest["counts"] = counts
+        manifest["summaries"] = []  # the collection changed: summaries are stale
+        if link_stats:  # may have been filled while the documents were read
+            merged = dict(manifest.get("link_stats", {}))
+            for k, v in link_stats.items():
+                merged[k] = merged.get(k, 0) + v if isinstance(v, int) else v
+            manifest["link_stats"] = merged
+        manifest["loads"] = [*manifest.get("loads", []), {
+            **(description or {}), "documents": report.documents,
+            "units": report.elements, "replaced": len(replaced),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}]
+        self._commit(tmp, new_name, manifest)
         return report
 
     def _add_link_pairs(self, builder: _Builder, old: UnitTable, base: int,
@@ -711,27 +747,39 @@ class LocalStore:
         old_count = old.docs["count"].to_numpy()
         for d in replaced:
             keep[old_first[d]:old_first[d] + old_count[d]] = False
-        # new global row of every old row (-1 when dropped)
-        remap = np.full(n_old + builder.n, -1, dtype=np.int64)
-        kept_rows = np.flatnonzero(keep)
-        remap[kept_rows] = np.arange(len(kept_rows))
-        remap[n_old:] = len(kept_rows) + np.arange(builder.n)
+        n_kept = int(keep.sum())
+        kept_rank = np.cumsum(keep) - 1 if replaced else None
         keep_docs = np.array([d not in replaced for d in range(len(old.docs))], dtype=bool)
         n_old_docs = int(keep_docs.sum())
+        doc_rank = np.cumsum(keep_docs) - 1
+
+        def remap(rows: np.ndarray) -> np.ndarray:
+            """New global row of old and new rows (-1 for a dropped old row)."""
+            rows = np.asarray(rows, dtype=np.int64)
+            out = rows - n_old + n_kept
+            old_rows = rows < n_old
+            if kept_rank is None:
+                out[old_rows] = rows[old_rows]
+            else:
+                r = rows[old_rows]
+                out[old_rows] = np.where(keep[r], kept_rank[r], -1)
+            return out
+
+        per_kind = np.zeros(4, dtype=np.int64)
+        block = 1 << 20
         for c, dtype in UNIT_COLUMNS.items():
-            old_col = np.asarray(old.columns[c])[keep] if n_old else np.zeros(0, dtype)
-            new_col = np.concatenate(builder.chunks[c]) if builder.chunks[c] \
-                else np.zeros(0, dtype)
-            if c == "doc" and n_old:
-                doc_map = np.cumsum(keep_docs) - 1
-                old_col = doc_map[old_col].astype(dtype)
-            if c == "doc":
-                new_col = new_col + n_old_docs
-            if c == "parent":
-                old_col = np.where(old_col >= 0, remap[np.maximum(old_col, 0)], -1)
-                new_col = np.where(new_col >= 0, remap[np.maximum(new_col, 0)], -1)
-            col = np.concatenate([old_col.astype(dtype), new_col.astype(dtype)])
-            _save_npy(tmp / "units" / f"{c}.npy", col)
+            with _NpyWriter(tmp / "units" / f"{c}.npy", dtype, n_kept + builder.n) as out:
+                parts = (np.asarray(old.columns[c][i:i + block])[keep[i:i + block]]
+                         for i in range(0, n_old, block))
+                for values in itertools.chain(parts, builder.new_column(c, block)):
+                    if c == "doc":  # old: rank among kept documents; new: after them
+                        values = doc_rank[values] if len(out) < n_kept \
+                            else values + n_old_docs
+                    elif c == "parent":
+                        values = np.where(values >= 0, remap(np.maximum(values, 0)), -1)
+                    elif c == "kind":
+                        per_kind += np.bincount(values.astype(np.int64), minlength=4)[:4]
+                    out.write(values)
         with open(tmp / "vocab.json", "w", encoding="utf-8") as f:
             json.dump({"tags": builder.tags, "paths": builder.paths}, f)
         names = [n for n, k in zip(old.docs["name"], keep_docs, strict=True) if k] \
@@ -753,7 +801,7 @@ class LocalStore:
         src_old, _, targets_old = self._read_links()
         anchors_old = self.anchors() if len(src_old) else []
         if len(src_old):
-            src_old = remap[src_old]
+            src_old = remap(src_old)
             alive = src_old >= 0
             src_old = src_old[alive]
             targets_old = [t for t, a in zip(targets_old, alive, strict=True) if a]
@@ -761,7 +809,7 @@ class LocalStore:
                 if anchors_old else [""] * len(targets_old)
         src_new = np.concatenate(builder.link_src) if builder.link_src \
             else np.zeros(0, np.int64)
-        src_new = remap[src_new] if len(src_new) else src_new
+        src_new = remap(src_new) if len(src_new) else src_new
         src = np.concatenate([src_old, src_new]).astype(np.int64)
         targets = list(targets_old) + builder.link_targets
         anchors = list(anchors_old) + builder.link_anchors
@@ -772,11 +820,7 @@ class LocalStore:
         _save_npy(tmp / "links" / "dst.npy", dst)
         _write_lines(tmp / "links" / "targets.txt", targets)
         _write_lines(tmp / "links" / "anchors.txt", anchors)
-        kind_all = np.concatenate([np.asarray(old.columns["kind"])[keep],
-                                   np.concatenate(builder.chunks["kind"])
-                                   if builder.chunks["kind"] else np.zeros(0, np.int8)])
-        per_kind = np.bincount(kind_all.astype(np.int64), minlength=4)
-        return {"documents": len(names), "units": len(kind_all),
+        return {"documents": len(names), "units": n_kept + builder.n,
                 **{KIND_NAMES[k]: int(per_kind[k]) for k in KIND_NAMES},
                 "links": int(np.count_nonzero(dst >= 0)),
                 "dangling_links": int(np.count_nonzero(dst < 0)),
@@ -878,6 +922,34 @@ def _safe_name(name: str) -> str:
     from urllib.parse import quote
 
     return quote(name, safe="-_.=,")
+
+
+class _NpyWriter:
+    """Write a 1-d ``.npy`` file of known length block by block."""
+
+    def __init__(self, path: Path, dtype: type, length: int) -> None:
+        self.dtype = np.dtype(dtype)
+        self.length = length
+        self.written = 0
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by __exit__
+        np.lib.format.write_array_header_1_0(self.file, {
+            "descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
+            "shape": (length,)})
+
+    def __len__(self) -> int:
+        return self.written
+
+    def write(self, values: np.ndarray) -> None:
+        self.file.write(np.ascontiguousarray(values, dtype=self.dtype).data)
+        self.written += len(values)
+
+    def __enter__(self) -> _NpyWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+        if exc[0] is None and self.written != self.length:  # pragma: no cover - a bug
+            raise RuntimeError(f"{self.file.name}: wrote {self.written} of {self.length}")
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:
