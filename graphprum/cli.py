@@ -6,6 +6,7 @@ status 2; nothing is written to the store in that case.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -146,17 +147,23 @@ def load_xml(
 
 
 class _Progress:
-    """A rich progress bar on a terminal, nothing otherwise."""
+    """A rich progress bar on stderr when it is a terminal, nothing otherwise.
 
-    def __init__(self, total: int, label: str, quiet: bool = False) -> None:
+    ``with _Progress(total, label) as bar``: ``bar(n)`` advances by n,
+    ``bar.update(done, total)`` sets both (for callers that know the total
+    only once they start).
+    """
+
+    def __init__(self, total: int | None, label: str, quiet: bool = False) -> None:
         self.total = total
         self.label = label
         self.enabled = _show_progress(quiet)
         self._progress: Any = None
+        self._task: Any = None
 
-    def __enter__(self) -> Callable[[int], None]:
+    def __enter__(self) -> _Progress:
         if not self.enabled:
-            return lambda n: None
+            return self
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -169,12 +176,28 @@ class _Progress:
                                   MofNCompleteColumn(), TimeRemainingColumn(),
                                   console=err_console, transient=True)
         self._progress.start()
-        task = self._progress.add_task(self.label, total=self.total)
-        return lambda n: self._progress.advance(task, n)
+        self._task = self._progress.add_task(self.label, total=self.total)
+        return self
+
+    def __call__(self, n: int) -> None:
+        if self._progress is not None:
+            self._progress.advance(self._task, n)
+
+    def update(self, done: int, total: int) -> None:
+        """Set the completed count and the total."""
+        if self._progress is not None:
+            self._progress.update(self._task, completed=done, total=total)
 
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+def _status(message: str):
+    """A spinner with ``message`` on stderr while a step without steps runs."""
+    if not _show_progress(False):
+        return contextlib.nullcontext()
+    return err_console.status(message)
 
 
 @load_app.command("web")
@@ -355,11 +378,12 @@ def summary_build(
     if not (store.table().columns["kind"] == KIND_ELEMENT).any():
         raise _usage(f"{store.location} holds no XML elements to summarise "
                      f"(load XML, or web pages with --elements)")
-    if hasattr(store, "summary_dir"):  # embedded store: stored with the collection
-        summary = store.build_summary(axpre, weight)
-    else:  # Bolt: derived by Cypher and stored as (:Summary) nodes; π from the same partition
-        store.build_summary(normalise_axpre(axpre))
-        summary = build_summary(store.table(), axpre, weight)
+    with _status(f"building the {normalise_axpre(axpre)} summary of {store.location} ..."):
+        if hasattr(store, "summary_dir"):  # embedded store: stored with the collection
+            summary = store.build_summary(axpre, weight)
+        else:  # Bolt: derived by Cypher, stored as (:Summary) nodes; π from the same partition
+            store.build_summary(normalise_axpre(axpre))
+            summary = build_summary(store.table(), axpre, weight)
     print(f"built {summary.axpre} summary: {len(summary)} partitions, {len(summary.edges)} "
           f"edges over {int(summary.partitions['extent'].sum()):,} elements in "
           f"{time.perf_counter() - t0:.2f} s")
@@ -514,11 +538,13 @@ def eval_command(
     store = None
     if not no_store and (needs_store(measure, nav_models) or _store_exists()):
         store = _open_store(create=False)
-    df = run_evaluation(runs, qrels, measure, nav=nav_models, store=store,
-                        collection_size=collection_size, ideal_min=ideal_min, order=order,
-                        dedup=dedup, trees=trees, passages=passages, per_topic=per_topic,
-                        strict=strict, warn=note, offsets=offsets,
-                        ends="inclusive" if inclusive_ends else "exclusive", jobs=jobs)
+    with _Progress(None, f"evaluating {len(runs)} run(s), topics") as bar:
+        df = run_evaluation(runs, qrels, measure, nav=nav_models, store=store,
+                            collection_size=collection_size, ideal_min=ideal_min, order=order,
+                            dedup=dedup, trees=trees, passages=passages, per_topic=per_topic,
+                            strict=strict, warn=note, offsets=offsets,
+                            ends="inclusive" if inclusive_ends else "exclusive", jobs=jobs,
+                            progress=bar.update)
     write_results(df, fmt, sys.stdout)
 
 

@@ -113,11 +113,13 @@ class _Eval:
             raise cli._usage(f"--offsets {self.offsets!r}: choose chars or bytes")
         if not self.no_store and (needs_store(measures, self.nav) or cli._store_exists()):
             self.store = cli._open_store(create=False)
-        return run_evaluation(self.runs, self.qrels, measures, nav=self.nav, store=self.store,
-                              collection_size=self.collection_size, ideal_min=self.ideal_min,
-                              order=self.order, dedup=self.dedup, trees=self.trees,
-                              passages=self.passages, per_topic=True, strict=self.strict,
-                              warn=cli.note, offsets=self.offsets, ends=self.ends)
+        with cli._Progress(None, f"evaluating {len(self.runs)} run(s), topics") as bar:
+            return run_evaluation(self.runs, self.qrels, measures, nav=self.nav,
+                                  store=self.store, collection_size=self.collection_size,
+                                  ideal_min=self.ideal_min, order=self.order, dedup=self.dedup,
+                                  trees=self.trees, passages=self.passages, per_topic=True,
+                                  strict=self.strict, warn=cli.note, offsets=self.offsets,
+                                  ends=self.ends, progress=bar.update)
 
     def parameters(self) -> dict[str, str]:
         """What the evaluation used, for the report's reproduction section."""

@@ -27,6 +27,8 @@ from graphprum.navigation.base import parse_model
 
 COLUMNS = ["run", "measure", "topic", "value"]
 Warn = Callable[[str], None]
+#: ``progress(done, total)``: called as work finishes.
+Progress = Callable[[int, int], None]
 
 
 def expand_measures(names: Sequence[str]) -> list[MeasureSpec]:
@@ -66,8 +68,10 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    passages: Any = None, assessments: Any = None, per_topic: bool = True,
                    strict: bool = False, warn: Warn | None = None,
                    offsets: str = "chars", ends: str = "exclusive",
-                   jobs: int = 1) -> pd.DataFrame:
+                   jobs: int = 1, progress: Progress | None = None) -> pd.DataFrame:
     """Evaluate; see :func:`graphprum.evaluate` for the parameters.
+
+    ``progress(done, total)`` is called as topics finish (a progress bar).
 
     ``jobs`` > 1 evaluates topics in that many forked processes (the store's
     memory-mapped columns are inherited, not copied); the table is the same,
@@ -124,7 +128,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                specs=[s for s in specs if family(s.name) is not None], ideal_min=ideal_min,
                collection_size=n_units, store=store, trees=trees, assessments=assessments)
     if job.specs or store is not None:
-        per_topic_out = _evaluate_topics(job, _usable_jobs(jobs, store, len(topics), warn))
+        per_topic_out = _evaluate_topics(job, _usable_jobs(jobs, store, len(topics), warn),
+                                         progress or (lambda done, total: None))
     else:
         per_topic_out = []
     classical = [s for s in specs if family(s.name) is None]
@@ -405,13 +410,19 @@ def _read_runs(runs: Sequence[Any], order: str, dedup: bool, trees: bool,
     return read
 
 
-def _evaluate_topics(job: _Job, jobs: int) -> list[_TopicOutput]:
+def _evaluate_topics(job: _Job, jobs: int, progress: Progress) -> list[_TopicOutput]:
     """Every topic of ``job``, in topic order, in ``jobs`` processes."""
     global _WORKER_JOB, _WORKER_STORE
 
     store = _ResolvingStore(job.store) if job.store is not None else None
+    total = len(job.topics)
+    outs: list = []
+    progress(0, total)
     if jobs == 1:
-        return [_evaluate_topic(job, t, store) for t in job.topics]
+        for t in job.topics:
+            outs.append(_evaluate_topic(job, t, store))
+            progress(len(outs), total)
+        return outs
     import multiprocessing
 
     if job.store is not None:
@@ -419,7 +430,9 @@ def _evaluate_topics(job: _Job, jobs: int) -> list[_TopicOutput]:
     _WORKER_JOB, _WORKER_STORE = job, store
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            outs = pool.map(_worker, range(len(job.topics)), chunksize=1)
+            for out in pool.imap(_worker, range(total), chunksize=1):
+                outs.append(out)
+                progress(len(outs), total)
     finally:
         _WORKER_JOB, _WORKER_STORE = None, None
     for out in outs:

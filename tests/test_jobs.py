@@ -178,3 +178,12 @@ def test_bad_run_file_same_error_with_jobs(data: dict, tmp_path: Path) -> None:
         messages.append((str(err.value), err.value.line))
     assert messages[0] == messages[1]
     assert messages[0][1] == 2 and str(bad) in messages[0][0]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_reports_every_topic_once(data: dict, jobs: int) -> None:
+    calls: list[tuple[int, int]] = []
+    run_evaluation(data["runs"], data["qrels"], ["PRUM"], nav="structural",
+                   store=data["store"], jobs=jobs, progress=lambda d, t: calls.append((d, t)))
+    topics = len(read_qrels(data["qrels"]))
+    assert calls == [(done, topics) for done in range(topics + 1)]
