@@ -1,8 +1,12 @@
-"""Stream XML documents into :class:`~graphprum.store.base.ParsedDocument` records.
+"""Stream XML documents into :class:`~graphprum.store.base.DocumentBatch` records.
 
-One file is one document.  Each file is read with ``lxml.etree.iterparse``
-(start and end events), so memory is bounded by the largest document, never
-by the collection.  For every element the loader records (DESIGN §1.1–1.2):
+One file is one document.  Files are streamed through lxml's event-driven
+*parser target* interface (libxml2 SAX: lxml calls ``start``/``end``/``data``
+as it parses, and no tree or element object is ever built, unlike
+``iterparse``), into batches of about :data:`BATCH_UNITS` units whose
+arithmetic is vectorised once per batch.  Memory is bounded by one batch
+(or the largest document), never by the collection.  For every element the
+loader records (DESIGN §1.1–1.2):
 
 - its positional INEX step ``tag[k]`` (k counted among same-tag siblings;
   namespaced tags keep the prefix as written, e.g. ``dc:title``; comments and
