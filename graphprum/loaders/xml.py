@@ -107,12 +107,10 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(path.rglob("*.xml"))
+            found = _xml_files_under(path)
             if not found:
                 raise InputError(path, None, "directory holds no *.xml file")
-            for f in found:
-                rel = PurePosixPath(f.relative_to(path).as_posix())
-                out.append(XmlFile(f, str(rel.with_suffix("")), path))
+            out.extend(XmlFile(path / rel, rel[:-4], path) for rel in found)
         elif path.is_file():
             out.append(XmlFile(path, path.stem, path.parent))
         elif path.exists():
@@ -126,6 +124,23 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
                              f"document id {f.name!r} is also given by {seen[f.name]}")
         seen[f.name] = f.path
     return out
+
+
+def _xml_files_under(root: Path) -> list[str]:
+    """Paths (relative, ``/``-separated) of the ``*.xml`` files under ``root``,
+    sorted component by component (the order of sorted ``Path`` objects).
+
+    ``os.walk`` with string operations: an order of magnitude faster than
+    ``Path.rglob`` on collections of many small files.
+    """
+    found: list[tuple[str, ...]] = []
+    for directory, dirs, files in os.walk(root):
+        rel = os.path.relpath(directory, root)
+        parts = () if rel == "." else tuple(rel.split(os.sep))
+        found.extend((*parts, f) for f in files if f.endswith(".xml"))
+        dirs.sort()
+    found.sort()
+    return ["/".join(parts) for parts in found]
 
 
 def parse_xml_file(path: str | os.PathLike[str], name: str,

@@ -304,8 +304,12 @@ class DocumentBatch:
 
     @classmethod
     def of(cls, docs: Sequence[ParsedDocument]) -> DocumentBatch:
-        """Concatenate parsed documents into one batch."""
+        """Concatenate parsed documents into one batch (one document is not copied)."""
         counts = np.array([len(d.tags) for d in docs], dtype=np.int64)
+        if len(docs) == 1:
+            d = docs[0]
+            return cls([d.name], [d.source], [d.kind], counts, d.tags, d.paths, d.columns,
+                       d.links)
         firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(docs) else counts
         columns = {}
         for c in docs[0].columns if docs else ():
