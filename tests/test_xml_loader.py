@@ -3,6 +3,7 @@ computations with lxml (tree walks written here, not the loader's code)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -205,5 +206,11 @@ def test_batches_do_not_change_the_collection(write, tmp_path: Path) -> None:
         assert words == [len(text.split()) for _, text in expected]
         lengths = np.asarray(table.columns["length"]).astype(int).tolist()
         assert lengths == [len(text) for _, text in expected]
+        xpaths = [uid.split("#", 1)[1] for uid, _ in expected]
+        label_paths = [re.sub(r"\[\d+\]", "", x) for x in xpaths]
+        assert [table.paths[c] for c in np.asarray(table.columns["path"])] == label_paths
+        assert [table.tags[c] for c in np.asarray(table.columns["tag"])] == \
+            [p.rsplit("/", 1)[1] for p in label_paths]
+        assert np.asarray(table.columns["depth"]).tolist() == [x.count("/") - 1 for x in xpaths]
         for c in ("start", "post", "pos", "size", "parent"):
             assert np.array_equal(table.columns[c], tables[0].columns[c]), c

@@ -86,7 +86,7 @@ from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.loaders.xml import _sibling_positions, _word_counts
-from graphprum.store.base import KIND_ELEMENT, KIND_PAGE, ParsedDocument
+from graphprum.store.base import KIND_ELEMENT, KIND_PAGE, ParsedDocument, encode_vocabulary
 
 #: File name extensions of pages (compared in lower case).
 PAGE_SUFFIXES = (".html", ".htm")
@@ -492,7 +492,7 @@ def _element_document(root: etree._Element, page: str, source: str,
         "depth": depth_a,
         "post": post_a,
         "size": size_a,
-        "pos": _sibling_positions(parent_a, tags),
+        "pos": _sibling_positions(parent_a, encode_vocabulary(tags)[0]),
         "start": start_a.astype(np.float64),
         "length": length_a.astype(np.float64),
         "words": _word_counts(text, start_a, length_a),

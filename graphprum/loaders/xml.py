@@ -174,20 +174,21 @@ class _RawBatch:
 
     One parser serves the whole batch.  Its *target* callbacks (lxml calls
     ``start``, ``end`` and ``data`` from C; no element objects are built)
-    append to the batch's lists.  Text nodes are kept as chunks, and an
-    element's span is recorded as chunk numbers at its start and end, turned
-    into character offsets by one cumulative sum in :meth:`finish`.  The
-    batch text is the documents' texts joined by one space, so no word runs
-    across documents.  The per-unit arithmetic (offsets, postorder,
-    positions, words) is done once per batch.
+    record per element only its tag code, parent, and the chunk numbers at
+    its start and end; text nodes are kept as chunks.  Everything else is
+    derived once per batch by :meth:`finish`, vectorised: character offsets
+    (one cumulative sum over chunk lengths), depth and postorder (from
+    subtree sizes), label paths (level by level over (parent path, tag)
+    pairs), sibling positions and word counts.  The batch text is the
+    documents' texts joined by one space, so no word runs across documents.
     """
 
     def __init__(self, links: LinkSpec | None = None) -> None:
         self.links = links
-        self.tags: list[str] = []
-        self.paths: list[str] = []
+        self.tag_ids: dict[str, int] = {}
+        self.tag_vocab: list[str] = []
+        self.tags: list[int] = []  # tag code of every element
         self.parent: list[int] = []
-        self.depth: list[int] = []
         self.start: list[int] = []  # chunk number at the element's start
         self.end: list[int] = []  # chunk number at its end
         self.size: list[int] = []
@@ -205,11 +206,10 @@ class _RawBatch:
         return len(self.tags)
 
     def _make_parser(self) -> tuple[etree.XMLParser, Callable[[], None]]:
-        tags, paths, parent, depth = self.tags, self.paths, self.parent, self.depth
+        tags, tag_ids, tag_vocab, parent = self.tags, self.tag_ids, self.tag_vocab, self.parent
         start, end, size, chunks = self.start, self.end, self.size, self.chunks
         scopes, link_found = self._scopes, self._link_found
         stack = scopes.stack
-        path_stack = scopes.path_stack
         link_tag = self.links.tag if self.links else None
         link_attr = self.links.attr if self.links else ""
 
@@ -218,17 +218,17 @@ class _RawBatch:
                 scopes.push(len(stack), nsmap[0])
             if tag[0] == "{":
                 tag = scopes.qualify(tag)
+            code = tag_ids.get(tag)
+            if code is None:
+                code = tag_ids[tag] = len(tag_vocab)
+                tag_vocab.append(tag)
             row = len(tags)
             parent.append(stack[-1] if stack else -1)
-            depth.append(len(stack))
-            p = path_stack[-1] + "/" + tag
-            tags.append(tag)
-            paths.append(p)
+            tags.append(code)
             start.append(len(chunks))
             end.append(0)
             size.append(0)
             stack.append(row)
-            path_stack.append(p)
             if tag == link_tag:
                 target = attrib.get(link_attr)
                 if target:
@@ -236,7 +236,6 @@ class _RawBatch:
 
         def on_end(tag: str) -> None:
             row = stack.pop()
-            path_stack.pop()
             end[row] = len(chunks)
             size[row] = len(tags) - row
             if scopes.depths and scopes.depths[-1] == len(stack):
@@ -246,10 +245,10 @@ class _RawBatch:
             # lxml's parser context is a reference cycle that keeps these
             # callbacks alive until the cyclic collector runs; empty their
             # cells so they do not keep the batch alive until then
-            nonlocal tags, paths, parent, depth, start, end, size, chunks, scopes, link_found
-            nonlocal stack, path_stack
-            tags = paths = parent = depth = start = end = size = chunks = None  # type: ignore
-            scopes = link_found = stack = path_stack = None  # type: ignore
+            nonlocal tags, tag_ids, tag_vocab, parent, start, end, size, chunks, scopes
+            nonlocal link_found, stack
+            tags = tag_ids = tag_vocab = parent = start = end = size = None  # type: ignore
+            chunks = scopes = link_found = stack = None  # type: ignore
 
         target = _Target(on_start, on_end, chunks.append)
         return etree.XMLParser(target=target, load_dtd=False, no_network=True,
@@ -290,8 +289,7 @@ class _RawBatch:
         return len(self.tags) - first
 
     def _truncate(self, first: int, n_chunks: int, n_found: int) -> None:
-        for column in (self.tags, self.paths, self.parent, self.depth, self.start,
-                       self.end, self.size):
+        for column in (self.tags, self.parent, self.start, self.end, self.size):
             del column[first:]
         del self.chunks[n_chunks:]
         del self._link_found[n_found:]
@@ -305,20 +303,29 @@ class _RawBatch:
             load_dtd=False, no_network=True, huge_tree=True, resolve_entities="internal"))
         for i, el in enumerate(tree.getroot().iter(tag=etree.Element), start=first):
             tag = _tag_name(el, names)
-            self.tags[i] = tag
-            p = self.parent[i]
-            self.paths[i] = (self.paths[p] if p >= 0 else "") + "/" + tag
+            if tag not in self.tag_ids:
+                self.tag_ids[tag] = len(self.tag_vocab)
+                self.tag_vocab.append(tag)
+            self.tags[i] = self.tag_ids[tag]
 
     def finish(self) -> DocumentBatch:
-        """The batch as numpy columns (offsets, postorder, positions and words
-        vectorised).  The batch cannot parse more files afterwards."""
+        """The batch as numpy columns.  The batch cannot parse more files afterwards."""
         self._release()
         self._parser = None
         n = len(self.tags)
         counts = np.diff(np.append(np.asarray(self.firsts, dtype=np.int64), n))
         parent = np.asarray(self.parent, dtype=np.int32)
-        depth = np.asarray(self.depth, dtype=np.int16)
-        size = np.asarray(self.size, dtype=np.int32)
+        size = np.asarray(self.size, dtype=np.int64)
+        rows = np.arange(n, dtype=np.int64)
+        # depth: elements opened up to i (i + 1) minus those closed before
+        # it, minus itself; element j closes at row j + size[j]
+        closed = np.cumsum(np.bincount(rows + size, minlength=n + 1)[:n])
+        depth = (rows - closed).astype(np.int16)
+        # tag codes of the units kept (a skipped file may have added tags)
+        used, tag_codes = np.unique(np.asarray(self.tags, dtype=np.int32), return_inverse=True)
+        tag_vocab = [self.tag_vocab[c] for c in used.tolist()]
+        tag_codes = tag_codes.reshape(-1).astype(np.int32)
+        path_codes, path_vocab = _label_paths(parent, depth, tag_codes, tag_vocab)
         # character offset of every chunk number
         chunk_lengths = np.fromiter(map(len, self.chunks), dtype=np.int64,
                                     count=len(self.chunks))
@@ -327,7 +334,7 @@ class _RawBatch:
         length = offset[np.asarray(self.end, dtype=np.int64)] - begin
         doc_of_row = np.repeat(np.arange(len(counts)), counts)
         firsts = np.asarray(self.firsts, dtype=np.int64)
-        pre = np.arange(n, dtype=np.int64) - firsts[doc_of_row]
+        pre = rows - firsts[doc_of_row]
         # nodes finished before i: those before it in preorder that are not
         # its ancestors (pre - depth) plus its descendants (size - 1)
         post = (pre - depth + size - 1).astype(np.int32)
@@ -341,14 +348,46 @@ class _RawBatch:
             "parent": parent,
             "depth": depth,
             "post": post,
-            "size": size,
-            "pos": _sibling_positions(siblings_of, self.tags),
+            "size": size.astype(np.int32),
+            "pos": _sibling_positions(siblings_of, tag_codes),
             "start": (begin - doc_text_start[doc_of_row]).astype(np.float64),
             "length": length.astype(np.float64),
             "words": words,
         }
         return DocumentBatch(self.names, self.sources, [KIND_ELEMENT] * len(counts), counts,
-                             self.tags, self.paths, columns, self.link_rows)
+                             tag_codes, tag_vocab, path_codes, path_vocab, columns,
+                             self.link_rows)
+
+
+def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
+                 tag_vocab: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Label path codes and vocabulary, level by level: the path of a unit is
+    its parent's path plus its tag, so each level needs only the distinct
+    (parent path, tag) pairs.
+
+    >>> codes, vocab = _label_paths(np.array([-1, 0, 0, 2]), np.array([0, 1, 1, 2]),
+    ...                             np.array([0, 1, 1, 0]), ["a", "b"])
+    >>> [vocab[c] for c in codes]
+    ['/a', '/a/b', '/a/b', '/a/b/a']
+    """
+    n = len(parent)
+    codes = np.empty(n, dtype=np.int32)
+    vocab: list[str] = []
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2 if n else 1))
+    n_tags = max(len(tag_vocab), 1)
+    for level in range(len(bounds) - 1):
+        rows = order[bounds[level]:bounds[level + 1]]
+        parent_code = codes[parent[rows]].astype(np.int64) if level else \
+            np.full(len(rows), -1, dtype=np.int64)
+        keys, inverse = np.unique((parent_code + 1) * n_tags + tag_codes[rows],
+                                  return_inverse=True)
+        new = np.arange(len(vocab), len(vocab) + len(keys), dtype=np.int32)
+        for key in keys.tolist():
+            above, tag = divmod(key, n_tags)
+            vocab.append((vocab[above - 1] if above else "") + "/" + tag_vocab[tag])
+        codes[rows] = new[inverse.reshape(-1)]
+    return codes, vocab
 
 
 class _Target:
@@ -369,7 +408,6 @@ class _NamespaceScopes:
 
     def __init__(self) -> None:
         self.stack: list[int] = []  # rows of the open elements
-        self.path_stack: list[str] = [""]  # their label paths
         self.depths: list[int] = []
         self.maps: list[dict[str, str]] = [{}]
         self.ambiguous = False
@@ -377,7 +415,6 @@ class _NamespaceScopes:
     def reset(self) -> None:
         """Forget the file (after an error, or before the next one)."""
         self.stack.clear()
-        del self.path_stack[1:]
         self.depths.clear()
         del self.maps[1:]
         self.ambiguous = False
@@ -439,13 +476,16 @@ def _link_targets(link_rows: list[tuple[int, str]], path: str | os.PathLike[str]
     return out
 
 
-def _sibling_positions(parent: np.ndarray, tags: list[str]) -> np.ndarray:
-    """1-based position of every element among its same-tag siblings."""
-    n = len(tags)
+def _sibling_positions(parent: np.ndarray, tag_codes: np.ndarray) -> np.ndarray:
+    """1-based position of every element among its same-tag siblings.
+
+    >>> _sibling_positions(np.array([-1, 0, 0, 0]), np.array([0, 1, 2, 1])).tolist()
+    [1, 1, 1, 2]
+    """
+    n = len(tag_codes)
     if n == 1:
         return np.ones(1, dtype=np.int32)
-    codes: dict[str, int] = {}
-    tag_codes = np.array([codes.setdefault(t, len(codes)) for t in tags], dtype=np.int64)
+    tag_codes = np.asarray(tag_codes, dtype=np.int64)
     order = np.lexsort((np.arange(n), tag_codes, parent))  # by parent, tag, preorder
     key_p = parent[order]
     key_t = tag_codes[order]

@@ -274,15 +274,16 @@ class DocumentBatch:
     vectorised work and the store's bookkeeping cost once per batch rather
     than once per document.  Rows are *batch-local*: document ``i`` holds
     rows ``firsts[i] : firsts[i] + counts[i]`` and ``parent`` points to
-    batch rows (-1 for a root); ``links`` rows are batch rows too.
+    batch rows (-1 for a root); ``links`` rows are batch rows too.  Tags and
+    label paths are codes into the batch's own vocabularies.
 
     Examples
     --------
     >>> doc = ParsedDocument("d", "d.xml", KIND_ELEMENT, ["a", "b"], ["/a", "/a/b"],
     ...                      {"parent": np.array([-1, 0], np.int32)})
     >>> batch = DocumentBatch.of([doc, doc])
-    >>> batch.columns["parent"].tolist(), batch.firsts.tolist()
-    ([-1, 0, -1, 2], [0, 2])
+    >>> batch.columns["parent"].tolist(), batch.firsts.tolist(), batch.tags
+    ([-1, 0, -1, 2], [0, 2], ['a', 'b', 'a', 'b'])
     >>> [d.columns["parent"].tolist() for d in batch.documents()]
     [[-1, 0], [-1, 0]]
     """
@@ -291,10 +292,28 @@ class DocumentBatch:
     sources: list[str]
     kinds: list[int]
     counts: np.ndarray
-    tags: list[str]
-    paths: list[str]
+    tag_codes: np.ndarray
+    tag_vocab: list[str]
+    path_codes: np.ndarray
+    path_vocab: list[str]
     columns: dict[str, np.ndarray]
     links: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        """Number of units."""
+        return len(self.tag_codes)
+
+    @property
+    def tags(self) -> list[str]:
+        """Tag of every unit."""
+        vocab = self.tag_vocab
+        return [vocab[c] for c in self.tag_codes.tolist()]
+
+    @property
+    def paths(self) -> list[str]:
+        """Label path of every unit."""
+        vocab = self.path_vocab
+        return [vocab[c] for c in self.path_codes.tolist()]
 
     @property
     def firsts(self) -> np.ndarray:
@@ -304,28 +323,32 @@ class DocumentBatch:
 
     @classmethod
     def of(cls, docs: Sequence[ParsedDocument]) -> DocumentBatch:
-        """Concatenate parsed documents into one batch (one document is not copied)."""
+        """Concatenate parsed documents into one batch (columns of a single
+        document are not copied)."""
         counts = np.array([len(d.tags) for d in docs], dtype=np.int64)
-        if len(docs) == 1:
-            d = docs[0]
-            return cls([d.name], [d.source], [d.kind], counts, d.tags, d.paths, d.columns,
-                       d.links)
         firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(docs) else counts
-        columns = {}
-        for c in docs[0].columns if docs else ():
-            parts = [np.asarray(d.columns[c]) for d in docs]
-            if c == "parent":
-                parts = [np.where(p >= 0, p + f, -1) for p, f in zip(parts, firsts, strict=True)]
-            columns[c] = np.concatenate(parts)
+        tag_codes, tag_vocab = encode_vocabulary([t for d in docs for t in d.tags])
+        path_codes, path_vocab = encode_vocabulary([p for d in docs for p in d.paths])
+        if len(docs) == 1:
+            columns = docs[0].columns
+        else:
+            columns = {}
+            for c in docs[0].columns if docs else ():
+                parts = [np.asarray(d.columns[c]) for d in docs]
+                if c == "parent":
+                    parts = [np.where(p >= 0, p + f, -1)
+                             for p, f in zip(parts, firsts, strict=True)]
+                columns[c] = np.concatenate(parts)
         return cls([d.name for d in docs], [d.source for d in docs], [d.kind for d in docs],
-                   counts, [t for d in docs for t in d.tags], [p for d in docs for p in d.paths],
-                   columns, [(int(f) + r, t, a) for d, f in zip(docs, firsts, strict=True)
-                             for r, t, a in d.links])
+                   counts, tag_codes, tag_vocab, path_codes, path_vocab, columns,
+                   [(int(f) + r, t, a) for d, f in zip(docs, firsts, strict=True)
+                    for r, t, a in d.links])
 
     def documents(self) -> Iterable[ParsedDocument]:
         """Split the batch back into its documents (local rows)."""
         firsts = self.firsts
         ends = firsts + self.counts
+        tags, paths = self.tags, self.paths
         links_of: dict[int, list[tuple[int, str, str]]] = {}
         doc_of_link = np.searchsorted(ends, [r for r, _, _ in self.links], side="right")
         for (row, target, anchor), d in zip(self.links, doc_of_link.tolist(), strict=True):
@@ -336,8 +359,21 @@ class DocumentBatch:
             if "parent" in cols:
                 p = cols["parent"]
                 cols["parent"] = np.where(p >= 0, p - a, -1).astype(p.dtype)
-            yield ParsedDocument(name, self.sources[i], self.kinds[i], self.tags[a:b],
-                                 self.paths[a:b], cols, links_of.get(i, []))
+            yield ParsedDocument(name, self.sources[i], self.kinds[i], tags[a:b], paths[a:b],
+                                 cols, links_of.get(i, []))
+
+
+def encode_vocabulary(values: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Codes of ``values`` into a vocabulary in first-seen order.
+
+    >>> encode_vocabulary(["b", "a", "b"])
+    (array([0, 1, 0], dtype=int32), ['b', 'a'])
+    """
+    ids: dict[str, int] = {}
+    codes = np.fromiter((ids.setdefault(v, len(ids)) for v in values), dtype=np.int32,
+                        count=len(values))
+    return codes, list(ids)
+
 
 @runtime_checkable
 class Store(Protocol):

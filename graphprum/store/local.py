@@ -114,9 +114,9 @@ class _Builder:
         ``base_row + self.n``."""
         batch = doc if isinstance(doc, DocumentBatch) else DocumentBatch.of([doc])
         first = base_row + self.n
-        count = len(batch.tags)
-        tag = _codes(batch.tags, self.tag_ids, self.tags)
-        path = _codes(batch.paths, self.path_ids, self.paths)
+        count = len(batch)
+        tag = _codes(batch.tag_vocab, self.tag_ids, self.tags)[batch.tag_codes]
+        path = _codes(batch.path_vocab, self.path_ids, self.paths)[batch.path_codes]
         cols = batch.columns
         parent = cols["parent"].astype(np.int32)
         parent = np.where(parent >= 0, parent + first, -1).astype(np.int32)
@@ -166,15 +166,11 @@ class _Builder:
 
 def _codes(values: list[str], ids: dict[str, int], vocab: list[str]) -> np.ndarray:
     """Vocabulary index of every value, adding new values to ``vocab``."""
-    get = ids.get
-    codes = np.fromiter((get(v, -1) for v in values), dtype=np.int32, count=len(values))
-    if (codes < 0).any():
-        for v in values:
-            if v not in ids:
-                ids[v] = len(vocab)
-                vocab.append(v)
-        codes = np.fromiter((ids[v] for v in values), dtype=np.int32, count=len(values))
-    return codes
+    for v in values:
+        if v not in ids:
+            ids[v] = len(vocab)
+            vocab.append(v)
+    return np.fromiter((ids[v] for v in values), dtype=np.int32, count=len(values))
 
 
 class LocalStore:
@@ -686,7 +682,7 @@ class LocalStore:
                 new_names.add(name)
             builder.add(doc, base)
             report.documents += len(names)
-            report.elements += len(doc.tags)
+            report.elements += len(doc) if isinstance(doc, DocumentBatch) else len(doc.tags)
         if link_pairs is not None:
             before = len(builder.doc_names)
             self._add_link_pairs(builder, old, base, link_pairs)
@@ -913,8 +909,9 @@ def _page_units(names: list[str]) -> DocumentBatch:
             "depth": np.zeros(n, np.int16), "post": np.zeros(n, np.int32),
             "size": ones, "pos": ones, "start": np.zeros(n), "length": np.zeros(n),
             "words": np.zeros(n, np.int32)}
+    zeros = np.zeros(n, np.int32)
     return DocumentBatch(list(names), [""] * n, [KIND_PAGE] * n, np.ones(n, np.int64),
-                         ["page"] * n, ["/page"] * n, cols)
+                         zeros, ["page"], zeros, ["/page"], cols)
 
 
 def _safe_name(name: str) -> str:
