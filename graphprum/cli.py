@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -160,6 +161,7 @@ class _Progress:
         self.enabled = _show_progress(quiet)
         self._progress: Any = None
         self._task: Any = None
+        self._drawn = 0.0
 
     def __enter__(self) -> _Progress:
         if not self.enabled:
@@ -172,21 +174,33 @@ class _Progress:
             TimeRemainingColumn,
         )
 
+        # no refresh thread (auto_refresh off): evaluation forks worker
+        # processes, and a thread holding the console's lock at fork time
+        # could deadlock a worker; the bar is redrawn from here, throttled
         self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                   MofNCompleteColumn(), TimeRemainingColumn(),
-                                  console=err_console, transient=True)
+                                  console=err_console, transient=True, auto_refresh=False)
         self._progress.start()
         self._task = self._progress.add_task(self.label, total=self.total)
+        self._progress.refresh()
         return self
 
     def __call__(self, n: int) -> None:
         if self._progress is not None:
             self._progress.advance(self._task, n)
+            self._refresh()
 
     def update(self, done: int, total: int) -> None:
         """Set the completed count and the total."""
         if self._progress is not None:
             self._progress.update(self._task, completed=done, total=total)
+            self._refresh(force=done >= total)
+
+    def _refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._drawn >= 0.1:
+            self._drawn = now
+            self._progress.refresh()
 
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
@@ -367,8 +381,6 @@ def summary_build(
     = "count",
 ) -> None:
     """Build an AxPRE partition of the XML elements and its summary graph, and store it."""
-    import time
-
     from graphprum.summaries.axpre import build_summary, normalise_axpre
 
     store = _open_store(create=False)

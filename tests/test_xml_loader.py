@@ -165,6 +165,8 @@ NAMESPACE_CASES = {
     "rebound": '<r xmlns:a="urn:1" xmlns="urn:d"><a:x/><s xmlns:a="urn:2"><a:x/></s>'
                '<t xmlns=""><a:x/></t></r>',
     "default_and_prefix": '<r xmlns="urn:u" xmlns:p="urn:u"><p:x/><x/><p:x/></r>',
+    # the xml prefix is bound without a declaration
+    "xml_prefix": '<a><xml:b>t</xml:b><b/><xml:b xml:lang="en"/></a>',
 }
 
 
@@ -214,3 +216,54 @@ def test_batches_do_not_change_the_collection(write, tmp_path: Path) -> None:
         assert np.asarray(table.columns["depth"]).tolist() == [x.count("/") - 1 for x in xpaths]
         for c in ("start", "post", "pos", "size", "parent"):
             assert np.array_equal(table.columns[c], tables[0].columns[c]), c
+
+
+# Files the tree parser rejects although libxml2 reports them as recoverable
+# errors (a parser target alone would accept them), each with its line.
+NOT_WELL_FORMED = {
+    "undeclared_prefix": ("<a>\n<p:b>1</p:b><b>2</b></a>", 2, "Namespace prefix p"),
+    "empty_namespace": ('<a\n xmlns:p=""><b/></a>', 2, "xmlns:p: Empty XML namespace"),
+    "undefined_entity": ('<!DOCTYPE a SYSTEM "no.dtd">\n<a>x&undef;y</a>', 2,
+                         "Entity 'undef' not defined"),
+    "ambiguous_then_undeclared": ('<r xmlns:p="u" xmlns:q="u">\n<c:x/></r>', 2,
+                                  "Namespace prefix c"),
+    "invalid_bytes": (b"<f>\n\n\xff</f>", 3, "Invalid bytes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_WELL_FORMED))
+def test_recoverable_errors_are_errors(write, tmp_path: Path, name: str) -> None:
+    text, line, message = NOT_WELL_FORMED[name]
+    good = write(f"col_{name}/good.xml", "<a>fine</a>")
+    bad = write(f"col_{name}/{name}.xml", text)
+    with pytest.raises(InputError) as err:
+        parse_xml_file(bad, name)
+    assert str(err.value).startswith(f"{bad}:{line}: not well-formed XML: {message}")
+    # --skip-bad skips it and loads the rest
+    store = LocalStore(tmp_path / f"s_{name}")
+    report = store.load_xml([good.parent], skip_bad=True)
+    assert [(s.path, s.line) for s in report.skipped] == [(str(bad), line)]
+    assert store.table().ids() == ["good#/a[1]"]
+
+
+def test_gzipped_file_is_not_xml(write, tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "g.xml"
+    path.write_bytes(gzip.compress(b"<a>zipped</a>"))
+    with pytest.raises(InputError, match="not well-formed XML"):
+        parse_xml_file(path, "g")
+
+
+def test_links_in_a_document_with_ambiguous_prefixes(write, tmp_path: Path) -> None:
+    """``p:link`` and ``q:link`` share a URI: only the one written p:link links."""
+    write("amb/a.xml", '<r xmlns:p="urn:u" xmlns:q="urn:u"><q:link href="b.xml"/>'
+                       '<p:link href="c.xml"/></r>')
+    write("amb/b.xml", "<r/>")
+    write("amb/c.xml", "<r/>")
+    store = LocalStore(tmp_path / "s")
+    store.load_xml([tmp_path / "amb"], links="p:link@href")
+    links = store.links()
+    table = store.table()
+    assert list(zip(table.ids(links["src"]), table.ids(links["dst"]), strict=True)) == \
+        [("a#/r[1]/p:link[1]", "c#/r[1]")]

@@ -47,6 +47,9 @@ from lxml import etree
 from graphprum.errors import InputError, UsageError
 from graphprum.store.base import KIND_ELEMENT, DocumentBatch, ParsedDocument
 
+#: The namespace the ``xml`` prefix is bound to without a declaration.
+XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
+
 #: Lookup table: is code point c whitespace for ``str.split()``? (none above U+3000)
 _IS_SPACE = np.array([chr(c).isspace() for c in range(0x3002)], dtype=bool)
 
@@ -110,7 +113,7 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
             found = _xml_files_under(path)
             if not found:
                 raise InputError(path, None, "directory holds no *.xml file")
-            out.extend(XmlFile(path / rel, rel[:-4], path) for rel in found)
+            out.extend(XmlFile(path / rel, _document_id(rel), path) for rel in found)
         elif path.is_file():
             out.append(XmlFile(path, path.stem, path.parent))
         elif path.exists():
@@ -124,6 +127,16 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
                              f"document id {f.name!r} is also given by {seen[f.name]}")
         seen[f.name] = f.path
     return out
+
+
+def _document_id(relative: str) -> str:
+    """The id of a file found under a loaded directory: its path without
+    ``.xml`` (a file named just ``.xml`` keeps its name).
+
+    >>> _document_id("a/b.xml"), _document_id("a/.xml")
+    ('a/b', 'a/.xml')
+    """
+    return relative if relative.rsplit("/", 1)[-1] == ".xml" else relative[:-4]
 
 
 def _xml_files_under(root: Path) -> list[str]:
@@ -262,24 +275,30 @@ class _RawBatch:
         """
         first, n_chunks, n_found = len(self.tags), len(self.chunks), len(self._link_found)
         try:
-            etree.parse(os.fspath(path), self._parser)
+            # read the bytes ourselves: libxml2 reading a file by name reports
+            # encoding errors without a line, and silently gunzips
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        try:
+            etree.fromstring(data, self._parser, base_url=os.fspath(path))
+            # the target interface stops only on fatal errors; the tree
+            # parser also rejects namespace errors and undefined entities
+            errors = self._parser.error_log.filter_from_errors()
+            if errors:
+                raise _syntax_error(path, errors[0].line, errors[0].message)
             if len(self.tags) == first:
                 raise InputError(path, None, "no root element")
+            if self._scopes.ambiguous:
+                self._rename_from_tree(data, path, first, n_found)
         except etree.XMLSyntaxError as exc:
             self._truncate(first, n_chunks, n_found)
-            line = exc.lineno if exc.lineno else None
-            msg = (exc.msg or str(exc)).strip()
-            msg = msg.rsplit(", line ", 1)[0] if ", line " in msg else msg
-            raise InputError(path, line, f"not well-formed XML: {msg}") from None
-        except OSError as exc:
-            self._truncate(first, n_chunks, n_found)
-            raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+            raise _syntax_error(path, exc.lineno, exc.msg or str(exc)) from None
         except BaseException:
             self._truncate(first, n_chunks, n_found)
             raise
-        if self._scopes.ambiguous:
-            self._rename_from_tree(path, first)
-            self._scopes.reset()
+        self._scopes.reset()
         self.chunks.append(" ")  # documents never share a word
         self.names.append(name)
         self.sources.append(os.fspath(path))
@@ -295,23 +314,35 @@ class _RawBatch:
         del self._link_found[n_found:]
         self._scopes.reset()
 
-    def _rename_from_tree(self, path: str | os.PathLike[str], first: int) -> None:
+    def _rename_from_tree(self, data: bytes, path: str | os.PathLike[str], first: int,
+                          n_found: int) -> None:
         """Tags as written when one namespace is bound to several prefixes
-        (the parser target only sees URIs): read them from the tree."""
+        (the parser target only sees URIs): read them, and the link
+        elements, from the tree."""
         names: dict[str, str] = {}
-        tree = etree.parse(os.fspath(path), etree.XMLParser(
-            load_dtd=False, no_network=True, huge_tree=True, resolve_entities="internal"))
-        for i, el in enumerate(tree.getroot().iter(tag=etree.Element), start=first):
+        root = etree.fromstring(data, etree.XMLParser(
+            load_dtd=False, no_network=True, huge_tree=True, resolve_entities="internal"),
+            base_url=os.fspath(path))
+        links = self.links
+        del self._link_found[n_found:]
+        for i, el in enumerate(root.iter(tag=etree.Element), start=first):
             tag = _tag_name(el, names)
             if tag not in self.tag_ids:
                 self.tag_ids[tag] = len(self.tag_vocab)
                 self.tag_vocab.append(tag)
             self.tags[i] = self.tag_ids[tag]
+            if links is not None and tag == links.tag and (target := el.get(links.attr)):
+                self._link_found.append((i, target))
+
+    def close(self) -> None:
+        """Drop the parser (its callbacks no longer hold the batch's lists)."""
+        if self._parser is not None:
+            self._release()
+            self._parser = None
 
     def finish(self) -> DocumentBatch:
         """The batch as numpy columns.  The batch cannot parse more files afterwards."""
-        self._release()
-        self._parser = None
+        self.close()
         n = len(self.tags)
         counts = np.diff(np.append(np.asarray(self.firsts, dtype=np.int64), n))
         parent = np.asarray(self.parent, dtype=np.int32)
@@ -390,6 +421,13 @@ def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
     return codes, vocab
 
 
+def _syntax_error(path: str | os.PathLike[str], line: int | None, message: str) -> InputError:
+    """The one-line error for a file that is not well-formed XML."""
+    message = message.strip()
+    message = message.rsplit(", line ", 1)[0] if ", line " in message else message
+    return InputError(path, line or None, f"not well-formed XML: {message}")
+
+
 class _Target:
     """The parser target lxml calls (``start`` receives new namespace declarations)."""
 
@@ -409,7 +447,7 @@ class _NamespaceScopes:
     def __init__(self) -> None:
         self.stack: list[int] = []  # rows of the open elements
         self.depths: list[int] = []
-        self.maps: list[dict[str, str]] = [{}]
+        self.maps: list[dict[str, str]] = [{"xml": XML_NAMESPACE}]
         self.ambiguous = False
 
     def reset(self) -> None:
@@ -561,19 +599,22 @@ def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
     """Parse ``files`` in order into batches; with ``skip_bad``, collect bad
     files in ``skipped`` and go on."""
     raw = _RawBatch(links)
-    for f in files:
-        try:
-            count = raw.parse(f.path, f.name, f.root)
-        except InputError as exc:
-            if not skip_bad:
-                raise
-            if skipped is not None:
-                skipped.append(Skipped(exc.path, exc.line, exc.message))
-            count = 0
-        if on_file:
-            on_file(f, count)
-        if len(raw) >= batch_units:
+    try:
+        for f in files:
+            try:
+                count = raw.parse(f.path, f.name, f.root)
+            except InputError as exc:
+                if not skip_bad:
+                    raise
+                if skipped is not None:
+                    skipped.append(Skipped(exc.path, exc.line, exc.message))
+                count = 0
+            if on_file:
+                on_file(f, count)
+            if len(raw) >= batch_units:
+                yield raw.finish()
+                raw = _RawBatch(links)
+        if raw.names:
             yield raw.finish()
-            raw = _RawBatch(links)
-    if raw.names:
-        yield raw.finish()
+    finally:
+        raw.close()

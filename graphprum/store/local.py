@@ -98,7 +98,13 @@ class _Builder:
         self.path_ids = {p: i for i, p in enumerate(paths)}
         spool.mkdir(parents=True, exist_ok=True)
         self.spool = spool
-        self.files = {c: open(spool / f"{c}.raw", "wb") for c in UNIT_COLUMNS}  # noqa: SIM115
+        self.files: dict[str, Any] = {}
+        try:
+            for c in UNIT_COLUMNS:
+                self.files[c] = open(spool / f"{c}.raw", "wb")  # noqa: SIM115
+        except BaseException:
+            self.close()
+            raise
         self.doc_names: list[str] = []
         self.doc_sources: list[str] = []
         self.doc_kinds: list[int] = []
@@ -643,15 +649,16 @@ class LocalStore:
             self._links = None
             old = self.table()
             new_name, tmp = self._new_generation_dir()
-            builder = _Builder(list(old.tags), list(old.paths), tmp / "spool")
+            builder = None
             try:
+                builder = _Builder(list(old.tags), list(old.paths), tmp / "spool")
                 report = self._build(docs, old, builder, replace, link_pairs, description,
                                      link_stats, new_name, tmp)
             except BaseException:
-                builder.close()
+                if builder is not None:
+                    builder.close()
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
-            builder.close()
         report.seconds = time.perf_counter() - t0
         return report
 
