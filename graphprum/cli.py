@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -354,11 +355,13 @@ def show(
     for direction in ("out_links", "in_links"):
         links = data.get(direction, [])
         if links:
-            console.print(f"{direction.replace('_', '-')} ({len(links)}):", highlight=False)
-            for link in links[:50]:
-                console.print(f"  {link}", highlight=False)
-            if len(links) > 50:
-                console.print(f"  ... {len(links) - 50} more", highlight=False)
+            counts = Counter(links)  # LINK edges keep their multiplicity; shown once each
+            console.print(f"{direction.replace('_', '-')} ({len(links)} to {len(counts)} "
+                          f"{'units' if len(counts) > 1 else 'unit'}):", highlight=False)
+            for link, n in list(counts.items())[:50]:
+                console.print(f"  {link}" + (f"  x{n}" if n > 1 else ""), highlight=False)
+            if len(counts) > 50:
+                console.print(f"  ... {len(counts) - 50} more", highlight=False)
 
 
 def _num(v: float) -> str:

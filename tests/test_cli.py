@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -114,3 +115,21 @@ def test_bad_eval_options_are_one_line_errors(tmp_path: Path, args: list[str],
     assert res.exit_code == 2
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], res.output
+
+
+def test_show_groups_repeated_links(tmp_path: Path, write) -> None:
+    write("site/index.html", '<a href="a.html">1</a><a href="a.html">2</a><a href="b.html">3</a>')
+    write("site/a.html", '<a href="index.html">back</a>')
+    write("site/b.html", "<p>leaf</p>")
+    store = tmp_path / "s"
+    assert invoke(store, "load", "web", str(tmp_path / "site")).exit_code == 0
+    r = invoke(store, "show", "index.html")
+    assert r.exit_code == 0, r.output
+    lines = [line.strip() for line in r.output.splitlines()]
+    out = lines.index("out-links (3 to 2 units):")
+    assert lines[out + 1:out + 3] == ["a.html  x2", "b.html"]
+    assert "in-links (1 to 1 unit):" in lines
+    r = invoke(store, "show", "--json", "index.html")
+    data = json.loads(r.output)
+    assert data["out_links"] == ["a.html", "a.html", "b.html"]  # JSON keeps the multiplicity
+    assert data["in_links"] == ["a.html"]
