@@ -47,6 +47,11 @@ from lxml import etree
 from graphprum.errors import InputError, UsageError
 from graphprum.store.base import KIND_ELEMENT, DocumentBatch, ParsedDocument
 
+#: How every XML file is parsed: no DTD loading and no network, internal
+#: entities resolved, no libxml2 size limits.
+PARSER_OPTIONS = {"load_dtd": False, "no_network": True, "huge_tree": True,
+                  "resolve_entities": "internal"}
+
 #: The namespace the ``xml`` prefix is bound to without a declaration.
 XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
 
@@ -264,8 +269,7 @@ class _RawBatch:
             chunks = scopes = link_found = stack = None  # type: ignore
 
         target = _Target(on_start, on_end, chunks.append)
-        return etree.XMLParser(target=target, load_dtd=False, no_network=True,
-                               huge_tree=True, resolve_entities="internal"), release
+        return etree.XMLParser(target=target, **PARSER_OPTIONS), release
 
     def parse(self, path: str | os.PathLike[str], name: str,
               root_dir: Path | None = None) -> int:
@@ -320,9 +324,8 @@ class _RawBatch:
         (the parser target only sees URIs): read them, and the link
         elements, from the tree."""
         names: dict[str, str] = {}
-        root = etree.fromstring(data, etree.XMLParser(
-            load_dtd=False, no_network=True, huge_tree=True, resolve_entities="internal"),
-            base_url=os.fspath(path))
+        root = etree.fromstring(data, etree.XMLParser(**PARSER_OPTIONS),
+                                base_url=os.fspath(path))
         links = self.links
         del self._link_found[n_found:]
         for i, el in enumerate(root.iter(tag=etree.Element), start=first):
