@@ -772,12 +772,12 @@ class LocalStore:
         block = 1 << 20
         for c, dtype in UNIT_COLUMNS.items():
             with _NpyWriter(tmp / "units" / f"{c}.npy", dtype, n_kept + builder.n) as out:
-                parts = (np.asarray(old.columns[c][i:i + block])[keep[i:i + block]]
-                         for i in range(0, n_old, block))
-                for values in itertools.chain(parts, builder.new_column(c, block)):
+                old_blocks = ((True, np.asarray(old.columns[c][i:i + block])[keep[i:i + block]])
+                              for i in range(0, n_old, block))
+                new_blocks = ((False, v) for v in builder.new_column(c, block))
+                for is_old, values in itertools.chain(old_blocks, new_blocks):
                     if c == "doc":  # old: rank among kept documents; new: after them
-                        values = doc_rank[values] if len(out) < n_kept \
-                            else values + n_old_docs
+                        values = doc_rank[values] if is_old else values + n_old_docs
                     elif c == "parent":
                         values = np.where(values >= 0, remap(np.maximum(values, 0)), -1)
                     elif c == "kind":
