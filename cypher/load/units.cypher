@@ -1,7 +1,29 @@
-// Unit nodes, merged on their id (fields set one by one: FalkorDB 4.16 crashed on
-// `SET u += r` re-setting the indexed uid of a node merged after a replace)
-UNWIND $units AS r
-MERGE (u:Unit {uid: r.uid})
-SET u.doc = r.doc, u.seq = r.seq, u.kind = r.kind, u.tag = r.tag, u.path = r.path,
-    u.depth = r.depth, u.pre = r.pre, u.ppre = r.ppre, u.post = r.post, u.size = r.size,
-    u.pos = r.pos, u.start = r.start, u.length = r.length, u.words = r.words
+// Unit nodes, merged on their id, with the CHILD edge from their parent, from
+// packed records (format: graphprum/store/bolt_pack.py): 0 parent's record,
+// 1 '='id, 2 '='label path, 3 document, 4 tag, 5 pos, 6 kind, 7 depth, 8 pre,
+// 9 ppre, 10 post, 11 size, 12 start, 13 length, 14 words.  An empty id is
+// the parent's id + '/tag[pos]', an empty path the parent's path + '/tag'.
+// Properties are set one by one: FalkorDB 4.16 crashed on `SET u += r`
+// re-setting the indexed uid of a node merged after a replace.  MERGE passes on
+// matched nodes before created ones, hence the ORDER BY before collect.
+WITH [r IN split($data, $rs) | split(r, $fs)] AS recs
+WITH recs, reduce(a = [], f IN recs | a + [[
+  CASE f[1] WHEN '' THEN a[toInteger(f[0])][0] + '/' + f[4] + '[' + f[5] + ']'
+  ELSE substring(f[1], 1) END,
+  CASE f[2] WHEN '' THEN a[toInteger(f[0])][1] + '/' + f[4] ELSE substring(f[2], 1) END
+]]) AS ids
+UNWIND range(0, size(recs) - 1) AS i
+WITH i, recs[i] AS f, ids[i] AS id
+MERGE (u:Unit {uid: id[0]})
+SET u.path = id[1], u.doc = $docs[toInteger(f[3])], u.seq = $seqs[toInteger(f[3])],
+u.tag = f[4], u.pos = toInteger(f[5]), u.kind = toInteger(f[6]), u.depth = toInteger(f[7]),
+u.pre = toInteger(f[8]), u.ppre = toInteger(f[9]), u.post = toInteger(f[10]),
+u.size = toInteger(f[11]), u.start = toFloat(f[12]), u.length = toFloat(f[13]),
+u.words = toInteger(f[14])
+WITH i, f[0] AS parent, u ORDER BY i
+WITH collect(u) AS nodes, collect(parent) AS parents
+UNWIND range(0, size(nodes) - 1) AS i
+WITH nodes, nodes[i] AS c, parents[i] AS p
+WHERE p <> ''
+WITH nodes[toInteger(p)] AS p, c
+MERGE (p)-[:CHILD]->(c)

@@ -65,13 +65,22 @@ from graphprum.store.base import (
     ParsedDocument,
     UnitTable,
 )
+from graphprum.store.bolt_pack import (
+    escape_spliced,
+    pack_units,
+    separators,
+    spliced_size,
+    unit_ids,
+)
 from graphprum.store.local import LoadReport, LocalStore, _page_unit
 
 FORMAT = "graphprum-bolt"
-DEFAULT_BATCH = 5000
+DEFAULT_BATCH = 1000
+#: Connections writing unit batches at once during a load (bench/bolt.py).
+DEFAULT_WORKERS = 2
 #: FalkorDB 4.16 splices parameters into the query text and aborts (the whole
 #: server) when query + parameters exceed about 4 KB; batches stay under this.
-FALKOR_PARAM_BYTES = 3600
+#: (``get_query`` in its src/bolt/bolt_api.c writes into ``char[4096]``.)
 FALKOR_PARAM_LIMIT = 4000
 AXPRES = {"label": "label", "p": "p", "p*": "pstar", "c": "c", "p*|c": "pstar_c", "c*": "cstar"}
 _NUM = ["seq", "pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
@@ -81,7 +90,7 @@ _NUM = ["seq", "pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "
 def cypher(name: str) -> str:
     """Text of the packaged query ``name`` (``"read/units"`` -> ``read/units.cypher``).
 
-    >>> "UNWIND $units" in cypher("load/units")
+    >>> "UNWIND $links" in cypher("load/pending_links")
     True
     """
     text = files("graphprum.cypher").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
@@ -102,7 +111,7 @@ def _escape_falkor(value):
     {'a': ["x\\\\'y", 1]}
     """
     if isinstance(value, str):
-        return value.replace("\\", "\\\\").replace("'", "\\'")
+        return escape_spliced(value)
     if isinstance(value, dict):
         return {k: _escape_falkor(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -110,13 +119,15 @@ def _escape_falkor(value):
     return value
 
 
-def _param_bytes(value) -> int:
-    """Approximate size of ``value`` spliced into a query text.
+def _query_bytes(text: str, params: dict) -> int:
+    """Bytes of ``text`` with ``params`` spliced in as FalkorDB does it
+    (``CYPHER k=v k=v ... text``).
 
-    >>> _param_bytes({"a": "x'y"})
-    14
+    >>> _query_bytes("RETURN $a", {"a": "x'y"})  # CYPHER a='x\\'y' RETURN $a
+    25
     """
-    return len(json.dumps(_escape_falkor(value), ensure_ascii=False).encode())
+    return 7 + len(text.encode()) + sum(len(k.encode()) + 2 + spliced_size(v)
+                                        for k, v in params.items())
 
 
 def _safe_uri(uri: str) -> str:
@@ -131,38 +142,6 @@ def _safe_uri(uri: str) -> str:
     netloc = (parts.username or "") + "@" + (parts.hostname or "") \
         + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=netloc))
-
-
-def unit_ids(doc: ParsedDocument) -> list[str]:
-    """Ids (DESIGN §1.1) of a parsed document's units, in preorder.
-
-    >>> from graphprum.store.base import UnitTable
-    >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
-    >>> d = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"],
-    ...                    {"parent": t.parent, "pos": t.pos,
-    ...                     "kind": np.zeros(3, np.int8)})
-    >>> unit_ids(d)
-    ['d#/a[1]', 'd#/a[1]/b[1]', 'd#/a[1]/b[2]']
-    """
-    parent = doc.columns["parent"].tolist()
-    pos = doc.columns["pos"].tolist()
-    kind = doc.columns["kind"].tolist()
-    xp: list[str] = []
-    out: list[str] = []
-    for i, tag in enumerate(doc.tags):
-        k = kind[i]
-        if k in (KIND_PAGE, KIND_VIDEO):
-            xp.append("")
-            out.append(doc.name)
-        elif k == KIND_SEGMENT:
-            xp.append("")
-            out.append(f"{doc.name}#{i}")
-        else:
-            p = parent[i]
-            path = (xp[p] if p >= 0 else "") + f"/{tag}[{pos[i]}]"
-            xp.append(path)
-            out.append(f"{doc.name}#{path}")
-    return out
 
 
 def _digest(doc: ParsedDocument) -> str:
@@ -186,7 +165,12 @@ class BoltStore:
         Database; default ``$NEO4J_DATABASE`` or the server's default.
         FalkorDB 4.16's Bolt port ignores it: one graph per server.
     batch_size : int, optional
-        Units per ``UNWIND`` batch when loading.
+        Units per ``UNWIND`` batch when loading (default ``$GRAPHPRUM_BOLT_BATCH``
+        or 1,000; on FalkorDB batches are also cut at about 4 KB, see
+        :mod:`graphprum.store.bolt_pack`).
+    workers : int, optional
+        Connections writing unit batches at once (default
+        ``$GRAPHPRUM_BOLT_WORKERS`` or 2).
     connect_timeout : float
         Seconds allowed for the Bolt handshake of one connection.
 
@@ -195,7 +179,8 @@ class BoltStore:
     """
 
     def __init__(self, uri: str, *, database: str | None = None,
-                 batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
+                 batch_size: int | None = None, workers: int | None = None,
+                 connect_timeout: float = 2.0) -> None:
         import neo4j
 
         self.uri = uri
@@ -203,6 +188,8 @@ class BoltStore:
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
         self.batch_size = int(batch_size or os.environ.get("GRAPHPRUM_BOLT_BATCH")
                               or DEFAULT_BATCH)
+        self.workers = max(1, int(workers or os.environ.get("GRAPHPRUM_BOLT_WORKERS")
+                                  or DEFAULT_WORKERS))
         user = os.environ.get("NEO4J_USERNAME")
         auth = (user, os.environ.get("NEO4J_PASSWORD", "")) if user else None
         try:
@@ -267,20 +254,30 @@ class BoltStore:
             raw: bool = False) -> list:
         """Run one query in a managed (retried) transaction; records as tuples
         (as dicts when ``raw``)."""
+        return self.run_many(text, [params or {}], write=write, raw=raw)[0]
+
+    def run_many(self, text: str, param_sets: Sequence[dict], *, write: bool = False,
+                 raw: bool = False) -> list[list]:
+        """Run ``text`` once per parameter set, all in one managed (retried,
+        so idempotent queries only) transaction; the records of each run."""
         import neo4j
         import neo4j.exceptions as ne
 
-        params = self._params(params or {})
-        size = len(text.encode()) + (_param_bytes(params) if params else 0)
-        if self.backend == "falkordb" and size > FALKOR_PARAM_LIMIT:
-            raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
-                             f"FalkorDB's Bolt port crashes above about 4 KB")
+        sent = []
+        for params in param_sets:
+            size = _query_bytes(text, params)
+            if self.backend == "falkordb" and size > FALKOR_PARAM_LIMIT:
+                raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
+                                 f"FalkorDB's Bolt port crashes above about 4 KB")
+            sent.append(self._params(params))
 
         def work(tx):
-            result = tx.run(text, params)
-            if raw:
-                return [r.data() for r in result]
-            return [tuple(r.values()) for r in result]
+            out = []
+            for params in sent:
+                result = tx.run(text, params)
+                out.append([r.data() for r in result] if raw
+                           else [tuple(r.values()) for r in result])
+            return out
 
         mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         try:
@@ -295,19 +292,20 @@ class BoltStore:
     def _q(self, name: str, write: bool = False, **params) -> list:
         return self.run(cypher(name), params, write=write)
 
-    def _chunks(self, rows: Sequence, fixed: int = 0, name: str = "") -> Iterator[list]:
+    def _chunks(self, rows: Sequence, budget: int | None = None,
+                weight: int = 1) -> Iterator[list]:
         """Split ``rows`` into batches of at most ``batch_size`` rows and, on
-        FalkorDB, of at most :data:`FALKOR_PARAM_BYTES` parameter bytes."""
+        FalkorDB, of at most ``budget`` spliced bytes (each row counted
+        ``weight`` times, with its ``, `` separator)."""
         rows = list(rows)
-        if self.backend != "falkordb":
+        if self.backend != "falkordb" or budget is None:
             for i in range(0, len(rows), self.batch_size):
                 yield rows[i:i + self.batch_size]
             return
-        budget = FALKOR_PARAM_BYTES - fixed - (len(cypher(name).encode()) if name else 0)
         chunk: list = []
         used = 0
         for r in rows:
-            size = _param_bytes(r) + 1
+            size = weight * (spliced_size(r) + 2)
             if chunk and (used + size > budget or len(chunk) >= self.batch_size):
                 yield chunk
                 chunk, used = [], 0
@@ -316,11 +314,15 @@ class BoltStore:
         if chunk:
             yield chunk
 
+    def _budget(self, name: str, **params) -> int:
+        """Bytes left for list items once ``name`` and ``params`` (lists empty)
+        are spliced together (FalkorDB's limit)."""
+        return FALKOR_PARAM_LIMIT - _query_bytes(cypher(name), params)
+
     def _qb(self, name: str, key: str, rows: Sequence, write: bool = False, **fixed) -> list:
         """Run ``name`` once per batch of ``rows`` (passed as ``$key``)."""
         out: list = []
-        extra = _param_bytes(fixed) + len(key) + 8
-        for chunk in self._chunks(rows, extra, name):
+        for chunk in self._chunks(rows, self._budget(name, **{key: []}, **fixed)):
             out.extend(self._q(name, write=write, **{key: chunk}, **fixed))
         return out
 
@@ -653,7 +655,8 @@ class BoltStore:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
         targets = sorted(seen)
-        for chunk in self._chunks(targets, 200 + len(cypher("load/resolve_links"))):
+        budget = self._budget("load/resolve_links", targets=[], sources=[])
+        for chunk in self._chunks(targets, budget, weight=2):
             self._q("load/resolve_links", write=True, targets=chunk, sources=chunk)
         if link_stats:
             for k, v in link_stats.items():
@@ -687,35 +690,65 @@ class BoltStore:
             self._qb("load/delete_pending", "names", delete_units, write=True)
         if not batch:
             return
-        docs_rows, roots, units, edges, links = [], [], [], [], []
+        docs_rows, roots, links, packed = [], [], [], []
         for doc, seq, digest, lseq0 in batch:
             ids = unit_ids(doc)
-            cols = doc.columns
             docs_rows.append({"name": doc.name, "source": doc.source, "kind": int(doc.kind),
                               "length": doc.length, "count": len(ids), "seq": seq,
                               "digest": digest})
             roots.append({"name": doc.name, "root": ids[0]})
-            parent = cols["parent"].tolist()
-            per_col = {c: cols[c].tolist() for c in
-                       ("kind", "depth", "post", "size", "pos", "start", "length", "words")}
-            for i, uid in enumerate(ids):
-                rec = {"uid": uid, "doc": doc.name, "seq": seq, "tag": doc.tags[i],
-                       "path": doc.paths[i], "pre": i, "ppre": parent[i]}
-                for c, vals in per_col.items():
-                    rec[c] = vals[i]
-                units.append(rec)
-                if parent[i] >= 0:
-                    edges.append({"p": ids[parent[i]], "c": uid})
+            packed.append((doc, seq, ids))
             for k, (row, target, anchor) in enumerate(doc.links):
                 links.append({"key": f"{doc.name}\x1f{k}", "src": ids[row], "src_doc": doc.name,
                               "src_pre": int(row), "target": target, "anchor": anchor or "",
                               "lseq": lseq0 + k})
         self._qb("load/documents", "docs", docs_rows, write=True)
-        self._qb("load/units", "units", units, write=True)
-        self._qb("load/child", "edges", edges, write=True)
+        rs, fs = separators(doc for doc, _, _ in packed)
+        budget = self._budget("load/units", data="", rs=rs, fs=fs, docs=[], seqs=[]) \
+            if self.backend == "falkordb" else None
+        batches = pack_units(packed, max_units=self.batch_size, max_bytes=budget, rs=rs, fs=fs)
+        self._run_all("load/units", (b.params() for b in batches))
         self._qb("load/root", "docs", roots, write=True)
         self._qb("load/pending_links", "links", links, write=True)
         self._qb("load/complete", "names", [d["name"] for d in docs_rows], write=True)
+
+    def _run_all(self, name: str, batches: Iterable[dict], per_tx: int = 8) -> None:
+        """Run the write query ``name`` once per parameter set of ``batches``:
+        ``per_tx`` runs to a transaction, ``workers`` transactions at a time
+        (each on its own session and connection)."""
+        text = cypher(name)
+
+        def groups() -> Iterator[list[dict]]:
+            group: list[dict] = []
+            for params in batches:
+                group.append(params)
+                if len(group) >= per_tx:
+                    yield group
+                    group = []
+            if group:
+                yield group
+
+        if self.workers <= 1:
+            for group in groups():
+                self.run_many(text, group, write=True)
+            return
+        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+        pending: set = set()
+        with ThreadPoolExecutor(self.workers) as pool:
+            try:
+                for group in groups():
+                    if len(pending) >= 2 * self.workers:
+                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for f in done:
+                            f.result()
+                    pending.add(pool.submit(self.run_many, text, group, write=True))
+                for f in pending:
+                    f.result()
+            except BaseException:
+                for f in pending:
+                    f.cancel()
+                raise
 
     def _load_link_pairs(self, link_pairs, load_no: int, start: int) -> int:
         """Links FROM -> TO between pages; pages not held become page units."""
@@ -818,8 +851,8 @@ class BoltStore:
         columns ``source``, ``target``, ``p`` for x, y in one document with one
         containing the other."""
         rows = []
-        half = (FALKOR_PARAM_BYTES - len(cypher("nav/structural").encode())) // 2
-        for tchunk in self._chunks(targets, FALKOR_PARAM_BYTES - half):
+        half = self._budget("nav/structural", sources=[], targets=[], measure=measure) // 2
+        for tchunk in self._chunks(targets, half):
             rows += self._qb("nav/structural", "sources", sources, targets=tchunk,
                              measure=measure)
         return pd.DataFrame(rows, columns=["source", "target", "p"])

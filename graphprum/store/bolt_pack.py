@@ -1,0 +1,305 @@
+"""Packed unit batches for the Bolt store: many units per query, few bytes each.
+
+FalkorDB 4.16's Bolt port splices every parameter into the query text, in a
+buffer of 4,096 bytes (``get_query`` in its ``src/bolt/bolt_api.c``), and the
+server aborts when the text overflows it.  A list of maps (one per unit, every
+key repeated) fits about 14 units under that limit, and parsing the spliced
+literals costs FalkorDB more than writing the nodes.  So units travel as one
+string parameter, ``$data``: records separated by ``$rs``, fields by ``$fs``
+(control characters that no document of the load contains), split apart by
+the query itself (``cypher/load/units.cypher``).  Only what the server cannot
+derive is sent:
+
+======  ==================================================================
+field   content
+======  ==================================================================
+0       index of the parent's record in this batch, or empty
+1       the unit's id, ``=``-prefixed, unless it is the parent's id
+        followed by ``/tag[pos]``; then empty
+2       the label path, ``=``-prefixed, unless it is the parent's path
+        followed by ``/tag``; then empty
+3       index of the unit's document in ``$docs`` / ``$seqs``
+4..14   tag, pos, kind, depth, pre, ppre, post, size, start, length, words
+======  ==================================================================
+
+Numbers are decimal (floats with ``repr``, so they arrive exactly: FalkorDB
+prints a float parameter with six decimals).  Records are in preorder within
+each document, so a parent's record comes before its children's and the
+query rebuilds ids and paths with one ``reduce``.  When a unit's parent was
+written by an earlier batch, the parent's record is sent again (with its
+literal id) just before it: merged on its id, it changes nothing, and the
+CHILD edge is made in the same query.  So every edge is created together with
+its child, whatever order concurrent batches run in.
+
+Examples
+--------
+>>> import numpy as np
+>>> from graphprum.store.base import ParsedDocument, UnitTable
+>>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
+>>> cols = {c: t.columns[c] for c in ("parent", "depth", "post", "size", "pos",
+...                                   "start", "length", "words", "kind")}
+>>> doc = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"], cols)
+>>> first, second = pack_units([(doc, 1)], max_units=2, max_bytes=None, fs="|", rs=";")
+>>> first.records
+['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0', '0|||0|b|1|0|1|1|0|0|1|0|0|0']
+>>> second.records  # the parent again, then the second b
+['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0', '0|||0|b|2|0|1|2|0|1|1|0|0|0']
+>>> [unpack(b) for b in (first, second)]
+[[('d#/a[1]', '/a'), ('d#/a[1]/b[1]', '/a/b')], [('d#/a[1]', '/a'), ('d#/a[1]/b[2]', '/a/b')]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphprum.errors import InputError
+from graphprum.store.base import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, ParsedDocument
+
+#: Control characters tried, in order, as record and field separators.
+SEPARATORS = "\x1e\x1f\x1d\x1c\x1b\x1a\x19\x18\x17\x16\x15\x14\x13\x12\x11\x10\x0f\x0e"
+_TAIL = ("pos", "kind", "depth", "pre", "ppre", "post", "size", "start", "length", "words")
+
+
+def spliced_size(value) -> int:
+    """Bytes ``value`` takes once FalkorDB splices it into a query text
+    (its ``write_value``: strings quoted as they are, lists ``[a, b]``, maps
+    ``{k: v}``, floats with ``%f``), after :func:`escape_spliced`.
+
+    >>> spliced_size(["ab", 12, None, {"k": 1.5}])  # ['ab', 12, NULL, {k: 1.500000}]
+    31
+    """
+    if value is None:
+        return 4
+    if isinstance(value, bool):
+        return 4 if value else 5
+    if isinstance(value, int):
+        return len(str(value))
+    if isinstance(value, float):
+        return len(f"{value:f}")
+    if isinstance(value, str):
+        return len(escape_spliced(value).encode("utf-8")) + 2
+    if isinstance(value, dict):
+        return 2 + sum(len(str(k).encode()) + 2 + spliced_size(v) for k, v in value.items()) \
+            + 2 * max(len(value) - 1, 0)
+    if isinstance(value, list | tuple):
+        return 2 + sum(spliced_size(v) for v in value) + 2 * max(len(value) - 1, 0)
+    return len(str(value))
+
+
+def escape_spliced(text: str) -> str:
+    """``text`` with ``\\`` and ``'`` escaped, so that FalkorDB's splicing
+    (which quotes strings without escaping them) gives back ``text``.
+
+    >>> escape_spliced("it's")
+    "it\\\\'s"
+    """
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _number(value) -> str:
+    """Decimal text of an int or float; floats exact (``repr``), integral
+    floats without ``.0``.
+
+    >>> [_number(3), _number(2.0), _number(0.1)]
+    ['3', '2', '0.1']
+    """
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+    return str(value)
+
+
+def unit_ids(doc: ParsedDocument) -> list[str]:
+    """Ids (DESIGN §1.1) of a parsed document's units, in preorder.
+
+    >>> import numpy as np
+    >>> from graphprum.store.base import UnitTable
+    >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
+    >>> d = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"],
+    ...                    {"parent": t.parent, "pos": t.pos,
+    ...                     "kind": np.zeros(3, np.int8)})
+    >>> unit_ids(d)
+    ['d#/a[1]', 'd#/a[1]/b[1]', 'd#/a[1]/b[2]']
+    """
+    parent = doc.columns["parent"].tolist()
+    pos = doc.columns["pos"].tolist()
+    kind = doc.columns["kind"].tolist()
+    xp: list[str] = []
+    out: list[str] = []
+    for i, tag in enumerate(doc.tags):
+        k = kind[i]
+        if k in (KIND_PAGE, KIND_VIDEO):
+            xp.append("")
+            out.append(doc.name)
+        elif k == KIND_SEGMENT:
+            xp.append("")
+            out.append(f"{doc.name}#{i}")
+        else:
+            p = parent[i]
+            path = (xp[p] if p >= 0 else "") + f"/{tag}[{pos[i]}]"
+            xp.append(path)
+            out.append(f"{doc.name}#{path}")
+    return out
+
+
+
+def separators(docs: Iterable[ParsedDocument]) -> tuple[str, str]:
+    """Record and field separators: the first two of :data:`SEPARATORS` that
+    no document name, tag or label path of ``docs`` contains (ids are made
+    of those and ``#/[]`` and digits).
+
+    >>> separators([])
+    ('\\x1e', '\\x1f')
+    """
+    used: set[str] = set()
+    for doc in docs:
+        text = doc.name + "".join(doc.tags) + "".join(doc.paths)
+        used.update(c for c in SEPARATORS if c in text)
+    free = [c for c in SEPARATORS if c not in used]
+    if len(free) < 2:
+        raise InputError("input", None, "the documents use every control character the "
+                         "Bolt store could separate records with")
+    return free[0], free[1]
+
+
+def _column_text(values: np.ndarray) -> list[str]:
+    """Decimal text of a numeric column: integers as they are, floats exact
+    (``repr``), integral floats without ``.0``.
+
+    >>> _column_text(np.array([2.0, 0.1]))
+    ['2', '0.1']
+    """
+    if values.dtype.kind == "f":
+        if np.all(np.isfinite(values)) and np.all(values == np.floor(values)) \
+                and np.all(np.abs(values) < 2**53):
+            return [str(v) for v in values.astype(np.int64).tolist()]
+        return [_number(v) for v in values.tolist()]
+    return [str(v) for v in values.tolist()]
+
+
+def _tails(doc: ParsedDocument, fs: str) -> list[str]:
+    """Fields 4..14 of every unit of ``doc``, joined with ``fs``."""
+    n = len(doc.tags)
+    cols = doc.columns
+    text = {c: _column_text(np.asarray(cols[c])) for c in _TAIL if c not in ("pre", "ppre")}
+    text["pre"] = [str(i) for i in range(n)]
+    text["ppre"] = [str(p) for p in cols["parent"].tolist()]
+    return [fs.join(f) for f in zip(doc.tags, *(text[c] for c in _TAIL), strict=True)]
+
+
+@dataclass
+class PackedBatch:
+    """One ``load/units`` query's worth of units.
+
+    Attributes
+    ----------
+    records : list of str
+        The records, fields joined with ``fs`` (see the module docstring).
+    docs, seqs : list
+        Documents referred to by field 3, with their load sequence numbers.
+    rs, fs : str
+        Record and field separators.
+    size : int
+        Estimated bytes of the spliced ``$data``, ``$docs`` and ``$seqs``.
+    """
+
+    rs: str
+    fs: str
+    records: list[str] = field(default_factory=list)
+    docs: list[str] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    size: int = 0
+
+    def params(self) -> dict:
+        """Parameters of ``load/units``: ``data``, ``rs``, ``fs``, ``docs``, ``seqs``."""
+        return {"data": self.rs.join(self.records), "rs": self.rs, "fs": self.fs,
+                "docs": list(self.docs), "seqs": list(self.seqs)}
+
+
+def _cost(text: str) -> int:
+    """Spliced bytes of ``text`` (UTF-8, with ``'`` and ``\\`` escaped)."""
+    n = len(text) if text.isascii() else len(text.encode("utf-8"))
+    return n + text.count("'") + text.count("\\")
+
+
+class _Doc:
+    """One document's fields for packing, and its records."""
+
+    def __init__(self, doc: ParsedDocument, ids: list[str], fs: str) -> None:
+        self.ids, self.paths, self.tags, self.fs = ids, doc.paths, doc.tags, fs
+        self.parent = doc.columns["parent"].tolist()
+        self.pos = doc.columns["pos"].tolist()
+        self.tails = _tails(doc, fs)
+
+    def record(self, i: int, where: dict[int, int], doc_index: int) -> str:
+        """Record of unit ``i``; its parent's record index from ``where``
+        (absent: the id and path are sent in full, and no edge is made)."""
+        p = self.parent[i]
+        if p not in where:
+            head = ("", "=" + self.ids[i], "=" + self.paths[i])
+        else:
+            uid, path = self.ids[i], self.paths[i]
+            head = (str(where[p]),
+                    "" if uid == f"{self.ids[p]}/{self.tags[i]}[{self.pos[i]}]" else "=" + uid,
+                    "" if path == f"{self.paths[p]}/{self.tags[i]}" else "=" + path)
+        return self.fs.join((*head, str(doc_index), self.tails[i]))
+
+
+def pack_units(docs: Iterable[tuple], *, max_units: int, max_bytes: int | None,
+               rs: str = "\x1e", fs: str = "\x1f") -> Iterator[PackedBatch]:
+    """Split documents into :class:`PackedBatch` es of at most ``max_units``
+    records and, when given, about ``max_bytes`` spliced bytes of ``$data``,
+    ``$docs`` and ``$seqs``.  A document may span batches.
+
+    ``docs`` yields ``(document, seq)``, or ``(document, seq, ids)`` when the
+    ids (:func:`unit_ids`) are at hand.  ``rs`` and ``fs`` must not occur in
+    any document (:func:`separators`).
+    """
+    batch = PackedBatch(rs, fs)
+    for doc, seq, *known in docs:
+        if fs in doc.name + "".join(doc.tags) + "".join(doc.paths) or rs in doc.name:
+            raise ValueError(f"{doc.name!r} contains a separator; see separators()")
+        d = _Doc(doc, known[0] if known else unit_ids(doc), fs)
+        where: dict[int, int] = {}  # row in doc -> record index in the current batch
+        doc_index = -1
+        for i, p in enumerate(d.parent):
+            for _attempt in range(2):
+                new_doc = doc_index < 0
+                if new_doc:
+                    doc_index = len(batch.docs)
+                recs = []
+                if p >= 0 and p not in where:  # parent from an earlier batch: again
+                    recs.append(d.record(p, {}, doc_index))
+                    where[p] = len(batch.records)
+                recs.append(d.record(i, where, doc_index))
+                cost = sum(_cost(r) + 1 for r in recs)
+                if new_doc:
+                    cost += _cost(doc.name) + len(str(seq)) + 6
+                full = len(batch.records) + len(recs) > max_units or (
+                    max_bytes is not None and batch.size + cost > max_bytes)
+                if not (full and batch.records):
+                    break
+                yield batch
+                batch, where, doc_index = PackedBatch(rs, fs), {}, -1
+            if new_doc:
+                batch.docs.append(doc.name)
+                batch.seqs.append(seq)
+            where[i] = len(batch.records) + len(recs) - 1
+            batch.records.extend(recs)
+            batch.size += cost
+    if batch.records:
+        yield batch
+
+
+def unpack(batch: PackedBatch) -> list[tuple[str, str]]:
+    """(id, label path) of every record of ``batch`` as the query derives
+    them: the ``reduce`` of ``cypher/load/units.cypher`` written in Python."""
+    out: list[tuple[str, str]] = []
+    for rec in batch.records:
+        f = rec.split(batch.fs)
+        uid = f[1][1:] if f[1] else out[int(f[0])][0] + f"/{f[4]}[{f[5]}]"
+        path = f[2][1:] if f[2] else out[int(f[0])][1] + "/" + f[4]
+        out.append((uid, path))
+    return out
