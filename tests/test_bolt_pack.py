@@ -147,3 +147,26 @@ def test_spliced_size_matches_falkordb_rendering():
     value = {"a": ["x'y", 3, 2.5, None, True], "b": {"c": "é"}}
     rendered = "{a: ['x\\'y', 3, 2.500000, NULL, true], b: {c: 'é'}}"
     assert spliced_size(value) == len(rendered.encode("utf-8"))
+
+
+@pytest.mark.parametrize(("max_items", "max_bytes"), [(1, None), (5, None), (10_000, 60),
+                                                      (10_000, 400), (7, 120)])
+def test_members_cover_every_unit_once_within_limits(max_items, max_bytes):
+    from graphprum.store.bolt_pack import pack_members
+
+    rng = np.random.default_rng(max_items)
+    docs = [(f"doc,{k}", rng.integers(1, 400, size=int(rng.integers(1, 90))).tolist())
+            for k in range(12)]
+    got: dict[str, dict[int, int]] = {}
+    for data in pack_members(docs, max_items=max_items, max_bytes=max_bytes):
+        n = 0
+        for rec in data.split("\x1e"):
+            name, lo, codes = rec.split("\x1f")
+            for k, c in enumerate(codes.split(",")):
+                assert int(lo) + k not in got.setdefault(name, {})
+                got[name][int(lo) + k] = int(c)
+                n += 1
+        assert n <= max_items
+        if max_bytes is not None:
+            assert spliced_size(data) - 2 <= max_bytes
+    assert got == {name: dict(enumerate(codes)) for name, codes in docs}

@@ -6,3 +6,4 @@ CREATE INDEX FOR (u:Unit) ON (u.doc);
 CREATE INDEX FOR (p:PendingLink) ON (p.key);
 CREATE INDEX FOR (p:PendingLink) ON (p.src_doc);
 CREATE INDEX FOR (s:Summary) ON (s.axpre);
+CREATE INDEX FOR (s:Summary) ON (s.sid);

@@ -5,3 +5,4 @@ CREATE INDEX graphprum_unit_doc IF NOT EXISTS FOR (u:Unit) ON (u.doc);
 CREATE INDEX graphprum_pending_key IF NOT EXISTS FOR (p:PendingLink) ON (p.key);
 CREATE INDEX graphprum_pending_src_doc IF NOT EXISTS FOR (p:PendingLink) ON (p.src_doc);
 CREATE INDEX graphprum_summary_axpre IF NOT EXISTS FOR (s:Summary) ON (s.axpre);
+CREATE INDEX graphprum_summary_sid IF NOT EXISTS FOR (s:Summary) ON (s.sid);

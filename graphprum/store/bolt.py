@@ -68,8 +68,10 @@ from graphprum.store.base import (
 )
 from graphprum.store.bolt_pack import (
     escape_spliced,
+    pack_members,
     pack_units,
     separators,
+    separators_of,
     spliced_size,
     unit_ids,
 )
@@ -844,24 +846,33 @@ class BoltStore:
         Browser).  Returns ``{"partition": rows -> index, "keys": [...],
         "edges": DataFrame(source, target, count, length)}`` with sids ``S1..``."""
         keys = self.partition_keys(axpre)
+        self.ensure_schema()
         codes, uniques = pd.factorize(pd.Series(keys, dtype=object))
         table = self.table()
-        ids = table.ids()
         length = np.asarray(table.columns["length"])
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
         parts = []
-        members_of = []
         for i in range(len(uniques)):
             members = order[bounds[i]:bounds[i + 1]]
             key = str(uniques[i])
             parts.append({"sid": f"S{i + 1}", "key": key if len(key) <= 1000 else
                           key[:1000] + "...", "extent": len(members),
                           "length": float(length[members].sum())})
-            members_of.extend({"sid": f"S{i + 1}", "uid": ids[m]} for m in members)
         self._q("summary/delete", write=True, axpre=axpre)
         self._qb("summary/write_partitions", "parts", parts, write=True, axpre=axpre)
-        self._qb("summary/write_members", "members", members_of, write=True, axpre=axpre)
+        number = (codes + 1).tolist()
+        names = table.docs["name"].tolist()
+        members = [(name, number[f:f + c]) for name, f, c in
+                   zip(names, table.docs["first"].tolist(), table.docs["count"].tolist(),
+                       strict=True)]
+        rs, fs = separators_of(names)
+        budget = self._budget("summary/write_members", data="", rs=rs, fs=fs, axpre=axpre) \
+            if self.backend == "falkordb" else None
+        self._run_all("summary/write_members",
+                      ({"data": d, "rs": rs, "fs": fs, "axpre": axpre} for d in
+                       pack_members(members, max_items=10 * self.batch_size,
+                                    max_bytes=budget, rs=rs, fs=fs)))
         rows = self._q("summary/edges", write=True, axpre=axpre)
         edges = pd.DataFrame(rows, columns=["source", "target", "count", "length"])
         edges["_s"] = edges["source"].str[1:].astype(int)

@@ -50,7 +50,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,6 +145,22 @@ def unit_ids(doc: ParsedDocument) -> list[str]:
 
 
 
+def separators_of(texts: Iterable[str]) -> tuple[str, str]:
+    """The first two of :data:`SEPARATORS` that no string of ``texts`` holds.
+
+    >>> separators_of(["a\\x1eb"])
+    ('\\x1f', '\\x1d')
+    """
+    used: set[str] = set()
+    for text in texts:
+        used.update(c for c in SEPARATORS if c in text)
+    free = [c for c in SEPARATORS if c not in used]
+    if len(free) < 2:
+        raise InputError("input", None, "the documents use every control character the "
+                         "Bolt store could separate records with")
+    return free[0], free[1]
+
+
 def separators(docs: Iterable[ParsedDocument]) -> tuple[str, str]:
     """Record and field separators: the first two of :data:`SEPARATORS` that
     no document name, tag or label path of ``docs`` contains (ids are made
@@ -153,15 +169,7 @@ def separators(docs: Iterable[ParsedDocument]) -> tuple[str, str]:
     >>> separators([])
     ('\\x1e', '\\x1f')
     """
-    used: set[str] = set()
-    for doc in docs:
-        text = doc.name + "".join(doc.tags) + "".join(doc.paths)
-        used.update(c for c in SEPARATORS if c in text)
-    free = [c for c in SEPARATORS if c not in used]
-    if len(free) < 2:
-        raise InputError("input", None, "the documents use every control character the "
-                         "Bolt store could separate records with")
-    return free[0], free[1]
+    return separators_of(doc.name + "".join(doc.tags) + "".join(doc.paths) for doc in docs)
 
 
 def _column_text(values: np.ndarray) -> list[str]:
@@ -303,3 +311,44 @@ def unpack(batch: PackedBatch) -> list[tuple[str, str]]:
         path = f[2][1:] if f[2] else out[int(f[0])][1] + "/" + f[4]
         out.append((uid, path))
     return out
+
+
+def pack_members(docs: Iterable[tuple[str, Sequence[int]]], *, max_items: int,
+                 max_bytes: int | None, rs: str = "\x1e", fs: str = "\x1f") -> Iterator[str]:
+    """``$data`` strings of ``cypher/summary/write_members.cypher``: for each
+    document (name, partition number of each unit in preorder), records
+    ``name FS first-pre FS n,n,n...``, cut so that each string holds at most
+    ``max_items`` units and about ``max_bytes`` spliced bytes.
+
+    >>> list(pack_members([("d", [1, 2, 2]), ("e", [3])], max_items=2,
+    ...                   max_bytes=None, rs=";", fs="|"))
+    ['d|0|1,2', 'd|2|2;e|0|3']
+    """
+    records: list[str] = []
+    size = items = 0
+    for name, codes in docs:
+        head = _cost(name) + 3
+        lo = 0
+        while lo < len(codes):
+            room_items = max_items - items
+            room_bytes = None if max_bytes is None else max_bytes - size - head - 8
+            hi = lo
+            used = 0
+            while hi < len(codes) and hi - lo < room_items:
+                width = len(str(codes[hi])) + 1
+                if room_bytes is not None and used + width > room_bytes:
+                    break
+                used += width
+                hi += 1
+            if hi == lo:  # no room left in this string
+                if not records:
+                    raise ValueError(f"no room for a unit of {name!r} in {max_bytes} bytes")
+                yield rs.join(records)
+                records, size, items = [], 0, 0
+                continue
+            records.append(fs.join((name, str(lo), ",".join(map(str, codes[lo:hi])))))
+            size += head + len(str(lo)) + used
+            items += hi - lo
+            lo = hi
+    if records:
+        yield rs.join(records)
