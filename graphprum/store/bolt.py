@@ -162,7 +162,7 @@ def _close_driver(driver, backend: str) -> None:
                 for queue in list(connections.values()):
                     for connection in list(queue):
                         kill = getattr(connection, "kill", None)
-                        if kill is not None and not connection.in_use:
+                        if kill is not None and not getattr(connection, "in_use", True):
                             kill()
     driver.close()
 
@@ -229,10 +229,10 @@ class BoltStore:
                                   or DEFAULT_WORKERS))
         user = os.environ.get("NEO4J_USERNAME")
         auth = (user, os.environ.get("NEO4J_PASSWORD", "")) if user else None
+        config = {"auth": auth, "connection_acquisition_timeout": connect_timeout,
+                  "max_transaction_retry_time": max(15.0, 4 * connect_timeout)}
         try:
-            self._driver = neo4j.GraphDatabase.driver(
-                uri, auth=auth, connection_acquisition_timeout=connect_timeout,
-                max_transaction_retry_time=max(15.0, 4 * connect_timeout))
+            self._driver = neo4j.GraphDatabase.driver(uri, **config)
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
             raise UsageError(f"{self.location}: not a Bolt URI ({exc})") from None
         self._table: UnitTable | None = None
@@ -241,6 +241,11 @@ class BoltStore:
         self.backend = "neo4j"
         self._connect()
         self.backend = self._detect_backend()
+        if self.backend == "falkordb":
+            # pooled connections never expire: the driver would close them
+            # with GOODBYE, which FalkorDB mishandles (see _close_driver)
+            _close_driver(self._driver, self.backend)
+            self._driver = neo4j.GraphDatabase.driver(uri, **config, max_connection_lifetime=-1)
         self._schema_done = False
         self._finalizer = weakref.finalize(self, _close_driver, self._driver, self.backend)
 

@@ -267,7 +267,8 @@ def pack_units(docs: Iterable[tuple], *, max_units: int, max_bytes: int | None,
     """
     batch = PackedBatch(rs, fs)
     for doc, seq, *known in docs:
-        if fs in doc.name + "".join(doc.tags) + "".join(doc.paths) or rs in doc.name:
+        text = doc.name + "".join(doc.tags) + "".join(doc.paths)
+        if fs in text or rs in text:
             raise ValueError(f"{doc.name!r} contains a separator; see separators()")
         d = _Doc(doc, known[0] if known else unit_ids(doc), fs)
         where: dict[int, int] = {}  # row in doc -> record index in the current batch
