@@ -27,8 +27,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from graphprum.store.base import KIND_ELEMENT, UNIT_COLUMNS, UnitTable
 from graphprum.summaries.axpre import build_summary
+from graphprum.units import KIND_ELEMENT, UNIT_COLUMNS, UnitTable
 
 
 def random_table(n: int, seed: int = 1, n_tags: int = 40, shape: str = "markov") -> UnitTable:

@@ -388,7 +388,7 @@ def summary_build(
 
     store = _open_store(create=False)
     t0 = time.perf_counter()
-    from graphprum.store.base import KIND_ELEMENT
+    from graphprum.units import KIND_ELEMENT
 
     if not (store.table().columns["kind"] == KIND_ELEMENT).any():
         raise _usage(f"{store.location} holds no XML elements to summarise "

@@ -15,7 +15,8 @@ from typing import Any
 import scipy.sparse as sp
 
 from graphprum.navigation.base import NavigationModel, combine
-from graphprum.store.base import Store, UnitTable
+from graphprum.store.base import Store
+from graphprum.units import UnitTable
 
 
 @dataclass

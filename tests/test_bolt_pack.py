@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from graphprum.errors import InputError
-from graphprum.store.base import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, ParsedDocument, UnitTable
 from graphprum.store.bolt import _query_bytes, cypher
 from graphprum.store.bolt_pack import (
     SEPARATORS,
@@ -18,6 +17,7 @@ from graphprum.store.bolt_pack import (
     unit_ids,
     unpack,
 )
+from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, ParsedDocument, UnitTable
 
 
 def random_document(rng: np.random.Generator, name: str, n: int) -> ParsedDocument:

@@ -23,7 +23,7 @@ from graphprum.measures.grp import grpng_curve, unseen_lengths
 from graphprum.measures.inex_base import TopicAssessment, derive, merge_ranges
 from graphprum.measures.registry import family, parse_measure
 from graphprum.navigation.base import parse_model
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 # --- fixtures --------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import pytest
 from graphprum.errors import InputError, UsageError
 from graphprum.io.assessments import byte_to_char, read_assessments
 from graphprum.measures.inex_base import qrels_from_assessments
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 # d: a(60) = own [0,10) + s1 [10,30) (p1 [10,20), p2 [20,30)) + s2 [30,60)
 TABLE = UnitTable.from_tree("d", ["a", "s", "p", "p", "s"], [-1, 0, 1, 1, 0],

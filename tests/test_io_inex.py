@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io import normalise_xpath, read_inex_run, read_run
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n'
         '<inex-submission participant-id="12" run-id="{run}" task="Focused" query="automatic"'

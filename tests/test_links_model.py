@@ -25,7 +25,7 @@ from graphprum.loaders.web import load_site
 from graphprum.navigation import links as links_mod
 from graphprum.navigation.base import combine, parse_model
 from graphprum.navigation.links import LinkGraph, LinksModel
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 needs_hitting = pytest.mark.skipif(
     importlib.util.find_spec("graphprum.navigation.hitting") is None,

@@ -13,7 +13,7 @@ from graphprum.context import TopicContext
 from graphprum.errors import InputError, UsageError
 from graphprum.navigation.base import combine, parse_model
 from graphprum.navigation.structural import structural_probabilities
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 
 class FakeStore:

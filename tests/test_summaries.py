@@ -20,9 +20,9 @@ from test_summaries_support import (
 )
 
 from graphprum.errors import InputError, UsageError
-from graphprum.store.base import UnitTable
 from graphprum.summaries.axpre import AXPRES, Summary, build_summary
 from graphprum.summaries.steady import symmetric_pi, walk_pi
+from graphprum.units import UnitTable
 
 # SR Fig. 2, preorder ids 1..17 (ERRATA SR 6); rows are ids - 1.
 PSTAR_EXTENTS = [{1}, {2}, {3, 7, 10}, {4, 8, 9, 11, 12, 13}, {5, 6}, {14}, {15, 16, 17}]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from lxml import etree
 
-from graphprum.store.base import KIND_ELEMENT, KIND_PAGE, UnitTable
+from graphprum.units import KIND_ELEMENT, KIND_PAGE, UnitTable
 
 BOOK = Path(__file__).resolve().parent / "data" / "book.xml"
 

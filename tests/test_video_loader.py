@@ -16,7 +16,7 @@ import pytest
 from graphprum.errors import InputError
 from graphprum.loaders.video import read_segments, read_videos
 from graphprum.store import open_store
-from graphprum.store.base import KIND_SEGMENT, KIND_VIDEO
+from graphprum.units import KIND_SEGMENT, KIND_VIDEO
 
 
 def test_segment_table_into_store(write, tmp_path):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from graphprum.errors import InputError
 from graphprum.loaders.web import SiteStats, load_site
-from graphprum.store.base import KIND_ELEMENT, KIND_PAGE, ParsedDocument, UnitTable
+from graphprum.units import KIND_ELEMENT, KIND_PAGE, ParsedDocument, UnitTable
 
 SITE = {
     "index.html": "<title>Home</title><p>home",

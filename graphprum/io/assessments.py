@@ -54,7 +54,7 @@ from graphprum.errors import InputError, UsageError
 from graphprum.io.inex_run import inex_doc, normalise_xpath
 from graphprum.io.lines import PathArg, parse_float, read_lines, sniff
 from graphprum.measures.inex_base import TopicAssessment, covered_before, merge_ranges
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 #: DOC -> the document's text content (needed for byte offsets).
 DocText = Callable[[str], str]

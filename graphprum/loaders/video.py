@@ -72,7 +72,7 @@ import numpy as np
 
 from graphprum.errors import InputError
 from graphprum.io.lines import iter_lines, read_text
-from graphprum.store.base import KIND_SEGMENT, KIND_VIDEO, ParsedDocument
+from graphprum.units import KIND_SEGMENT, KIND_VIDEO, ParsedDocument
 
 __all__ = ["SUBTITLE_SUFFIXES", "find_video_files", "parse_time", "read_segments",
            "read_videos", "video_document"]

@@ -86,7 +86,7 @@ from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.loaders.xml import _sibling_positions, _word_counts
-from graphprum.store.base import KIND_ELEMENT, KIND_PAGE, ParsedDocument, encode_vocabulary
+from graphprum.units import KIND_ELEMENT, KIND_PAGE, ParsedDocument, encode_vocabulary
 
 #: File name extensions of pages (compared in lower case).
 PAGE_SUFFIXES = (".html", ".htm")

@@ -1,4 +1,4 @@
-"""Stream XML documents into :class:`~graphprum.store.base.DocumentBatch` records.
+"""Stream XML documents into :class:`~graphprum.units.DocumentBatch` records.
 
 One file is one document.  Files are streamed through lxml's event-driven
 *parser target* interface (libxml2 SAX: lxml calls ``start``/``end``/``data``
@@ -45,7 +45,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.store.base import KIND_ELEMENT, DocumentBatch, ParsedDocument
+from graphprum.units import KIND_ELEMENT, DocumentBatch, ParsedDocument
 
 #: How every XML file is parsed: no DTD loading and no network, internal
 #: entities resolved, no libxml2 size limits.

@@ -4,7 +4,7 @@ One assessment model serves every reader (:mod:`graphprum.io.assessments`):
 per topic, per document, the highlighted character ranges ``[start, end)``
 in the document's text content (DESIGN §1.2) and an optional best entry point
 offset.  From these and the stored spans (``start``/``length`` columns of a
-:class:`~graphprum.store.base.UnitTable`) :func:`derive` computes, for every
+:class:`~graphprum.units.UnitTable`) :func:`derive` computes, for every
 element of every assessed document,
 
 * ``rsize`` -- highlighted characters inside the element,
@@ -18,7 +18,7 @@ INEX 2006 §5.2 (see :func:`ideal_rows`).
 
 Examples
 --------
->>> from graphprum.store.base import UnitTable
+>>> from graphprum.units import UnitTable
 >>> t = UnitTable.from_tree("d", ["a", "b", "c"], [-1, 0, 0], [20, 10, 10])
 >>> ta = TopicAssessment("1", {"d": np.array([[10, 15]])})
 >>> rb = derive(ta, t)
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 from graphprum.navigation.base import parse_options, register_model
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext

@@ -24,7 +24,7 @@ Examples
 PRUM Fig. 6: a (60 words) has children b (40) and f (10); b has children
 c, d, e (10 words each).
 
->>> from graphprum.store.base import UnitTable
+>>> from graphprum.units import UnitTable
 >>> t = UnitTable.from_tree("fig6", ["a", "b", "c", "d", "e", "f"], [-1, 0, 1, 1, 1, 0],
 ...                         words=[60, 40, 10, 10, 10, 10])
 >>> rows = np.arange(6)
@@ -44,7 +44,7 @@ import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 from graphprum.navigation.base import register_model
-from graphprum.store.base import UnitTable
+from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext

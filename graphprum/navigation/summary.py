@@ -14,7 +14,7 @@ the store offers one.
 
 Examples
 --------
->>> from graphprum.store.base import UnitTable
+>>> from graphprum.units import UnitTable
 >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
 >>> m = SummaryModel("summary:label", "label", summary=build_summary(t, "label"))
 >>> m.summary_for(t).pi.tolist()   # one edge a-b of count 2: π = (2, 2)/4
@@ -34,8 +34,8 @@ import scipy.sparse as sp
 
 from graphprum.errors import GraphprumError, UsageError
 from graphprum.navigation.base import parse_options, register_model
-from graphprum.store.base import UnitTable
 from graphprum.summaries.axpre import Summary, build_summary, normalise_axpre
+from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext

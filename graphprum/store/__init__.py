@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-from graphprum.store.base import Store, UnitTable
+from graphprum.store.base import Store
+from graphprum.units import UnitTable
 
 DEFAULT_STORE = "graphprum-store"
 

@@ -17,7 +17,7 @@ Graph model (every property independent of global row numbers)::
 ``seq`` numbers documents in load order (a replaced document gets a new one)
 and ``pre`` is the local preorder number, so global rows are the units sorted
 by (seq, pre) — exactly the local store's numbering.  ``table()`` fetches the
-units into a :class:`~graphprum.store.base.UnitTable`, so every measure runs
+units into a :class:`~graphprum.units.UnitTable`, so every measure runs
 unchanged.  Queries live in ``graphprum.cypher`` (the top-level ``cypher/``
 directory), one per file.
 
@@ -66,15 +66,6 @@ import numpy as np
 import pandas as pd
 
 from graphprum.errors import InputError, ServerError, StoreError, UnknownIdError, UsageError
-from graphprum.store.base import (
-    KIND_ELEMENT,
-    KIND_PAGE,
-    KIND_SEGMENT,
-    KIND_VIDEO,
-    UNIT_COLUMNS,
-    ParsedDocument,
-    UnitTable,
-)
 from graphprum.store.bolt_pack import (
     escape_spliced,
     pack_members,
@@ -85,6 +76,15 @@ from graphprum.store.bolt_pack import (
     unit_ids,
 )
 from graphprum.store.local import LoadReport, LocalStore, _page_unit
+from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_PAGE,
+    KIND_SEGMENT,
+    KIND_VIDEO,
+    UNIT_COLUMNS,
+    ParsedDocument,
+    UnitTable,
+)
 
 FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 1000

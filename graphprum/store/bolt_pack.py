@@ -34,7 +34,7 @@ its child, whatever order concurrent batches run in.
 Examples
 --------
 >>> import numpy as np
->>> from graphprum.store.base import ParsedDocument, UnitTable
+>>> from graphprum.units import ParsedDocument, UnitTable
 >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
 >>> cols = {c: t.columns[c] for c in ("parent", "depth", "post", "size", "pos",
 ...                                   "start", "length", "words", "kind")}
@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphprum.errors import InputError
-from graphprum.store.base import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, ParsedDocument
+from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, ParsedDocument
 
 #: Control characters tried, in order, as record and field separators.
 SEPARATORS = "\x1e\x1f\x1d\x1c\x1b\x1a\x19\x18\x17\x16\x15\x14\x13\x12\x11\x10\x0f\x0e"
@@ -115,7 +115,7 @@ def unit_ids(doc: ParsedDocument) -> list[str]:
     """Ids (DESIGN §1.1) of a parsed document's units, in preorder.
 
     >>> import numpy as np
-    >>> from graphprum.store.base import UnitTable
+    >>> from graphprum.units import UnitTable
     >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
     >>> d = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"],
     ...                    {"parent": t.parent, "pos": t.pos,

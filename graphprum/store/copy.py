@@ -1,6 +1,6 @@
 """``copy SRC DST``: copy a collection between stores (either kind).
 
-Documents stream from the source as :class:`~graphprum.store.base.ParsedDocument`
+Documents stream from the source as :class:`~graphprum.units.ParsedDocument`
 records and are loaded into the destination in one ``load_documents`` call,
 so the destination keeps the source's document order and links (dangling
 links stay dangling, with their target names).
@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from graphprum.store.base import UNIT_COLUMNS, ParsedDocument
+from graphprum.units import UNIT_COLUMNS, ParsedDocument
 
 
 def iter_local_documents(store) -> Iterator[ParsedDocument]:

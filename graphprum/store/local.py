@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from graphprum.errors import InputError, StoreError, UnknownIdError, UsageError
-from graphprum.store.base import (
+from graphprum.units import (
     KIND_ELEMENT,
     KIND_NAMES,
     KIND_PAGE,

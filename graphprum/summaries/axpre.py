@@ -47,7 +47,7 @@ Examples
 --------
 The tree of SR Fig. 2 (tags abbreviated as in the paper):
 
->>> from graphprum.store.base import UnitTable
+>>> from graphprum.units import UnitTable
 >>> tags = ["bk", "fm", "d", "n", "m", "m", "d", "n", "n", "d", "n", "n", "n",
 ...         "bd", "c", "c", "c"]
 >>> parents = [-1, 0, 1, 2, 2, 2, 1, 6, 6, 1, 9, 9, 9, 0, 13, 13, 13]
@@ -75,7 +75,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.store.base import KIND_ELEMENT, UnitTable
+from graphprum.units import KIND_ELEMENT, UnitTable
 
 #: AxPRE expressions understood by :func:`build_summary`.
 AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")

@@ -2,7 +2,7 @@
 
 Examples
 --------
->>> from graphprum.store.base import UnitTable
+>>> from graphprum.units import UnitTable
 >>> from graphprum.summaries.axpre import build_summary
 >>> s = build_summary(UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0], [4, 1, 3]), "p*")
 >>> table_rows(s)
