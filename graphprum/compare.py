@@ -49,7 +49,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,8 @@ COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "test", "sta
 _CHUNK = 1 << 14
 
 
-def compare(df: pd.DataFrame, measure: str, *, test: str = "t", baseline: str | None = None,
+def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
+            baseline: str | None = None,
             correction: str = "holm", alpha: float = 0.05, seed: int = 0,
             permutations: int = PERMUTATIONS, samples: int = BOOTSTRAP_SAMPLES,
             runs: Sequence[str] | None = None,
@@ -85,8 +86,9 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "t", baseline: str | 
         rows; ``all`` rows are ignored.
     measure : str
         The measure compared, as named in ``df`` (e.g. ``"PRUM"``, ``"AP"``).
-    test : {"t", "randomization", "bootstrap"}
-        See the module documentation.
+    test : {"randomization", "t", "bootstrap"}
+        See the module documentation; randomization (the default of every
+        command and function here) makes no normality assumption.
     baseline : str, optional
         Compare every other run with this one (``run_b`` = baseline);
         by default every pair of runs, in the order they appear.
@@ -157,6 +159,25 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "t", baseline: str | 
     out["p_adjusted"] = adjust(out["p_value"].to_numpy(float), correction)
     out["significant"] = out["p_adjusted"] < alpha
     return out
+
+
+def compare_measures(df: pd.DataFrame, measures: Sequence[str], **options: Any,
+                     ) -> pd.DataFrame:
+    """:func:`compare` for each of ``measures``, the rows of all in one table
+    (the correction applies per measure)."""
+    parts = [compare(df, m, **options) for m in measures]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+
+
+def describe_test(test: str, *, correction: str, alpha: float, seed: int,
+                  permutations: int, samples: int) -> str:
+    """One sentence saying how :func:`compare` tested (for reports)."""
+    detail = {"randomization": f", {permutations} sign vectors at most (exact "
+              f"enumeration when 2^topics is not larger), seed {seed}",
+              "bootstrap": f", {samples} resamples, seed {seed}", "t": ""}[test]
+    return (f"Paired {test} test over topics{detail}; p corrected for the "
+            f"pairs of each measure by {correction}; significant: corrected "
+            f"p < {alpha}. d_z = mean difference / sd of differences.")
 
 
 def _pair(measure: str, a: str, b: str, x: np.ndarray, y: np.ndarray, test: str,

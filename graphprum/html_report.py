@@ -27,7 +27,7 @@ import os
 import platform
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -307,3 +307,49 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     if argv:
         argv[0] = os.path.basename(argv[0])
     return " ".join(shlex.quote(a) for a in argv)
+
+
+def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Sequence[str], *,
+                curves: Sequence[str] = (), ks: Sequence[int] | None = None,
+                ranks_text: str | None = None, test: str = "randomization",
+                baseline: str | None = None, correction: str = "holm", alpha: float = 0.05,
+                seed: int = 0, permutations: int = 2**17, samples: int = 10_000,
+                title: str = "graphprum report", command: str | None = None,
+                parameters: Callable[[], dict[str, str]] | None = None,
+                inputs: Callable[[Sequence[str]], Sequence[Mapping[str, str]]] | None = None,
+                warn: Callable[[str], None] | None = None) -> str:
+    """Evaluate, compare and draw, then :func:`build_report`: the whole report.
+
+    ``evaluate(names)`` returns the per-topic evaluation of the measure
+    names it is given; ``curves`` are curve kinds (default: the curves of
+    ``measures``); ``parameters()`` and ``inputs(run_tags)`` describe the
+    evaluation for the reproduction section.
+    """
+    from graphprum.compare import compare_measures, describe_test
+    from graphprum.evaluation import expand_measures
+    from graphprum.measures.registry import parse_measure
+    from graphprum.plots import curve_measures, is_curve
+
+    scalar = [str(s) for s in expand_measures(measures)]
+    kinds = list(curves) or [str(parse_measure(m)) for m in measures if is_curve(m)]
+    curve_names = [n for k in kinds for n in curve_measures(k, ks)]
+    df = evaluate(list(dict.fromkeys([*measures, *curve_names])))
+    results = df[df["measure"].isin(scalar)]
+    comparisons = None
+    note_text = ""
+    if df["run"].nunique() > 1:
+        comparisons = compare_measures(df, scalar, test=test, baseline=baseline,
+                                       correction=correction, alpha=alpha, seed=seed,
+                                       permutations=permutations, samples=samples, warn=warn)
+        note_text = describe_test(test, correction=correction, alpha=alpha, seed=seed,
+                                  permutations=permutations, samples=samples)
+    params = dict(parameters() if parameters is not None else {})
+    params["measures (-m)"] = ", ".join(measures)
+    if kinds:
+        params["curves"] = ", ".join(kinds) + (f" (ranks {ranks_text})" if ranks_text else "")
+    if comparisons is not None:
+        params["significance"] = f"{test}, correction {correction}, alpha {alpha}, seed {seed}"
+    tags = list(dict.fromkeys(df["run"]))
+    return build_report(results, curves=df, curve_kinds=kinds, ks=ks, comparisons=comparisons,
+                        comparison_note=note_text, command=command, parameters=params,
+                        inputs=inputs(tags) if inputs is not None else (), title=title)

@@ -9,41 +9,20 @@ from pathlib import Path
 import lxml.html
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 import typer
 from typer.testing import CliRunner
 
 from graphprum import cli
-from graphprum.cli_report import parse_ranks, register
+from graphprum.cli.evaluate import parse_ranks
 from graphprum.errors import UsageError
 from graphprum.html_report import build_report
-from graphprum.navigation import base
 
 SVG = "{http://www.w3.org/2000/svg}svg"
 
 
-class _Identity:
-    """Stand-in for the classical model (P = 1 only for x = x) while it is not merged."""
-
-    spec = "classical"
-    needs_store = False
-
-    def matrix(self, sources, targets, ctx):
-        return sp.csr_array((len(sources), len(targets)))
-
-
 @pytest.fixture(scope="module")
 def app() -> typer.Typer:
-    base._load_models()
-    if "classical" not in base._MODELS:
-        base.register_model("classical", lambda args: _Identity())
-    names = {c.name or c.callback.__name__ for c in cli.app.registered_commands}
-    if "report" in names:  # the lead has wired register() into cli.py
-        return cli.app
-    new = typer.Typer(pretty_exceptions_enable=False)
-    new.callback()(cli.main_options)
-    register(new)
-    return new
+    return cli.app
 
 
 @pytest.fixture()

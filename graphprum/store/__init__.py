@@ -14,7 +14,22 @@ from graphprum.units import UnitTable
 
 DEFAULT_STORE = "graphprum-store"
 
-__all__ = ["DEFAULT_STORE", "Store", "UnitTable", "open_store"]
+__all__ = ["DEFAULT_STORE", "Store", "UnitTable", "default_location", "open_store",
+           "store_exists"]
+
+
+def default_location(location: str | os.PathLike[str] | None = None) -> str:
+    """``location``, or ``$GRAPHPRUM_STORE``, or ``./graphprum-store``."""
+    if location is None:
+        location = os.environ.get("GRAPHPRUM_STORE") or DEFAULT_STORE
+    return os.fspath(location)
+
+
+def store_exists(location: str | os.PathLike[str] | None = None) -> bool:
+    """Whether ``location`` (see :func:`default_location`) is a server URI or
+    an embedded store that holds a collection."""
+    text = default_location(location)
+    return "://" in text or os.path.exists(os.path.join(text, "manifest.json"))
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True):
@@ -23,9 +38,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
 
     ``None`` means ``$GRAPHPRUM_STORE`` or ``./graphprum-store``.
     """
-    if location is None:
-        location = os.environ.get("GRAPHPRUM_STORE") or DEFAULT_STORE
-    text = os.fspath(location)
+    text = default_location(location)
     if text.split("://", 1)[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") \
             and "://" in text:
         from graphprum.store.bolt import BoltStore

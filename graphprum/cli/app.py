@@ -1,0 +1,213 @@
+"""The typer application, its global options, and what every command shares:
+turning user errors into one line and exit status 2, notes on stderr, the
+store named by ``--store``, progress bars, and the output format off a
+terminal.
+
+Command modules (:mod:`graphprum.cli.load`, :mod:`graphprum.cli.evaluate`, ...)
+add their commands to :data:`app`; :mod:`graphprum.cli` imports them all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from graphprum import __version__
+from graphprum.errors import GraphprumError, UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+HELP = """Evaluate retrieval over connected collections (XML, web sites, video)
+with user-model measures: PRUM, EPRUM, SR/SRP, the INEX 2006 measures, T2I.
+
+Typical session:
+
+  graphprum load xml examples/plos/articles
+
+  graphprum info
+
+  graphprum eval examples/plos/run-*.txt --qrels examples/plos/qrels.txt -m PRUM -m AP
+
+The store is a directory (default ./graphprum-store, or $GRAPHPRUM_STORE),
+or a bolt:// / neo4j:// URI.
+"""
+
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=True,
+                  rich_markup_mode=None, pretty_exceptions_enable=False)
+
+
+def sub_app(name: str, help: str) -> typer.Typer:
+    """A command group ``graphprum NAME ...`` added to :data:`app`."""
+    group = typer.Typer(help=help, no_args_is_help=True, rich_markup_mode=None)
+    app.add_typer(group, name=name)
+    return group
+
+
+class _State:
+    store: str | None = None
+    quiet: bool = False
+    verbose: bool = False
+
+
+#: The global options of this invocation.
+state = _State()
+
+
+def user_errors(func: F) -> F:
+    """Turn GraphprumError into one line on stderr and its exit status (2)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except GraphprumError as exc:
+            print(f"graphprum: error: {exc}", file=sys.stderr)
+            raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:  # e.g. | head
+            raise typer.Exit(0) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"graphprum {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(
+    store: Annotated[str | None, typer.Option(
+        "--store", "-s", envvar="GRAPHPRUM_STORE",
+        help="Store: a directory (embedded, default ./graphprum-store) or a bolt:// URI.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars or notes.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="More notes on stderr.")]
+    = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Global options."""
+    state.store = store
+    state.quiet = quiet
+    state.verbose = verbose
+
+
+def open_store(create: bool = True) -> Any:
+    """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default)."""
+    from graphprum.store import open_store as _open
+
+    return _open(state.store, create=create)
+
+
+def store_exists() -> bool:
+    """Whether ``--store`` names a server or an existing embedded store."""
+    from graphprum.store import store_exists as _exists
+
+    return _exists(state.store)
+
+
+def usage(message: str) -> GraphprumError:
+    """A usage error (exit status 2) with ``message``."""
+    return UsageError(message)
+
+
+def note(message: str) -> None:
+    """A note on stderr (suppressed by --quiet)."""
+    if not state.quiet:
+        print(message, file=sys.stderr)
+
+
+def show_progress(quiet: bool = False) -> bool:
+    """Whether progress is drawn: stderr is a terminal and nobody asked for quiet."""
+    return not (quiet or state.quiet) and sys.stderr.isatty()
+
+
+def choose_format(fmt: str | None, formats: Sequence[str], option: str = "--format") -> str:
+    """``fmt``, checked against ``formats``; by default ``table`` on a terminal
+    and ``tsv`` otherwise (nothing is ever cut to a terminal's width in a pipe)."""
+    if fmt is None:
+        fmt = "table" if sys.stdout.isatty() else "tsv"
+    if fmt not in formats:
+        raise usage(f"{option} {fmt!r}: choose one of {', '.join(formats)}")
+    return fmt
+
+
+class Progress:
+    """A rich progress bar on stderr when it is a terminal, nothing otherwise.
+
+    ``with Progress(total, label) as bar``: ``bar(n)`` advances by n,
+    ``bar.update(done, total)`` sets both (for callers that know the total
+    only once they start).
+    """
+
+    def __init__(self, total: int | None, label: str, quiet: bool = False) -> None:
+        self.total = total
+        self.label = label
+        self.enabled = show_progress(quiet)
+        self._progress: Any = None
+        self._task: Any = None
+        self._drawn = 0.0
+
+    def __enter__(self) -> Progress:
+        if not self.enabled:
+            return self
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as RichProgress
+
+        # no refresh thread (auto_refresh off): evaluation forks worker
+        # processes, and a thread holding the console's lock at fork time
+        # could deadlock a worker; the bar is redrawn from here, throttled
+        self._progress = RichProgress(TextColumn("{task.description}"), BarColumn(),
+                                      MofNCompleteColumn(), TimeRemainingColumn(),
+                                      console=err_console(), transient=True, auto_refresh=False)
+        self._progress.start()
+        self._task = self._progress.add_task(self.label, total=self.total)
+        self._progress.refresh()
+        return self
+
+    def __call__(self, n: int) -> None:
+        if self._progress is not None:
+            self._progress.advance(self._task, n)
+            self._refresh()
+
+    def update(self, done: int, total: int) -> None:
+        """Set the completed count and the total."""
+        if self._progress is not None:
+            self._progress.update(self._task, completed=done, total=total)
+            self._refresh(force=done >= total)
+
+    def _refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._drawn >= 0.1:
+            self._drawn = now
+            self._progress.refresh()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+@functools.cache
+def err_console() -> Any:
+    """The rich console on stderr (created on first use: rich is imported lazily)."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def status(message: str) -> Any:
+    """A spinner with ``message`` on stderr while a step without steps runs."""
+    if not show_progress():
+        return contextlib.nullcontext()
+    return err_console().status(message)

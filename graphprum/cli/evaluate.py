@@ -1,0 +1,191 @@
+"""``graphprum eval``, ``compare``, ``plot`` and ``report``: evaluate runs,
+test differences, draw curves, write a report.  All four take the shared
+:class:`~graphprum.cli.options.EvalOptions`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphprum.cli.app import app, choose_format, note, user_errors
+from graphprum.cli.options import EvalOptions, eval_options
+from graphprum.errors import UsageError
+
+#: Result formats (graphprum.report.FORMATS; listed here so --help needs no import).
+FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
+Format = Annotated[str | None, typer.Option(
+    "--format", "-f",
+    help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown.")]
+Test = Annotated[str, typer.Option(
+    "--test", "-t", help="Paired test over topics: randomization (default; sign-flip "
+    "permutation, exact up to 17 topics), t or bootstrap.")]
+Baseline = Annotated[str | None, typer.Option(
+    help="Compare every run with this run TAG (default: all pairs).")]
+Correction = Annotated[str, typer.Option(
+    help="Multiple-comparison correction: holm, bonferroni or none.")]
+Alpha = Annotated[float, typer.Option(help="Significance level.")]
+Seed = Annotated[int, typer.Option(help="Seed of randomization / bootstrap samples.")]
+Permutations = Annotated[int, typer.Option(
+    help="Sign vectors of the randomization test (enumerated exactly when 2^topics is "
+         "not larger).")]
+Samples = Annotated[int, typer.Option(help="Bootstrap resamples.")]
+Ranks = Annotated[str | None, typer.Option(
+    "--ranks", "-k", help="Ranks of gain curves: 1-50 (default), or a list like 1,5,10,20.")]
+
+
+def parse_ranks(text: str | None) -> list[int] | None:
+    """``"1-50"`` or ``"1,5,10"`` (or a mix) to a list of ranks; None stays None.
+
+    >>> parse_ranks("1-3,10")
+    [1, 2, 3, 10]
+    """
+    if text is None:
+        return None
+    out: list[int] = []
+    try:
+        for item in text.split(","):
+            if not item.strip():
+                continue
+            lo, dash, hi = item.partition("-")
+            out.extend(range(int(lo), int(hi) + 1) if dash else [int(lo)])
+    except ValueError:
+        raise UsageError(f"--ranks {text!r}: expected ranks like 1-50 or 1,5,10") from None
+    if not out or min(out) < 1:
+        raise UsageError(f"--ranks {text!r}: ranks must be integers >= 1")
+    return sorted(set(out))
+
+
+@app.command("eval")
+@user_errors
+@eval_options
+def eval_command(
+    opts: EvalOptions,
+    measure: Annotated[list[str] | None, typer.Option(
+        "--measure", "-m", help="Measure, e.g. PRUM (default), PRUM@0.5, SRP@10, AP "
+                                "(repeat).")] = None,
+    fmt: Format = None,
+    per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
+    = False,
+    task: Annotated[str | None, typer.Option(
+        help="INEX 2006 task preset adding its official measures: thorough, focused, "
+             "ric (relevant in context), bic (best in context).")] = None,
+) -> None:
+    """Evaluate runs with user-model and classical measures.
+
+    Output rows are RUN MEASURE TOPIC VALUE; TOPIC 'all' is the mean over the
+    qrels' topics. Topics missing from a run score 0.
+    """
+    from graphprum.report import write_results
+
+    measures = list(measure or [])
+    if task is not None:
+        from graphprum.measures.inex import task_measures
+
+        measures += task_measures(task)
+    fmt = choose_format(fmt, FORMATS)
+    opts.check()
+    df = opts.evaluate(measures or ["PRUM"], per_topic=per_topic)
+    write_results(df, fmt, sys.stdout)
+
+
+@app.command("compare")
+@user_errors
+@eval_options
+def compare_command(
+    opts: EvalOptions,
+    measure: Annotated[list[str], typer.Option(
+        "--measure", "-m", help="Measure to compare on, e.g. PRUM, AP (repeat).")],
+    test: Test = "randomization",
+    baseline: Baseline = None,
+    correction: Correction = "holm",
+    alpha: Alpha = 0.05,
+    seed: Seed = 0,
+    permutations: Permutations = 2**17,
+    samples: Samples = 10_000,
+    fmt: Format = None,
+) -> None:
+    """Paired significance tests between runs over topics.
+
+    One row per pair of runs (or per run against --baseline): means, the
+    difference, effect size d_z, wins/losses/ties, p and the corrected p;
+    '*' marks differences significant at --alpha after correction.
+    """
+    from graphprum.compare import compare_measures, write_comparison
+    from graphprum.evaluation import expand_measures
+
+    fmt = choose_format(fmt, FORMATS)
+    df = opts.evaluate(measure)
+    names = [str(s) for s in expand_measures(measure)]
+    res = compare_measures(df, names, test=test, baseline=baseline, correction=correction,
+                           alpha=alpha, seed=seed, permutations=permutations, samples=samples,
+                           warn=note)
+    write_comparison(res, fmt, sys.stdout, alpha=alpha)
+
+
+@app.command("plot")
+@user_errors
+@eval_options
+def plot_command(
+    opts: EvalOptions,
+    measure: Annotated[list[str], typer.Option(
+        "--measure", "-m", help="Curve: PRUM, EPRUM, T2I-PR, ep (precision-recall), "
+        "nxCG, xCG, gP, gR, SR, SRP, P, nDCG (over ranks). Repeat for side-by-side panels.")],
+    output: Annotated[Path, typer.Option(
+        "--output", "-o", help="Figure file: .png, .svg or .pdf.")],
+    per_topic: Annotated[str | None, typer.Option(
+        "--per-topic", help="Plot this topic's curves instead of the mean.")] = None,
+    ranks: Ranks = None,
+    title: Annotated[str | None, typer.Option(help="Figure title.")] = None,
+) -> None:
+    """Precision-recall curves (11 recall levels) or gain curves (ranks) of several runs."""
+    from graphprum.plots import FIGURE_TYPES, curve_measures, plot_curves, save_figure
+
+    if output.suffix.lower() not in FIGURE_TYPES:
+        raise UsageError(f"{output}: figure type {output.suffix or '(none)'!r} unknown; "
+                         f"use {', '.join(FIGURE_TYPES)}")
+    ks = parse_ranks(ranks)
+    names = [n for m in measure for n in curve_measures(m, ks)]
+    df = opts.evaluate(names)
+    fig = plot_curves(df, measure, ks=ks, topic=per_topic or "all", title=title)
+    save_figure(fig, output)
+    note(f"wrote {output}")
+
+
+@app.command("report")
+@user_errors
+@eval_options
+def report_command(
+    opts: EvalOptions,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file.")],
+    measure: Annotated[list[str], typer.Option(
+        "--measure", "-m", help="Measure (repeat). Default PRUM and AP.")]
+    = ["PRUM", "AP"],  # noqa: B006
+    curve: Annotated[list[str], typer.Option(
+        "--curve", help="Curve to draw (repeat). Default: the curves of the measures "
+        "given (PRUM -> PRUM curve, nxCG -> nxCG@1..50, ...).")] = [],  # noqa: B006
+    ranks: Ranks = None,
+    test: Test = "randomization",
+    baseline: Baseline = None,
+    correction: Correction = "holm",
+    alpha: Alpha = 0.05,
+    seed: Seed = 0,
+    permutations: Permutations = 2**17,
+    samples: Samples = 10_000,
+    title: Annotated[str, typer.Option(help="Title of the page.")] = "graphprum report",
+) -> None:
+    """One self-contained HTML page: summary, significance tests, figures,
+    per-topic tables, and the command, parameters, input digests and
+    versions needed to reproduce it."""
+    from graphprum.html_report import command_line, report_page, write_report
+
+    ks = parse_ranks(ranks)
+    page = report_page(opts.evaluate, measure, curves=curve, ks=ks, ranks_text=ranks,
+                       test=test, baseline=baseline, correction=correction, alpha=alpha,
+                       seed=seed, permutations=permutations, samples=samples, title=title,
+                       command=command_line(), parameters=opts.parameters,
+                       inputs=opts.inputs, warn=note)
+    write_report(page, output)
+    note(f"wrote {output}")

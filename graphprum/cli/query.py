@@ -1,0 +1,74 @@
+"""``graphprum query`` and ``graphprum copy``: Cypher against a store, and
+copying a collection between stores."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from graphprum.cli.app import app, open_store, usage, user_errors
+
+QUERY_FORMATS = ["table", "json", "tsv"]
+
+
+@app.command()
+@user_errors
+def query(
+    cypher: Annotated[str, typer.Argument(help="A Cypher query; use $name for parameters.")],
+    param: Annotated[list[str], typer.Option(
+        "--param", "-p", help="NAME=VALUE (JSON values parsed; repeat). Never pasted into "
+                              "the query text.")] = [],  # noqa: B006
+    write: Annotated[bool, typer.Option(help="Allow the query to write.")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or tsv.")] = "table",
+) -> None:
+    """Run Cypher against the store (read-only unless --write).
+
+    On the embedded store a read-only subset of Cypher runs over a networkx
+    view of the collection (grand-cypher: MATCH/WHERE/RETURN, ORDER BY,
+    LIMIT, upper-case aggregates such as COUNT(u); no parameters, no
+    writes); the Bolt store runs any Cypher its server knows.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphprum.query import parse_param, run_query
+
+    if fmt not in QUERY_FORMATS:
+        raise usage(f"--format {fmt!r}: choose one of {', '.join(QUERY_FORMATS)}")
+    params = dict(parse_param(p) for p in param)
+    store = open_store(create=False)
+    rows = run_query(store, cypher, params, write=write)
+    if fmt == "json":
+        print(json.dumps(rows, indent=1, default=str, ensure_ascii=False))
+        return
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    if fmt == "tsv":
+        print("\t".join(columns))
+        for r in rows:
+            print("\t".join(str(r.get(c, "")) for c in columns))
+        return
+    t = Table(*columns, box=None, pad_edge=False) if columns else None
+    for r in rows:
+        t.add_row(*(str(r.get(c, "")) for c in columns))  # type: ignore[union-attr]
+    console = Console(highlight=False)
+    if t is not None:
+        console.print(t)
+    console.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+@app.command()
+@user_errors
+def copy(
+    src: Annotated[str, typer.Argument(help="Source store (directory or bolt:// URI).")],
+    dst: Annotated[str, typer.Argument(help="Destination store.")],
+    replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
+) -> None:
+    """Copy a collection (documents, links) between stores, e.g. into Neo4j."""
+    from graphprum.store import open_store as open_location
+    from graphprum.store.copy import copy_store
+
+    report = copy_store(open_location(src, create=False), open_location(dst), replace=replace)
+    print(f"copied {report.documents} documents, {report.elements} units in "
+          f"{report.seconds:.2f} s")

@@ -1,0 +1,97 @@
+"""``graphprum summary build|show``: AxPRE structural summaries."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphprum.cli.app import open_store, status, sub_app, usage, user_errors
+
+summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
+SUMMARY_FORMATS = ["table", "json", "dot", "png"]
+
+
+@summary_app.command("build")
+@user_errors
+def summary_build(
+    axpre: Annotated[str, typer.Argument(
+        help="label, p, p*, c, p*|c or c* (quote p* in a shell).")],
+    weight: Annotated[str, typer.Option(
+        help="Edge weight for the steady state: count, length, extent, or a SRC DST W file.")]
+    = "count",
+) -> None:
+    """Build an AxPRE partition of the XML elements and its summary graph, and store it."""
+    from graphprum.summaries.axpre import build_summary, normalise_axpre
+    from graphprum.units import KIND_ELEMENT
+
+    store = open_store(create=False)
+    t0 = time.perf_counter()
+    if not (store.table().columns["kind"] == KIND_ELEMENT).any():
+        raise usage(f"{store.location} holds no XML elements to summarise "
+                    f"(load XML, or web pages with --elements)")
+    with status(f"building the {normalise_axpre(axpre)} summary of {store.location} ..."):
+        if hasattr(store, "summary_dir"):  # embedded store: stored with the collection
+            summary = store.build_summary(axpre, weight)
+        else:  # Bolt: derived by Cypher, stored as (:Summary) nodes; π from the same partition
+            store.build_summary(normalise_axpre(axpre))
+            summary = build_summary(store.table(), axpre, weight)
+    print(f"built {summary.axpre} summary: {len(summary)} partitions, {len(summary.edges)} "
+          f"edges over {int(summary.partitions['extent'].sum()):,} elements in "
+          f"{time.perf_counter() - t0:.2f} s")
+
+
+@summary_app.command("show")
+@user_errors
+def summary_show(
+    axpre: Annotated[str, typer.Argument(help="A built summary: label, p, p*, c, p*|c, c*.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, dot or png.")]
+    = "table",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File for png.")] = None,
+    weight: Annotated[str | None, typer.Option(help="Show π under another weight.")] = None,
+    limit: Annotated[int, typer.Option(help="Table rows shown (0 = all).")] = 50,
+) -> None:
+    """Partitions with extent sizes, total lengths and steady-state π."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from graphprum.summaries import render
+    from graphprum.summaries.axpre import build_summary, normalise_axpre
+
+    if fmt not in SUMMARY_FORMATS:
+        raise usage(f"--format {fmt!r}: choose one of {', '.join(SUMMARY_FORMATS)}")
+    store = open_store(create=False)
+    if hasattr(store, "summary"):
+        summary = store.summary(axpre)
+    elif normalise_axpre(axpre) in store.summary_names():
+        summary = build_summary(store.table(), axpre, weight or "count")
+    else:
+        raise usage(f"no {normalise_axpre(axpre)} summary in {store.location}; build it "
+                    f"with 'graphprum summary build {normalise_axpre(axpre)}'")
+    if weight is not None and weight != summary.weight:
+        summary = summary.reweighted(weight, store.table())
+    if fmt == "json":
+        print(render.to_json(summary))
+    elif fmt == "dot":
+        print(render.to_dot(summary))
+    elif fmt == "png":
+        if output is None:
+            raise usage("--format png needs --output FILE.png")
+        drawn = render.to_png(summary, output)
+        print(f"wrote {output} ({len(drawn)} of {len(summary)} partitions drawn)")
+    else:
+        rows = render.table_rows(summary)
+        t = Table("SID", "key", "extent", "length", "π", box=None, pad_edge=False)
+        for r in rows[: limit or None]:
+            length = r["length"]
+            t.add_row(r["sid"], r["key"], f"{r['extent']:,}",
+                      str(int(length)) if float(length).is_integer() else f"{length:.3f}",
+                      f"{r['pi']:.4f}")
+        console = Console(highlight=False)
+        console.print(f"{summary.axpre} summary, weight {summary.weight}: {len(summary)} "
+                      f"partitions, {len(summary.edges)} edges")
+        console.print(t)
+        if limit and len(rows) > limit:
+            console.print(f"... {len(rows) - limit} more (--limit 0 shows all)")
