@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from graphprum.loading import load_xml
 from graphprum.store import falkor_server
 from graphprum.store.bolt import BoltStore
 from graphprum.store.local import LocalStore
@@ -82,7 +83,7 @@ def bench_loads(name: str, coll: Path, uri: str, data: Path | None, batches: lis
     best_local = 0.0
     for k in range(repeat):
         local = LocalStore(work / f"local-{name}-{k}")
-        rep = local.load_xml([coll])
+        rep = load_xml(local, [coll])
         best_local = max(best_local, rep.elements / rep.seconds)
     store = None
     for b in batches:
@@ -94,7 +95,7 @@ def bench_loads(name: str, coll: Path, uri: str, data: Path | None, batches: lis
                 store = BoltStore(uri, batch_size=b, workers=w)
                 store.clear()
                 c0, s0 = own_cpu(), server_cpu(data)
-                rep = store.load_xml([coll])
+                rep = load_xml(store, [coll])
                 run = {"seconds": rep.seconds, "client_cpu_s": own_cpu() - c0,
                        "server_cpu_s": server_cpu(data) - s0}
                 if best is None or run["seconds"] < best["seconds"]:
@@ -130,7 +131,7 @@ def main() -> None:
         bench_loads("plos", PLOS, uri, data, batches, workers, args.repeat, work)
         store = bench_loads("inex", coll, uri, data, batches, workers, args.repeat, work)
         local = LocalStore(work / "local-derive")
-        local.load_xml([coll])
+        load_xml(local, [coll])
         table = local.table()
         n = len(table)
         _, t_read = timed(store.table)

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from graphprum.loading import load_xml
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -84,7 +86,7 @@ def structural(collection: Path, topics: int, results: int, ideal: int, repeat: 
 
     store = LocalStore(store_dir)
     if not (store_dir / "manifest.json").exists():
-        store.load_xml([collection])
+        load_xml(store, [collection])
     table = store.table()
     rng = np.random.default_rng(seed)
     n = len(table)

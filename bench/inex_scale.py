@@ -46,6 +46,8 @@ import sys
 import time
 from pathlib import Path
 
+from graphprum.loading import load_xml
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 
@@ -193,7 +195,7 @@ def step_load(col: str, store: str) -> None:
 
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t, c = time.perf_counter(), time.process_time()
-    r = LocalStore(store).load_xml([col])
+    r = load_xml(LocalStore(store), [col])
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
     emit({"elements": r.elements, "documents": r.documents, "seconds": round(wall, 2),

@@ -45,10 +45,11 @@ LOAD = r"""
 import sys, time, resource
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 from graphprum.store.local import LocalStore
+from graphprum.loading import load_xml
 import numpy, pandas, lxml.etree
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t = time.perf_counter()
-r = LocalStore(sys.argv[2]).load_xml([sys.argv[1]])
+r = load_xml(LocalStore(sys.argv[2]), [sys.argv[1]])
 dt = time.perf_counter() - t
 print(r.elements, dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base)
 """

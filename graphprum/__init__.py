@@ -23,14 +23,16 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 __all__ = ["__version__", "evaluate", "open_store"]
 
 
-def open_store(location: str | None = None, *, create: bool = True):
-    """Open the store at ``location``: a directory (embedded) or a ``bolt://`` URI.
+def open_store(location: str | None = None, *, create: bool = True) -> Any:
+    """Open the store at ``location``: a directory (embedded) or a ``bolt://``
+    URI, as a :class:`~graphprum.collection.Collection` (load, show, query,
+    summarise, evaluate).
 
     ``None`` uses ``$GRAPHPRUM_STORE`` or ``./graphprum-store``.
     """
-    from graphprum.store import open_store as _open
+    from graphprum.collection import Collection
 
-    return _open(location, create=create)
+    return Collection.open(location, create=create)
 
 
 def evaluate(runs: Any, qrels: Any, measures: Any, **options: Any) -> Any:
@@ -70,6 +72,9 @@ def evaluate(runs: Any, qrels: Any, measures: Any, **options: Any) -> Any:
     >>> df[df.topic == "all"]["value"].round(4).tolist()
     [0.5, 0.6667]
     """
+    from graphprum.collection import Collection
     from graphprum.evaluation import run_evaluation
 
+    if isinstance(options.get("store"), Collection):
+        options["store"] = options["store"].store
     return run_evaluation(runs, qrels, measures, **options)

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import scipy.sparse as sp
 
 from graphprum.navigation.base import NavigationModel, combine
-from graphprum.store.base import Store
+from graphprum.store.base import Store, UnitView
 from graphprum.units import UnitTable
 
 
@@ -45,6 +46,10 @@ class TopicContext:
         Passage assessments of this topic (INEX measures), when given.
     extra : dict
         Free room for per-topic caches shared by measures of one run.
+    view : UnitView or None
+        The units this topic's measures may read (the documents holding the
+        ranked, judged and assessed units), pulled from the store once per
+        topic by the evaluator; pulled on first use when not given.
     """
 
     topic: str
@@ -57,6 +62,7 @@ class TopicContext:
     trees: list[list[str]] | None = None
     assessments: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    view: UnitView | None = None
 
     @property
     def ideal(self) -> list[str]:
@@ -77,16 +83,43 @@ class TopicContext:
         """rel(e) in [0, 1]: REL scaled by the largest grade (values in [0, 1] kept)."""
         return self.qrels.get(unit, 0.0) / self.max_grade
 
+    def units_view(self) -> UnitView:
+        """The topic's :class:`~graphprum.store.base.UnitView` (requires a store)."""
+        if self.view is None:
+            from graphprum.errors import UsageError
+
+            if self.store is None:
+                raise UsageError("this measure or navigation model needs a store (--store)")
+            documents = list(self.assessments.docs) if self.assessments is not None else []
+            self.view = self.store.view(topic_ids([self.ranked], self.qrels, self.trees),
+                                        documents)
+        return self.view
+
     @property
     def table(self) -> UnitTable:
-        """The collection's unit table (requires a store)."""
-        from graphprum.errors import UsageError
+        """The units of the topic's view (the whole collection on the
+        embedded and memory stores; the topic's documents on a server)."""
+        return self.units_view().table
 
-        if self.store is None:
-            raise UsageError("this measure or navigation model needs a store (--store)")
-        return self.store.table()
+    def rows(self, ids: Sequence[str]) -> np.ndarray:
+        """Rows of ``ids`` in :attr:`table` (-1 for units the store does not hold)."""
+        return self.units_view().resolve(list(ids))
 
     def nav(self, sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
         """P(sources[i] -> targets[j]) under the noisy-or of all ``--nav`` models."""
         return combine(self.models, list(sources), list(targets), self)
 
+
+
+def topic_ids(rankings: Sequence[Sequence[str]], qrels: dict[str, float],
+              trees: Sequence[Sequence[str]] | None = None) -> list[str]:
+    """Every unit id one topic's measures may ask about: the ranked ones,
+    the judged ones and the members of retrieved trees, each once.
+
+    >>> topic_ids([["a", "b"], ["c", "a"]], {"d": 1.0, "b": 0.0})
+    ['a', 'b', 'c', 'd']
+    """
+    ids = [u for ranked in rankings for u in ranked] + list(qrels)
+    if trees:
+        ids.extend(u for t in trees for u in t)
+    return list(dict.fromkeys(ids))

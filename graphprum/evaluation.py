@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphprum.context import TopicContext
+from graphprum.context import TopicContext, topic_ids
 from graphprum.errors import UsageError
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
 from graphprum.navigation.base import parse_model
+from graphprum.store.base import FORK_SAFE, TABLE
 
 COLUMNS = ["run", "measure", "topic", "value"]
 Warn = Callable[[str], None]
@@ -143,8 +144,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
             unknown = {u for out in per_topic_out for u in out.unknown[ri]}
             extra_ids = [u for t in extra_topics for u in run.ranked(t)]
             if extra_ids:
-                found = store.resolve(extra_ids)
-                unknown.update(u for u, r in zip(extra_ids, found, strict=True) if r < 0)
+                found = store.kinds(extra_ids)
+                unknown.update(u for u, k in zip(extra_ids, found, strict=True) if k < 0)
             _report_unknown(run, sorted(unknown), warn)
         values: dict[str, dict[str, float]] = {str(s): {} for s in specs}
         for topic, out in zip(topics, per_topic_out, strict=False):
@@ -255,59 +256,26 @@ class _SharedExtra(dict):
         return super().get(key, default)
 
 
-class _ResolvingStore:
-    """The store as measures see it: ``resolve`` answers from the rows already
-    resolved for the current topic (and the last few id lists asked for, as
-    measures ask for the same ranking several times), everything else goes
-    to the store."""
-
-    _RECENT = 4
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self._rows: dict[str, int] = {}
-        self._recent: list[tuple[list[str], np.ndarray]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def forget(self) -> None:
-        """Drop the resolved ids (a new topic starts)."""
-        self._rows = {}
-        self._recent = []
-
-    def resolve(self, ids: Sequence[str]) -> np.ndarray:
-        """Global rows of ``ids`` (-1: not in the store), resolved once per id."""
-        ids = ids if isinstance(ids, list) else list(ids)
-        for seen, rows in self._recent:
-            if len(seen) == len(ids) and seen == ids:
-                return rows.copy()
-        get = self._rows.get
-        found = [get(u, -2) for u in ids]
-        if -2 in found:
-            where = [i for i, r in enumerate(found) if r == -2]
-            missing = [ids[i] for i in where]
-            resolved = self._store.resolve(missing).tolist()
-            self._rows.update(zip(missing, resolved, strict=True))
-            for i, r in zip(where, resolved, strict=True):
-                found[i] = r
-        rows = np.array(found, dtype=np.int64)
-        self._recent = [(list(ids), rows), *self._recent[: self._RECENT - 1]]
-        return rows.copy()
-
-
 def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
-    """All runs of one topic: every user-model measure, and the unknown result ids."""
-    if store is not None:
-        store.forget()
+    """All runs of one topic: every user-model measure, and the unknown result ids.
+
+    The units the topic's measures may read are pulled from the store once
+    (:meth:`~graphprum.store.base.Store.view`) and shared by every run."""
     shared: dict[Any, Any] = {}
     assessment = _topic_assessment(job.assessments, topic)
     values: list[dict[str, float]] = []
     unknown: list[list[str]] = []
+    view = None
+    if store is not None:
+        rankings = [run.ranked(topic) for run in job.runs]
+        trees = [u for run in job.runs if job.trees
+                 for t in (run.trees or {}).get(topic) or [] for u in t]
+        ids = topic_ids(rankings, job.qrels[topic], [trees] if trees else None)
+        view = store.view(ids, assessment.docs if assessment is not None else [])
     for run in job.runs:
         ranked = run.ranked(topic)
-        if store is not None and ranked:
-            rows = store.resolve(ranked)
+        if view is not None and ranked:
+            rows = view.resolve(ranked)
             unknown.append([u for u, r in zip(ranked, rows, strict=True) if r < 0])
         else:
             unknown.append([])
@@ -315,7 +283,7 @@ def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
             topic=topic, ranked=ranked, qrels=job.qrels[topic], models=job.models,
             ideal_min=job.ideal_min, collection_size=job.collection_size,
             store=store, trees=(run.trees or {}).get(topic) if job.trees else None,
-            assessments=assessment, extra=_SharedExtra(shared),
+            assessments=assessment, extra=_SharedExtra(shared), view=view,
         )
         out: dict[str, float] = {}
         if topic not in run.topics:  # DESIGN §1.4: a topic the run lacks scores 0
@@ -339,7 +307,6 @@ def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
 
 #: The job of the forked workers (set by the parent just before forking).
 _WORKER_JOB: _Job | None = None
-_WORKER_STORE: _ResolvingStore | None = None
 
 
 def _worker(i: int) -> Any:
@@ -349,7 +316,7 @@ def _worker(i: int) -> Any:
     job = _WORKER_JOB
     assert job is not None
     try:
-        return _evaluate_topic(job, job.topics[i], _WORKER_STORE)
+        return _evaluate_topic(job, job.topics[i], job.store)
     except InputError as exc:
         return ("error", type(exc), (exc.path, exc.line, exc.message))
     except GraphprumError as exc:
@@ -365,13 +332,10 @@ def _usable_jobs(jobs: int, store: Any, n_topics: int, warn: Warn) -> int:
     if "fork" not in multiprocessing.get_all_start_methods():
         warn("note: --jobs needs the fork start method, not available here; using 1")
         return 1
-    if store is not None:
-        from graphprum.store.local import LocalStore
-
-        if not isinstance(store, LocalStore):
-            warn("note: --jobs is ignored with a server store (a connection cannot be "
-                 "shared between processes); using 1")
-            return 1
+    if store is not None and FORK_SAFE not in store.capabilities:
+        warn("note: --jobs is ignored with a server store (a connection cannot be "
+             "shared between processes); using 1")
+        return 1
     return min(jobs, n_topics)
 
 
@@ -412,9 +376,9 @@ def _read_runs(runs: Sequence[Any], order: str, dedup: bool, trees: bool,
 
 def _evaluate_topics(job: _Job, jobs: int, progress: Progress) -> list[_TopicOutput]:
     """Every topic of ``job``, in topic order, in ``jobs`` processes."""
-    global _WORKER_JOB, _WORKER_STORE
+    global _WORKER_JOB
 
-    store = _ResolvingStore(job.store) if job.store is not None else None
+    store = job.store
     total = len(job.topics)
     outs: list = []
     progress(0, total)
@@ -425,16 +389,16 @@ def _evaluate_topics(job: _Job, jobs: int, progress: Progress) -> list[_TopicOut
         return outs
     import multiprocessing
 
-    if job.store is not None:
+    if job.store is not None and TABLE in job.store.capabilities:
         job.store.table()  # map the columns once, before the workers inherit them
-    _WORKER_JOB, _WORKER_STORE = job, store
+    _WORKER_JOB = job
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for out in pool.imap(_worker, range(total), chunksize=1):
                 outs.append(out)
                 progress(len(outs), total)
     finally:
-        _WORKER_JOB, _WORKER_STORE = None, None
+        _WORKER_JOB = None
     for out in outs:
         if isinstance(out, tuple):
             _, cls, args = out
@@ -448,8 +412,8 @@ def _collection_size(store: Any, qrels: Any, given: float | None, strict: bool,
     if store is None:
         return math.inf if given is None else float(given)
     ids = sorted({u for judged in qrels.values() for u in judged})
-    rows = store.resolve(ids) if ids else np.zeros(0, np.int64)
-    unknown = [u for u, r in zip(ids, rows, strict=True) if r < 0]
+    kinds = store.kinds(ids) if ids else np.zeros(0, np.int64)
+    unknown = [u for u, k in zip(ids, kinds, strict=True) if k < 0]
     if unknown:
         message = (f"{len(unknown)} of {len(ids)} judged ids are not in the store "
                    f"{store.location}: " + ", ".join(unknown[:5])
@@ -459,12 +423,11 @@ def _collection_size(store: Any, qrels: Any, given: float | None, strict: bool,
         warn("note: " + message)
     if given is not None:
         return float(given)
-    known = rows[rows >= 0]
+    known = kinds[kinds >= 0]
     if len(known) == 0:
-        return float(len(store.table()))
-    kinds = np.asarray(store.table().columns["kind"])
-    kind = int(np.bincount(kinds[known].astype(np.int64)).argmax())
-    return float(np.count_nonzero(kinds == kind))
+        return float(store.count_units())
+    kind = int(np.bincount(known.astype(np.int64)).argmax())
+    return float(store.count_units(kind))
 
 
 def _report_unknown(run: Any, unknown: list[str], warn: Warn) -> None:

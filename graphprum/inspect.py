@@ -4,40 +4,38 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from graphprum.store.base import Store
 
 
-def describe_unit(store: Any, uid: str) -> dict[str, Any]:
-    """The unit ``uid`` with its ancestors, children, links and partitions.
+def describe_unit(store: Store, uid: str) -> dict[str, Any]:
+    """The unit ``uid`` (a document name means its root) with its ancestors,
+    children, links and summary partitions.
 
-    Returns a dict with keys ``unit`` (its fields), ``ancestors`` (ids, root
-    first), ``children`` (id, tag, length, words), ``out_links`` and
-    ``in_links`` (ids) and ``partitions`` (summary name -> partition id).
+    Returns a dict with keys ``unit`` (its fields, text and attributes
+    included), ``ancestors`` (ids, root first), ``children`` (id, tag,
+    length, words), ``out_links`` and ``in_links`` (ids, with multiplicity)
+    and ``partitions`` (summary name -> partition id).
     """
-    row = store.row_of(uid)
-    unit = store.units([row]).iloc[0].to_dict()
-    table = store.table()
-    ancestors = store.ancestors(row)
-    kids = store.children(row)
+    unit = store.units([uid]).iloc[0].to_dict()
+    unit.pop("row", None)
+    uid = unit["id"]
+    kids = store.children(uid)
     children = store.units(kids)[["id", "tag", "length", "words"]].to_dict("records") \
-        if len(kids) else []
-    links = store.links()
-    out_rows = links["dst"].to_numpy()[links["src"].to_numpy() == row]
-    in_rows = links["src"].to_numpy()[links["dst"].to_numpy() == row]
+        if kids else []
+    out_links, in_links = store.links_of(uid)
     partitions = {}
-    for name in store.summary_names():
-        try:
-            from graphprum.summaries.axpre import Summary
-
-            summary = Summary.load(store.summary_dir(name))
-            partitions[name] = summary.partition_of(row)
-        except (ImportError, OSError, ValueError, AttributeError):
-            continue
+    if store.summary_names():
+        view = store.view([uid])
+        rows = view.resolve([uid])
+        for name in store.summary_names():
+            part = int(store.partitions(name, view, rows)[0])
+            if part >= 0:
+                partitions[name] = f"S{part + 1}"
     return {
         "unit": unit,
-        "ancestors": table.ids(ancestors),
+        "ancestors": store.ancestors(uid),
         "children": children,
-        "out_links": table.ids(np.asarray(out_rows).tolist()),
-        "in_links": table.ids(np.asarray(in_rows).tolist()),
+        "out_links": out_links,
+        "in_links": in_links,
         "partitions": partitions,
     }

@@ -440,7 +440,7 @@ def topic_fragments(ctx: TopicContext) -> Fragments:
                                       np.concatenate(ends) if ends else [], unplaced)
     else:
         rel = ctx.relevant
-        rows = np.asarray(ctx.store.resolve(rel), dtype=np.int64) if rel else \
+        rows = ctx.rows(rel) if rel else \
             np.zeros(0, np.int64)
         known = rows[rows >= 0]
         start = table.columns["start"][known]
@@ -455,7 +455,7 @@ def result_positions(ctx: TopicContext, ids: Sequence[str]) -> tuple[np.ndarray,
                                                                      np.ndarray]:
     """Document (-1 when unknown), start and end of each id, from the store."""
     table = ctx.table
-    rows = np.asarray(ctx.store.resolve(list(ids)), dtype=np.int64) if len(ids) else \
+    rows = ctx.rows(list(ids)) if len(ids) else \
         np.zeros(0, np.int64)
     ok = rows >= 0
     safe = np.where(ok, rows, 0)

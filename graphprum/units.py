@@ -249,6 +249,12 @@ class ParsedDocument:
     links : list of tuple
         ``(local_row, target_document_name, anchor_text)`` LINK edges leaving
         this document; targets are resolved to rows when the store is read.
+    texts : list of str, optional
+        Every unit's text snippet (:func:`text_snippet` of its text content,
+        a page's title, a cue's text); None when the loader has none.
+    attributes : list of tuple
+        ``(local_row, {name: value})`` for the units that have attributes
+        (XML attributes as written, ``prefix:name`` for namespaced ones).
     """
 
     name: str
@@ -258,12 +264,13 @@ class ParsedDocument:
     paths: list[str]
     columns: dict[str, np.ndarray]
     links: list[tuple[int, str, str]] = field(default_factory=list)
+    texts: list[str] | None = None
+    attributes: list[tuple[int, dict[str, str]]] = field(default_factory=list)
 
     @property
     def length(self) -> float:
         """Length of the document (its root's length)."""
         return float(self.columns["length"][0]) if len(self.tags) else 0.0
-
 
 
 @dataclass
@@ -298,6 +305,8 @@ class DocumentBatch:
     path_vocab: list[str]
     columns: dict[str, np.ndarray]
     links: list[tuple[int, str, str]] = field(default_factory=list)
+    texts: list[str] | None = None
+    attributes: list[tuple[int, dict[str, str]]] = field(default_factory=list)
 
     def __len__(self) -> int:
         """Number of units."""
@@ -339,10 +348,15 @@ class DocumentBatch:
                     parts = [np.where(p >= 0, p + f, -1)
                              for p, f in zip(parts, firsts, strict=True)]
                 columns[c] = np.concatenate(parts)
+        texts = None
+        if any(d.texts is not None for d in docs):
+            texts = [s for d in docs for s in (d.texts or [""] * len(d.tags))]
         return cls([d.name for d in docs], [d.source for d in docs], [d.kind for d in docs],
                    counts, tag_codes, tag_vocab, path_codes, path_vocab, columns,
                    [(int(f) + r, t, a) for d, f in zip(docs, firsts, strict=True)
-                    for r, t, a in d.links])
+                    for r, t, a in d.links], texts,
+                   [(int(f) + r, a) for d, f in zip(docs, firsts, strict=True)
+                    for r, a in d.attributes])
 
     def documents(self) -> Iterable[ParsedDocument]:
         """Split the batch back into its documents (local rows)."""
@@ -353,6 +367,10 @@ class DocumentBatch:
         doc_of_link = np.searchsorted(ends, [r for r, _, _ in self.links], side="right")
         for (row, target, anchor), d in zip(self.links, doc_of_link.tolist(), strict=True):
             links_of.setdefault(d, []).append((row - int(firsts[d]), target, anchor))
+        attrs_of: dict[int, list[tuple[int, dict[str, str]]]] = {}
+        doc_of_attrs = np.searchsorted(ends, [r for r, _ in self.attributes], side="right")
+        for (row, attrs), d in zip(self.attributes, doc_of_attrs.tolist(), strict=True):
+            attrs_of.setdefault(d, []).append((row - int(firsts[d]), attrs))
         for i, name in enumerate(self.names):
             a, b = int(firsts[i]), int(ends[i])
             cols = {c: v[a:b] for c, v in self.columns.items()}
@@ -360,7 +378,9 @@ class DocumentBatch:
                 p = cols["parent"]
                 cols["parent"] = np.where(p >= 0, p - a, -1).astype(p.dtype)
             yield ParsedDocument(name, self.sources[i], self.kinds[i], tags[a:b], paths[a:b],
-                                 cols, links_of.get(i, []))
+                                 cols, links_of.get(i, []),
+                                 None if self.texts is None else self.texts[a:b],
+                                 attrs_of.get(i, []))
 
 
 def encode_vocabulary(values: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -373,3 +393,55 @@ def encode_vocabulary(values: list[str]) -> tuple[np.ndarray, list[str]]:
     codes = np.fromiter((ids.setdefault(v, len(ids)) for v in values), dtype=np.int32,
                         count=len(values))
     return codes, list(ids)
+
+
+#: Characters of a unit's text content kept as its ``text`` property.
+SNIPPET_CHARS = 100
+
+
+def text_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The ``text`` property of a unit: its text content with every run of
+    whitespace made one space, stripped, cut to ``limit`` characters.
+
+    >>> text_snippet("  Materials and\\n   methods ")
+    'Materials and methods'
+    >>> text_snippet("abcdef", 4)
+    'abcd'
+    """
+    return " ".join(text[: 4 * limit + 64].split())[:limit]
+
+
+@dataclass
+class LoadReport:
+    """What a load did: documents and units added, documents replaced, links
+    stored, files skipped (``--skip-bad``), and loader statistics."""
+
+    documents: int = 0
+    elements: int = 0
+    seconds: float = 0.0
+    replaced: int = 0
+    links: int = 0
+    skipped: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        """Units per second."""
+        return self.elements / self.seconds if self.seconds > 0 else float("inf")
+
+
+def page_units(names: Sequence[str]) -> DocumentBatch:
+    """Pages known only from a link list: one unit of length 0 each.
+
+    >>> page_units(["a.html", "b.html"]).names
+    ['a.html', 'b.html']
+    """
+    n = len(names)
+    ones = np.ones(n, np.int32)
+    cols = {"kind": np.full(n, KIND_PAGE, np.int8), "parent": np.full(n, -1, np.int32),
+            "depth": np.zeros(n, np.int16), "post": np.zeros(n, np.int32),
+            "size": ones, "pos": ones, "start": np.zeros(n), "length": np.zeros(n),
+            "words": np.zeros(n, np.int32)}
+    zeros = np.zeros(n, np.int32)
+    return DocumentBatch(list(names), [""] * n, [KIND_PAGE] * n, np.ones(n, np.int64),
+                         zeros, ["page"], zeros, ["/page"], cols)

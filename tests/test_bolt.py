@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bolt_fixtures import bolt_store, falkordb_uri  # noqa: F401
 
 from graphprum.errors import ServerError, UsageError
+from graphprum.loading import load_xml
 from graphprum.query import run_query
 from graphprum.store.local import LocalStore
 
@@ -51,9 +52,9 @@ def pair(tmp_path, bolt_store):
     """(local store, bolt store) holding the same tricky collection."""
     root = write_collection(tmp_path / "coll")
     local = LocalStore(tmp_path / "local")
-    local.load_xml([root], links="ref@to")
+    load_xml(local, [root], links="ref@to")
     bolt = bolt_store(batch_size=7)  # tiny batches: documents span several
-    bolt.load_xml([root], links="ref@to")
+    load_xml(bolt, [root], links="ref@to")
     return local, bolt
 
 
@@ -115,9 +116,9 @@ def test_real_articles_in_full_size_batches(tmp_path, bolt_store):
     namespaces, entities and non-ASCII text travel intact."""
     articles = Path(__file__).resolve().parents[1] / "examples" / "plos" / "articles"
     local = LocalStore(tmp_path / "l")
-    local.load_xml([articles])
+    load_xml(local, [articles])
     bolt = bolt_store(workers=3)
-    bolt.load_xml([articles])
+    load_xml(bolt, [articles])
     assert_same_tables(local.table(), bolt.table())
     ids = local.table().ids()
     parent = np.asarray(local.table().columns["parent"])
@@ -131,7 +132,7 @@ def test_sr_fig2_pstar_extents_from_the_paper(tmp_path, bolt_store):
     """DESIGN §1.7 / ERRATA SR 6: the p* summary of SR's Fig. 2 tree."""
     root = write_collection(tmp_path / "c", {"fig2.xml": SR_FIG2})
     bolt = bolt_store()
-    bolt.load_xml([root])
+    load_xml(bolt, [root])
     part = bolt.partitions("p*")
     extents = [sorted((np.flatnonzero(part == s) + 1).tolist()) for s in range(part.max() + 1)]
     assert extents == [[1], [2], [3, 7, 10], [4, 8, 9, 11, 12, 13], [5, 6], [14], [15, 16, 17]]
@@ -239,13 +240,13 @@ def test_replace_and_rerun_keep_local_order(tmp_path, bolt_store):
     local = LocalStore(tmp_path / "l")
     bolt = bolt_store()
     for s in (local, bolt):
-        s.load_xml([root], links="ref@to")
+        load_xml(s, [root], links="ref@to")
     (root / "sr" / "fig2.xml").write_text("<bk><fm/><x>new text</x></bk>")
     for s in (local, bolt):
-        s.load_xml([root], links="ref@to", replace=True)
+        load_xml(s, [root], links="ref@to", replace=True)
     assert_same_tables(local.table(), bolt.table())
     assert local.links().values.tolist() == bolt.links().values.tolist()
-    again = bolt.load_xml([root], links="ref@to")  # identical documents: nothing to do
+    again = load_xml(bolt, [root], links="ref@to")  # identical documents: nothing to do
     assert again.documents == 0 and again.extra["unchanged"] == len(TRICKY)
     assert_same_tables(local.table(), bolt.table())
 
@@ -254,7 +255,7 @@ LOADER = textwrap.dedent("""
     import sys
     from graphprum.store.bolt import BoltStore
     s = BoltStore(sys.argv[1], database=sys.argv[2] or None, batch_size=int(sys.argv[3]))
-    s.load_xml([sys.argv[4]], links="ref@to")
+    load_xml(s, [sys.argv[4]], links="ref@to")
 """)
 
 
@@ -277,9 +278,9 @@ def test_interrupted_load_rerun_converges(tmp_path, bolt_store, falkordb_uri):
                          "THEN 1 ELSE 0 END)")[0]
     assert 10 <= partial[0] < 60 or partial[1] < 60  # it was interrupted
     victim._invalidate()
-    victim.load_xml([root], links="ref@to")
+    load_xml(victim, [root], links="ref@to")
     local = LocalStore(tmp_path / "l")
-    local.load_xml([root], links="ref@to")
+    load_xml(local, [root], links="ref@to")
     assert_same_tables(local.table(), victim.table())
     assert local.links().values.tolist() == victim.links().values.tolist()
     counts = victim.run("MATCH (u:Unit) RETURN count(u)")[0][0], \

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import graphprum
 from graphprum.cli import app
+from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 
 runner = CliRunner()
@@ -30,7 +31,7 @@ FIG6 = (f"<a>{words(10, 'x')}<b>{words(10, 'y')}<c>{words(10, 'c')}</c><d>{words
 def fig6(tmp_path: Path) -> tuple[Path, Path]:
     (tmp_path / "fig6.xml").write_text(FIG6)
     store = tmp_path / "store"
-    LocalStore(store).load_xml([tmp_path / "fig6.xml"])
+    load_xml(LocalStore(store), [tmp_path / "fig6.xml"])
     (tmp_path / "qrels").write_text("1 0 fig6#/a[1]/b[1]/c[1] 1\n")
     return tmp_path, store
 
@@ -114,7 +115,7 @@ def test_example_runs_structural_prum_differs_from_classical(tmp_path: Path) -> 
     paragraphs inside them, so its PRUM rises above its classical PRUM."""
     store_dir = tmp_path / "s"
     store = LocalStore(store_dir)
-    store.load_xml([REPO / "examples" / "plos" / "articles"])
+    load_xml(store, [REPO / "examples" / "plos" / "articles"])
     run = REPO / "examples" / "plos" / "run-sections.txt"
     qrels = REPO / "examples" / "plos" / "qrels.txt"
     classical = graphprum.evaluate([run], qrels, ["PRUM"], store=store, per_topic=False)

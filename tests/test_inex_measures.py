@@ -23,6 +23,7 @@ from graphprum.measures.grp import grpng_curve, unseen_lengths
 from graphprum.measures.inex_base import TopicAssessment, derive, merge_ranges
 from graphprum.measures.registry import family, parse_measure
 from graphprum.navigation.base import parse_model
+from graphprum.store.memory import MemoryStore
 from graphprum.units import UnitTable
 
 # --- fixtures --------------------------------------------------------------
@@ -54,20 +55,9 @@ def concat(tables: list[UnitTable]) -> UnitTable:
     return UnitTable(columns, tags, paths, pd.DataFrame(docs))
 
 
-class FakeStore:
-    """table() and resolve() over a UnitTable, as the real stores answer."""
-
-    location = "memory"
-
-    def __init__(self, table: UnitTable) -> None:
-        self._table = table
-        self._rows = {u: i for i, u in enumerate(table.ids())}
-
-    def table(self) -> UnitTable:
-        return self._table
-
-    def resolve(self, ids):
-        return np.array([self._rows.get(u, -1) for u in ids], dtype=np.int64)
+def FakeStore(table: UnitTable) -> MemoryStore:  # noqa: N802
+    """The reference memory store holding ``table`` (rows keep their numbers)."""
+    return MemoryStore.of_table(table)
 
 
 # d1: a(60) = own [0,10) + s1 [10,30) (p1 [10,20), p2 [20,30)) + s2 [30,60)

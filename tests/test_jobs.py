@@ -21,10 +21,11 @@ import pytest
 
 from graphprum.context import TopicContext
 from graphprum.errors import UsageError
-from graphprum.evaluation import _ResolvingStore, expand_measures, run_evaluation
+from graphprum.evaluation import expand_measures, run_evaluation
 from graphprum.io.assessments import read_assessments
 from graphprum.io.qrels import read_qrels
 from graphprum.io.runs import read_run
+from graphprum.loading import load_xml
 from graphprum.measures.registry import family
 from graphprum.navigation.base import parse_model
 from graphprum.store.local import LocalStore
@@ -50,7 +51,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict:
         f.write("3 Q0 nosuchdoc#/article[1] 999 -1 synth-01\n")
         f.write("99 Q0 nosuchdoc#/article[2] 1 5 synth-01\n")
     store = LocalStore(base / "store")
-    store.load_xml([col])
+    load_xml(store, [col])
     runs = [out / f"run-{i:02d}.txt" for i in (1, 2, 3)]
     return {"store": store, "qrels": out / "qrels.txt", "passages": out / "passages.txt",
             "runs": runs}
@@ -117,25 +118,22 @@ def test_matches_a_plain_loop(data: dict) -> None:
                 assert row["value"].iloc[0] == want, (run.tag, topic, str(spec))
 
 
-def test_resolving_store_agrees_with_the_store(data: dict) -> None:
+def test_topic_view_resolves_like_the_store(data: dict) -> None:
     store = data["store"]
     table = store.table()
     rng = np.random.default_rng(0)
     rows = rng.choice(len(table), size=300)
     ids = [*table.ids(rows), "nosuch#/x[1]", "nosuchdoc", ""]
-    proxy = _ResolvingStore(store)
-    for _ in range(3):  # cold, warm per id, warm per list
+    view = store.view(ids[:100])
+    for _ in range(3):  # ids the view was built for, and others (resolved on demand)
         order = rng.permutation(len(ids))
         asked = [ids[i] for i in order]
-        got = proxy.resolve(asked)
-        assert got.tolist() == store.resolve(asked).tolist()
-    got = proxy.resolve(ids)
-    got[:] = -7  # callers may scribble on the answer: the cache must not change
-    assert proxy.resolve(ids).tolist() == [*rows.tolist(), -1, -1, -1]
-    assert proxy.resolve(tuple(ids[:5])).tolist() == rows[:5].tolist()
-    assert proxy.table() is store.table()  # everything else goes to the store
-    proxy.forget()
-    assert proxy.resolve([]).tolist() == []
+        assert view.resolve(asked).tolist() == store.resolve(asked).tolist()
+    got = view.resolve(ids)
+    got[:] = -7  # callers may scribble on the answer: the view must not change
+    assert view.resolve(ids).tolist() == [*rows.tolist(), -1, -1, -1]
+    assert view.table is store.table()  # the embedded store's view is the collection
+    assert view.resolve([]).tolist() == []
 
 
 def test_worker_errors_come_back_as_usage_errors(data: dict) -> None:

@@ -14,7 +14,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
@@ -24,37 +23,28 @@ from graphprum.errors import UsageError
 from graphprum.loaders.web import load_site
 from graphprum.navigation import links as links_mod
 from graphprum.navigation.base import combine, parse_model
-from graphprum.navigation.links import LinkGraph, LinksModel
-from graphprum.units import UnitTable
+from graphprum.navigation.links import LinksModel
+from graphprum.store import linkgraph
+from graphprum.store.linkgraph import LinkGraph
+from graphprum.store.memory import MemoryStore
+from graphprum.units import page_units
 
 needs_hitting = pytest.mark.skipif(
     importlib.util.find_spec("graphprum.navigation.hitting") is None,
     reason="graphprum.navigation.hitting not written yet")
 
 
-class FakeStore:
-    """Units named by strings, LINK edges as (src, dst) name pairs."""
-
-    def __init__(self, names: list[str], edges: list[tuple[str, str]]) -> None:
-        self.names = names
-        self.row = {n: i for i, n in enumerate(names)}
-        self._links = pd.DataFrame({
-            "src": np.array([self.row[a] for a, _ in edges], dtype=np.int64),
-            "dst": np.array([self.row[b] for _, b in edges], dtype=np.int64)})
-
-    def table(self) -> UnitTable:
-        return UnitTable.from_tree("site", ["page"] * len(self.names),
-                                   [-1] + [0] * (len(self.names) - 1))
-
-    def resolve(self, ids: list[str]) -> np.ndarray:
-        return np.array([self.row.get(i, -1) for i in ids], dtype=np.int64)
-
-    def links(self) -> pd.DataFrame:
-        return self._links
+def FakeStore(names: list[str], edges: list[tuple[str, str]]) -> MemoryStore:  # noqa: N802
+    """Pages named by strings with LINK edges as (src, dst) name pairs, in the
+    reference memory store."""
+    store = MemoryStore()
+    store.load_documents([page_units(names)])
+    store.load_documents([], link_pairs=[([a for a, _ in edges], [b for _, b in edges])])
+    return store
 
 
 class Ctx:
-    def __init__(self, store: FakeStore) -> None:
+    def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
 
@@ -285,11 +275,11 @@ def test_only_the_neighbourhood_is_built(monkeypatch: pytest.MonkeyPatch) -> Non
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
 
     class BigStore:
-        def resolve(self, ids):
-            return np.array([int(i) for i in ids], dtype=np.int64)
+        graph = LinkGraph.build(src, dst)
 
-        def links(self):
-            return pd.DataFrame({"src": src, "dst": dst})
+        def link_walk(self, sources, targets, hops):
+            rows = lambda ids: np.array([int(i) for i in ids], dtype=np.int64)  # noqa: E731
+            return self.graph.walk(rows(sources), rows(targets), hops)
 
     shapes = []
     real = hitting.hitting_probabilities
@@ -369,7 +359,7 @@ def test_tiny_site_end_to_end(tmp_path: Path) -> None:
 
 def test_ranges_helper() -> None:
     ptr = np.array([0, 2, 2, 5, 6])
-    assert links_mod._ranges(ptr, np.array([2, 0, 1, 3])).tolist() == [2, 3, 4, 0, 1, 5]
+    assert linkgraph._ranges(ptr, np.array([2, 0, 1, 3])).tolist() == [2, 3, 4, 0, 1, 5]
     assert sp.issparse(links_mod._same_rows(np.array([1, -1]), np.array([1, 1, 2])))
     assert links_mod._same_rows(np.array([1, -1, 2]), np.array([1, -1, 1])).toarray().tolist() \
         == [[1, 0, 1], [0, 0, 0], [0, 0, 0]]

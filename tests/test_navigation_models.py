@@ -13,21 +13,13 @@ from graphprum.context import TopicContext
 from graphprum.errors import InputError, UsageError
 from graphprum.navigation.base import combine, parse_model
 from graphprum.navigation.structural import structural_probabilities
+from graphprum.store.memory import MemoryStore
 from graphprum.units import UnitTable
 
 
-class FakeStore:
-    """The two store calls the structural model makes."""
-
-    def __init__(self, table: UnitTable) -> None:
-        self._table = table
-        self._rows = {u: i for i, u in enumerate(table.ids())}
-
-    def table(self) -> UnitTable:
-        return self._table
-
-    def resolve(self, ids):
-        return np.array([self._rows.get(i, -1) for i in ids], dtype=np.int64)
+def FakeStore(table: UnitTable) -> MemoryStore:  # noqa: N802
+    """The reference memory store holding ``table`` (rows keep their numbers)."""
+    return MemoryStore.of_table(table)
 
 
 def fig6() -> tuple[UnitTable, dict[str, str]]:

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from test_summaries_support import BOOK, TableStore, book_table, forest_table, random_tree
 
 from graphprum.context import TopicContext
+from graphprum.loading import load_xml
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
 from graphprum.measures.sr import compute_sr, compute_srp, topic_contributions
 from graphprum.navigation.base import parse_model
@@ -108,7 +109,7 @@ def test_example_6_1_recomputed_table1(fast, tmp_path):
     from graphprum.store.local import LocalStore
 
     store = LocalStore(tmp_path / "s")
-    store.load_xml([BOOK])
+    load_xml(store, [BOOK])
     model = parse_model("summary:p*,weight=extent")
     ctx = book_context([T_L, T_R], [model], store)
     redundancy = 1 - (5 * 16 + 5 * 12 + 5 * 4 + 6 * 14 + 6 * 6) / 76 / 30
@@ -273,7 +274,7 @@ def test_evaluate_end_to_end(tmp_path, write):
     from graphprum.store.local import LocalStore
 
     store = LocalStore(tmp_path / "s")
-    store.load_xml([BOOK])
+    load_xml(store, [BOOK])
     xp = store.table().ids()
     run = write("run.txt", "".join(f"1 Q0 {xp[n - 1]} {i + 1} {10 - i} sys\n"
                                    for i, n in enumerate([4, 15, 16])))

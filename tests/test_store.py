@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from graphprum.errors import InputError, StoreError, UnknownIdError
+from graphprum.loading import load_xml
 from graphprum.store import open_store
 from graphprum.store.local import LocalStore
 
@@ -31,30 +32,29 @@ def test_round_trip_reopen(write, tmp_path: Path) -> None:
     write("c/a.xml", DOC_A)
     write("c/b.xml", DOC_B)
     s1 = LocalStore(tmp_path / "s")
-    rep = s1.load_xml([tmp_path / "c"])
+    rep = load_xml(s1, [tmp_path / "c"])
     assert (rep.documents, rep.elements) == (2, 10)  # 6 + 4 elements
     s2 = open_store(tmp_path / "s", create=False)
     assert _snapshot(s1) == _snapshot(s2)
     info = s2.info()
     assert info["documents"] == 2 and info["elements"] == 10
-    assert info["format"] == "graphprum-local v1" and info["bytes_on_disk"] > 0
+    assert info["format"] == "graphprum-local v2" and info["bytes_on_disk"] > 0
 
 
 def test_second_load_appends_and_subtree_graph(write, tmp_path: Path) -> None:
     write("a.xml", DOC_A)
     write("b.xml", DOC_B)
     s = LocalStore(tmp_path / "s")
-    s.load_xml([tmp_path / "a.xml"])
-    s.load_xml([tmp_path / "b.xml"])
+    load_xml(s, [tmp_path / "a.xml"])
+    load_xml(s, [tmp_path / "b.xml"])
     assert s.table().docs["name"].tolist() == ["a", "b"]
     sub = s.subtree("a#/article[1]/body[1]")
     assert sub["id"].tolist() == ["a#/article[1]/body[1]", "a#/article[1]/body[1]/sec[1]",
                                   "a#/article[1]/body[1]/sec[1]/p[1]",
                                   "a#/article[1]/body[1]/sec[1]/p[2]"]
-    g = s.document_graph("b")
-    assert sorted(g.successors("b#/article[1]")) == ["b#/article[1]/body[1]",
-                                                      "b#/article[1]/title[1]"]
-    assert g.nodes["b#/article[1]/body[1]/p[1]"]["length"] == 4
+    assert s.children("b#/article[1]") == ["b#/article[1]/title[1]", "b#/article[1]/body[1]"]
+    assert s.children("b") == s.children("b#/article[1]")  # a document name: its root
+    assert s.unit("b#/article[1]/body[1]/p[1]")["length"] == 4
     # parents of the second load point into the second document
     p = s.row_of("b#/article[1]/body[1]/p[1]")
     assert s.table().ids([s.table().columns["parent"][p]]) == ["b#/article[1]/body[1]"]
@@ -63,13 +63,13 @@ def test_second_load_appends_and_subtree_graph(write, tmp_path: Path) -> None:
 def test_duplicate_document_needs_replace(write, tmp_path: Path) -> None:
     a = write("a.xml", DOC_A)
     s = LocalStore(tmp_path / "s")
-    s.load_xml([a])
+    load_xml(s, [a])
     before = _snapshot(s)
     with pytest.raises(InputError, match="already stored; use --replace"):
-        s.load_xml([a])
+        load_xml(s, [a])
     assert _snapshot(s) == before
     a.write_text(DOC_B)
-    s.load_xml([a], replace=True)
+    load_xml(s, [a], replace=True)
     assert s.table().ids()[0:2] == ["a#/article[1]", "a#/article[1]/title[1]"]
     assert len(s.table()) == 4  # DOC_B: article, title, body, p
 
@@ -79,9 +79,9 @@ def test_bad_file_writes_nothing_and_skip_bad_loads_rest(write, tmp_path: Path) 
     write("c/zbad.xml", "<a>\n<b></a>")
     s = LocalStore(tmp_path / "s")
     with pytest.raises(InputError, match=r"zbad.xml:2: not well-formed"):
-        s.load_xml([tmp_path / "c"])
+        load_xml(s, [tmp_path / "c"])
     assert not (tmp_path / "s" / "manifest.json").exists()
-    rep = s.load_xml([tmp_path / "c"], skip_bad=True)
+    rep = load_xml(s, [tmp_path / "c"], skip_bad=True)
     assert rep.documents == 1 and [str(x).split(":")[1] for x in rep.skipped] == ["2"]
 
 
@@ -98,7 +98,7 @@ def test_missing_store_and_unknown_id(tmp_path: Path, write) -> None:
         open_store(tmp_path / "nothing", create=False)
     write("a.xml", DOC_A)
     s = LocalStore(tmp_path / "s")
-    s.load_xml([tmp_path / "a.xml"])
+    load_xml(s, [tmp_path / "a.xml"])
     with pytest.raises(UnknownIdError):
         s.row_of("a#/article[2]")
 
@@ -106,7 +106,8 @@ def test_missing_store_and_unknown_id(tmp_path: Path, write) -> None:
 _LOADER = """
 import sys
 from graphprum.store.local import LocalStore
-LocalStore(sys.argv[1]).load_xml([sys.argv[2]])
+from graphprum.loading import load_xml
+load_xml(LocalStore(sys.argv[1]), [sys.argv[2]])
 """
 
 
@@ -120,7 +121,7 @@ def test_sigkill_during_load_leaves_previous_state(tmp_path: Path, write, delay:
     for i in range(400):
         (big / f"d{i:04d}.xml").write_text(f"<article>{body}</article>")
     store_dir = tmp_path / "s"
-    LocalStore(store_dir).load_xml([tmp_path / "first"])
+    load_xml(LocalStore(store_dir), [tmp_path / "first"])
     before = _snapshot(LocalStore(store_dir))
     proc = subprocess.Popen([sys.executable, "-c", _LOADER, str(store_dir), str(big)])
     time.sleep(delay)
@@ -138,5 +139,5 @@ def test_sigkill_during_load_leaves_previous_state(tmp_path: Path, write, delay:
         assert len(snap["ids"]) == len(before["ids"]) + 400 * (1 + 30 * 22)
     # and a writer can still write afterwards, cleaning up the leftovers
     write("later/z.xml", DOC_B)
-    after.load_xml([tmp_path / "later"])
+    load_xml(after, [tmp_path / "later"])
     assert len([p for p in store_dir.iterdir() if p.name.startswith("gen-")]) == 1

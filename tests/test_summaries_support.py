@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from lxml import etree
 
+from graphprum.store.memory import MemoryStore
 from graphprum.units import KIND_ELEMENT, KIND_PAGE, UnitTable
 
 BOOK = Path(__file__).resolve().parent / "data" / "book.xml"
@@ -95,7 +96,8 @@ def forest_table(docs: list[tuple[list[str], list[int]]], lengths: np.ndarray | 
         "size": np.ones(n, dtype=np.int32),
         "pos": np.array(col["pos"], dtype=np.int32),
         "start": np.zeros(n),
-        "length": np.ones(n) if lengths is None else np.asarray(lengths, dtype=np.float64),
+        "length": np.ones(n) if lengths is None else  # pages: length 1 unless given
+        np.concatenate([np.asarray(lengths, dtype=np.float64), np.ones(n - len(lengths))]),
         "words": np.zeros(n, dtype=np.int32),
     }
     frame = pd.DataFrame({"name": names, "source": [""] * len(names),
@@ -104,21 +106,9 @@ def forest_table(docs: list[tuple[list[str], list[int]]], lengths: np.ndarray | 
     return UnitTable(columns, all_tags, [""], frame)
 
 
-class TableStore:
-    """The part of the Store protocol SR and the summary model use, over a UnitTable."""
-
-    location = "memory"
-
-    def __init__(self, table: UnitTable) -> None:
-        self._table = table
-        self._rows = {uid: i for i, uid in enumerate(table.ids())}
-        assert len(self._rows) == len(table), "unit ids must be unique"
-
-    def table(self) -> UnitTable:
-        return self._table
-
-    def resolve(self, ids: list[str]) -> np.ndarray:
-        return np.array([self._rows.get(u, -1) for u in ids], dtype=np.int64)
+def TableStore(table: UnitTable) -> MemoryStore:  # noqa: N802
+    """The reference memory store holding ``table`` (rows keep their numbers)."""
+    return MemoryStore.of_table(table)
 
 
 def brute_force_classes(table: UnitTable, axpre: str) -> dict[int, object]:

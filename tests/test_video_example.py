@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import graphprum
+from graphprum.loading import load_video
 from graphprum.store import open_store
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "video"
@@ -15,7 +16,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "video"
 
 def test_video_example(tmp_path):
     store = open_store(tmp_path / "store")
-    store.load_video([EXAMPLE / "bbb_trailer.srt"])
+    load_video(store, [EXAMPLE / "bbb_trailer.srt"])
     table = store.table()
     assert len(table) == 11 and table.ids([0, 10]) == ["bbb_trailer", "bbb_trailer#10"]
     df = graphprum.evaluate([EXAMPLE / "run.txt"], EXAMPLE / "qrels.txt",

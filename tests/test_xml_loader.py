@@ -12,6 +12,7 @@ from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.loaders.xml import find_xml_files, parse_xml_file
+from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 
 TRICKY = """<?xml version="1.0" encoding="UTF-8"?>
@@ -59,7 +60,7 @@ def tricky(write) -> Path:
 
 def test_ids_and_offsets_match_independent_walk(tricky: Path, tmp_path: Path) -> None:
     store = LocalStore(tmp_path / "s")
-    store.load_xml([tmp_path / "col"])
+    load_xml(store, [tmp_path / "col"])
     expected = _independent_units(tricky, "tricky")
     table = store.table()
     assert table.ids() == [uid for uid, _ in expected]
@@ -74,7 +75,7 @@ def test_ids_and_offsets_match_independent_walk(tricky: Path, tmp_path: Path) ->
 
 def test_tricky_ids_read_as_designed(tricky: Path, tmp_path: Path) -> None:
     store = LocalStore(tmp_path / "s")
-    store.load_xml([tricky])
+    load_xml(store, [tricky])
     ids = store.table().ids()
     assert "tricky#/article[1]/dc:title[2]" in ids  # prefix as written, counted per tag
     assert "tricky#/article[1]/sec[2]/p[3]" in ids  # empty element is a unit
@@ -147,7 +148,7 @@ def test_links_attribute_become_link_edges(write, tmp_path: Path) -> None:
     write("wiki/2.xml", f'<article xmlns:xlink="{xl}"><collectionlink xlink:href="../out.xml"/>'
                         f'<collectionlink xlink:href="3.xml"/></article>')
     store = LocalStore(tmp_path / "s")
-    store.load_xml([tmp_path / "wiki"], links=f"collectionlink@{{{xl}}}href")
+    load_xml(store, [tmp_path / "wiki"], links=f"collectionlink@{{{xl}}}href")
     links = store.links()
     table = store.table()
     assert [(a, b) for a, b in zip(table.ids(links["src"]), table.ids(links["dst"]),
@@ -174,7 +175,7 @@ NAMESPACE_CASES = {
 def test_namespaced_tags_as_written(write, tmp_path: Path, name: str) -> None:
     path = write(f"ns/{name}.xml", NAMESPACE_CASES[name])
     store = LocalStore(tmp_path / "s")
-    store.load_xml([path])
+    load_xml(store, [path])
     assert store.table().ids() == [uid for uid, _ in _independent_units(path, name)]
 
 
@@ -241,7 +242,7 @@ def test_recoverable_errors_are_errors(write, tmp_path: Path, name: str) -> None
     assert str(err.value).startswith(f"{bad}:{line}: not well-formed XML: {message}")
     # --skip-bad skips it and loads the rest
     store = LocalStore(tmp_path / f"s_{name}")
-    report = store.load_xml([good.parent], skip_bad=True)
+    report = load_xml(store, [good.parent], skip_bad=True)
     assert [(s.path, s.line) for s in report.skipped] == [(str(bad), line)]
     assert store.table().ids() == ["good#/a[1]"]
 
@@ -262,7 +263,7 @@ def test_links_in_a_document_with_ambiguous_prefixes(write, tmp_path: Path) -> N
     write("amb/b.xml", "<r/>")
     write("amb/c.xml", "<r/>")
     store = LocalStore(tmp_path / "s")
-    store.load_xml([tmp_path / "amb"], links="p:link@href")
+    load_xml(store, [tmp_path / "amb"], links="p:link@href")
     links = store.links()
     table = store.table()
     assert list(zip(table.ids(links["src"]), table.ids(links["dst"]), strict=True)) == \

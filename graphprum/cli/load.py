@@ -34,12 +34,13 @@ def load_xml(
     file given directly gets its stem. Loading is all or nothing.
     """
     from graphprum.loaders.xml import find_xml_files
+    from graphprum.loading import load_xml as load
 
-    store = open_store()
     files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
+    store = open_store()
     with Progress(len(files), "loading XML", quiet) as advance:
-        report = store.load_xml(paths, links=links, replace=replace, skip_bad=skip_bad,
-                                on_file=lambda f, n: advance(1))
+        report = load(store, paths, links=links, replace=replace, skip_bad=skip_bad,
+                      on_file=lambda f, n: advance(1))
     for s in report.skipped:
         print(f"graphprum: skipped {s}", file=sys.stderr)
     print(f"loaded {report.documents} documents, {report.elements} elements in "
@@ -65,10 +66,12 @@ def load_web(
     """
     total = sum(1 for p in Path(root).rglob("*") if p.suffix.lower() in (".html", ".htm")) \
         if Path(root).is_dir() else 0
+    from graphprum.loading import load_web as load
+
     store = open_store()
     with Progress(total, "loading pages", quiet) as advance:
-        report = store.load_web(root, elements=elements, replace=replace,
-                                on_file=lambda page, n: advance(1))
+        report = load(store, root, elements=elements, replace=replace,
+                      on_file=lambda page, n: advance(1))
     dropped = sum(report.extra.values())
     print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
@@ -81,8 +84,9 @@ def load_links(
     path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
-    store = open_store()
-    report = store.load_links(path)
+    from graphprum.loading import load_links as load
+
+    report = load(open_store(), path)
     print(f"loaded {report.links} links ({report.documents} new pages) in "
           f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)")
 
@@ -95,7 +99,8 @@ def load_video(
     replace: Annotated[bool, typer.Option(help="Replace videos already stored.")] = False,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
-    store = open_store()
-    report = store.load_video(paths, replace=replace)
+    from graphprum.loading import load_video as load
+
+    report = load(open_store(), paths, replace=replace)
     print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
           f"in {report.seconds:.2f} s")

@@ -20,15 +20,22 @@ def query(
     param: Annotated[list[str], typer.Option(
         "--param", "-p", help="NAME=VALUE (JSON values parsed; repeat). Never pasted into "
                               "the query text.")] = [],  # noqa: B006
-    write: Annotated[bool, typer.Option(help="Allow the query to write.")] = False,
+    write: Annotated[bool, typer.Option(help="Allow the query to write (Bolt stores).")]
+    = False,
+    timeout: Annotated[float, typer.Option(help="Give up after SECONDS.")] = 60.0,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or tsv.")] = "table",
 ) -> None:
     """Run Cypher against the store (read-only unless --write).
 
-    On the embedded store a read-only subset of Cypher runs over a networkx
-    view of the collection (grand-cypher: MATCH/WHERE/RETURN, ORDER BY,
-    LIMIT, upper-case aggregates such as COUNT(u); no parameters, no
-    writes); the Bolt store runs any Cypher its server knows.
+    Both stores hold the collection as the same property graph, so the same
+    query gives the same rows: (:Unit {uid, doc, tag, path, kind, depth, pre,
+    post, size, pos, start, length, words, text, attributes, `@NAME`}),
+    (:Document {name, source, kind, length, count}), CHILD, ROOT, LINK
+    {anchor}, (:Summary {axpre, sid, key, extent, length}), IN_PARTITION,
+    SUMMARY_EDGE {count, length}.  The embedded store runs full openCypher on
+    its LadybugDB graph (read-only); a Bolt store runs what its server knows.
+    Example: graphprum query 'MATCH (s:Unit {tag: $t}) RETURN count(s) AS n'
+    --param t=sec
     """
     from rich.console import Console
     from rich.table import Table
@@ -39,7 +46,7 @@ def query(
         raise usage(f"--format {fmt!r}: choose one of {', '.join(QUERY_FORMATS)}")
     params = dict(parse_param(p) for p in param)
     store = open_store(create=False)
-    rows = run_query(store, cypher, params, write=write)
+    rows = run_query(store, cypher, params, write=write, timeout=timeout)
     if fmt == "json":
         print(json.dumps(rows, indent=1, default=str, ensure_ascii=False))
         return
@@ -66,8 +73,8 @@ def copy(
     replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
 ) -> None:
     """Copy a collection (documents, links) between stores, e.g. into Neo4j."""
+    from graphprum.loading import copy_store
     from graphprum.store import open_store as open_location
-    from graphprum.store.copy import copy_store
 
     report = copy_store(open_location(src, create=False), open_location(dst), replace=replace)
     print(f"copied {report.documents} documents, {report.elements} units in "

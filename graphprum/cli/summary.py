@@ -24,20 +24,13 @@ def summary_build(
     = "count",
 ) -> None:
     """Build an AxPRE partition of the XML elements and its summary graph, and store it."""
-    from graphprum.summaries.axpre import build_summary, normalise_axpre
-    from graphprum.units import KIND_ELEMENT
+    from graphprum.summaries.axpre import normalise_axpre
+    from graphprum.summaries.stored import build_stored
 
     store = open_store(create=False)
     t0 = time.perf_counter()
-    if not (store.table().columns["kind"] == KIND_ELEMENT).any():
-        raise usage(f"{store.location} holds no XML elements to summarise "
-                    f"(load XML, or web pages with --elements)")
     with status(f"building the {normalise_axpre(axpre)} summary of {store.location} ..."):
-        if hasattr(store, "summary_dir"):  # embedded store: stored with the collection
-            summary = store.build_summary(axpre, weight)
-        else:  # Bolt: derived by Cypher, stored as (:Summary) nodes; π from the same partition
-            store.build_summary(normalise_axpre(axpre))
-            summary = build_summary(store.table(), axpre, weight)
+        summary = build_stored(store, axpre, weight)
     print(f"built {summary.axpre} summary: {len(summary)} partitions, {len(summary.edges)} "
           f"edges over {int(summary.partitions['extent'].sum()):,} elements in "
           f"{time.perf_counter() - t0:.2f} s")
@@ -58,20 +51,12 @@ def summary_show(
     from rich.table import Table
 
     from graphprum.summaries import render
-    from graphprum.summaries.axpre import build_summary, normalise_axpre
+    from graphprum.summaries.stored import stored_summary
 
     if fmt not in SUMMARY_FORMATS:
         raise usage(f"--format {fmt!r}: choose one of {', '.join(SUMMARY_FORMATS)}")
     store = open_store(create=False)
-    if hasattr(store, "summary"):
-        summary = store.summary(axpre)
-    elif normalise_axpre(axpre) in store.summary_names():
-        summary = build_summary(store.table(), axpre, weight or "count")
-    else:
-        raise usage(f"no {normalise_axpre(axpre)} summary in {store.location}; build it "
-                    f"with 'graphprum summary build {normalise_axpre(axpre)}'")
-    if weight is not None and weight != summary.weight:
-        summary = summary.reweighted(weight, store.table())
+    summary = stored_summary(store, axpre, weight)
     if fmt == "json":
         print(render.to_json(summary))
     elif fmt == "dot":

@@ -72,7 +72,7 @@ import numpy as np
 
 from graphprum.errors import InputError
 from graphprum.io.lines import iter_lines, read_text
-from graphprum.units import KIND_SEGMENT, KIND_VIDEO, ParsedDocument
+from graphprum.units import KIND_SEGMENT, KIND_VIDEO, ParsedDocument, text_snippet
 
 __all__ = ["SUBTITLE_SUFFIXES", "find_video_files", "parse_time", "read_segments",
            "read_videos", "video_document"]
@@ -142,7 +142,8 @@ def _check_order(path: Path, name: str, starts: list[float], ends: list[float],
 
 
 def video_document(name: str, source: str, starts: Iterable[float], ends: Iterable[float],
-                   words: Iterable[int] | None = None) -> ParsedDocument:
+                   words: Iterable[int] | None = None,
+                   texts: Iterable[str] | None = None) -> ParsedDocument:
     """A video root with one child segment per ``(start, end)``, already checked.
 
     >>> doc = video_document("v", "", [0, 5], [5, 9])
@@ -167,8 +168,9 @@ def video_document(name: str, source: str, starts: Iterable[float], ends: Iterab
         "length": np.concatenate([[float(e.max()) if n else 0.0], e - s]),
         "words": np.concatenate([[int(w.sum())], w]).astype(np.int32),
     }
+    snippets = None if texts is None else ["", *(text_snippet(s) for s in texts)]
     return ParsedDocument(name, source, KIND_VIDEO, ["video"] + ["segment"] * n,
-                          ["/video"] + ["/video/segment"] * n, cols)
+                          ["/video"] + ["/video/segment"] * n, cols, texts=snippets)
 
 
 # --------------------------------------------------------------------------
@@ -271,6 +273,7 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
     starts: list[float] = []
     ends: list[float] = []
     words: list[int] = []
+    texts: list[str] = []
     where: list[int] = []
     for line, block in _blocks(lines, first):
         head = block[0].strip()
@@ -289,12 +292,14 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
         start, end = _timing(path, line + k, block[k])
         starts.append(start)
         ends.append(end)
-        words.append(sum(len(_TAGS.sub(" ", t).split()) for t in block[k + 1:]))
+        cue = " ".join(_TAGS.sub(" ", t) for t in block[k + 1:])
+        words.append(len(cue.split()))
+        texts.append(cue)
         where.append(line + k)
     if not starts:
         raise InputError(path, None, "no cues")
     _check_order(path, name, starts, ends, where, "cue")
-    return [video_document(name, str(path), starts, ends, words)]
+    return [video_document(name, str(path), starts, ends, words, texts)]
 
 
 # --------------------------------------------------------------------------

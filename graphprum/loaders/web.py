@@ -86,7 +86,13 @@ from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.loaders.xml import _sibling_positions, _word_counts
-from graphprum.units import KIND_ELEMENT, KIND_PAGE, ParsedDocument, encode_vocabulary
+from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_PAGE,
+    ParsedDocument,
+    encode_vocabulary,
+    text_snippet,
+)
 
 #: File name extensions of pages (compared in lower case).
 PAGE_SUFFIXES = (".html", ".htm")
@@ -416,8 +422,10 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
             "length": np.full(1, float(len(text))),
             "words": np.full(1, len(text.split()), dtype=np.int32),
         }
+        title = root.find(".//title")
         doc = ParsedDocument(page, os.fspath(path), KIND_PAGE, ["page"], ["/page"],
-                             columns, links)
+                             columns, links,
+                             texts=[text_snippet(_text_of(title)) if title is not None else ""])
     stats.pages += 1
     stats.units += len(doc.tags)
     stats.links += len(links)
@@ -438,6 +446,7 @@ def _element_document(root: etree._Element, page: str, source: str,
     end: list[int] = []
     size: list[int] = []
     link_rows: list[tuple[int, etree._Element]] = []
+    attributes: list[tuple[int, dict[str, str]]] = []
     stack: list[int] = []
     path_stack = [""]
     cursor = 0
@@ -463,6 +472,8 @@ def _element_document(root: etree._Element, page: str, source: str,
             stack.append(row)
             path_stack.append(label)
             prev_was_start = True
+            if len(el.attrib):
+                attributes.append((row, dict(el.attrib)))
             if tag == "a" or tag == "area":
                 link_rows.append((row, el))
         elif event == "end":
@@ -497,7 +508,10 @@ def _element_document(root: etree._Element, page: str, source: str,
         "length": length_a.astype(np.float64),
         "words": _word_counts(text, start_a, length_a),
     }
-    return ParsedDocument(page, source, KIND_ELEMENT, tags, paths, columns, links)
+    texts = [text_snippet(text[s:s + n]) if n else ""
+             for s, n in zip(start_a.tolist(), length_a.tolist(), strict=True)]
+    return ParsedDocument(page, source, KIND_ELEMENT, tags, paths, columns, links, texts,
+                          attributes)
 
 
 class SiteLoad:

@@ -45,7 +45,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.units import KIND_ELEMENT, DocumentBatch, ParsedDocument
+from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
 
 #: How every XML file is parsed: no DTD loading and no network, internal
 #: entities resolved, no libxml2 size limits.
@@ -216,6 +216,7 @@ class _RawBatch:
         self.firsts: list[int] = []
         self.text_chunks: list[int] = []  # chunk number where each document starts
         self.link_rows: list[tuple[int, str, str]] = []
+        self.attributes: list[tuple[int, dict[str, str]]] = []
         self._link_found: list[tuple[int, str]] = []
         self._scopes = _NamespaceScopes()
         self._parser, self._release = self._make_parser()
@@ -226,7 +227,7 @@ class _RawBatch:
     def _make_parser(self) -> tuple[etree.XMLParser, Callable[[], None]]:
         tags, tag_ids, tag_vocab, parent = self.tags, self.tag_ids, self.tag_vocab, self.parent
         start, end, size, chunks = self.start, self.end, self.size, self.chunks
-        scopes, link_found = self._scopes, self._link_found
+        scopes, link_found, attributes = self._scopes, self._link_found, self.attributes
         stack = scopes.stack
         link_tag = self.links.tag if self.links else None
         link_attr = self.links.attr if self.links else ""
@@ -247,6 +248,9 @@ class _RawBatch:
             end.append(0)
             size.append(0)
             stack.append(row)
+            if attrib:
+                attributes.append((row, {scopes.qualify(k) if k[0] == "{" else k: v
+                                         for k, v in attrib.items()}))
             if tag == link_tag:
                 target = attrib.get(link_attr)
                 if target:
@@ -264,9 +268,9 @@ class _RawBatch:
             # callbacks alive until the cyclic collector runs; empty their
             # cells so they do not keep the batch alive until then
             nonlocal tags, tag_ids, tag_vocab, parent, start, end, size, chunks, scopes
-            nonlocal link_found, stack
+            nonlocal link_found, stack, attributes
             tags = tag_ids = tag_vocab = parent = start = end = size = None  # type: ignore
-            chunks = scopes = link_found = stack = None  # type: ignore
+            chunks = scopes = link_found = stack = attributes = None  # type: ignore
 
         target = _Target(on_start, on_end, chunks.append)
         return etree.XMLParser(target=target, **PARSER_OPTIONS), release
@@ -278,6 +282,7 @@ class _RawBatch:
         On error nothing of the file is kept and InputError is raised.
         """
         first, n_chunks, n_found = len(self.tags), len(self.chunks), len(self._link_found)
+        n_attrs = len(self.attributes)
         try:
             # read the bytes ourselves: libxml2 reading a file by name reports
             # encoding errors without a line, and silently gunzips
@@ -297,10 +302,10 @@ class _RawBatch:
             if self._scopes.ambiguous:
                 self._rename_from_tree(data, path, first, n_found)
         except etree.XMLSyntaxError as exc:
-            self._truncate(first, n_chunks, n_found)
+            self._truncate(first, n_chunks, n_found, n_attrs)
             raise _syntax_error(path, exc.lineno, exc.msg or str(exc)) from None
         except BaseException:
-            self._truncate(first, n_chunks, n_found)
+            self._truncate(first, n_chunks, n_found, n_attrs)
             raise
         self._scopes.reset()
         self.chunks.append(" ")  # documents never share a word
@@ -311,11 +316,12 @@ class _RawBatch:
         self.link_rows.extend(_link_targets(self._link_found[n_found:], path, root_dir))
         return len(self.tags) - first
 
-    def _truncate(self, first: int, n_chunks: int, n_found: int) -> None:
+    def _truncate(self, first: int, n_chunks: int, n_found: int, n_attrs: int) -> None:
         for column in (self.tags, self.parent, self.start, self.end, self.size):
             del column[first:]
         del self.chunks[n_chunks:]
         del self._link_found[n_found:]
+        del self.attributes[n_attrs:]
         self._scopes.reset()
 
     def _rename_from_tree(self, data: bytes, path: str | os.PathLike[str], first: int,
@@ -372,7 +378,9 @@ class _RawBatch:
         # nodes finished before i: those before it in preorder that are not
         # its ancestors (pre - depth) plus its descendants (size - 1)
         post = (pre - depth + size - 1).astype(np.int32)
-        words = _word_counts("".join(self.chunks), begin, length)
+        text = "".join(self.chunks)
+        words = _word_counts(text, begin, length)
+        texts = _snippets(text, begin, length)
         self.chunks.clear()  # the parser's cycle still holds the list's append
         doc_text_start = offset[np.asarray(self.text_chunks, dtype=np.int64)]
         # roots are grouped per document for the sibling positions
@@ -390,7 +398,7 @@ class _RawBatch:
         }
         return DocumentBatch(self.names, self.sources, [KIND_ELEMENT] * len(counts), counts,
                              tag_codes, tag_vocab, path_codes, path_vocab, columns,
-                             self.link_rows)
+                             self.link_rows, texts, self.attributes)
 
 
 def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
@@ -537,6 +545,17 @@ def _sibling_positions(parent: np.ndarray, tag_codes: np.ndarray) -> np.ndarray:
     pos = np.empty(n, dtype=np.int32)
     pos[order] = idx - group_start + 1
     return pos
+
+
+def _snippets(text: str, start: np.ndarray, length: np.ndarray) -> list[str]:
+    """:func:`~graphprum.units.text_snippet` of every unit's span of ``text``.
+
+    >>> _snippets("a  b c", np.array([0, 3]), np.array([6, 0]))
+    ['a b c', '']
+    """
+    span = 4 * SNIPPET_CHARS + 64
+    return [" ".join(text[b:b + min(n, span)].split())[:SNIPPET_CHARS] if n else ""
+            for b, n in zip(start.tolist(), length.tolist(), strict=True)]
 
 
 def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray:

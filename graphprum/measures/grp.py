@@ -303,7 +303,7 @@ def compute_xcg_alpha(spec: MeasureSpec, ctx: TopicContext) -> float:
     ideal = np.zeros(n_rows, dtype=bool)
     judged = list(ctx.qrels)
     if judged:
-        jr = np.asarray(ctx.store.resolve(judged), dtype=np.int64)  # type: ignore[union-attr]
+        jr = ctx.rows(judged)
         ok = jr >= 0
         q[jr[ok]] = [ctx.grade(u) for u, k in zip(judged, ok, strict=True) if k]
         ideal_ids = set(ctx.ideal)

@@ -341,7 +341,7 @@ def run_rows(ctx: TopicContext) -> np.ndarray:
             ctx.extra[key] = np.zeros(0, dtype=np.int64)
         else:
             assert ctx.store is not None
-            ctx.extra[key] = np.asarray(ctx.store.resolve(ctx.ranked), dtype=np.int64)
+            ctx.extra[key] = ctx.rows(ctx.ranked)
     return ctx.extra[key]
 
 

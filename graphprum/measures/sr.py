@@ -192,8 +192,8 @@ def topic_contributions(ctx: TopicContext, k: int | None, fast: bool | None = No
     if model is not None:
         units = list(dict.fromkeys(u for t in head for u in t))
         table = ctx.table
-        rows = np.asarray(ctx.store.resolve(units), dtype=np.int64)
-        q = model.unit_values(table, rows, ctx.store)
+        rows = ctx.rows(units)
+        q = model.unit_values(table, rows, ctx.store, ctx.units_view())
         docs = np.asarray(table.columns["doc"])
         d = np.where(rows >= 0, docs[np.maximum(rows, 0)], -1)
         out = contributions_by_document(head, dict(zip(units, q.tolist(), strict=True)),

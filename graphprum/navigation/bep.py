@@ -71,8 +71,8 @@ class BepModel:
         if not sources or not targets:
             return sp.csr_array(shape)
         table = ctx.table
-        src = np.asarray(ctx.store.resolve(list(sources)), dtype=np.int64)
-        tgt = np.asarray(ctx.store.resolve(list(targets)), dtype=np.int64)
+        src = ctx.rows(list(sources))
+        tgt = ctx.rows(list(targets))
         doc = table.columns["doc"]
         tj = np.flatnonzero(tgt >= 0)
         tdoc = doc[tgt[tj]]

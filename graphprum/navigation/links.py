@@ -16,9 +16,10 @@ of any length.
 
 Only the part of the link graph that can reach a target in at most K steps
 matters: every unit a K-step walk from x to y visits lies within K hops
-backwards of y.  The model finds that neighbourhood by a breadth-first search
-over the reversed graph (compressed sparse rows built once per store), builds
-T on it alone and hands it to
+backwards of y.  The store finds that neighbourhood (``store.link_walk``:
+a breadth-first search over compressed rows in the embedded store, a graph
+query on a Bolt server) with its one-step transitions; the model scales
+them by B and hands them to
 :func:`graphprum.navigation.hitting.hitting_probabilities`.  Links leaving the
 neighbourhood still count in the out-degree (they are where the walk's
 remaining probability goes).
@@ -31,10 +32,12 @@ x's).  Moving inside a page is the business of the structural model, which
 
 Examples
 --------
->>> import pandas as pd
+>>> from graphprum.store.linkgraph import LinkGraph
 >>> class Store:  # pages 0..2: 0 → 1 twice, 0 → 2 once, 1 → 2
-...     def resolve(self, ids): return np.array([int(i) for i in ids])
-...     def links(self): return pd.DataFrame({"src": [0, 0, 0, 1], "dst": [1, 1, 2, 2]})
+...     graph = LinkGraph.build(np.array([0, 0, 0, 1]), np.array([1, 1, 2, 2]))
+...     def link_walk(self, sources, targets, hops):
+...         rows = lambda ids: np.array([int(i) for i in ids])
+...         return self.graph.walk(rows(sources), rows(targets), hops)
 >>> class Ctx: store = Store()
 >>> LinksModel("links").matrix(["0"], ["1", "2"], Ctx()).toarray().round(4).tolist()
 [[0.6667, 0.3333]]
@@ -47,126 +50,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 from graphprum.navigation.base import parse_hops, parse_options, register_model
+from graphprum.store.linkgraph import concat_ranges
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
-
-
-def _concat_ranges(lo: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(lo[i], lo[i] + counts[i])`` over i, without a loop.
-
-    >>> _concat_ranges(np.array([5, 0, 2]), np.array([2, 0, 3])).tolist()
-    [5, 6, 2, 3, 4]
-    """
-    keep = counts > 0
-    lo, counts = lo[keep].astype(np.int64), counts[keep].astype(np.int64)
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    # steps of +1 inside a run; at a run's head, the jump from the last item before it
-    steps = np.ones(total, dtype=np.int64)
-    heads = np.cumsum(counts)[:-1]
-    steps[0] = lo[0]
-    steps[heads] = lo[1:] - (lo[:-1] + counts[:-1] - 1)
-    return np.cumsum(steps)
-
-
-def _ranges(indptr: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(indptr[v], indptr[v+1])`` for every v in ``nodes``."""
-    lo = indptr[nodes]
-    return _concat_ranges(lo, indptr[nodes + 1] - lo)
-
-
-@dataclass
-class LinkGraph:
-    """The LINK edges of a store as forward and backward compressed rows.
-
-    Attributes
-    ----------
-    n : int
-        Number of rows covered (one more than the largest row in a link).
-    out_degree : numpy.ndarray
-        Links leaving every row (multiplicity counted).
-    fwd_ptr, fwd_dst : numpy.ndarray
-        Targets of row v's links are ``fwd_dst[fwd_ptr[v]:fwd_ptr[v+1]]``.
-    bwd_ptr, bwd_src : numpy.ndarray
-        Sources of links into row v are ``bwd_src[bwd_ptr[v]:bwd_ptr[v+1]]``.
-
-    Examples
-    --------
-    >>> g = LinkGraph.build(np.array([0, 0, 2]), np.array([1, 2, 1]))
-    >>> g.out_degree.tolist(), g.predecessors(np.array([1])).tolist()
-    ([2, 0, 1], [0, 2])
-    """
-
-    n: int
-    out_degree: np.ndarray
-    fwd_ptr: np.ndarray
-    fwd_dst: np.ndarray
-    bwd_ptr: np.ndarray
-    bwd_src: np.ndarray
-
-    @classmethod
-    def build(cls, src: np.ndarray, dst: np.ndarray) -> LinkGraph:
-        """From parallel arrays of global rows (one item per link)."""
-        src = np.asarray(src, dtype=np.int64)
-        dst = np.asarray(dst, dtype=np.int64)
-        n = int(max(src.max(initial=-1), dst.max(initial=-1))) + 1
-        small = np.int32 if n < 2**31 else np.int64
-        out_degree = np.bincount(src, minlength=n)
-        fwd_ptr = np.concatenate(([0], np.cumsum(out_degree)))
-        if len(src) > 1 and not np.all(src[1:] >= src[:-1]):
-            order = np.argsort(src, kind="stable")
-            fwd_dst = dst[order].astype(small)
-        else:
-            fwd_dst = dst.astype(small)
-        in_degree = np.bincount(dst, minlength=n)
-        bwd_ptr = np.concatenate(([0], np.cumsum(in_degree)))
-        bwd_src = src[np.argsort(dst, kind="stable")].astype(small)
-        return cls(n, out_degree, fwd_ptr, fwd_dst, bwd_ptr, bwd_src)
-
-    def predecessors(self, nodes: np.ndarray) -> np.ndarray:
-        """Sources of all links into ``nodes`` (with repeats; rows >= n have none)."""
-        nodes = nodes[nodes < self.n]
-        return self.bwd_src[_ranges(self.bwd_ptr, nodes)]
-
-    def backward(self, targets: np.ndarray, hops: int | None) -> np.ndarray:
-        """Sorted rows from which a target is reachable in at most ``hops`` links."""
-        seen = np.unique(targets)
-        frontier = seen
-        k = 0
-        while len(frontier) and (hops is None or k < hops):
-            pred = np.unique(self.predecessors(frontier))
-            frontier = np.setdiff1d(pred, seen, assume_unique=True)
-            seen = np.union1d(seen, frontier)
-            k += 1
-        return seen
-
-    def transitions(self, nodes: np.ndarray, beta: float) -> sp.csr_array:
-        """T restricted to sorted ``nodes``: B · links(x→z) / out-links(x), summed."""
-        m = len(nodes)
-        inside = nodes[nodes < self.n]
-        pos = _ranges(self.fwd_ptr, inside)
-        if len(pos) == 0:
-            return sp.csr_array((m, m))
-        src = np.repeat(inside, self.fwd_ptr[inside + 1] - self.fwd_ptr[inside])
-        dst = self.fwd_dst[pos].astype(np.int64)
-        j = np.searchsorted(nodes, dst)
-        j[j == m] = 0
-        keep = nodes[j] == dst
-        i = np.searchsorted(nodes, src[keep])
-        w = beta / self.out_degree[src[keep]]
-        return sp.csr_array(sp.coo_array((w, (i, j[keep])), shape=(m, m)).tocsr())
-
-
 
 
 class LinksModel:
@@ -192,16 +86,6 @@ class LinksModel:
         self.spec = spec
         self.beta = float(beta)
         self.hops = hops
-        self._cache: tuple[Any, Any, LinkGraph] | None = None
-
-    def graph(self, store: Any) -> LinkGraph:
-        """The store's link graph, built once per store (and per links table)."""
-        links = store.links()
-        if self._cache is not None and self._cache[0] is store and self._cache[1] is links:
-            return self._cache[2]
-        graph = LinkGraph.build(links["src"].to_numpy(), links["dst"].to_numpy())
-        self._cache = (store, links, graph)
-        return graph
 
     def matrix(self, sources: Sequence[str], targets: Sequence[str],
                ctx: TopicContext | None) -> sp.csr_array:
@@ -214,20 +98,14 @@ class LinksModel:
             raise UsageError(f"--nav {self.spec}: the links model needs a store (--store)")
         if not len(sources) or not len(targets):
             return sp.csr_array(shape)
-        src = np.asarray(store.resolve(list(sources)), dtype=np.int64)
-        tgt = np.asarray(store.resolve(list(targets)), dtype=np.int64)
-        graph = self.graph(store)
-        known_t = tgt[tgt >= 0]
-        nodes = graph.backward(known_t, self.hops) if len(known_t) else known_t
-        # sources and targets as indices into the neighbourhood (-1 outside it)
-        si = _index_in(nodes, src)
-        ti = _index_in(nodes, tgt)
+        walk = store.link_walk(list(sources), list(targets), self.hops)
+        si, ti = walk.sources, walk.targets
         rows_in = np.flatnonzero(si >= 0)
         cols_in = np.flatnonzero(ti >= 0)
         if len(rows_in) and len(cols_in) and self.beta > 0:
             usrc, sinv = np.unique(si[rows_in], return_inverse=True)
             utgt, tinv = np.unique(ti[cols_in], return_inverse=True)
-            t_sub = graph.transitions(nodes, self.beta)
+            t_sub = walk.transitions * self.beta
             h = sp.csr_array(hitting_probabilities(t_sub, usrc, utgt, self.hops))
             pick_r = sp.csr_array((np.ones(len(rows_in)), (rows_in, sinv)),
                                   shape=(shape[0], len(usrc)))
@@ -236,20 +114,11 @@ class LinksModel:
             out = sp.csr_array(pick_r @ h @ pick_c)
         else:
             out = sp.csr_array(shape)
-        same = _same_rows(src, tgt)
+        same = _same_rows(si, ti)
         if same.nnz:
             out = sp.csr_array(out.maximum(same))
         out.eliminate_zeros()
         return out
-
-
-def _index_in(nodes: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Index of every row in sorted ``nodes``, -1 where absent (or row < 0)."""
-    if len(nodes) == 0:
-        return np.full(len(rows), -1, dtype=np.int64)
-    j = np.searchsorted(nodes, rows)
-    j[j >= len(nodes)] = 0
-    return np.where((nodes[j] == rows) & (rows >= 0), j, -1)
 
 
 def _same_rows(src: np.ndarray, tgt: np.ndarray) -> sp.csr_array:
@@ -259,7 +128,7 @@ def _same_rows(src: np.ndarray, tgt: np.ndarray) -> sp.csr_array:
     lo = np.searchsorted(st, src, side="left")
     counts = np.where(src >= 0, np.searchsorted(st, src, side="right") - lo, 0)
     rows = np.repeat(np.arange(len(src)), counts)
-    cols = order[_concat_ranges(lo, counts)]
+    cols = order[concat_ranges(lo, counts)]
     return sp.csr_array((np.ones(len(rows)), (rows, cols)), shape=(len(src), len(tgt)))
 
 

@@ -127,8 +127,8 @@ class StructuralModel:
             raise UsageError(f"--nav {self.spec}: the structural model needs a store (--store)")
         if not shape[0] or not shape[1]:
             return sp.csr_array(shape)
-        src = np.asarray(ctx.store.resolve(list(sources)), dtype=np.int64)
-        tgt = np.asarray(ctx.store.resolve(list(targets)), dtype=np.int64)
+        src = ctx.rows(list(sources))
+        tgt = ctx.rows(list(targets))
         return structural_probabilities(ctx.table, src, tgt, self.column)
 
 

@@ -7,10 +7,10 @@ weights file, see :mod:`graphprum.summaries.axpre`).  Units of different
 documents, and units that are not XML elements, get 0; the evaluator sets
 P(x -> x) = 1.
 
-The summary is built from the collection's unit table on first use and
-cached per (table, AXPRE, weight); a summary stored with the same name and
-weighting in the store (``graphprum summary build``) is used instead when
-the store offers one.
+A summary stored in the store under that name (``graphprum summary
+build``) is used, reweighted when needed; otherwise it is built from the
+collection's unit table on first use and cached per (table, AXPRE, weight)
+(a server store must have it built).
 
 Examples
 --------
@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphprum.errors import GraphprumError, UsageError
+from graphprum.errors import UsageError
 from graphprum.navigation.base import parse_options, register_model
+from graphprum.store.base import TABLE, Store, UnitView
 from graphprum.summaries.axpre import Summary, build_summary, normalise_axpre
+from graphprum.summaries.stored import stored_summary
 from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
@@ -102,36 +104,44 @@ class SummaryModel:
         self.weight = weight
         self.summary = summary
 
-    def summary_for(self, table: UnitTable, store: object = None) -> Summary:
-        """The summary this model reads (given, stored, or built and cached)."""
+    def summary_for(self, table: UnitTable, store: Store | None = None) -> Summary:
+        """The summary this model reads: given, stored in the store (reweighted
+        if needed), or built from ``table`` and cached."""
         if self.summary is not None:
             return self.summary
-        stored = _stored_summary(store, self.axpre, self.weight, table)
-        if stored is not None:
-            return stored
-        return cached_summary(table, self.axpre, self.weight)
+        if store is not None and self.axpre in store.summary_names():
+            return _stored(store, self.axpre, self.weight)
+        if store is not None and TABLE not in store.capabilities:
+            raise UsageError(f"--nav {self.spec}: build the summary in the store first "
+                             f"(graphprum summary build {self.axpre})")
+        return cached_summary(table if store is None else store.table(), self.axpre,
+                              self.weight)
 
-    def unit_values(self, table: UnitTable, rows: np.ndarray,
-                    store: object = None) -> np.ndarray:
-        """q(y) = 1 - π(S_y) per row (0 for unknown rows and non-elements)."""
+    def unit_values(self, table: UnitTable, rows: np.ndarray, store: Store | None = None,
+                    view: UnitView | None = None) -> np.ndarray:
+        """q(y) = 1 - π(S_y) per row of ``table`` (0 for unknown rows and
+        non-elements); ``view``: the topic's view on ``store`` that ``table`` is."""
         summary = self.summary_for(table, store)
         rows = np.asarray(rows, dtype=np.int64)
         known = rows >= 0
-        part = np.full(len(rows), -1, dtype=np.int64)
-        part[known] = np.asarray(summary.membership)[rows[known]]
+        if len(summary.membership) == len(table) or view is None or store is None:
+            part = np.full(len(rows), -1, dtype=np.int64)
+            part[known] = np.asarray(summary.membership)[rows[known]]
+        else:  # a server keeps membership in its graph
+            part = np.asarray(store.partitions(self.axpre, view, rows), dtype=np.int64)
         q = np.zeros(len(rows))
         el = part >= 0
         q[el] = 1.0 - np.asarray(summary.pi)[part[el]]
         return q
 
     def rows_matrix(self, table: UnitTable, src: np.ndarray, tgt: np.ndarray,
-                    store: object = None) -> sp.csr_array:
-        """P(src[i] -> tgt[j]) for global rows (-1 = unknown unit)."""
+                    store: Store | None = None, view: UnitView | None = None) -> sp.csr_array:
+        """P(src[i] -> tgt[j]) for rows of ``table`` (-1 = unknown unit)."""
         src = np.asarray(src, dtype=np.int64)
         tgt = np.asarray(tgt, dtype=np.int64)
         shape = (len(src), len(tgt))
         doc = np.asarray(table.columns["doc"])
-        q = self.unit_values(table, tgt, store)
+        q = self.unit_values(table, tgt, store, view)
         src_doc = np.where(src >= 0, doc[np.maximum(src, 0)], -1)
         tgt_doc = np.where((tgt >= 0) & (q > 0), doc[np.maximum(tgt, 0)], -1)
         i, j = same_document_pairs(src_doc, tgt_doc)
@@ -147,37 +157,24 @@ class SummaryModel:
         shape = (len(sources), len(targets))
         if not sources or not targets:
             return sp.csr_array(shape)
-        table = ctx.table
-        src = np.asarray(ctx.store.resolve(list(sources)), dtype=np.int64)
-        tgt = np.asarray(ctx.store.resolve(list(targets)), dtype=np.int64)
-        return self.rows_matrix(table, src, tgt, ctx.store)
+        src = ctx.rows(list(sources))
+        tgt = ctx.rows(list(targets))
+        return self.rows_matrix(ctx.table, src, tgt, ctx.store, ctx.units_view())
 
 
-def _stored_summary(store: object, axpre: str, weight: str,
-                    table: UnitTable) -> Summary | None:
-    """A summary the store holds under the name ``axpre``, reweighted if needed."""
-    summary_dir = getattr(store, "summary_dir", None)
-    if summary_dir is None:
-        return None
-    try:
-        where = summary_dir(axpre)
-    except (GraphprumError, OSError):
-        return None
-    if where is None:
-        return None
-    key = (id(table), "stored:" + axpre, weight)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is table:
+_STORED: dict[tuple[int, str, str], tuple[Any, Summary]] = {}
+
+
+def _stored(store: Store, axpre: str, weight: str) -> Summary:
+    """The summary ``store`` holds under ``axpre``, reweighted if needed
+    (cached per store object and stored generation)."""
+    key = (id(store), axpre, weight)
+    token = (store, store.summary_names(), getattr(store, "generation", None))
+    hit = _STORED.get(key)
+    if hit is not None and hit[0] == token:
         return hit[1]
-    try:
-        summary = Summary.load(where)
-    except (OSError, ValueError):
-        return None
-    if len(summary.membership) != len(table):
-        return None
-    if summary.weight != weight:
-        summary = summary.reweighted(weight, table)
-    _CACHE[key] = (weakref.ref(table), summary)
+    summary = stored_summary(store, axpre, weight)
+    _STORED[key] = (token, summary)
     return summary
 
 

@@ -1,38 +1,244 @@
-"""The store protocol: what every backend answers.
+"""The store contract: everything a backend answers, and what it declares it can do.
 
-The unit data model it speaks (:class:`~graphprum.units.UnitTable`,
+Three backends implement :class:`Store`: :class:`~graphprum.store.memory.MemoryStore`
+(the reference, in memory), :class:`~graphprum.store.local.LocalStore` (the
+embedded default: numpy columns and a LadybugDB graph in one directory) and
+:class:`~graphprum.store.bolt.BoltStore` (Neo4j 5 or FalkorDB over Bolt).  The
+conformance suite (``tests/store/``) runs the same tests over all three.
+
+The unit data model the contract speaks (:class:`~graphprum.units.UnitTable`,
 :class:`~graphprum.units.ParsedDocument`, :class:`~graphprum.units.DocumentBatch`)
-lives in :mod:`graphprum.units`.
+lives in :mod:`graphprum.units`; loading any source kind into any backend is
+:mod:`graphprum.loading`'s job.
+
+Callers never sniff a backend's type or attributes: what differs is declared
+in :attr:`Store.capabilities`:
+
+``table``
+    :meth:`Store.table` hands the whole collection as a
+    :class:`~graphprum.units.UnitTable` cheaply (memory-mapped or in memory),
+    so whole-collection work (AxPRE partitions in numpy) runs in-process.
+``cypher``
+    :meth:`Store.query` runs openCypher.
+``fork_safe``
+    the store may be shared with forked worker processes (``--jobs``).
+``summary_nodes``
+    stored summaries are also graph nodes (``(:Summary)``, ``IN_PARTITION``),
+    so they can be queried with Cypher.
+
+Examples
+--------
+>>> from graphprum.store.memory import MemoryStore
+>>> isinstance(MemoryStore(), Store)
+True
+>>> sorted(MemoryStore().capabilities)
+['fork_safe', 'table']
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
-from graphprum.units import UnitTable
+from graphprum.units import DocumentBatch, LoadReport, ParsedDocument, UnitTable
+
+#: Capability names (see the module notes).
+TABLE = "table"
+CYPHER = "cypher"
+FORK_SAFE = "fork_safe"
+SUMMARY_NODES = "summary_nodes"
+
+#: Columns of :meth:`Store.units`.
+UNIT_FIELDS = ["id", "doc", "kind", "tag", "label_path", "depth", "parent", "pre", "post",
+               "size", "pos", "start", "end", "length", "words", "text", "attributes"]
+
+
+@dataclass
+class UnitView:
+    """Units the evaluator pulled for one topic: the documents that hold
+    them, as a self-contained :class:`~graphprum.units.UnitTable`.
+
+    Rows of ``table`` are the view's own (for the embedded and memory stores,
+    the view is the whole collection and rows are the store's rows).
+
+    Attributes
+    ----------
+    table : UnitTable
+        The documents of the view.
+    rows : dict of str to int
+        Row of every unit id the view was asked for and holds.
+    store : Store
+        The store it came from (for partitions and links).
+    """
+
+    table: UnitTable
+    rows: dict[str, int]
+    store: Any = field(repr=False, default=None)
+    fallback: Any = field(repr=False, default=None)
+
+    def resolve(self, ids: Sequence[str]) -> np.ndarray:
+        """Rows of ``ids`` in :attr:`table` (-1 for ids the view does not hold).
+
+        Ids the view was not built for are resolved by ``fallback`` (when the
+        view is the whole collection) or are unknown."""
+        get = self.rows.get
+        out = np.fromiter((get(u, -2) for u in ids), dtype=np.int64, count=len(ids))
+        missing = np.flatnonzero(out == -2)
+        if len(missing):
+            if self.fallback is None:
+                out[missing] = -1
+            else:
+                asked = [ids[i] for i in missing.tolist()]
+                found = self.fallback(asked)
+                out[missing] = found
+                self.rows.update(zip(asked, np.asarray(found).tolist(), strict=True))
+        return out
+
+
+@dataclass
+class LinkWalk:
+    """The part of the LINK graph a walk of at most K steps into some
+    targets can use: every unit from which a target is reachable in K steps.
+
+    Attributes
+    ----------
+    sources, targets : numpy.ndarray
+        Index of every requested source and target among the walk's nodes
+        (-1 when it is not one of them).
+    transitions : scipy.sparse.csr_array
+        One-step probabilities among the nodes at B = 1: links(x -> z) /
+        out-links(x), out-links counted over the whole collection.
+    """
+
+    sources: np.ndarray
+    targets: np.ndarray
+    transitions: sp.csr_array
 
 
 @runtime_checkable
 class Store(Protocol):
-    """What every backend answers. Rows are global row numbers (int64).
+    """What every backend answers (see the module notes).
 
-    Unknown ids resolve to -1.  ``table()`` returns the whole collection as a
-    :class:`UnitTable` (the local store memory-maps it; the Bolt store fetches
-    it), ``links()`` the LINK edges as global rows.
+    Unit ids are the strings of the contract (``doc#/a[1]/b[2]``,
+    ``page.html``, ``video#3``); unknown ids are answered, never raised on,
+    except by the single-unit look-ups (:class:`~graphprum.errors.UnknownIdError`).
     """
 
+    #: Where the store lives: a directory, or a URI without credentials.
     location: str
+    #: What this backend can do beyond the contract (module notes).
+    capabilities: frozenset[str]
 
-    def table(self) -> UnitTable: ...
+    # ------------------------------------------------------------ collection
+    def info(self) -> dict[str, Any]:
+        """Counts per kind, documents, links, summaries, format, backend details."""
+        ...
 
-    def resolve(self, ids: Sequence[str]) -> np.ndarray: ...
+    def count_units(self, kind: int | None = None) -> int:
+        """Number of units (of one kind)."""
+        ...
 
-    def links(self) -> pd.DataFrame: ...
+    def documents(self) -> pd.DataFrame:
+        """One row per document in load order: ``name, source, kind, length, count``."""
+        ...
 
-    def info(self) -> dict: ...
+    def iter_documents(self) -> Iterator[ParsedDocument]:
+        """Every document as the loader gave it (links, texts, attributes), in
+        load order: what ``copy`` streams into another store."""
+        ...
 
-    def close(self) -> None: ...
+    def table(self) -> UnitTable:
+        """The whole collection (capability ``table``; others raise StoreError)."""
+        ...
+
+    # ----------------------------------------------------------------- units
+    def kinds(self, ids: Sequence[str]) -> np.ndarray:
+        """The kind (``KIND_*``) of every id, -1 for ids the store does not hold."""
+        ...
+
+    def units(self, ids: Sequence[str]) -> pd.DataFrame:
+        """One row per id (UnknownIdError for an unknown one), columns
+        :data:`UNIT_FIELDS`; ``parent`` is the parent's id (``""`` for a root)."""
+        ...
+
+    def ancestors(self, uid: str) -> list[str]:
+        """Ids of the ancestors of ``uid``, root first."""
+        ...
+
+    def children(self, uid: str) -> list[str]:
+        """Ids of the children of ``uid``, in document order."""
+        ...
+
+    def subtree(self, uid: str) -> pd.DataFrame:
+        """:meth:`units` of ``uid`` (a document name works too) and all its
+        descendants, in document order."""
+        ...
+
+    def links_of(self, uid: str) -> tuple[list[str], list[str]]:
+        """Ids at the end of ``uid``'s out-going and in-coming LINK edges
+        (with their multiplicity)."""
+        ...
+
+    # ----------------------------------------------------- evaluator's pulls
+    def view(self, ids: Iterable[str], documents: Iterable[str] = ()) -> UnitView:
+        """The documents holding ``ids`` (and the ``documents`` named), for
+        one topic's evaluation."""
+        ...
+
+    def link_walk(self, sources: Sequence[str], targets: Sequence[str],
+                  hops: int | None) -> LinkWalk:
+        """The LINK neighbourhood walks of at most ``hops`` steps (None: any)
+        from ``sources`` into ``targets`` can use."""
+        ...
+
+    def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:
+        """0-based partition of every row of ``view`` under the stored
+        summary ``axpre`` (-1: not an XML element, or an unknown row)."""
+        ...
+
+    # ------------------------------------------------------------- summaries
+    def summary_names(self) -> list[str]:
+        """Names of the stored summaries."""
+        ...
+
+    def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        """A stored summary's arrays and metadata, or None if not stored.
+
+        Arrays are those :meth:`save_summary` was given (``membership`` may be
+        absent on a backend that keeps membership in the graph)."""
+        ...
+
+    def save_summary(self, name: str, arrays: dict[str, np.ndarray],
+                     meta: dict[str, Any]) -> None:
+        """Store a summary (replacing one of the same name), atomically."""
+        ...
+
+    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], list[str]]:
+        """Partitions computed by the graph database (``cypher/summary/``),
+        for backends without the ``table`` capability: arrays ``extent``,
+        ``length``, ``edge_src``, ``edge_dst``, ``edge_count``,
+        ``edge_length``, ``tag`` codes, and the partition keys."""
+        ...
+
+    # --------------------------------------------------------------- Cypher
+    def query(self, text: str, params: dict[str, Any] | None = None, *,
+              write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Run Cypher (capability ``cypher``); rows as dicts."""
+        ...
+
+    # -------------------------------------------------------------- writing
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False, description: dict[str, Any] | None = None,
+                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
+                       link_stats: dict[str, int] | None = None) -> LoadReport:
+        """Add documents (and raw page-to-page link pairs) all or nothing."""
+        ...
+
+    def close(self) -> None:
+        """Release what the store holds open."""
+        ...

@@ -56,16 +56,16 @@ import json
 import os
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from importlib.resources import files
 from urllib.parse import urlsplit, urlunsplit
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 
-from graphprum.errors import InputError, ServerError, StoreError, UnknownIdError, UsageError
+from graphprum.errors import InputError, ServerError, StoreError, UsageError
+from graphprum.store.base import CYPHER, SUMMARY_NODES, UnitView
 from graphprum.store.bolt_pack import (
     escape_spliced,
     pack_members,
@@ -75,15 +75,18 @@ from graphprum.store.bolt_pack import (
     spliced_size,
     unit_ids,
 )
-from graphprum.store.local import LoadReport, LocalStore, _page_unit
+from graphprum.store.tables import TableStore
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
     KIND_SEGMENT,
     KIND_VIDEO,
     UNIT_COLUMNS,
+    DocumentBatch,
+    LoadReport,
     ParsedDocument,
     UnitTable,
+    page_units,
 )
 
 FORMAT = "graphprum-bolt"
@@ -191,7 +194,7 @@ def _digest(doc: ParsedDocument) -> str:
     return h.hexdigest()
 
 
-class BoltStore:
+class BoltStore(TableStore):
     """A collection in a Bolt server (Neo4j 5 or FalkorDB).
 
     Parameters
@@ -215,11 +218,14 @@ class BoltStore:
     user name the driver connects without authentication (FalkorDB).
     """
 
+    capabilities = frozenset({CYPHER, SUMMARY_NODES})
+
     def __init__(self, uri: str, *, database: str | None = None,
                  batch_size: int | None = None, workers: int | None = None,
                  connect_timeout: float = 2.0) -> None:
         import neo4j
 
+        super().__init__()
         self.uri = uri
         self.location = _safe_uri(uri)
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
@@ -525,30 +531,25 @@ class BoltStore:
             out[i] = row
         return out
 
-    def subtree(self, uid: str) -> pd.DataFrame:
-        """The unit ``uid`` (a page or video name works too; an XML document's
-        name means its root) and all its descendants, through CHILD edges."""
-        table = self.table()
-        name = uid.partition("#")[0]
-        if "#" not in uid and name in set(table.docs["name"]):
-            first, _ = self.document_rows(name)
-            uid = table.ids([first])[0]
-        rows = self._rows(self._q("read/subtree", uid=uid))
-        if not len(rows):
-            raise UnknownIdError(f"{uid}: no such unit in store {self.location}")
-        return self.units(np.sort(rows[rows >= 0]))
+    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+        """Resolved LINK edges as rows (targets and anchors are not read back)."""
+        links = self.links()
+        n = len(links)
+        return links["src"].to_numpy(), links["dst"].to_numpy(), [""] * n, [""] * n
 
-    row_of = LocalStore.row_of
-    unit = LocalStore.unit
-    units = LocalStore.units
-    ancestors = LocalStore.ancestors
-    children = LocalStore.children
-    document_rows = LocalStore.document_rows
-    count_units = LocalStore.count_units
+    def texts(self, rows: np.ndarray) -> list[str]:
+        """Text snippets (not yet stored on a server)."""
+        return [""] * len(rows)
 
-    def document_graph(self, name: str) -> nx.DiGraph:
-        """A networkx view of one document (see :meth:`LocalStore.document_graph`)."""
-        return LocalStore.document_graph(self, name)
+    def attributes(self, rows: np.ndarray) -> list[dict[str, str]]:
+        """Attributes (not yet stored on a server)."""
+        return [{} for _ in range(len(rows))]
+
+    def query(self, text: str, params: dict | None = None, *, write: bool = False,
+              timeout: float | None = None) -> list[dict]:
+        """Run Cypher on the server; rows as dicts of plain values."""
+        rows = self.run(text, params, write=write, raw=True)
+        return [{k: _plain(v) for k, v in r.items()} for r in rows]
 
     def _meta(self) -> tuple[list, dict]:
         rows = self._q("read/meta")
@@ -621,21 +622,8 @@ class BoltStore:
                                      links_of.get(name, []))
 
     # ---------------------------------------------------------------- writing
-    def load_xml(self, paths: Iterable[str | os.PathLike[str]], *, links: str | None = None,
-                 replace: bool = False, skip_bad: bool = False,
-                 on_file: Callable | None = None) -> LoadReport:
-        """Load XML files and directories (see :meth:`LocalStore.load_xml`)."""
-        from graphprum.loaders.xml import xml_documents
-
-        paths = list(paths)
-        docs, skipped = xml_documents(paths, links, skip_bad, on_file)
-        report = self.load_documents(docs, replace=replace,
-                                     description={"kind": "xml", "paths": [str(p) for p in paths],
-                                                  "links": links})
-        report.skipped = skipped
-        return report
-
-    def load_documents(self, docs: Iterable[ParsedDocument], *, replace: bool = False,
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False,
                        description: dict | None = None,
                        link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
                        link_stats: dict | None = None) -> LoadReport:
@@ -656,7 +644,7 @@ class BoltStore:
         link_index = 0
         delete_full: list[str] = []
         delete_units: list[str] = []
-        for doc in docs:
+        for doc in _documents_of(docs):
             if doc.name in seen:
                 raise InputError(doc.source, None,
                                  f"document id {doc.name!r} occurs twice in this load")
@@ -808,7 +796,8 @@ class BoltStore:
             for name in list(froms) + list(tos):
                 if name not in known:
                     known[name] = name
-                    new_pages.append((_page_unit(name), next_seq, "", 0))
+                    new_pages.append((next(iter(page_units([name]).documents())),
+                                      next_seq, "", 0))
                     next_seq += 1
             self._flush(new_pages, [], [])
             links = []
@@ -847,29 +836,31 @@ class BoltStore:
             self._q("summary/cstar_clear", write=True)
         return keys
 
-    def partitions(self, axpre: str) -> np.ndarray:
-        """Partition index of every row (0 = ``S1``), numbered in global row
-        order of each partition's first element."""
+    def partition_codes(self, axpre: str) -> np.ndarray:
+        """Partition index of every row (0 = ``S1``) as the graph queries derive
+        them, numbered in row order of each partition's first element."""
         codes, _ = pd.factorize(pd.Series(self.partition_keys(axpre), dtype=object))
         return codes.astype(np.int64)
 
-    def build_summary(self, axpre: str) -> dict:
-        """Derive the ``axpre`` partitions and summary edges in the graph and
-        store them as ``(:Summary)`` nodes with ``IN_PARTITION`` and
-        ``SUMMARY_EDGE {count, length}`` relationships (browsable in Neo4j
-        Browser).  Returns ``{"partition": rows -> index, "keys": [...],
-        "edges": DataFrame(source, target, count, length)}`` with sids ``S1..``."""
+    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict]:
+        """Derive the ``axpre`` partitions and summary edges in the graph
+        (``cypher/summary/``) and store them as ``(:Summary)`` nodes with
+        ``IN_PARTITION`` and ``SUMMARY_EDGE {count, length}`` relationships
+        (browsable in Neo4j Browser).  Returns the partition statistics."""
         keys = self.partition_keys(axpre)
         self.ensure_schema()
         codes, uniques = pd.factorize(pd.Series(keys, dtype=object))
         table = self.table()
         length = np.asarray(table.columns["length"])
+        tag = np.asarray(table.columns["tag"])
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
         parts = []
+        tags = []
         for i in range(len(uniques)):
             members = order[bounds[i]:bounds[i + 1]]
             key = str(uniques[i])
+            tags.append(table.tags[int(tag[members[0]])])
             parts.append({"sid": f"S{i + 1}", "key": key if len(key) <= 1000 else
                           key[:1000] + "...", "extent": len(members),
                           "length": float(length[members].sum())})
@@ -889,12 +880,68 @@ class BoltStore:
                                     max_bytes=budget, rs=rs, fs=fs)))
         rows = self._q("summary/edges", write=True, axpre=axpre)
         edges = pd.DataFrame(rows, columns=["source", "target", "count", "length"])
-        edges["_s"] = edges["source"].str[1:].astype(int)
-        edges["_t"] = edges["target"].str[1:].astype(int)
-        edges = edges.sort_values(["_s", "_t"]).drop(columns=["_s", "_t"]) \
-            .reset_index(drop=True)
-        return {"partition": codes.astype(np.int64), "keys": [str(u) for u in uniques],
-                "edges": edges}
+        src = edges["source"].str[1:].astype(int).to_numpy() - 1 if len(edges) \
+            else np.zeros(0, np.int64)
+        dst = edges["target"].str[1:].astype(int).to_numpy() - 1 if len(edges) \
+            else np.zeros(0, np.int64)
+        order = np.lexsort((dst, src))
+        arrays = {"partition_extent": np.array([p["extent"] for p in parts], np.int64),
+                  "partition_length": np.array([p["length"] for p in parts], np.float64),
+                  "edge_src": src[order], "edge_dst": dst[order],
+                  "edge_count": edges["count"].to_numpy(np.int64)[order],
+                  "edge_length": edges["length"].to_numpy(np.float64)[order]}
+        return arrays, {"tags": tags, "keys": [str(u) for u in uniques]}
+
+    def save_summary(self, name: str, arrays: dict[str, np.ndarray], meta: dict) -> None:
+        """Store a summary: partitions, membership and edges as graph nodes and
+        relationships (derived here unless already derived), π on each node."""
+        if name not in self.summary_names():
+            self.derive_partitions(name)
+        pi = np.asarray(arrays["pi"], dtype=np.float64)
+        parts = [{"sid": f"S{i + 1}", "pi": repr(float(p)), "tag": str(tag)}
+                 for i, (p, tag) in enumerate(zip(pi, meta["tags"], strict=True))]
+        self._qb("summary/write_pi", "parts", parts, write=True, axpre=name,
+                 weight=str(meta["weight"]))
+
+    def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict] | None:
+        """A stored summary's arrays (membership included) and metadata."""
+        if name not in self.summary_names():
+            return None
+        rows = self._q("summary/read_partitions", axpre=name)
+        rows.sort(key=lambda r: int(r[0][1:]))
+        weight = rows[0][5] if rows else "count"
+        edges = self._q("summary/read_edges", axpre=name)
+        src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
+        dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
+        count = np.array([e[2] for e in edges], dtype=np.int64)
+        length = np.array([e[3] for e in edges], dtype=np.float64)
+        order = np.lexsort((dst, src))
+        src, dst, count, length = src[order], dst[order], count[order], length[order]
+        w = count.astype(np.float64) if weight == "count" else length
+        arrays = {"partition_extent": np.array([r[3] for r in rows], np.int64),
+                  "partition_length": np.array([r[4] for r in rows], np.float64),
+                  "pi": np.array([float(r[6] or 0.0) for r in rows]),
+                  "edge_src": src, "edge_dst": dst, "edge_count": count,
+                  "edge_length": length, "weight_src": src, "weight_dst": dst, "weight_w": w,
+                  "membership": self.summary_membership(name)}
+        meta = {"format": "graphprum-summary", "version": 1, "axpre": name,
+                "weight": weight, "tags": [r[2] or "" for r in rows],
+                "keys": [r[1] for r in rows]}
+        return arrays, meta
+
+    def summary_membership(self, name: str) -> np.ndarray | None:
+        """Partition of every row (from ``IN_PARTITION``), -1 for none."""
+        table = self.table()
+        out = np.full(len(table), -1, dtype=np.int32)
+        rows = self._q("summary/members", axpre=name)
+        pos = self._rows((r[0], r[1]) for r in rows)
+        ok = pos >= 0
+        out[pos[ok]] = np.array([int(r[2][1:]) - 1 for r in rows], dtype=np.int32)[ok]
+        return out
+
+    def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:
+        """Partition of every row of the view under a stored summary."""
+        return TableStore.partitions(self, axpre, view, rows)
 
     # ------------------------------------------------------------- navigation
     def structural_pairs(self, sources: Sequence[str], targets: Sequence[str],
@@ -913,3 +960,23 @@ class BoltStore:
         """One-step link transitions from ``sources`` (``cypher/nav/links.cypher``)."""
         rows = self._qb("nav/links", "sources", sources)
         return pd.DataFrame(rows, columns=["source", "target", "p"])
+
+
+def _documents_of(items: Iterable[ParsedDocument | DocumentBatch]) -> Iterator[ParsedDocument]:
+    """Single documents of a stream of documents and batches."""
+    for item in items:
+        if isinstance(item, DocumentBatch):
+            yield from item.documents()
+        else:
+            yield item
+
+
+def _plain(value):
+    """Driver values (nodes, relationships, paths) as plain data."""
+    if hasattr(value, "labels") and hasattr(value, "items"):
+        return {"labels": sorted(value.labels), **dict(value.items())}
+    if hasattr(value, "type") and hasattr(value, "items") and hasattr(value, "nodes"):
+        return {"type": value.type, **dict(value.items())}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

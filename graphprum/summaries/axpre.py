@@ -65,8 +65,6 @@ The tree of SR Fig. 2 (tags abbreviated as in the paper):
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,44 +165,47 @@ class Summary:
                        weights, pi)
 
     # ------------------------------------------------------------- storage
-    def save(self, directory: str | os.PathLike[str]) -> None:
-        """Write the summary into ``directory`` (created if absent) as .npy + .json."""
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        np.save(d / "membership.npy", np.asarray(self.membership, dtype=np.int32))
-        np.save(d / "pi.npy", np.asarray(self.pi, dtype=np.float64))
-        for col, dtype in (("extent", np.int64), ("length", np.float64)):
-            np.save(d / f"partition_{col}.npy", self.partitions[col].to_numpy(dtype=dtype))
-        for col, dtype in (("src", np.int32), ("dst", np.int32), ("count", np.int64),
-                           ("length", np.float64)):
-            np.save(d / f"edge_{col}.npy", self.edges[col].to_numpy(dtype=dtype))
-        for col, dtype in (("src", np.int32), ("dst", np.int32), ("w", np.float64)):
-            np.save(d / f"weight_{col}.npy", self.weights[col].to_numpy(dtype=dtype))
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, object]]:
+        """The summary as the arrays and metadata a store keeps
+        (``store.save_summary``)."""
+        arrays = {
+            "membership": np.asarray(self.membership, dtype=np.int32),
+            "pi": np.asarray(self.pi, dtype=np.float64),
+            "partition_extent": self.partitions["extent"].to_numpy(dtype=np.int64),
+            "partition_length": self.partitions["length"].to_numpy(dtype=np.float64),
+            **{f"edge_{c}": self.edges[c].to_numpy(dtype=t) for c, t in
+               (("src", np.int32), ("dst", np.int32), ("count", np.int64),
+                ("length", np.float64))},
+            **{f"weight_{c}": self.weights[c].to_numpy(dtype=t) for c, t in
+               (("src", np.int32), ("dst", np.int32), ("w", np.float64))},
+        }
         meta = {"format": "graphprum-summary", "version": FORMAT_VERSION,
                 "axpre": self.axpre, "weight": self.weight,
                 "tags": self.partitions["tag"].tolist(), "keys": self.partitions["key"].tolist()}
-        (d / "summary.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+        return arrays, meta
 
     @classmethod
-    def load(cls, directory: str | os.PathLike[str]) -> Summary:
-        """Read a summary written by :meth:`save` (membership memory-mapped).
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, object]) -> Summary:
+        """A summary from what :meth:`to_arrays` gave a store (``membership``
+        may be absent: a server keeps it in its graph).
 
-        Raises OSError when files are missing, ValueError for another format.
+        Raises ValueError for another format.
         """
-        d = Path(directory)
-        meta = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         if meta.get("format") != "graphprum-summary" or meta.get("version") != FORMAT_VERSION:
-            raise ValueError(f"{d}: not a graphprum summary of version {FORMAT_VERSION}")
-        n = len(meta["keys"])
+            raise ValueError(f"not a graphprum summary of version {FORMAT_VERSION}")
+        keys = list(meta["keys"])  # type: ignore[call-overload]
+        n = len(keys)
         partitions = pd.DataFrame({
-            "sid": [f"S{i + 1}" for i in range(n)], "tag": meta["tags"], "key": meta["keys"],
-            "extent": np.load(d / "partition_extent.npy"),
-            "length": np.load(d / "partition_length.npy")})
-        edges = pd.DataFrame({c: np.load(d / f"edge_{c}.npy")
+            "sid": [f"S{i + 1}" for i in range(n)], "tag": meta["tags"], "key": keys,
+            "extent": np.asarray(arrays["partition_extent"]),
+            "length": np.asarray(arrays["partition_length"])})
+        edges = pd.DataFrame({c: np.asarray(arrays[f"edge_{c}"])
                               for c in ("src", "dst", "count", "length")})
-        weights = pd.DataFrame({c: np.load(d / f"weight_{c}.npy") for c in ("src", "dst", "w")})
-        return cls(meta["axpre"], meta["weight"], np.load(d / "membership.npy", mmap_mode="r"),
-                   partitions, edges, weights, np.load(d / "pi.npy"))
+        weights = pd.DataFrame({c: np.asarray(arrays[f"weight_{c}"]) for c in ("src", "dst", "w")})
+        membership = arrays.get("membership")
+        return cls(str(meta["axpre"]), str(meta["weight"]),
+                   membership if membership is not None else np.zeros(0, np.int32),
+                   partitions, edges, weights, np.asarray(arrays["pi"]))
 
 
 # ------------------------------------------------------------------ hashing

@@ -1,0 +1,141 @@
+"""A collection in a store, as a notebook user holds it: load, look, query,
+summarise and evaluate through one object.
+
+:func:`graphprum.open_store` returns a :class:`Collection`; its backend
+(:class:`~graphprum.store.base.Store`) is :attr:`Collection.store`.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "x.xml").write_text("<a><sec><title>Methods</title></sec></a>")
+>>> c = Collection.open(d / "store")
+>>> c.load_xml([d / "x.xml"]).elements
+3
+>>> c.query("MATCH (t:Unit {tag: $tag}) RETURN t.uid AS uid, t.text AS text",
+...         tag="title").to_dict("records")
+[{'uid': 'x#/a[1]/sec[1]/title[1]', 'text': 'Methods'}]
+>>> c.show("x#/a[1]/sec[1]")["children"][0]["id"]
+'x#/a[1]/sec[1]/title[1]'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from graphprum import loading
+from graphprum.store.base import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from graphprum.summaries.axpre import Summary
+    from graphprum.units import LoadReport
+
+PathLike = str | os.PathLike[str]
+
+
+class Collection:
+    """A store and what a user does with it (see the module notes).
+
+    Parameters
+    ----------
+    store : Store
+        The backend.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @classmethod
+    def open(cls, location: PathLike | None = None, *, create: bool = True) -> Collection:
+        """Open the store at ``location``: a directory (embedded) or a
+        ``bolt://`` URI; None uses ``$GRAPHPRUM_STORE`` or ``./graphprum-store``."""
+        from graphprum.store import open_store
+
+        return cls(open_store(location, create=create))
+
+    @property
+    def location(self) -> str:
+        """Where the store lives (a URI without credentials)."""
+        return self.store.location
+
+    def __repr__(self) -> str:
+        return f"Collection({self.location!r})"
+
+    # ------------------------------------------------------------- loading
+    def load_xml(self, paths: Iterable[PathLike], **options: Any) -> LoadReport:
+        """Load XML files or directories (:func:`graphprum.loading.load_xml`)."""
+        return loading.load_xml(self.store, paths, **options)
+
+    def load_web(self, root: PathLike, **options: Any) -> LoadReport:
+        """Load an HTML site (:func:`graphprum.loading.load_web`)."""
+        return loading.load_web(self.store, root, **options)
+
+    def load_links(self, path: PathLike) -> LoadReport:
+        """Load a link list (:func:`graphprum.loading.load_links`)."""
+        return loading.load_links(self.store, path)
+
+    def load_video(self, paths: Iterable[PathLike], **options: Any) -> LoadReport:
+        """Load segment tables or subtitles (:func:`graphprum.loading.load_video`)."""
+        return loading.load_video(self.store, paths, **options)
+
+    # ------------------------------------------------------------- looking
+    def info(self) -> dict[str, Any]:
+        """Counts per kind, documents, links, summaries, format."""
+        return self.store.info()
+
+    def show(self, uid: str) -> dict[str, Any]:
+        """A unit with its ancestors, children, links and partitions."""
+        from graphprum.inspect import describe_unit
+
+        return describe_unit(self.store, uid)
+
+    def units(self, ids: Iterable[str]) -> pd.DataFrame:
+        """The fields of some units, one row each."""
+        return self.store.units(list(ids))
+
+    def query(self, text: str, params: dict[str, Any] | None = None, *,
+              write: bool = False, timeout: float | None = 60.0, **named: Any,
+              ) -> pd.DataFrame:
+        """Run Cypher (read-only unless ``write``); rows as a DataFrame.
+        Parameters come as a dict or as keywords."""
+        import pandas as pd
+
+        from graphprum.query import run_query
+
+        rows = run_query(self.store, text, {**(params or {}), **named}, write=write,
+                         timeout=timeout)
+        return pd.DataFrame(rows)
+
+    # ----------------------------------------------------------- summaries
+    def build_summary(self, axpre: str, weight: str = "count") -> Summary:
+        """Build and store the AxPRE summary ``axpre``."""
+        from graphprum.summaries.stored import build_stored
+
+        return build_stored(self.store, axpre, weight)
+
+    def summary(self, axpre: str, weight: str | None = None) -> Summary:
+        """The stored summary ``axpre`` (under another ``weight`` if given)."""
+        from graphprum.summaries.stored import stored_summary
+
+        return stored_summary(self.store, axpre, weight)
+
+    # ---------------------------------------------------------- evaluating
+    def evaluate(self, runs: Any, qrels: Any, measures: Any, **options: Any) -> pd.DataFrame:
+        """:func:`graphprum.evaluate` on this collection."""
+        from graphprum.evaluation import run_evaluation
+
+        return run_evaluation(runs, qrels, measures, store=self.store, **options)
+
+    def close(self) -> None:
+        """Release the store."""
+        self.store.close()
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

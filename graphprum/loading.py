@@ -1,0 +1,117 @@
+"""The one path from a source of documents to a store, for every backend.
+
+Each function here reads one kind of source with its loader
+(:mod:`graphprum.loaders`) and hands the stream of parsed documents to
+``store.load_documents``, which writes it all or nothing.  Loaders know no
+store and stores know no loader, so every source kind loads into every
+backend (memory, embedded, Bolt) through the same code.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from graphprum.store.memory import MemoryStore
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "x.xml").write_text("<a><b>hi</b><b/></a>")
+>>> store = MemoryStore()
+>>> load_xml(store, [d / "x.xml"]).elements
+3
+>>> store.resolve(["x#/a[1]/b[2]"]).tolist()
+[2]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from graphprum.store.base import Store
+from graphprum.units import LoadReport, ParsedDocument
+
+PathLike = str | os.PathLike[str]
+
+
+def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = None,
+             replace: bool = False, skip_bad: bool = False,
+             on_file: Callable[[Any, int], None] | None = None) -> LoadReport:
+    """Load XML files and directories (recursively ``*.xml``) into ``store``.
+
+    Parameters
+    ----------
+    store : Store
+        Any backend.
+    paths : iterable of path-like
+        Files or directories.
+    links : str, optional
+        ``TAG@ATTR``: those elements become LINK edges to the target document.
+    replace : bool
+        Replace documents whose id is already stored (else an error).
+    skip_bad : bool
+        Skip files that are not well-formed and list them in the report.
+    on_file : callable, optional
+        Called as ``on_file(xml_file, n_elements)`` after each file.
+    """
+    from graphprum.loaders.xml import xml_documents
+
+    paths = list(paths)
+    docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True)
+    report = store.load_documents(docs, replace=replace,
+                                  description={"kind": "xml", "paths": [str(p) for p in paths],
+                                               "links": links})
+    report.skipped = skipped
+    return report
+
+
+def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: bool = False,
+             on_file: Callable[[str, int], None] | None = None) -> LoadReport:
+    """Load an HTML site: one page unit per ``.html``/``.htm`` file (or its
+    element tree with ``elements``) and LINK edges between pages.
+
+    Links leaving the site or pointing to missing files are counted (in the
+    report's ``extra`` and the store's ``info``) but not stored.
+    """
+    from graphprum.loaders.web import load_site
+
+    site = load_site(root, elements=elements,
+                     progress=(lambda page, n: on_file(page, n)) if on_file else None)
+    stats: dict[str, int] = {}
+
+    def pages() -> Iterator[ParsedDocument]:
+        yield from site
+        stats.update(external_links=site.stats.external,
+                     links_leaving_root=site.stats.outside,
+                     links_to_missing_files=site.stats.missing,
+                     links_to_non_pages=site.stats.non_page,
+                     links_within_page=site.stats.same_page)
+
+    report = store.load_documents(pages(), replace=replace,
+                                  description={"kind": "web", "paths": [str(root)],
+                                               "elements": elements},
+                                  link_stats=stats)
+    report.extra = dict(stats)
+    return report
+
+
+def load_links(store: Store, path: PathLike) -> LoadReport:
+    """Load a link list ``FROM<TAB>TO``; pages not yet stored become page units."""
+    from graphprum.loaders.linklist import read_link_list
+
+    return store.load_documents([], link_pairs=read_link_list(path),
+                                description={"kind": "links", "paths": [str(path)]})
+
+
+def load_video(store: Store, paths: Iterable[PathLike], *, replace: bool = False,
+               ) -> LoadReport:
+    """Load segment tables (``VIDEO N START END``) and ``.srt``/``.vtt`` files."""
+    from graphprum.loaders.video import read_videos
+
+    paths = list(paths)
+    return store.load_documents(read_videos(paths), replace=replace,
+                                description={"kind": "video", "paths": [str(p) for p in paths]})
+
+
+def copy_store(src: Store, dst: Store, *, replace: bool = False) -> LoadReport:
+    """Copy every document (with its links, texts and attributes) of ``src``
+    into ``dst``; returns the destination's load report."""
+    return dst.load_documents(src.iter_documents(), replace=replace,
+                              description={"kind": "copy", "paths": [src.location]})

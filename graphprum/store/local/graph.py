@@ -1,0 +1,338 @@
+"""The embedded store's property graph: a LadybugDB database per generation.
+
+LadybugDB (the maintained fork of Kùzu, MIT) is an embedded columnar graph
+database with openCypher.  Each generation holds one database file,
+``graph.lbug``, derived from the generation's columns by bulk ``COPY``: a
+load builds it inside the new generation before the generation is
+committed (all or nothing, like the columns), and a generation without one
+(a summary was stored since) gets it on first use, written beside and
+renamed into place.  The numpy columns stay the evaluator's index; the graph
+answers Cypher.
+
+Graph model, the Bolt store's (same query text, same rows)::
+
+    (:Document {name, source, kind, length, count})
+    (:Document)-[:ROOT]->(:Unit)
+    (:Unit {uid, doc, tag, path, kind, depth, pre, post, size, pos, start,
+            length, words, text, attributes, `@NAME`...})
+    (:Unit)-[:CHILD]->(:Unit)                 parent -> child
+    (:Unit)-[:LINK {anchor}]->(:Unit)         to the target document's root
+    (:Summary {axpre, sid, key, extent, length})<-[:IN_PARTITION]-(:Unit)
+    (:Summary)-[:SUMMARY_EDGE {count, length}]->(:Summary)
+
+``kind`` is 0 element, 1 page, 2 segment, 3 video.  ``text`` is the unit's
+text snippet (first 100 characters of its text content, whitespace
+collapsed), ``attributes`` all its attributes as a JSON object, and the
+:data:`MAX_ATTRIBUTE_PROPERTIES` most frequent attribute names of the
+collection are also properties of their own, named ``@`` + the attribute
+name (write them with backquotes: ``u.`@sec-type```).  ``row`` (the unit's
+row in the columns) and ``nid`` are the embedded store's keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from graphprum.errors import StoreError, UsageError
+from graphprum.store.local.layout import read_strings
+from graphprum.store.local.strings import StringColumn
+from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
+
+GRAPH = "graph.lbug"
+#: Attribute names that also become properties ``@NAME`` (the most frequent).
+MAX_ATTRIBUTE_PROPERTIES = 64
+#: Rows per COPY.
+CHUNK = 1 << 20
+
+
+def engine_version() -> str:
+    """The LadybugDB version graphprum runs (recorded in every manifest)."""
+    import ladybug
+
+    return str(ladybug.__version__)
+
+
+def _import_ladybug() -> Any:
+    try:
+        import ladybug
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise StoreError(f"the embedded store needs LadybugDB (pip install ladybug): {exc}") \
+            from None
+    if not hasattr(ladybug, "Database"):
+        raise StoreError("the module 'ladybug' found is not LadybugDB (the graph database) "
+                         "but another package of that name (ladybug-core, climate data?); "
+                         "pip uninstall it and pip install ladybug")
+    return ladybug
+
+
+def _q(name: str) -> str:
+    """A property name in backquotes (``@sec-type`` -> ```@sec-type```)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def attribute_names(attrs: StringColumn) -> list[str]:
+    """The :data:`MAX_ATTRIBUTE_PROPERTIES` most frequent attribute names."""
+    counts: Counter[str] = Counter()
+    for text in attrs.all():
+        if text:
+            counts.update(json.loads(text).keys())
+    return [n for n, _ in counts.most_common(MAX_ATTRIBUTE_PROPERTIES)]
+
+
+def unit_ids(table: UnitTable) -> np.ndarray:
+    """Every row's id, in one pass over the rows (parents come first).
+
+    >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
+    >>> unit_ids(t).tolist()
+    ['d#/a[1]', 'd#/a[1]/b[1]', 'd#/a[1]/b[2]']
+    """
+    n = len(table)
+    cols = table.columns
+    tag = np.asarray(table.tags, dtype=object)[np.asarray(cols["tag"])] if n else []
+    pos = np.asarray(cols["pos"]).tolist()
+    parent = np.asarray(cols["parent"]).tolist()
+    kind = np.asarray(cols["kind"]).tolist()
+    doc = np.asarray(cols["doc"])
+    first = table.docs["first"].to_numpy()
+    names = table.docs["name"].tolist()
+    out: list[str] = [""] * n
+    xp: list[str] = [""] * n
+    docs = doc.tolist()
+    for r in range(n):
+        k = kind[r]
+        name = names[docs[r]]
+        if k in (KIND_PAGE, KIND_VIDEO):
+            out[r] = name
+        elif k == KIND_SEGMENT:
+            out[r] = f"{name}#{r - int(first[docs[r]])}"
+        else:
+            p = parent[r]
+            xp[r] = (xp[p] if p >= 0 else "") + f"/{tag[r]}[{pos[r]}]"
+            out[r] = f"{name}#{xp[r]}"
+    return np.asarray(out, dtype=object)
+
+
+def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.ndarray],
+                                                                   dict[str, Any]]],
+          target: Path | None = None) -> Path:
+    """Write the graph of generation ``gen`` to ``target`` (default
+    ``gen/graph.lbug``, via a temporary file renamed into place)."""
+    lb = _import_ladybug()
+    target = target or gen / GRAPH
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    for p in (tmp, tmp.with_name(tmp.name + ".wal")):
+        p.unlink(missing_ok=True)
+    texts = StringColumn(gen / "units" / "text")
+    attrs = StringColumn(gen / "units" / "attrs")
+    names = attribute_names(attrs)
+    db = lb.Database(str(tmp))
+    try:
+        conn = lb.Connection(db)
+        _schema(conn, names)
+        _copy_documents(conn, table)
+        _copy_units(conn, table, texts, attrs, names)
+        _copy_edges(conn, table, gen)
+        for axpre, (arrays, meta) in summaries.items():
+            _copy_summary(conn, axpre, arrays, meta)
+        conn.execute("CHECKPOINT")
+        conn.close()
+    finally:
+        db.close()
+    tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+    os.replace(tmp, target)
+    return target
+
+
+def _schema(conn: Any, attribute_props: list[str]) -> None:
+    extra = "".join(f", {_q('@' + n)} STRING" for n in attribute_props)
+    for statement in (
+        "CREATE NODE TABLE Document(name STRING, source STRING, kind INT8, length DOUBLE, "
+        "count INT64, PRIMARY KEY(name))",
+        "CREATE NODE TABLE Unit(row INT64, uid STRING, doc STRING, tag STRING, path STRING, "
+        "kind INT8, depth INT16, pre INT32, post INT32, size INT32, pos INT32, start DOUBLE, "
+        f"length DOUBLE, words INT32, text STRING, attributes STRING{extra}, "
+        "PRIMARY KEY(row))",
+        "CREATE NODE TABLE Summary(nid STRING, axpre STRING, sid STRING, key STRING, "
+        "extent INT64, length DOUBLE, PRIMARY KEY(nid))",
+        "CREATE REL TABLE CHILD(FROM Unit TO Unit)",
+        "CREATE REL TABLE ROOT(FROM Document TO Unit)",
+        "CREATE REL TABLE LINK(FROM Unit TO Unit, anchor STRING)",
+        "CREATE REL TABLE IN_PARTITION(FROM Unit TO Summary)",
+        "CREATE REL TABLE SUMMARY_EDGE(FROM Summary TO Summary, count INT64, length DOUBLE)",
+    ):
+        conn.execute(statement)
+
+
+def _copy(conn: Any, table: str, frame: pd.DataFrame) -> None:
+    """``COPY table FROM frame`` (LadybugDB reads the DataFrame named in the
+    query from the caller's local variables)."""
+    if len(frame):
+        conn.execute(f"COPY {table} FROM frame")
+
+
+def _strings(values: list[str | None]) -> Any:
+    """A nullable string column for COPY (pandas' string dtype: LadybugDB
+    0.22 crashes on object columns whose first values are all None)."""
+    return pd.array(values, dtype="string")
+
+
+def _copy_documents(conn: Any, table: UnitTable) -> None:
+    docs = table.docs
+    _copy(conn, "Document", pd.DataFrame({
+        "name": docs["name"].astype(object), "source": docs["source"].astype(object),
+        "kind": docs["kind"].to_numpy(np.int8), "length": docs["length"].to_numpy(np.float64),
+        "count": docs["count"].to_numpy(np.int64)}))
+
+
+def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, attrs: StringColumn,
+                names: list[str]) -> None:
+    n = len(table)
+    if not n:
+        return
+    cols = table.columns
+    uids = unit_ids(table)
+    tags = np.asarray(table.tags, dtype=object)
+    paths = np.asarray(table.paths, dtype=object)
+    docnames = table.docs["name"].to_numpy(dtype=object)
+    first = table.docs["first"].to_numpy()
+    all_texts = np.asarray(texts.all(), dtype=object)
+    all_attrs = attrs.all()
+    for lo in range(0, n, CHUNK):
+        hi = min(n, lo + CHUNK)
+        sl = slice(lo, hi)
+        doc = np.asarray(cols["doc"][sl])
+        frame = {
+            "row": np.arange(lo, hi, dtype=np.int64), "uid": uids[sl],
+            "doc": docnames[doc], "tag": tags[np.asarray(cols["tag"][sl])],
+            "path": paths[np.asarray(cols["path"][sl])],
+            "kind": np.asarray(cols["kind"][sl], np.int8),
+            "depth": np.asarray(cols["depth"][sl], np.int16),
+            "pre": (np.arange(lo, hi) - first[doc]).astype(np.int32),
+            "post": np.asarray(cols["post"][sl], np.int32),
+            "size": np.asarray(cols["size"][sl], np.int32),
+            "pos": np.asarray(cols["pos"][sl], np.int32),
+            "start": np.asarray(cols["start"][sl], np.float64),
+            "length": np.asarray(cols["length"][sl], np.float64),
+            "words": np.asarray(cols["words"][sl], np.int32),
+            "text": all_texts[sl],
+            "attributes": _strings([a or None for a in all_attrs[lo:hi]]),
+        }
+        if names:
+            parsed = [json.loads(a) if a else None for a in all_attrs[lo:hi]]
+            for name in names:
+                frame["@" + name] = _strings([p.get(name) if p else None for p in parsed])
+        _copy(conn, "Unit", pd.DataFrame(frame))
+
+
+def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:
+    n = len(table)
+    parent = np.asarray(table.columns["parent"], dtype=np.int64)
+    child = np.flatnonzero(parent >= 0)
+    for lo in range(0, len(child), CHUNK):
+        rows = child[lo:lo + CHUNK]
+        _copy(conn, "CHILD", pd.DataFrame({"from": parent[rows], "to": rows}))
+    docs = table.docs
+    _copy(conn, "ROOT", pd.DataFrame({"from": docs["name"].astype(object),
+                                      "to": docs["first"].to_numpy(np.int64)}))
+    src = np.load(gen / "links" / "src.npy")
+    dst = np.load(gen / "links" / "dst.npy")
+    anchors = np.asarray(read_strings(gen / "links" / "anchors.json"), dtype=object)
+    keep = (dst >= 0) & (src < n)
+    if keep.any():
+        _copy(conn, "LINK", pd.DataFrame({"from": src[keep], "to": dst[keep],
+                                          "anchor": anchors[keep] if len(anchors) else None}))
+
+
+def _copy_summary(conn: Any, axpre: str, arrays: dict[str, np.ndarray],
+                  meta: dict[str, Any]) -> None:
+    keys = meta.get("keys", [])
+    g = len(keys)
+    nid = np.asarray([f"{axpre}|S{i + 1}" for i in range(g)], dtype=object)
+    _copy(conn, "Summary", pd.DataFrame({
+        "nid": nid, "axpre": np.full(g, axpre, dtype=object),
+        "sid": np.asarray([f"S{i + 1}" for i in range(g)], dtype=object),
+        "key": np.asarray(keys, dtype=object),
+        "extent": np.asarray(arrays["partition_extent"], np.int64),
+        "length": np.asarray(arrays["partition_length"], np.float64)}))
+    membership = np.asarray(arrays["membership"], dtype=np.int64)
+    rows = np.flatnonzero(membership >= 0)
+    for lo in range(0, len(rows), CHUNK):
+        r = rows[lo:lo + CHUNK]
+        _copy(conn, "IN_PARTITION", pd.DataFrame({"from": r, "to": nid[membership[r]]}))
+    src = np.asarray(arrays["edge_src"], np.int64)
+    dst = np.asarray(arrays["edge_dst"], np.int64)
+    _copy(conn, "SUMMARY_EDGE", pd.DataFrame({
+        "from": nid[src] if len(src) else np.zeros(0, dtype=object),
+        "to": nid[dst] if len(dst) else np.zeros(0, dtype=object),
+        "count": np.asarray(arrays["edge_count"], np.int64),
+        "length": np.asarray(arrays["edge_length"], np.float64)}))
+
+
+class GraphReader:
+    """A generation's graph opened read-only, for queries."""
+
+    def __init__(self, path: Path) -> None:
+        lb = _import_ladybug()
+        try:
+            self.db = lb.Database(str(path), read_only=True)
+            self.conn = lb.Connection(self.db)
+        except RuntimeError as exc:
+            raise StoreError(f"{path}: cannot open the store's graph: {exc}") from None
+
+    def query(self, text: str, params: dict[str, Any] | None = None,
+              timeout: float | None = None) -> list[dict[str, Any]]:
+        """Rows of ``text`` as dicts; UsageError for Cypher the engine refuses."""
+        if timeout is not None:
+            self.conn.set_query_timeout(int(timeout * 1000))
+        try:
+            result = self.conn.execute(text, params or {})
+        except RuntimeError as exc:
+            message = " ".join(str(exc).split())
+            if "interrupted" in message.lower() or "timeout" in message.lower():
+                raise UsageError(f"the query ran past its timeout ({timeout:g} s); "
+                                 f"give --timeout SECONDS") from None
+            raise UsageError(f"Cypher error: {message[:400]}") from None
+        if isinstance(result, list):  # several statements: the last one's rows
+            result = result[-1]
+        columns = result.get_column_names()
+        rows = []
+        while result.has_next():
+            rows.append({c: plain(v) for c, v in zip(columns, result.get_next(), strict=True)})
+        return rows
+
+    def close(self) -> None:
+        """Close the database."""
+        self.conn.close()
+        self.db.close()
+
+
+#: Keys of LadybugDB values that are the engine's or the embedded store's.
+_INTERNAL = {"_ID", "_LABEL", "_SRC", "_DST", "row", "nid"}
+
+
+def plain(value: Any) -> Any:
+    """A LadybugDB value (node, relationship, path) as plain data, the way
+    the Bolt store gives it: nodes ``{"labels": [...], **properties}``,
+    relationships ``{"type": ..., **properties}``; absent properties dropped."""
+    if isinstance(value, dict):
+        if "_LABEL" in value and "_SRC" in value:
+            return {"type": value["_LABEL"],
+                    **{k: plain(v) for k, v in value.items()
+                       if k not in _INTERNAL and v is not None}}
+        if "_LABEL" in value:
+            return {"labels": [value["_LABEL"]],
+                    **{k: plain(v) for k, v in value.items()
+                       if k not in _INTERNAL and v is not None}}
+        if "_NODES" in value:
+            return [plain(n) for n in value["_NODES"]]
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value

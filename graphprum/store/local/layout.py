@@ -1,0 +1,297 @@
+"""The embedded store's directory: what is in it, who may delete what, and
+how writers and readers share it.
+
+Layout::
+
+    STORE/
+      .graphprum-store      marker written when the store is created (the store
+                            never treats a directory without it as its own)
+      manifest.json         format, version, engine, current generation, counts,
+                            load history, summaries
+      lock                  held (flock, exclusive) by the one writer
+      gen-000007/           a generation: immutable once committed
+        .generation         marker: this directory was written by graphprum
+        readers             held (flock, shared) by every process reading it
+        ...                 columns, strings, graph (see the store module)
+
+A writer builds ``gen-N.tmp``, reads it back and checks it, renames it to
+``gen-N`` and atomically replaces ``manifest.json``.  Superseded generations
+are removed only when they carry the ``.generation`` marker, are not current,
+and no reader holds their ``readers`` lock; leftovers of interrupted writes
+are removed only when they carry the marker too.  A non-empty directory
+without the store marker is refused, never cleaned.
+
+Strings (document names, link targets, anchors, texts) are stored as JSON
+arrays, so every string round-trips exactly, ``\\r``, ``\\n`` and lone
+surrogates of undecodable file names included.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp()) / "s"
+>>> claim(d)
+>>> is_store(d), (d / MARKER).exists()
+(True, True)
+>>> p = d / "x.json"
+>>> write_strings(p, ["a\\rb", "c\\nd", "\\udcff"])
+>>> read_strings(p) == ["a\\rb", "c\\nd", "\\udcff"]
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from graphprum.errors import StoreError
+
+#: Marker of a store directory.
+MARKER = ".graphprum-store"
+#: Marker of a generation directory.
+GENERATION_MARKER = ".generation"
+#: Lock file inside a generation, held shared by its readers.
+READERS = "readers"
+MANIFEST = "manifest.json"
+
+
+def is_store(path: Path) -> bool:
+    """Whether ``path`` carries the store marker."""
+    return (path / MARKER).is_file()
+
+
+def claim(path: Path) -> None:
+    """Make ``path`` a store directory: create it, or take an existing empty
+    directory; a non-empty directory that is not a store is refused."""
+    if is_store(path):
+        return
+    if path.exists():
+        if not path.is_dir():
+            raise StoreError(f"{path}: store path exists and is not a directory")
+        if any(path.iterdir()):
+            if (path / MANIFEST).exists():
+                raise StoreError(
+                    f"{path}: a store written by an older graphprum (format 1); load the "
+                    f"collection again into a new store (graphprum --store NEW load ...)")
+            raise StoreError(f"{path}: directory is not empty and is not a graphprum store; "
+                             f"choose a new or empty directory for --store")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with open(path / MARKER, "x", encoding="utf-8") as f:
+            json.dump({"format": "graphprum-local", "created": time.strftime(
+                "%Y-%m-%dT%H:%M:%S%z")}, f)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot create the store: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------- strings
+def write_strings(path: Path, values: Sequence[str]) -> None:
+    """Write ``values`` as a JSON array (every string round-trips exactly)."""
+    with open(path, "w", encoding="ascii") as f:
+        json.dump(list(values), f, ensure_ascii=True, separators=(",", ":"))
+
+
+def read_strings(path: Path) -> list[str]:
+    """The strings :func:`write_strings` wrote (``[]`` when the file is absent)."""
+    if not path.exists():
+        return []
+    with open(path, encoding="ascii") as f:
+        values = json.load(f)
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ValueError(f"{path}: not a list of strings")
+    return values
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write ``value`` as ASCII JSON (strings round-trip exactly)."""
+    with open(path, "w", encoding="ascii") as f:
+        json.dump(value, f, ensure_ascii=True, separators=(",", ":"))
+
+
+def read_json(path: Path) -> Any:
+    """Read what :func:`write_json` wrote."""
+    with open(path, encoding="ascii") as f:
+        return json.load(f)
+
+
+# ------------------------------------------------------------------ locks
+@contextlib.contextmanager
+def writer_lock(path: Path, wait: float = 0.0) -> Iterator[None]:
+    """Hold the store's writer lock; wait up to ``wait`` seconds for another
+    writer to finish (StoreError after that)."""
+    try:
+        fh = open(path / "lock", "a+")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write to the store: "
+                         f"{exc.strerror or exc}") from None
+    try:
+        deadline = time.monotonic() + max(wait, 0.0)
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"{path}: another graphprum process is writing to this store"
+                        + (f" (waited {wait:g} s)" if wait > 0 else
+                           "; wait for it, or give --wait SECONDS")) from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+class ReaderLock:
+    """A shared lock on one generation, held while a process reads it, so
+    that no writer removes the generation under it."""
+
+    def __init__(self, generation: Path) -> None:
+        self.generation = generation
+        self._fh: BinaryIO | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock; False when the generation is gone (or going)."""
+        try:
+            fh = open(self.generation / READERS, "rb")  # noqa: SIM115 - kept open
+        except FileNotFoundError:
+            return False
+        except OSError:  # e.g. a read-only store without the file: read unprotected
+            return True
+        fcntl.flock(fh, fcntl.LOCK_SH)
+        if os.fstat(fh.fileno()).st_nlink == 0:  # removed before we got the lock
+            fh.close()
+            return False
+        self._fh = fh
+        return True
+
+    def release(self) -> None:
+        """Let writers remove the generation again."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _unused(generation: Path) -> bool:
+    """Whether no reader holds ``generation`` (then it stays locked for us)."""
+    try:
+        fh = open(generation / READERS, "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        return False
+    # keep it locked while the directory is removed: closed when fh is collected
+    _held.append(fh)
+    return True
+
+
+_held: list[Any] = []
+
+
+def remove_superseded(path: Path, current: str | None) -> list[str]:
+    """Remove generations (and unfinished ones) graphprum wrote that are not
+    ``current`` and that no reader holds; returns the names kept for later."""
+    kept = []
+    for p in sorted(path.glob("gen-*")):
+        if p.name == current or not p.is_dir() or not (p / GENERATION_MARKER).is_file():
+            continue
+        if p.name.endswith(".tmp") or _unused(p):
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            kept.append(p.name)
+    for fh in _held:
+        fh.close()
+    _held.clear()
+    for p in path.glob(f"{MANIFEST}.tmp*"):
+        if p.name[len(MANIFEST) + 4:].isdigit():  # ours: manifest.json.tmp<pid>
+            p.unlink(missing_ok=True)
+    return kept
+
+
+# ------------------------------------------------------------ generations
+def new_generation(path: Path, current: str | None) -> tuple[str, Path]:
+    """Name and temporary directory of the next generation (marked as ours)."""
+    number = int(current.split("-")[1]) + 1 if current else 1
+    name = f"gen-{number:06d}"
+    tmp = path / f"{name}.tmp"
+    if tmp.exists() and (tmp / GENERATION_MARKER).is_file():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    (tmp / GENERATION_MARKER).write_text(name, encoding="ascii")
+    (tmp / READERS).touch()
+    return name, tmp
+
+
+def commit(path: Path, tmp: Path, name: str, manifest: dict[str, Any]) -> None:
+    """Make ``tmp`` the generation ``name``: fsync, rename, swap the manifest."""
+    fsync_tree(tmp)
+    os.replace(tmp, path / name)
+    mtmp = path / f"{MANIFEST}.tmp{os.getpid()}"
+    with open(mtmp, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1, ensure_ascii=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(mtmp, path / MANIFEST)
+    fsync_dir(path)
+
+
+def fsync_tree(root: Path) -> None:
+    """fsync every file and directory under ``root``."""
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            fd = os.open(os.path.join(dirpath, f), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        fsync_dir(Path(dirpath))
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory (its entries)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def link_tree(src: Path, dst: Path, skip: Sequence[Path] = ()) -> None:
+    """Hard-link every file of ``src`` into ``dst`` except the subtrees
+    ``skip`` and the generation's own markers (copy where linking fails)."""
+    for dirpath, _, files in os.walk(src):
+        rel = Path(dirpath).relative_to(src)
+        if any(rel == s or s in rel.parents for s in skip):
+            continue
+        (dst / rel).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            if rel == Path(".") and f in (GENERATION_MARKER, READERS):
+                continue
+            try:
+                os.link(Path(dirpath) / f, dst / rel / f)
+            except OSError:
+                shutil.copy2(Path(dirpath) / f, dst / rel / f)
+
+
+def disk_error(exc: OSError, where: Path) -> StoreError:
+    """A one-line error for a failed write (disk full, read-only, permissions)."""
+    reason = {errno.ENOSPC: "no space left on the device",
+              errno.EROFS: "the file system is read-only",
+              errno.EACCES: "permission denied", errno.EDQUOT: "disk quota exceeded",
+              }.get(exc.errno or 0, exc.strerror or str(exc))
+    return StoreError(f"{where}: cannot write the store: {reason}; the store is unchanged")

@@ -1,0 +1,464 @@
+"""The embedded store: numpy columns for the evaluator and a LadybugDB graph
+for Cypher, in one directory, written one atomic generation at a time.
+
+See :mod:`graphprum.store.local.layout` for the directory, who deletes what
+and how readers keep their generation, :mod:`graphprum.store.local.writer`
+for the columns and :mod:`graphprum.store.local.graph` for the graph.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from graphprum.loading import load_xml
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "x.xml").write_text("<a><b>hi</b><b/></a>")
+>>> store = LocalStore(d / "store")
+>>> load_xml(store, [d / "x.xml"]).elements
+3
+>>> store.resolve(["x#/a[1]/b[2]", "x#/a[1]/c[1]"]).tolist()
+[2, -1]
+>>> store.query("MATCH (u:Unit {tag: $t}) RETURN count(u) AS n", {"t": "b"})
+[{'n': 2}]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphprum.errors import InputError, StoreError, UsageError
+from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
+from graphprum.store.local import graph as graphdb
+from graphprum.store.local import layout
+from graphprum.store.local.strings import StringColumn
+from graphprum.store.local.writer import (
+    Builder,
+    link_pairs_into,
+    names_in,
+    read_table,
+    save_npy,
+    validate,
+    write_generation,
+)
+from graphprum.store.tables import TableStore
+from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_NAMES,
+    KIND_PAGE,
+    KIND_SEGMENT,
+    KIND_VIDEO,
+    UNIT_COLUMNS,
+    DocumentBatch,
+    LoadReport,
+    ParsedDocument,
+    UnitTable,
+)
+
+FORMAT = "graphprum-local"
+FORMAT_VERSION = 2
+
+
+class LocalStore(TableStore):
+    """The embedded store in a directory (see the module notes).
+
+    Parameters
+    ----------
+    path : path-like
+        The store directory; created on first write when ``create``.
+    create : bool
+        Whether a missing directory is acceptable (it is created on first write).
+    wait : float
+        Seconds a write waits for another writer to finish.
+    """
+
+    capabilities = frozenset({TABLE, CYPHER, FORK_SAFE, SUMMARY_NODES})
+
+    def __init__(self, path: str | os.PathLike[str], create: bool = True,
+                 wait: float = 0.0) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.wait = wait
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"{self.path}: store path exists and is not a directory")
+        if not create and not (self.path / layout.MANIFEST).exists():
+            raise StoreError(f"{self.path}: no graphprum store here (no manifest.json)")
+        if self.path.exists() and not layout.is_store(self.path) and any(self.path.iterdir()):
+            if (self.path / layout.MANIFEST).exists():
+                self._read_manifest()  # says which format version it is
+            layout.claim(self.path)  # raises: not a store and not empty
+        self._manifest: dict[str, Any] | None = None
+        self._gen: Path | None = None
+        self._reader: layout.ReaderLock | None = None
+        self._table: UnitTable | None = None
+        self._strings: dict[str, StringColumn] = {}
+        self._graph: graphdb.GraphReader | None = None
+
+    # ---------------------------------------------------------- generation
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """The manifest of the generation this store reads (opened on first use)."""
+        if self._manifest is None:
+            self._open_generation()
+        assert self._manifest is not None
+        return self._manifest
+
+    def _read_manifest(self) -> dict[str, Any]:
+        mpath = self.path / layout.MANIFEST
+        if not mpath.exists():
+            return {"format": FORMAT, "version": FORMAT_VERSION, "generation": None,
+                    "loads": [], "counts": {}, "summaries": []}
+        try:
+            manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{mpath}: unreadable store manifest ({exc})") from None
+        if manifest.get("format") != FORMAT:
+            raise StoreError(f"{mpath}: not a graphprum store (format {manifest.get('format')!r})")
+        if manifest.get("version") != FORMAT_VERSION:
+            raise StoreError(
+                f"{mpath}: store format version {manifest.get('version')} is not supported "
+                f"(this graphprum reads version {FORMAT_VERSION}); load the collection again "
+                f"into a new store (graphprum --store NEW load ...)")
+        return manifest
+
+    def _open_generation(self) -> None:
+        """Read the manifest and hold its generation (a shared reader lock),
+        retrying when a writer removed it in between."""
+        for _ in range(100):
+            manifest = self._read_manifest()
+            gen = manifest.get("generation")
+            if gen is None:
+                self._manifest, self._gen = manifest, None
+                return
+            lock = layout.ReaderLock(self.path / gen)
+            if lock.acquire():
+                self.release()
+                self._manifest, self._gen, self._reader = manifest, self.path / gen, lock
+                return
+            time.sleep(0.01)
+        raise StoreError(f"{self.location}: the store keeps changing under this reader; "
+                         f"try again")
+
+    def release(self) -> None:
+        """Let go of the generation read so far (caches and reader lock)."""
+        if self._graph is not None:
+            self._graph.close()
+            self._graph = None
+        if self._reader is not None:
+            self._reader.release()
+            self._reader = None
+        self._manifest = None
+        self._gen = None
+        self._table = None
+        self._strings = {}
+        self._reset_caches()
+
+    def close(self) -> None:
+        """Release the generation (memory maps close with the tables)."""
+        self.release()
+
+    @property
+    def generation(self) -> Path | None:
+        """Directory of the generation this store reads (None when empty)."""
+        self.manifest  # noqa: B018 - opens it
+        return self._gen
+
+    def _damaged(self, exc: Exception) -> StoreError:
+        return StoreError(f"{self._gen}: store generation is damaged ({exc}); load the "
+                          f"collection again into a new store")
+
+    # ----------------------------------------------------------------- reads
+    def table(self) -> UnitTable:
+        """The whole collection as a memory-mapped :class:`UnitTable`."""
+        if self._table is None:
+            gen = self.generation
+            if gen is None:
+                cols = {c: np.zeros(0, dtype=t) for c, t in UNIT_COLUMNS.items()}
+                import pandas as pd
+
+                docs = pd.DataFrame({"name": [], "source": [], "kind": [], "length": [],
+                                     "first": [], "count": []})
+                self._table = UnitTable(cols, [], [], docs)
+            else:
+                try:
+                    self._table = read_table(gen)[0]
+                except (OSError, ValueError, KeyError) as exc:
+                    raise self._damaged(exc) from None
+        return self._table
+
+    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+        """Source rows, destination rows (-1: dangling), targets, anchors."""
+        gen = self.generation
+        if gen is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), [], []
+        try:
+            return (np.load(gen / "links" / "src.npy"), np.load(gen / "links" / "dst.npy"),
+                    layout.read_strings(gen / "links" / "targets.json"),
+                    layout.read_strings(gen / "links" / "anchors.json"))
+        except (OSError, ValueError) as exc:
+            raise self._damaged(exc) from None
+
+    def _string_column(self, name: str) -> StringColumn:
+        if name not in self._strings:
+            gen = self.generation
+            if gen is None:
+                raise StoreError(f"{self.location}: the store is empty")
+            try:
+                self._strings[name] = StringColumn(gen / "units" / name)
+            except (OSError, ValueError) as exc:
+                raise self._damaged(exc) from None
+        return self._strings[name]
+
+    def texts(self, rows: np.ndarray) -> list[str]:
+        """The text snippet of every row."""
+        return self._string_column("text")[rows] if len(rows) else []
+
+    def attributes(self, rows: np.ndarray) -> list[dict[str, str]]:
+        """The attributes of every row."""
+        if not len(rows):
+            return []
+        return [json.loads(a) if a else {} for a in self._string_column("attrs")[rows]]
+
+    def info(self) -> dict[str, Any]:
+        """Counts per kind, documents, links, summaries, format, size on disk."""
+        from graphprum.store.linkgraph import degree_summary
+
+        table = self.table()
+        kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
+        src, dst, _, _ = self.link_arrays()
+        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
+            if self.path.exists() else 0
+        doc_kinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4) \
+            if len(table.docs) else np.zeros(4, np.int64)
+        manifest = self.manifest
+        return {
+            "store": self.location,
+            "format": f"{FORMAT} v{FORMAT_VERSION}",
+            "engine": manifest.get("engine", {}),
+            "generation": manifest.get("generation"),
+            "documents": int(len(table.docs) - doc_kinds[KIND_VIDEO]),
+            "elements": int(kinds[KIND_ELEMENT]),
+            "pages": int(kinds[KIND_PAGE]),
+            "videos": int(kinds[KIND_VIDEO]),
+            "segments": int(kinds[KIND_SEGMENT]),
+            "units": len(table),
+            "tags": len(table.tags),
+            "label_paths": len(table.paths),
+            "links": int(np.count_nonzero(dst >= 0)),
+            "dangling_links": int(np.count_nonzero(dst < 0)),
+            "link_stats": dict(manifest.get("link_stats", {})),
+            "degrees": degree_summary(src[dst >= 0], dst[dst >= 0], len(table)),
+            "summaries": self.summary_names(),
+            "incomplete_documents": 0,
+            "bytes_on_disk": int(size),
+            "loads": manifest.get("loads", []),
+        }
+
+    # ------------------------------------------------------------- summaries
+    def summary_names(self) -> list[str]:
+        """Names of the summaries stored with the current generation."""
+        return list(self.manifest.get("summaries", []))
+
+    def _summary_dir(self, name: str) -> Path | None:
+        gen = self.generation
+        if gen is None or name not in self.summary_names():
+            return None
+        return gen / "summaries" / _safe_name(name)
+
+    def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        """A stored summary's arrays (membership memory-mapped) and metadata."""
+        where = self._summary_dir(name)
+        if where is None:
+            return None
+        try:
+            meta = layout.read_json(where / "summary.json")
+            arrays = {p.stem: np.load(p, mmap_mode="r" if p.stem == "membership" else None)
+                      for p in where.glob("*.npy")}
+        except (OSError, ValueError) as exc:
+            raise self._damaged(exc) from None
+        return arrays, meta
+
+    def summary_membership(self, name: str) -> np.ndarray | None:
+        """Partition of every row under the stored summary ``name``."""
+        found = self.load_summary(name)
+        return None if found is None else found[0].get("membership")
+
+    def save_summary(self, name: str, arrays: dict[str, np.ndarray],
+                     meta: dict[str, Any]) -> None:
+        """Store a summary in a new generation that shares every other file
+        with the current one (hard links), atomically."""
+        with self._writing() as (manifest, gen):
+            if gen is None:
+                raise StoreError(f"{self.location}: the store is empty; load a collection first")
+            new_name, tmp = layout.new_generation(self.path, manifest.get("generation"))
+            try:
+                sub = Path("summaries") / _safe_name(name)
+                layout.link_tree(gen, tmp, skip=[sub, Path(graphdb.GRAPH)])
+                sdir = tmp / sub
+                sdir.mkdir(parents=True, exist_ok=True)
+                for key, value in arrays.items():
+                    save_npy(sdir / f"{key}.npy", np.asarray(value))
+                layout.write_json(sdir / "summary.json", meta)
+                names = [n for n in manifest.get("summaries", []) if n != name] + [name]
+                self._commit(tmp, new_name, {**manifest, "summaries": names})
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+
+    # ----------------------------------------------------------------- Cypher
+    def graph_path(self) -> Path:
+        """The generation's graph database, built now if the generation has none."""
+        gen = self.generation
+        if gen is None:
+            raise StoreError(f"{self.location}: the store is empty; load a collection first")
+        path = gen / graphdb.GRAPH
+        if not path.exists():
+            summaries = {n: s for n in self.summary_names() if (s := self.load_summary(n))}
+            try:
+                graphdb.build(gen, self.table(), summaries)
+            except OSError as exc:
+                raise layout.disk_error(exc, gen) from None
+        return path
+
+    def query(self, text: str, params: dict[str, Any] | None = None, *,
+              write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Run Cypher on the generation's graph, read-only."""
+        if write:
+            raise UsageError("the embedded store's graph is derived from its collection and "
+                             "is read-only; change the collection with 'graphprum load' (or "
+                             "write through a Bolt store)")
+        if self._graph is None:
+            self._graph = graphdb.GraphReader(self.graph_path())
+        return self._graph.query(text, params, timeout)
+
+    # ---------------------------------------------------------------- writing
+    def _writing(self) -> Any:
+        """Context: the writer lock, with the current manifest and generation."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def hold() -> Any:
+            layout.claim(self.path)
+            with layout.writer_lock(self.path, self.wait):
+                self.release()
+                manifest = self._read_manifest()
+                gen = manifest.get("generation")
+                layout.remove_superseded(self.path, gen)
+                self._open_generation()
+                yield dict(self.manifest), self._gen
+
+        return hold()
+
+    def _commit(self, tmp: Path, name: str, manifest: dict[str, Any]) -> None:
+        manifest = {**manifest, "format": FORMAT, "version": FORMAT_VERSION,
+                    "generation": name, "engine": {"ladybug": graphdb.engine_version()}}
+        try:
+            layout.commit(self.path, tmp, name, manifest)
+        except OSError as exc:
+            raise layout.disk_error(exc, self.path) from None
+        self.release()
+        layout.remove_superseded(self.path, name)
+
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False, description: dict[str, Any] | None = None,
+                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
+                       link_stats: dict[str, int] | None = None) -> LoadReport:
+        """Add documents (and link pairs) in one atomic write: all or nothing."""
+        t0 = time.perf_counter()
+        with self._writing() as (manifest, gen):
+            old = self.table()
+            new_name, tmp = layout.new_generation(self.path, manifest.get("generation"))
+            builder = None
+            try:
+                builder = Builder(list(old.tags), list(old.paths), tmp / "spool")
+                report, counts = self._build(docs, old, gen, builder, replace, link_pairs,
+                                             description, tmp)
+                builder.close()
+                shutil.rmtree(tmp / "spool")
+                validate(tmp, counts)
+                graphdb.build(tmp, read_table(tmp)[0], {})
+                manifest["counts"] = {k: v for k, v in counts.items() if k != "links_added"}
+                manifest["summaries"] = []  # the collection changed: summaries are stale
+                if link_stats:  # filled while the documents were read
+                    merged = dict(manifest.get("link_stats", {}))
+                    for k, v in link_stats.items():
+                        merged[k] = merged.get(k, 0) + v if isinstance(v, int) else v
+                    manifest["link_stats"] = merged
+                manifest["loads"] = [*manifest.get("loads", []), {
+                    **(description or {}), "documents": report.documents,
+                    "units": report.elements, "replaced": report.replaced,
+                    "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}]
+                self._commit(tmp, new_name, manifest)
+            except OSError as exc:
+                if builder is not None:
+                    builder.close()
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise layout.disk_error(exc, self.path) from None
+            except ValueError as exc:
+                if builder is not None:
+                    builder.close()
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise StoreError(f"{self.location}: the new generation did not read back "
+                                 f"right ({exc}); the store is unchanged") from None
+            except BaseException:
+                if builder is not None:
+                    builder.close()
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _build(self, docs: Iterable[ParsedDocument | DocumentBatch], old: UnitTable,
+               gen: Path | None, builder: Builder, replace: bool,
+               link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None,
+               description: dict[str, Any] | None, tmp: Path
+               ) -> tuple[LoadReport, dict[str, Any]]:
+        """The body of :meth:`load_documents`, under the write lock."""
+        old_names = {n: i for i, n in enumerate(old.docs["name"])}
+        new_names: set[str] = set()
+        replaced: set[int] = set()
+        report = LoadReport()
+        base = len(old)
+        for doc in docs:
+            for name, source in names_in(doc):
+                if name in new_names:
+                    raise InputError(source, None,
+                                     f"document id {name!r} occurs twice in this load")
+                if name in old_names:
+                    if not replace:
+                        raise InputError(source, None,
+                                         f"document {name!r} is already stored; "
+                                         f"use --replace to replace it")
+                    replaced.add(old_names[name])
+                new_names.add(name)
+            builder.add(doc, base)
+            report.documents += len(doc.names) if isinstance(doc, DocumentBatch) else 1
+            report.elements += len(doc) if isinstance(doc, DocumentBatch) else len(doc.tags)
+        if link_pairs is not None:
+            report.documents += link_pairs_into(builder, old, base, link_pairs)
+        if report.documents == 0 and link_pairs is None:
+            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                             None, "nothing to load")
+        counts = write_generation(tmp, old, gen, replaced, builder, base)
+        report.replaced = len(replaced)
+        report.links = counts["links_added"]
+        return report, counts
+
+    def __repr__(self) -> str:
+        return f"LocalStore({self.location!r})"
+
+
+def _safe_name(name: str) -> str:
+    """A summary name as a directory name (``p*|c`` -> ``p%2A%7Cc``)."""
+    from urllib.parse import quote
+
+    return quote(name, safe="-_.=,")
+
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "KIND_NAMES", "LocalStore"]

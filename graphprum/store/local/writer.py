@@ -1,0 +1,354 @@
+"""Writing one generation of the embedded store's columns.
+
+A load streams documents into a :class:`Builder`, which spools their unit
+columns, texts and attributes to files in the new generation's temporary
+directory (memory stays bounded by one batch, whatever the collection's
+size).  :func:`write_generation` then writes every column of the new
+generation block by block: the old generation's rows that survive (minus
+replaced documents) followed by the new rows, with parents, documents and
+link sources renumbered.
+
+Layout of a generation's columns::
+
+    units/<column>.npy      one per UNIT_COLUMNS entry (memory-mapped when read)
+    units/text.{bin,npy}    text snippet per row      (string column)
+    units/attrs.{bin,npy}   attributes per row, JSON  (string column; "" for none)
+    vocab.json              tag and label-path vocabularies
+    docs/names.json, docs/sources.json, docs/{kind,first,count}.npy
+    links/src.npy, links/dst.npy (rows; dst -1 = dangling),
+    links/targets.json, links/anchors.json
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphprum.store.local.layout import read_strings, write_json, write_strings
+from graphprum.store.local.strings import StringColumn, StringColumnWriter
+from graphprum.units import (
+    KIND_NAMES,
+    UNIT_COLUMNS,
+    DocumentBatch,
+    ParsedDocument,
+    UnitTable,
+    page_units,
+)
+
+BLOCK = 1 << 20
+
+
+class Builder:
+    """Spools the documents of one load (see the module notes)."""
+
+    def __init__(self, tags: list[str], paths: list[str], spool: Path) -> None:
+        self.tags = tags
+        self.paths = paths
+        self.tag_ids = {t: i for i, t in enumerate(tags)}
+        self.path_ids = {p: i for i, p in enumerate(paths)}
+        spool.mkdir(parents=True, exist_ok=True)
+        self.spool = spool
+        self.files: dict[str, Any] = {}
+        self.texts = StringColumnWriter(spool / "text")
+        self.attrs = StringColumnWriter(spool / "attrs")
+        for c in UNIT_COLUMNS:
+            self.files[c] = open(spool / f"{c}.raw", "wb")  # noqa: SIM115 - closed in close
+        self.doc_names: list[str] = []
+        self.doc_sources: list[str] = []
+        self.doc_kinds: list[int] = []
+        self.doc_counts: list[int] = []
+        self.doc_firsts: list[int] = []
+        self.link_src: list[np.ndarray] = []
+        self.link_targets: list[str] = []
+        self.link_anchors: list[str] = []
+        self.n = 0
+
+    def add(self, doc: ParsedDocument | DocumentBatch, base_row: int) -> None:
+        """Append a document or a batch; its first root becomes row
+        ``base_row + self.n``."""
+        batch = doc if isinstance(doc, DocumentBatch) else DocumentBatch.of([doc])
+        first = base_row + self.n
+        count = len(batch)
+        tag = _codes(batch.tag_vocab, self.tag_ids, self.tags)[batch.tag_codes]
+        path = _codes(batch.path_vocab, self.path_ids, self.paths)[batch.path_codes]
+        cols = batch.columns
+        parent = cols["parent"].astype(np.int32)
+        parent = np.where(parent >= 0, parent + first, -1).astype(np.int32)
+        doc_index = len(self.doc_names)
+        values = {
+            "doc": np.repeat(np.arange(doc_index, doc_index + len(batch.names), dtype=np.int32),
+                             batch.counts),  # shifted at write
+            "kind": cols["kind"], "tag": tag, "path": path, "depth": cols["depth"],
+            "parent": parent, "post": cols["post"], "size": cols["size"], "pos": cols["pos"],
+            "start": cols["start"], "length": cols["length"], "words": cols["words"],
+        }
+        for c, dtype in UNIT_COLUMNS.items():
+            self.files[c].write(np.ascontiguousarray(values[c], dtype=dtype).data)
+        self.texts.extend(batch.texts if batch.texts is not None else [""] * count)
+        attrs = [""] * count
+        for row, a in batch.attributes:
+            attrs[row] = json.dumps(a, ensure_ascii=False, separators=(",", ":"))
+        self.attrs.extend(attrs)
+        self.doc_names.extend(batch.names)
+        self.doc_sources.extend(batch.sources)
+        self.doc_kinds.extend(batch.kinds)
+        self.doc_counts.extend(batch.counts.tolist())
+        self.doc_firsts.extend((batch.firsts + first).tolist())
+        if batch.links:
+            self.link_src.append(np.array([first + r for r, _, _ in batch.links], dtype=np.int64))
+            self.link_targets.extend(t for _, t, _ in batch.links)
+            self.link_anchors.extend(a for _, _, a in batch.links)
+        self.n += count
+
+    def add_pages(self, names: list[str], base_row: int) -> None:
+        """Pages known only from a link list (one unit of length 0 each)."""
+        self.add(page_units(names), base_row)
+
+    def new_column(self, name: str, block: int = BLOCK) -> Iterator[np.ndarray]:
+        """The spooled values of column ``name``, in blocks."""
+        self.files[name].flush()
+        dtype = np.dtype(UNIT_COLUMNS[name])
+        with open(self.spool / f"{name}.raw", "rb") as f:
+            while chunk := f.read(block * dtype.itemsize):
+                yield np.frombuffer(chunk, dtype=dtype)
+
+    def finish_strings(self) -> tuple[StringColumn, StringColumn]:
+        """The spooled texts and attributes as readable columns."""
+        self.texts.close()
+        self.attrs.close()
+        return StringColumn(self.spool / "text"), StringColumn(self.spool / "attrs")
+
+    def close(self) -> None:
+        """Close the spool files (the caller removes the spool)."""
+        for f in self.files.values():
+            f.close()
+        for w in (self.texts, self.attrs):
+            w._blob.close()
+
+
+def _codes(values: list[str], ids: dict[str, int], vocab: list[str]) -> np.ndarray:
+    """Vocabulary index of every value, adding new values to ``vocab``."""
+    for v in values:
+        if v not in ids:
+            ids[v] = len(vocab)
+            vocab.append(v)
+    return np.fromiter((ids[v] for v in values), dtype=np.int32, count=len(values))
+
+
+class NpyWriter:
+    """Write a 1-d ``.npy`` file of known length block by block."""
+
+    def __init__(self, path: Path, dtype: type | np.dtype, length: int) -> None:
+        self.dtype = np.dtype(dtype)
+        self.length = length
+        self.written = 0
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by __exit__
+        np.lib.format.write_array_header_1_0(self.file, {
+            "descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
+            "shape": (length,)})
+
+    def write(self, values: np.ndarray) -> None:
+        """Append ``values``."""
+        self.file.write(np.ascontiguousarray(values, dtype=self.dtype).data)
+        self.written += len(values)
+
+    def __enter__(self) -> NpyWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+        if exc[0] is None and self.written != self.length:  # pragma: no cover - a bug
+            raise RuntimeError(f"{self.file.name}: wrote {self.written} of {self.length}")
+
+
+def save_npy(path: Path, array: np.ndarray) -> None:
+    """``np.save`` without pickles."""
+    with open(path, "wb") as f:
+        np.save(f, np.ascontiguousarray(array), allow_pickle=False)
+
+
+def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: set[int],
+                     builder: Builder, base: int) -> dict[str, Any]:
+    """Write old units (minus replaced documents) + new units into ``tmp``;
+    the new generation's counts."""
+    (tmp / "units").mkdir(parents=True)
+    (tmp / "docs").mkdir()
+    (tmp / "links").mkdir()
+    n_old = len(old)
+    keep = np.ones(n_old, dtype=bool)
+    old_first = old.docs["first"].to_numpy()
+    old_count = old.docs["count"].to_numpy()
+    for d in replaced:
+        keep[old_first[d]:old_first[d] + old_count[d]] = False
+    n_kept = int(keep.sum())
+    kept_rank = np.cumsum(keep) - 1 if replaced else None
+    keep_docs = np.array([d not in replaced for d in range(len(old.docs))], dtype=bool)
+    n_old_docs = int(keep_docs.sum())
+    doc_rank = np.cumsum(keep_docs) - 1
+
+    def remap(rows: np.ndarray) -> np.ndarray:
+        """New row of old and new rows (-1 for a dropped old row)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = rows - n_old + n_kept
+        old_rows = rows < n_old
+        if kept_rank is None:
+            out[old_rows] = rows[old_rows]
+        else:
+            r = rows[old_rows]
+            out[old_rows] = np.where(keep[r], kept_rank[r], -1)
+        return out
+
+    per_kind = np.zeros(4, dtype=np.int64)
+    for c, dtype in UNIT_COLUMNS.items():
+        with NpyWriter(tmp / "units" / f"{c}.npy", dtype, n_kept + builder.n) as out:
+            old_blocks = ((True, np.asarray(old.columns[c][i:i + BLOCK])[keep[i:i + BLOCK]])
+                          for i in range(0, n_old, BLOCK))
+            new_blocks = ((False, v) for v in builder.new_column(c))
+            for is_old, values in itertools.chain(old_blocks, new_blocks):
+                if c == "doc":  # old: rank among kept documents; new: after them
+                    values = doc_rank[values] if is_old else values + n_old_docs
+                elif c == "parent":
+                    values = np.where(values >= 0, remap(np.maximum(values, 0)), -1)
+                elif c == "kind":
+                    per_kind += np.bincount(values.astype(np.int64), minlength=4)[:4]
+                out.write(values)
+    new_texts, new_attrs = builder.finish_strings()
+    kept_rows = np.flatnonzero(keep)
+    for name, new in (("text", new_texts), ("attrs", new_attrs)):
+        with StringColumnWriter(tmp / "units" / name) as w:
+            if n_old and old_dir is not None:
+                w.extend_from(StringColumn(old_dir / "units" / name), kept_rows)
+            w.extend_from(new, slice(0, len(new)))
+    write_json(tmp / "vocab.json", {"tags": builder.tags, "paths": builder.paths})
+    names = [n for n, k in zip(old.docs["name"], keep_docs, strict=True) if k] \
+        + builder.doc_names
+    sources = [s for s, k in zip(old.docs["source"], keep_docs, strict=True) if k] \
+        + builder.doc_sources
+    kinds = np.concatenate([old.docs["kind"].to_numpy(dtype=np.int8)[keep_docs],
+                            np.array(builder.doc_kinds, dtype=np.int8)])
+    counts = np.concatenate([old_count[keep_docs].astype(np.int64),
+                             np.array(builder.doc_counts, dtype=np.int64)])
+    firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) \
+        else np.zeros(0, np.int64)
+    write_strings(tmp / "docs" / "names.json", names)
+    write_strings(tmp / "docs" / "sources.json", sources)
+    save_npy(tmp / "docs" / "kind.npy", kinds)
+    save_npy(tmp / "docs" / "first.npy", firsts.astype(np.int64))
+    save_npy(tmp / "docs" / "count.npy", counts)
+    # links: old ones keep their source if it survives; all targets re-resolved
+    src_old, targets_old, anchors_old = _old_links(old_dir)
+    if len(src_old):
+        src_old = remap(src_old)
+        alive = src_old >= 0
+        src_old = src_old[alive]
+        targets_old = [t for t, a in zip(targets_old, alive, strict=True) if a]
+        anchors_old = [t for t, a in zip(anchors_old, alive, strict=True) if a]
+    src_new = np.concatenate(builder.link_src) if builder.link_src else np.zeros(0, np.int64)
+    src_new = remap(src_new) if len(src_new) else src_new
+    src = np.concatenate([src_old, src_new]).astype(np.int64)
+    targets = list(targets_old) + builder.link_targets
+    anchors = list(anchors_old) + builder.link_anchors
+    root_of = dict(zip(names, firsts.tolist(), strict=True))
+    dst = np.fromiter((root_of.get(t, -1) for t in targets), dtype=np.int64, count=len(targets))
+    save_npy(tmp / "links" / "src.npy", src)
+    save_npy(tmp / "links" / "dst.npy", dst)
+    write_strings(tmp / "links" / "targets.json", targets)
+    write_strings(tmp / "links" / "anchors.json", anchors)
+    return {"documents": len(names), "units": n_kept + builder.n,
+            **{KIND_NAMES[k]: int(per_kind[k]) for k in KIND_NAMES},
+            "links": int(np.count_nonzero(dst >= 0)),
+            "dangling_links": int(np.count_nonzero(dst < 0)),
+            "links_added": len(builder.link_targets)}
+
+
+def _old_links(gen: Path | None) -> tuple[np.ndarray, list[str], list[str]]:
+    if gen is None or not (gen / "links" / "src.npy").exists():
+        return np.zeros(0, np.int64), [], []
+    return (np.load(gen / "links" / "src.npy"), read_strings(gen / "links" / "targets.json"),
+            read_strings(gen / "links" / "anchors.json"))
+
+
+def read_table(gen: Path) -> tuple[UnitTable, int]:
+    """The unit table of generation ``gen`` (columns memory-mapped) and its
+    number of links; ValueError or OSError when files are missing or
+    inconsistent."""
+    import pandas as pd
+
+    cols = {c: np.load(gen / "units" / f"{c}.npy", mmap_mode="r") for c in UNIT_COLUMNS}
+    vocab = json.loads((gen / "vocab.json").read_text(encoding="ascii"))
+    names = read_strings(gen / "docs" / "names.json")
+    sources = read_strings(gen / "docs" / "sources.json")
+    kind = np.load(gen / "docs" / "kind.npy")
+    first = np.load(gen / "docs" / "first.npy")
+    count = np.load(gen / "docs" / "count.npy")
+    n = len(cols["doc"])
+    if any(len(v) != n for v in cols.values()):
+        raise ValueError("unit columns of different lengths")
+    if not (len(names) == len(sources) == len(kind) == len(first) == len(count)):
+        raise ValueError("document columns of different lengths")
+    if int(count.sum()) != n:
+        raise ValueError(f"documents hold {int(count.sum())} units, columns {n}")
+    n_links = len(np.load(gen / "links" / "src.npy", mmap_mode="r"))
+    if len(np.load(gen / "links" / "dst.npy", mmap_mode="r")) != n_links:
+        raise ValueError("link columns of different lengths")
+    length = np.asarray(cols["length"])[first] if len(first) else np.zeros(0)
+    docs = pd.DataFrame({"name": names, "source": sources, "kind": kind,
+                         "length": length, "first": first, "count": count})
+    return UnitTable(cols, vocab["tags"], vocab["paths"], docs), n_links
+
+
+def validate(gen: Path, expected: dict[str, Any]) -> None:
+    """Read a freshly written generation back and check it against what was
+    written (ValueError when it does not match)."""
+    table, n_links = read_table(gen)
+    if len(table) != expected["units"] or len(table.docs) != expected["documents"]:
+        raise ValueError(f"{len(table)} units in {len(table.docs)} documents read back, "
+                         f"{expected['units']} in {expected['documents']} written")
+    if n_links != expected["links"] + expected["dangling_links"]:
+        raise ValueError("link count read back differs")
+    for name in ("text", "attrs"):
+        if len(StringColumn(gen / "units" / name)) != len(table):
+            raise ValueError(f"{name} column of another length")
+    if len(read_strings(gen / "links" / "targets.json")) != n_links:
+        raise ValueError("link targets of another length")
+
+
+def link_pairs_into(builder: Builder, old: UnitTable, base: int,
+                    link_pairs: Any) -> int:
+    """Add link-list pairs FROM -> TO to the load; unknown pages become page
+    units.  Returns the number of pages created."""
+    from graphprum.units import KIND_ELEMENT, KIND_PAGE
+
+    known: dict[str, int] = {}
+    for i, (name, kind) in enumerate(zip(old.docs["name"], old.docs["kind"], strict=True)):
+        if kind in (KIND_PAGE, KIND_ELEMENT):
+            known[name] = int(old.docs["first"].iat[i])
+    known.update(zip(builder.doc_names, builder.doc_firsts, strict=True))
+    created = 0
+    for froms, tos in link_pairs:
+        new: list[str] = []
+        next_row = base + builder.n
+        for name in (*froms, *tos):
+            if name not in known:
+                known[name] = next_row + len(new)
+                new.append(name)
+        if new:
+            builder.add_pages(new, base)
+            created += len(new)
+        src = np.fromiter((known[f] for f in froms), dtype=np.int64, count=len(froms))
+        builder.link_src.append(src)
+        builder.link_targets.extend(tos)
+        builder.link_anchors.extend([""] * len(tos))
+    return created
+
+
+def names_in(batch: ParsedDocument | DocumentBatch) -> Sequence[tuple[str, str]]:
+    """(name, source) of every document of a batch or single document."""
+    if isinstance(batch, DocumentBatch):
+        return list(zip(batch.names, batch.sources, strict=True))
+    return [(batch.name, batch.source)]

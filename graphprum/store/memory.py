@@ -1,0 +1,243 @@
+"""The memory store: the reference backend, and the tests' fixture.
+
+It keeps the documents exactly as loaders hand them over and derives its
+:class:`~graphprum.units.UnitTable` from them with plain Python, written
+apart from the embedded store's incremental, spooled writer: the
+conformance suite (``tests/store/``) checks that every backend answers what
+this one answers.  A load builds the new state completely before it
+replaces the old one, so a failed load changes nothing.
+
+Examples
+--------
+>>> import numpy as np
+>>> from graphprum.units import ParsedDocument
+>>> doc = ParsedDocument("d", "d.xml", 0, ["a", "b"], ["/a", "/a/b"],
+...     {"parent": np.array([-1, 0]), "kind": np.zeros(2), "depth": np.array([0, 1]),
+...      "post": np.array([1, 0]), "size": np.array([2, 1]), "pos": np.array([1, 1]),
+...      "start": np.zeros(2), "length": np.array([3.0, 3.0]), "words": np.array([1, 1])},
+...     texts=["hey", "hey"])
+>>> store = MemoryStore()
+>>> store.load_documents([doc]).elements
+2
+>>> store.unit("d#/a[1]/b[1]")["text"], store.children("d#/a[1]")
+('hey', ['d#/a[1]/b[1]'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from graphprum.errors import InputError, StoreError
+from graphprum.store.base import FORK_SAFE, TABLE
+from graphprum.store.tables import TableStore, table_documents
+from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_NAMES,
+    KIND_PAGE,
+    UNIT_COLUMNS,
+    DocumentBatch,
+    LoadReport,
+    ParsedDocument,
+    UnitTable,
+    page_units,
+)
+
+
+class MemoryStore(TableStore):
+    """A collection held in memory (see the module notes)."""
+
+    capabilities = frozenset({TABLE, FORK_SAFE})
+
+    def __init__(self, location: str = "memory") -> None:
+        super().__init__()
+        self.location = location
+        self._docs: list[ParsedDocument] = []
+        self._pairs: list[tuple[str, str]] = []  # link-list links FROM page -> TO name
+        self._summaries: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]] = {}
+        self._loads: list[dict[str, Any]] = []
+        self._link_stats: dict[str, int] = {}
+        self._build()
+
+    @classmethod
+    def of_table(cls, table: UnitTable, location: str = "memory") -> MemoryStore:
+        """A store holding the documents of ``table`` (rows keep their numbers)."""
+        store = cls(location)
+        if len(table.docs):
+            store.load_documents(table_documents(table))
+        return store
+
+    # ----------------------------------------------------------- derived
+    def _build(self) -> None:
+        """Derive the unit table, link arrays, texts and attributes from the documents."""
+        self._reset_caches()
+        tags: dict[str, int] = {}
+        paths: dict[str, int] = {}
+        columns: dict[str, list[Any]] = {c: [] for c in UNIT_COLUMNS}
+        names, sources, kinds, lengths, firsts, counts = [], [], [], [], [], []
+        self._texts: list[str] = []
+        self._attrs: list[dict[str, str]] = []
+        src: list[int] = []
+        targets: list[str] = []
+        anchors: list[str] = []
+        first_of: dict[str, int] = {}
+        for d, doc in enumerate(self._docs):
+            first = len(columns["doc"])
+            n = len(doc.tags)
+            names.append(doc.name)
+            sources.append(doc.source)
+            kinds.append(doc.kind)
+            lengths.append(doc.length)
+            firsts.append(first)
+            counts.append(n)
+            first_of[doc.name] = first
+            attrs: dict[int, dict[str, str]] = dict(doc.attributes)
+            for i in range(n):
+                parent = int(doc.columns["parent"][i])
+                columns["doc"].append(d)
+                columns["tag"].append(tags.setdefault(doc.tags[i], len(tags)))
+                columns["path"].append(paths.setdefault(doc.paths[i], len(paths)))
+                columns["parent"].append(first + parent if parent >= 0 else -1)
+                for c in ("kind", "depth", "post", "size", "pos", "start", "length", "words"):
+                    columns[c].append(doc.columns[c][i])
+                self._texts.append(doc.texts[i] if doc.texts is not None else "")
+                self._attrs.append(dict(attrs.get(i, {})))
+            for row, target, anchor in doc.links:
+                src.append(first + row)
+                targets.append(target)
+                anchors.append(anchor)
+        for a, b in self._pairs:
+            src.append(first_of[a])
+            targets.append(b)
+            anchors.append("")
+        cols = {c: np.array(v, dtype=t) for (c, t), v in
+                zip(UNIT_COLUMNS.items(), (columns[c] for c in UNIT_COLUMNS), strict=True)}
+        docs = pd.DataFrame({"name": names, "source": sources,
+                             "kind": np.array(kinds, dtype=np.int8),
+                             "length": np.array(lengths, dtype=np.float64),
+                             "first": np.array(firsts, dtype=np.int64),
+                             "count": np.array(counts, dtype=np.int64)})
+        self._table = UnitTable(cols, list(tags), list(paths), docs)
+        self._src = np.array(src, dtype=np.int64)
+        self._targets = targets
+        self._anchors = anchors
+        self._dst = np.array([first_of.get(t, -1) for t in targets], dtype=np.int64)
+
+    def table(self) -> UnitTable:
+        """The whole collection."""
+        return self._table
+
+    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+        """Source rows, destination rows (-1 dangling), targets and anchors."""
+        return self._src, self._dst, list(self._targets), list(self._anchors)
+
+    def texts(self, rows: np.ndarray) -> list[str]:
+        """Text snippet of every row."""
+        return [self._texts[int(r)] for r in rows]
+
+    def attributes(self, rows: np.ndarray) -> list[dict[str, str]]:
+        """Attributes of every row."""
+        return [dict(self._attrs[int(r)]) for r in rows]
+
+    def info(self) -> dict[str, Any]:
+        """Counts per kind, documents, links, summaries."""
+        table = self._table
+        kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
+        dkinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4)
+        return {
+            "store": self.location, "format": "graphprum-memory",
+            "documents": int(len(table.docs) - dkinds[3]),
+            **{KIND_NAMES[k] + "s": int(kinds[k]) for k in KIND_NAMES},
+            "units": len(table), "tags": len(table.tags), "label_paths": len(table.paths),
+            "links": int(np.count_nonzero(self._dst >= 0)),
+            "dangling_links": int(np.count_nonzero(self._dst < 0)),
+            "link_stats": dict(self._link_stats), "summaries": self.summary_names(),
+            "incomplete_documents": 0, "loads": list(self._loads),
+        }
+
+    # ------------------------------------------------------------ summaries
+    def summary_names(self) -> list[str]:
+        """Names of the stored summaries."""
+        return list(self._summaries)
+
+    def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        """A stored summary's arrays and metadata."""
+        return self._summaries.get(name)
+
+    def save_summary(self, name: str, arrays: dict[str, np.ndarray],
+                     meta: dict[str, Any]) -> None:
+        """Store a summary (replacing one of the same name)."""
+        if not len(self._table):
+            raise StoreError(f"{self.location}: the store is empty; load a collection first")
+        self._summaries.pop(name, None)
+        self._summaries[name] = ({k: np.array(v) for k, v in arrays.items()}, dict(meta))
+
+    def summary_membership(self, name: str) -> np.ndarray | None:
+        """Partition of every row under a stored summary."""
+        found = self._summaries.get(name)
+        return None if found is None else found[0].get("membership")
+
+    def query(self, text: str, params: dict[str, Any] | None = None, *,
+              write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The memory store runs no Cypher."""
+        raise StoreError(f"{self.location}: the memory store runs no Cypher")
+
+    # -------------------------------------------------------------- writing
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False, description: dict[str, Any] | None = None,
+                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
+                       link_stats: dict[str, int] | None = None) -> LoadReport:
+        """Add documents (and link pairs) all or nothing."""
+        report = LoadReport()
+        old = {d.name: i for i, d in enumerate(self._docs)}
+        replaced: set[int] = set()
+        new: list[ParsedDocument] = []
+        seen: set[str] = set()
+        for item in docs:
+            parts = item.documents() if isinstance(item, DocumentBatch) else [item]
+            for doc in parts:
+                if doc.name in seen:
+                    raise InputError(doc.source, None,
+                                     f"document id {doc.name!r} occurs twice in this load")
+                if doc.name in old:
+                    if not replace:
+                        raise InputError(doc.source, None,
+                                         f"document {doc.name!r} is already stored; "
+                                         f"use --replace to replace it")
+                    replaced.add(old[doc.name])
+                seen.add(doc.name)
+                new.append(doc)
+                report.documents += 1
+                report.elements += len(doc.tags)
+                report.links += len(doc.links)
+        kept = [d for i, d in enumerate(self._docs) if i not in replaced]
+        docs_after = kept + new
+        pairs = list(self._pairs)
+        if link_pairs is not None:
+            pages = {d.name for d in docs_after if d.kind in (KIND_PAGE, KIND_ELEMENT)}
+            for froms, tos in link_pairs:
+                unknown = [n for n in dict.fromkeys([*froms, *tos]) if n not in pages]
+                added = list(page_units(unknown).documents()) if unknown else []
+                docs_after.extend(added)
+                pages.update(unknown)
+                report.documents += len(added)
+                report.elements += len(added)
+                pairs.extend(zip(froms, tos, strict=True))
+                report.links += len(froms)
+        if report.documents == 0 and link_pairs is None:
+            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                             None, "nothing to load")
+        report.replaced = len(replaced)
+        self._docs = docs_after
+        self._pairs = [(a, b) for a, b in pairs if a in {d.name for d in docs_after}]
+        for k, v in (link_stats or {}).items():
+            self._link_stats[k] = self._link_stats.get(k, 0) + v if isinstance(v, int) else v
+        self._loads.append({**(description or {}), "documents": report.documents,
+                            "units": report.elements, "replaced": report.replaced})
+        self._summaries = {}  # the collection changed: summaries are stale
+        self._build()
+        return report
+
