@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+import graphprum.store.local.graph as graphdb
+import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
-from graphprum.store.local import graph as graphdb
-from graphprum.store.local import layout
 from graphprum.store.local.strings import StringColumn
 from graphprum.store.local.writer import (
     Builder,
