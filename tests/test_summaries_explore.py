@@ -58,7 +58,7 @@ def data(plos_page):
 
 
 def test_page_embeds_every_summary(plos_page, data, counted):
-    page, returned, store = plos_page
+    _, returned, store = plos_page
     assert data == read_embedded(render_html(returned))
     assert list(data["summaries"]) == list(AXPRES)
     assert {n: s["stored"] for n, s in data["summaries"].items()} == \
