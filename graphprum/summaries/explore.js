@@ -71,6 +71,13 @@
     return (refCache[key] = map);
   }
 
+  const mostCache = {};
+  function mostPieces(a, b) {
+    const key = a + "\u0000" + b;
+    if (!(key in mostCache)) mostCache[key] = refine(a, b).reduce((m, l) => Math.max(m, l.length), 0);
+    return mostCache[key];
+  }
+
   /** How summary a relates to b: "the same partition", "finer", "coarser" or "neither". */
   function relation(a, b) {
     const ab = refine(a, b).every((l) => l.length <= 1);
@@ -250,7 +257,7 @@
     if (state.colour === "extent") return rgb(mix(...GREEN, s.maxExt > 1 ? Math.log(d.extent[i]) / Math.log(s.maxExt) : 0));
     if (state.colour === "splits" && state.other) {
       const pieces = refine(s.name, state.other)[i].length;
-      const most = Math.max(...refine(s.name, state.other).map((l) => l.length));
+      const most = mostPieces(s.name, state.other);
       return pieces <= 1 ? "#ffffff" : rgb(mix(...PURPLE, 0.15 + 0.85 * Math.log(pieces) / Math.log(Math.max(most, 2))));
     }
     return rgb(mix(...BLUE, s.maxPi > 0 ? Math.sqrt(d.pi[i] / s.maxPi) : 0));

@@ -264,9 +264,11 @@ def explorer_data(table: UnitTable, summaries: Mapping[str, Summary], first: str
 def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list]:
     """The ids of element ``rows`` in few bytes: document, label path, positions.
 
-    The id ``doc#/a[1]/b[3]`` is stored as ``doc`` (index into ``docs``),
-    ``path`` (index into ``paths``, here ``/a/b``) and ``pos`` (``"1.3"``);
-    :func:`unit_ids` (and the page) put it back together.
+    The id ``doc#/a[1]/b[3]`` (DESIGN §1.1, as ``UnitTable.ids`` spells it)
+    is stored as ``doc`` (index into ``docs``), ``path`` (index into
+    ``paths``, here ``/a/b``) and ``pos`` (``"1.3"``); :func:`unit_ids` (and
+    the page) put it back together.  Ancestors are walked one level at a
+    time for all rows at once.
 
     >>> from graphprum.units import UnitTable
     >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
@@ -274,16 +276,32 @@ def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list]:
     >>> u["paths"], u["pos"], unit_ids(u)
     (['/a/b'], ['1.2'], ['d#/a[1]/b[2]'])
     """
+    rows = np.asarray(rows, dtype=np.int64)
+    parent = np.asarray(table.columns["parent"], dtype=np.int64)
+    tag = np.asarray(table.columns["tag"], dtype=np.int64)
+    pos = np.asarray(table.columns["pos"], dtype=np.int64)
+    up_tags, up_pos = [], []  # level k: the k-th ancestor of every row (-1 above its root)
+    cur = rows
+    while len(cur) and (cur >= 0).any():
+        ok = cur >= 0
+        safe = np.maximum(cur, 0)
+        up_tags.append(np.where(ok, tag[safe], -1))
+        up_pos.append(np.where(ok, pos[safe], -1))
+        cur = np.where(ok, parent[safe], -1)
+    names = table.docs["name"].to_numpy()[np.asarray(table.columns["doc"])[rows]].tolist()
+    tags = list(table.tags)
     docs: dict[str, int] = {}
     paths: dict[str, int] = {}
-    doc, path, pos = [], [], []
-    for uid in table.ids(rows):
-        name, _, xpath = uid.partition("#")
-        steps = [s.rstrip("]").split("[") for s in xpath.split("/")[1:]]
+    doc, path, position = [], [], []
+    for name, ts, ps in zip(names, np.array(up_tags).T.tolist() if up_tags else [[]] * len(rows),
+                            np.array(up_pos).T.tolist() if up_pos else [[]] * len(rows),
+                            strict=True):
+        depth = ts.index(-1) if -1 in ts else len(ts)
         doc.append(docs.setdefault(name, len(docs)))
-        path.append(paths.setdefault("".join("/" + t for t, _ in steps), len(paths)))
-        pos.append(".".join(p for _, p in steps))
-    return {"docs": list(docs), "paths": list(paths), "doc": doc, "path": path, "pos": pos}
+        label = "".join("/" + tags[t] for t in reversed(ts[:depth]))
+        path.append(paths.setdefault(label, len(paths)))
+        position.append(".".join(str(p) for p in reversed(ps[:depth])))
+    return {"docs": list(docs), "paths": list(paths), "doc": doc, "path": path, "pos": position}
 
 
 def unit_ids(units: Mapping[str, list]) -> list[str]:

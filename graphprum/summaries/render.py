@@ -208,6 +208,9 @@ def outline(summary: Summary, max_nodes: int, roots: Iterable[int] | None = None
     return Outline(rows, [depth[n] for n in rows], [parent[n] for n in rows], top, hidden)
 
 
+#: Partitions of largest π drawn in the PNG (their tree ancestors are added).
+PNG_PARTITIONS = 40
+
 _FONT = 9.0  # points
 _CHAR = 0.6 * _FONT / 72  # inches: advance of DejaVu Sans Mono
 _ROW = 0.25  # inches
@@ -215,7 +218,7 @@ _INDENT = 2  # characters per tree level
 _BAR = 1.6  # inches for the largest π
 
 
-def outline_figure(summary: Summary, max_nodes: int = 40, title: str | None = None,
+def outline_figure(summary: Summary, max_nodes: int = PNG_PARTITIONS, title: str | None = None,
                    roots: Iterable[int] | None = None) -> tuple[Any, list[Any], Outline]:
     """The PNG's figure: one row per partition, indented under its tree parent.
 
@@ -311,7 +314,7 @@ def outline_figure(summary: Summary, max_nodes: int = 40, title: str | None = No
     return fig, texts, o
 
 
-def to_png(summary: Summary, path: str | os.PathLike[str], max_nodes: int = 40,
+def to_png(summary: Summary, path: str | os.PathLike[str], max_nodes: int = PNG_PARTITIONS,
            title: str | None = None, roots: Iterable[int] | None = None) -> list[str]:
     """Draw the summary as an indented outline to a PNG file (matplotlib, Agg).
 
