@@ -15,6 +15,7 @@ to nothing; the page itself forbids requests with a Content-Security-Policy.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -68,10 +69,13 @@ def chromium(page: Path, tmp: Path, hash_: str, *args: str) -> str:
 
 
 def clicked(page: Path, tmp: Path, hash_: str) -> html.HtmlElement:
+    """The DOM after the hash's clicks; the first click's partition must be selected
+    when it is the only click."""
     dom = html.fromstring(chromium(page, tmp, hash_, "--dump-dom"))
-    sid = hash_.split("click=")[1].split("&")[0]
-    assert dom.xpath("//body/@data-hook") == [f"clicked {sid}"]
-    assert dom.xpath("//aside[@id='panel']/@data-selected") == [sid]
+    targets = hash_.split("click=")[1].split("&")[0]
+    assert dom.xpath("//body/@data-hook") == [f"clicked {targets}"]
+    if "," not in targets:
+        assert dom.xpath("//aside[@id='panel']/@data-selected") == [targets]
     return dom
 
 
@@ -171,3 +175,47 @@ def test_screenshots(page, tmp_path, counted, size):
     assert image.shape[:2] == (size[1], size[0])
     colours = np.unique((image[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
     assert len(colours) > 200  # drawn, not a blank page
+
+
+def test_folded_node_unfolds_its_largest(page, tmp_path):
+    """Clicking a "+ N more" node shows min(25, N) more partitions, all children (in the
+    drawing's tree) of the partition it hangs under."""
+    data = read_embedded(page.read_text(encoding="utf-8"))
+    tree_parent = data["summaries"]["p*"]["parent"]
+
+    def drawn(dom):
+        nodes = {s: None for s in dom.xpath("//*[@id='scene']//*[@data-sid]/@data-sid")}
+        folds = {g.get("data-fold"): int(re.sub(r"\D", "", g.xpath(".//text")[0].text_content()))
+                 for g in dom.xpath("//*[@id='scene']//*[@data-fold]")}
+        return set(nodes), folds
+
+    before, folds = drawn(html.fromstring(chromium(page, tmp_path, "summary=p*", "--dump-dom")))
+    under, hidden = max(((s, n) for s, n in folds.items() if s != "roots"),
+                        key=lambda x: (x[1], x[0]))
+    dom = html.fromstring(chromium(page, tmp_path, f"summary=p*&click=more:{under}",
+                                   "--dump-dom"))
+    assert dom.xpath("//body/@data-hook") == [f"clicked more:{under}"]
+    after, folds_after = drawn(dom)
+    new = after - before
+    assert before <= after and len(new) == min(25, hidden)
+    assert all(tree_parent[int(s[1:]) - 1] == int(under[1:]) - 1 for s in new)
+    assert folds_after.get(under, 0) == hidden - len(new)
+
+
+def test_panel_links_select_parent_and_switch_summary(page, tmp_path, counted):
+    data = read_embedded(page.read_text(encoding="utf-8"))
+    sid = sid_of(data, "p*", "/article/body/sec/p")
+    parent = sid_of(data, "p*", "/article/body/sec")
+    dom = clicked(page, tmp_path, f"summary=p*&click={sid},parent:{parent}")
+    assert dom.xpath("//aside[@id='panel']/@data-selected") == [parent]
+    assert field(dom, "key") == "/article/body/sec"
+    # the largest p*|c piece of /article/body/sec/p: a link that switches summary
+    pieces = Counter(b for a, b in zip(counted.keys["p*"], counted.keys["p*|c"], strict=True)
+                     if a == "/article/body/sec/p")
+    key, _ = max(pieces.items(), key=lambda kv: (kv[1], kv[0]))
+    piece = sid_of(data, "p*|c", key)
+    dom = clicked(page, tmp_path, f"summary=p*&click={sid},piece:{piece}")
+    assert dom.xpath("//aside[@id='panel']/@data-summary") == ["p*|c"]
+    assert dom.xpath("//aside[@id='panel']/@data-selected") == [piece]
+    assert field(dom, "key") == key
+    assert field(dom, "extent") == f"{counted.extents('p*|c')[key]:,}"

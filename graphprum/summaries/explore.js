@@ -6,8 +6,10 @@
  * "+ N more" nodes, and fills the side panel when a partition is clicked.
  *
  * Hash parameters (also a test hook): #summary=p*&colour=sr&topic=1&depth=10
- * &top=40&search=/article/body&select=S12&click=S12 -- "click" dispatches a
- * real click event on that partition's node once the page is drawn.
+ * &top=40&search=/article/body&select=S12&click=S12 -- "click" dispatches real
+ * click events, once the page is drawn, on each of its comma-separated targets in
+ * turn: a partition (S12), a folded node (more:S12) or a side-panel link
+ * (parent:S3, child:S40, piece:S7); see hookClick.
  */
 "use strict";
 (function () {
@@ -158,10 +160,14 @@
   // ------------------------------------------------------------ layout
   function visibleSet(s) {
     const vis = new Uint8Array(s.n);
-    const order = rankOrder(s);
+    let order = rankOrder(s);
     const f = metric(s, state.rank);
+    if (state.rank === "sr" && s.n && f(order[0]) === 0) {  // the run and qrels touch none: by π
+      const pi = s.d.pi;
+      order = Array.from({ length: s.n }, (_, i) => i).sort((a, b) => pi[b] - pi[a] || a - b);
+    }
     for (let k = 0; k < Math.min(state.top, s.n); k++) {
-      if (state.rank === "sr" && f(order[k]) === 0) break;  // only partitions the run or qrels touch
+      if (state.rank === "sr" && f(order[k]) === 0 && k > 0 && f(order[0]) > 0) break;  // only those they touch
       vis[order[k]] = 1;
     }
     for (const i of revealed()) vis[i] = 1;
@@ -739,6 +745,25 @@
       fmt(DATA.documents) + " documents" + (OV && OV.run ? " · run " + (OV.run_tag || OV.run) : "");
   }
 
+  /** Test hook: dispatch a real click on a node (SID), a folded node (more:SID, more:roots)
+   *  or a link of the side panel (parent:SID, child:SID, piece:SID). */
+  function hookClick(target) {
+    const [kind, sid] = target.includes(":") ? target.split(":") : ["node", target];
+    let el = null;
+    if (kind === "node" && /^S\d+$/.test(sid) && +sid.slice(1) <= S(state.name).n) {
+      if (!scene.querySelector('g.node[data-sid="' + sid + '"]')) { revealed().add(+sid.slice(1) - 1); render(); }
+      el = scene.querySelector('g.node[data-sid="' + sid + '"]');
+    } else if (kind === "more") {
+      el = scene.querySelector('g.node.other[data-fold="' + sid + '"]');
+    } else {
+      const table = { parent: "parents", child: "children", piece: "pieces" }[kind];
+      if (table) el = panel.querySelector('table[data-field="' + table + '"] tr[data-sid="' + sid + '"] a');
+    }
+    if (!el) return false;
+    el.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    return true;
+  }
+
   // ------------------------------------------------------------ start
   function start() {
     const p = new URLSearchParams(location.hash.slice(1));
@@ -752,20 +777,20 @@
     const parse = (sid) => (/^S\d+$/.test(sid || "") && +sid.slice(1) <= S(state.name).n ? +sid.slice(1) - 1 : -1);
     setupControls();
     state.matches = computeMatches();
-    const sel = parse(p.get("select")), click = parse(p.get("click"));
+    const sel = parse(p.get("select"));
     if (sel >= 0) state.selected = sel;
-    if (click >= 0) revealed().add(click);
     render();
     fit(true);
     showPanel();
     if (sel >= 0) centreOn(sel);
-    if (click >= 0) {
-      const g = scene.querySelector('g.node[data-sid="' + sidOf(click) + '"]');
-      if (g) {
-        g.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-        document.body.dataset.hook = "clicked " + sidOf(click);
-        centreOn(click);
+    if (p.get("click")) {
+      const done = [];
+      for (const target of p.get("click").split(",")) {
+        if (!hookClick(target)) { done.push("missing " + target); break; }
+        done.push(target);
       }
+      document.body.dataset.hook = "clicked " + done.join(",");
+      if (state.selected >= 0) centreOn(state.selected);
     }
     window.addEventListener("resize", () => { if (state.selected >= 0) centreOn(state.selected); });
   }
