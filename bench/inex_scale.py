@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 from graphprum.loading import load_xml
+from graphprum.summaries.stored import build_stored
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -226,7 +227,7 @@ def step_summary(store: str) -> None:
     n = len(s.table())
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t = time.perf_counter()
-    summary = s.build_summary("p*")
+    summary = build_stored(s, "p*")
     dt = time.perf_counter() - t
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
     emit({"axpre": "p*", "elements": n, "seconds": round(dt, 2),

@@ -37,6 +37,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
                  ["--articles", "80", "800", "--repeat", "1"]),
     "eval_prum": ("eval_prum.py", [], ["--quick", "--repeat", "1"]),
     "summaries": ("summaries.py", ["--elements", "1000000"], ["--elements", "100000"]),
+    "explore": ("explore.py", ["--elements", "1000000"], ["--elements", "100000"]),
     "web": ("web.py", [], ["--pages", "100000", "--hops", "1", "2", "--topics", "20"]),
     "prum_threshold": ("prum_threshold.py", ["--max-m", "3200"], ["--max-m", "400"]),
     "bolt": ("bolt.py", ["--articles", "1300", "--workers", "1,2,3"],
@@ -121,6 +122,12 @@ def row(line: dict) -> list[str] | None:
                 f"{n(g('elements'))} elements",
                 f"{n(g('seconds'))} s = {n(g('elements_per_s'))}/s",
                 f"{n(g('partitions'))} partitions", f"{n(g('bytes_per_element'))} B/el peak"]
+    if b == "explore_page":
+        return [f"summary explorer page (5 summaries), {g('source')}",
+                f"{n(g('elements'))} elements, {n(g('partitions'))} partitions",
+                f"data {n(g('data_s'))} s + page {n(g('render_s'))} s "
+                f"(summaries {n(g('build_s'))} s)",
+                f"{n(g('bytes_per_partition'))} B/partition", f"page {mb(g('bytes'))}"]
     if b == "site":
         return [f"web site load (Python docs){', elements' if g('elements') else ''}",
                 f"{n(g('pages'))} pages, {n(g('units'))} units, {n(g('links'))} links",

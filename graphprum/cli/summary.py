@@ -11,7 +11,7 @@ import typer
 from graphprum.cli.app import open_store, status, sub_app, usage, user_errors
 
 summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
-SUMMARY_FORMATS = ["table", "json", "dot", "png"]
+SUMMARY_FORMATS = ["table", "json", "dot", "png", "html"]
 
 
 @summary_app.command("build")
@@ -40,13 +40,20 @@ def summary_build(
 @user_errors
 def summary_show(
     axpre: Annotated[str, typer.Argument(help="A built summary: label, p, p*, c, p*|c, c*.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, dot or png.")]
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, dot, png or html.")]
     = "table",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File for png.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File for png, html.")]
+    = None,
     weight: Annotated[str | None, typer.Option(help="Show π under another weight.")] = None,
     limit: Annotated[int, typer.Option(help="Table rows shown (0 = all).")] = 50,
+    run: Annotated[Path | None, typer.Option(help="html: a run to overlay.")] = None,
+    qrels: Annotated[Path | None, typer.Option(help="html: qrels to overlay.")] = None,
 ) -> None:
-    """Partitions with extent sizes, total lengths and steady-state π."""
+    """Partitions with extent sizes, total lengths and steady-state π.
+
+    --format html writes one self-contained page to explore every summary
+    (those not stored are built for the page), with --run/--qrels overlaid.
+    """
     from rich.console import Console
     from rich.table import Table
 
@@ -55,7 +62,19 @@ def summary_show(
 
     if fmt not in SUMMARY_FORMATS:
         raise usage(f"--format {fmt!r}: choose one of {', '.join(SUMMARY_FORMATS)}")
+    if fmt != "html" and (run is not None or qrels is not None):
+        raise usage("--run and --qrels go with --format html")
     store = open_store(create=False)
+    if fmt == "html":
+        from graphprum.summaries.explore import write_explorer
+
+        if output is None:
+            raise usage("--format html needs --output FILE.html")
+        data = write_explorer(store, axpre, output, weight=weight, run=run, qrels=qrels)
+        built = [n for n, s in data["summaries"].items() if not s["stored"]]
+        print(f"wrote {output}: summaries {', '.join(data['summaries'])}"
+              + (f" ({', '.join(built)} built for the page)" if built else ""))
+        return
     summary = stored_summary(store, axpre, weight)
     if fmt == "json":
         print(render.to_json(summary))
@@ -65,7 +84,9 @@ def summary_show(
         if output is None:
             raise usage("--format png needs --output FILE.png")
         drawn = render.to_png(summary, output)
-        print(f"wrote {output} ({len(drawn)} of {len(summary)} partitions drawn)")
+        top = min(len(summary), render.PNG_PARTITIONS)
+        print(f"wrote {output}: the {top} partitions of largest π of {len(summary)}"
+              + (f", with {len(drawn) - top} ancestors" if len(drawn) > top else ""))
     else:
         rows = render.table_rows(summary)
         t = Table("SID", "key", "extent", "length", "π", box=None, pad_edge=False)

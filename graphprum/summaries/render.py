@@ -1,5 +1,9 @@
 """Views of a summary for ``graphprum summary show``: rows, JSON, DOT and PNG.
 
+The PNG is an outline: one row per partition, indented under its parent in
+a spanning tree of the summary graph (:func:`partition_tree`), so labels
+never overlap however many partitions are drawn.
+
 Examples
 --------
 >>> from graphprum.units import UnitTable
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -82,127 +88,243 @@ def to_dot(summary: Summary) -> str:
     return "\n".join(lines)
 
 
-def _layout(summary: Summary, nodes: list[int]) -> dict[int, tuple[float, float]]:
-    """Layered tree layout: BFS spanning tree from the root partitions, leaves in SID order."""
-    keep = set(nodes)
+def summary_roots(summary: Summary) -> list[int]:
+    """Partitions taken as tree roots when the unit table is not at hand.
+
+    Those without an edge from another partition, and S1 (it holds the first
+    document's root element).
+
+    >>> from graphprum.units import UnitTable
+    >>> from graphprum.summaries.axpre import build_summary
+    >>> summary_roots(build_summary(UnitTable.from_tree("d", ["a", "b"], [-1, 0]), "p*"))
+    [0]
+    """
     e = summary.edges
-    kids: dict[int, list[int]] = {n: [] for n in nodes}
-    has_parent: set[int] = set()
-    for s, d in e[["src", "dst"]].itertuples(index=False):
-        s, d = int(s), int(d)
-        if s in keep and d in keep and s != d:
-            kids[s].append(d)
-            has_parent.add(d)
-    roots = [n for n in nodes if n not in has_parent] or nodes[:1]
-    parent: dict[int, int] = {}
-    depth: dict[int, int] = {}
-    order: list[int] = []
-    for r in sorted(roots):
-        if r in depth:
-            continue
+    has_parent = set(e["dst"][e["src"] != e["dst"]].astype(int).tolist())
+    return sorted({0} | {i for i in range(len(summary)) if i not in has_parent}) \
+        if len(summary) else []
+
+
+def partition_tree(summary: Summary, roots: Iterable[int]) -> tuple[list[int], list[int]]:
+    """Tree parent and depth of every partition, for drawing.
+
+    Depth is the breadth-first distance in the summary graph from the
+    ``roots`` (the partitions holding document roots); the tree parent of a
+    partition at depth d > 0 is, among its parent partitions at depth d - 1,
+    the one with the largest edge count (the smallest index on a tie).  A
+    partition that cannot be reached gets depth 0 and parent -1.
+
+    >>> from graphprum.units import UnitTable
+    >>> from graphprum.summaries.axpre import build_summary
+    >>> t = UnitTable.from_tree("d", ["a", "b", "c", "b", "c"], [-1, 0, 1, 0, 3])
+    >>> partition_tree(build_summary(t, "label"), [0])
+    ([-1, 0, 1], [0, 1, 2])
+    """
+    g = len(summary)
+    e = summary.edges
+    out: list[list[tuple[int, int]]] = [[] for _ in range(g)]
+    for s, d, c in zip(e["src"].astype(int).tolist(), e["dst"].astype(int).tolist(),
+                       e["count"].astype(int).tolist(), strict=True):
+        if s != d:
+            out[s].append((d, c))
+    depth = [-1] * g
+    parent = [-1] * g
+    frontier = sorted({int(r) for r in roots})
+    for r in frontier:
         depth[r] = 0
-        queue = [r]
-        while queue:
-            x = queue.pop(0)
-            order.append(x)
-            for c in sorted(kids[x]):
-                if c not in depth:
-                    depth[c] = depth[x] + 1
-                    parent[c] = x
-                    queue.append(c)
-    for n in nodes:  # partitions only reachable through cycles
-        if n not in depth:
-            depth[n] = 0
-            order.append(n)
-    tree_kids: dict[int, list[int]] = {n: [] for n in nodes}
-    for c, p in parent.items():
-        tree_kids[p].append(c)
-    x_of: dict[int, float] = {}
-    cursor = [0.0]
-
-    def place(n: int) -> None:
-        stack = [(n, False)]
-        while stack:
-            v, done = stack.pop()
-            ch = sorted(tree_kids[v])
-            if done or not ch:
-                if ch:
-                    x_of[v] = sum(x_of[c] for c in ch) / len(ch)
-                else:
-                    x_of[v] = cursor[0]
-                    cursor[0] += 1.0
-                continue
-            stack.append((v, True))
-            stack.extend((c, False) for c in reversed(ch))
-
-    for n in order:
-        if n not in parent and n not in x_of:
-            place(n)
-    return {n: (x_of[n], -float(depth[n])) for n in nodes}
+    level = 0
+    while frontier:
+        found: dict[int, tuple[int, int]] = {}  # partition -> (edge count, parent)
+        for s in frontier:  # in index order; only a larger count replaces
+            for d, c in out[s]:
+                if depth[d] == -1 and (d not in found or c > found[d][0]):
+                    found[d] = (c, s)
+        level += 1
+        for d, (_, s) in found.items():
+            depth[d], parent[d] = level, s
+        frontier = sorted(found)
+    return parent, [max(x, 0) for x in depth]
 
 
-def to_png(summary: Summary, path: str | os.PathLike[str], max_nodes: int = 60,
-           title: str | None = None) -> list[str]:
-    """Draw the summary graph to a PNG file (networkx + matplotlib, Agg backend).
+def short_label(axpre: str, key: str) -> str:
+    """A key without the label path above the partition (``p*``, ``p*|c``).
 
-    Node area grows with the extent, edge width with the edge weight, labels
-    show SID, key and π.  Only the ``max_nodes`` partitions of largest π are
-    drawn when the summary is larger.  Returns the SIDs drawn.
+    In a drawn tree the parent partition already shows that path.
+
+    >>> short_label("p*", "/a/b"), short_label("p*|c", "/a/b(c,d)"), short_label("c", "b(c)")
+    ('b', 'b(c,d)', 'b(c)')
+    """
+    if axpre == "p*":
+        return key.rsplit("/", 1)[-1]
+    if axpre == "p*|c":
+        path, paren, rest = key.partition("(")
+        return path.rsplit("/", 1)[-1] + paren + rest
+    return key
+
+
+@dataclass
+class Outline:
+    """The rows of a drawn summary outline (see :func:`outline`)."""
+
+    rows: list[int]  # partitions, in drawing order (depth first, children in SID order)
+    depth: list[int]  # tree depth of each row
+    parent: list[int]  # tree parent of each row's partition (-1 for none)
+    top: set[int]  # the partitions of largest π (the others are their ancestors)
+    hidden_edges: int  # summary edges between drawn partitions that are not tree edges
+
+
+def outline(summary: Summary, max_nodes: int, roots: Iterable[int] | None = None) -> Outline:
+    """The ``max_nodes`` partitions of largest π with their tree ancestors, as rows.
+
+    >>> from graphprum.units import UnitTable
+    >>> from graphprum.summaries.axpre import build_summary
+    >>> s = build_summary(UnitTable.from_tree("d", ["a", "b", "c", "b"], [-1, 0, 1, 0]), "p*")
+    >>> o = outline(s, 1)
+    >>> o.rows, o.depth, sorted(o.top)
+    ([0, 1], [0, 1], [1])
+    """
+    g = len(summary)
+    parent, depth = partition_tree(summary, summary_roots(summary) if roots is None else roots)
+    top = set(np.argsort(-np.asarray(summary.pi), kind="stable")[:max_nodes].tolist())
+    drawn = set()
+    for n in top:
+        while n >= 0 and n not in drawn:
+            drawn.add(n)
+            n = parent[n]
+    kids: dict[int, list[int]] = {n: [] for n in drawn}
+    starts = []
+    for n in sorted(drawn):
+        (kids[parent[n]] if parent[n] >= 0 else starts).append(n)
+    rows: list[int] = []
+    stack = list(reversed(starts))
+    while stack:
+        n = stack.pop()
+        rows.append(n)
+        stack.extend(reversed(kids[n]))
+    e = summary.edges
+    hidden = sum(1 for s, d in zip(e["src"].astype(int), e["dst"].astype(int), strict=True)
+                 if s in drawn and d in drawn and parent[d] != s)
+    del g
+    return Outline(rows, [depth[n] for n in rows], [parent[n] for n in rows], top, hidden)
+
+
+#: Partitions of largest π drawn in the PNG (their tree ancestors are added).
+PNG_PARTITIONS = 40
+
+_FONT = 9.0  # points
+_CHAR = 0.6 * _FONT / 72  # inches: advance of DejaVu Sans Mono
+_ROW = 0.25  # inches
+_INDENT = 2  # characters per tree level
+_BAR = 1.6  # inches for the largest π
+
+
+def outline_figure(summary: Summary, max_nodes: int = PNG_PARTITIONS, title: str | None = None,
+                   roots: Iterable[int] | None = None) -> tuple[Any, list[Any], Outline]:
+    """The PNG's figure: one row per partition, indented under its tree parent.
+
+    Columns: SID, the partition (its key without the path the rows above
+    show), extent, parent-child element pairs from the row's tree parent,
+    and π with a bar.  Sizes are computed from a monospace font, so no text
+    can overlap.  Returns the figure, its text artists and the outline.
     """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    import networkx as nx
 
-    g = len(summary)
-    pi = np.asarray(summary.pi)
-    nodes = sorted(np.argsort(-pi, kind="stable")[:max_nodes].tolist()) if g > max_nodes \
-        else list(range(g))
-    keep = set(nodes)
-    graph = nx.DiGraph()
+    o = outline(summary, max_nodes, roots)
     sids = summary.sids
     keys = summary.partitions["key"].tolist()
     extent = summary.partitions["extent"].to_numpy()
-    for n in nodes:
-        key = keys[n] if len(keys[n]) <= 28 else "…" + keys[n][-27:]
-        graph.add_node(n, label=f"{sids[n]}\n{key}\n|{int(extent[n])}|  π={pi[n]:.3f}")
-    weights = edge_weights(summary)
-    for (s, d), w in zip(summary.edges[["src", "dst"]].itertuples(index=False), weights,
-                         strict=True):
-        if int(s) in keep and int(d) in keep:
-            graph.add_edge(int(s), int(d), weight=float(w))
-    pos = _layout(summary, nodes)
-    xs = [p[0] for p in pos.values()] or [0.0]
-    ys = [p[1] for p in pos.values()] or [0.0]
-    width = max(6.0, 2.6 * (max(xs) - min(xs) + 1))
-    height = max(4.0, 2.0 * (max(ys) - min(ys) + 1))
-    fig, ax = plt.subplots(figsize=(min(width, 40.0), min(height, 30.0)), dpi=100)
-    sizes = 250 + 1400 * np.sqrt(extent[nodes] / max(extent[nodes].max(), 1))
-    ew = [graph.edges[e]["weight"] for e in graph.edges]
-    top = max(ew) if ew else 1.0
-    nx.draw_networkx_edges(graph, pos, ax=ax, width=[0.8 + 5 * w / top for w in ew],
-                           edge_color="#8fa3b8", arrows=True, arrowsize=14,
-                           node_size=sizes.tolist(), nodelist=nodes)
-    nx.draw_networkx_edge_labels(graph, pos, ax=ax, font_size=8, label_pos=0.72,
-                                 edge_labels={e: f"{graph.edges[e]['weight']:g}"
-                                              for e in graph.edges})
-    nx.draw_networkx_nodes(graph, pos, ax=ax, nodelist=nodes, node_size=sizes.tolist(),
-                           node_color=pi[nodes].tolist(), cmap="Blues", vmin=0,
-                           vmax=max(float(pi.max()) if g else 1.0, 1e-9) * 1.2,
-                           edgecolors="#34495e")
-    below = {n: (x, y - 0.36) for n, (x, y) in pos.items()}
-    nx.draw_networkx_labels(graph, below, ax=ax, font_size=8,
-                            labels={n: graph.nodes[n]["label"] for n in nodes},
-                            bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "#bbbbbb",
-                                  "alpha": 0.9})
-    shown = f" ({len(nodes)} of {g} partitions, largest π)" if g > len(nodes) else ""
-    what = summary.weight if summary.weight in ("count", "length") else "count"
-    ax.set_title(title or f"{summary.axpre} summary: node size = extent, colour = π "
-                 f"(weight {summary.weight}), edges = {what}{shown}", fontsize=10)
-    ax.margins(0.15)
+    pi = np.asarray(summary.pi)
+    pairs = {(int(s), int(d)): int(c) for s, d, c in
+             summary.edges[["src", "dst", "count"]].itertuples(index=False)}
+    labels = []
+    for n, dep in zip(o.rows, o.depth, strict=True):
+        text = short_label(summary.axpre, keys[n])
+        labels.append(" " * (_INDENT * dep) + (text if len(text) <= 48 else text[:47] + "…"))
+    ext_txt = [f"{int(extent[n]):,}" for n in o.rows]
+    pair_txt = [f"{pairs[(p, n)]:,}" if p >= 0 else "" for n, p in zip(o.rows, o.parent,
+                                                                           strict=True)]
+    pi_txt = [f"{pi[n]:.4f}" for n in o.rows]
+    heads = ["SID", "partition", "extent", "pairs", "π"]
+    widths = [max(len(h), *(len(x) for x in col)) if o.rows else len(h)
+              for h, col in zip(heads, ([sids[n] for n in o.rows], labels, ext_txt, pair_txt,
+                                        pi_txt), strict=True)]
+    gap = 3
+    x_col = [0.3]
+    for w in widths[:-1]:
+        x_col.append(x_col[-1] + (w + gap) * _CHAR)
+    bar_x = x_col[-1] + (widths[-1] + 1) * _CHAR
+    width_in = max(bar_x + _BAR + 0.3, 7.0)
+    g = len(summary)
+    shown = len(o.top)
+    head = title or (f"{summary.axpre} summary: the {shown} partitions of largest π"
+                     + (f" of {g:,}" if g > shown else "")
+                     + (", with their ancestors in grey" if len(o.rows) > shown else ""))
+    notes = [f"π: steady state under weight {summary.weight}; pairs: parent–child element "
+             f"pairs from the partition it is indented under."]
+    if o.hidden_edges:
+        notes.append(f"{o.hidden_edges} other summary edges between these partitions are not "
+                     f"drawn; every partition and edge: summary show {summary.axpre} -f html.")
+    y0 = 0.75  # below the title
+    height_in = y0 + _ROW * (len(o.rows) + 1) + 0.25 + 0.2 * len(notes)
+    fig = plt.figure(figsize=(width_in, height_in), dpi=100)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width_in)
+    ax.set_ylim(height_in, 0)
     ax.axis("off")
-    fig.tight_layout()
+    texts = [ax.text(0.3, 0.35, head, fontsize=11, va="center", ha="left", weight="bold")]
+    mono = {"family": "DejaVu Sans Mono", "size": _FONT, "va": "center"}
+    right = [False, False, True, True, True]
+    for k, h in enumerate(heads):
+        x = x_col[k] + (widths[k] * _CHAR if right[k] else 0)
+        texts.append(ax.text(x, y0, h, ha="right" if right[k] else "left", color="#5b6475",
+                             **mono))
+    ax.plot([0.3, bar_x + _BAR], [y0 + _ROW / 2] * 2, color="#d5dae3", lw=0.8)
+    top_pi = max((float(pi[n]) for n in o.rows), default=0.0) or 1.0
+    y_of: dict[int, float] = {}
+    for r, n in enumerate(o.rows):
+        y = y0 + _ROW * (r + 1)
+        y_of[n] = y
+        ink = "#1d2330" if n in o.top else "#8a93a3"
+        cells = [sids[n], labels[r], ext_txt[r], pair_txt[r], pi_txt[r]]
+        for k, cell in enumerate(cells):
+            x = x_col[k] + (widths[k] * _CHAR if right[k] else 0)
+            texts.append(ax.text(x, y, cell, ha="right" if right[k] else "left", color=ink,
+                                 **mono))
+        ax.add_patch(matplotlib.patches.Rectangle(
+            (bar_x, y - _ROW * 0.3), _BAR * float(pi[n]) / top_pi, _ROW * 0.6,
+            color="#2166ac" if n in o.top else "#b9c3d0", lw=0))
+        p = o.parent[r]
+        if p >= 0 and p in y_of:  # elbow from the parent's row
+            x = x_col[1] + (_INDENT * o.depth[r] - 1.5) * _CHAR
+            ax.plot([x, x, x + 1.2 * _CHAR], [y_of[p] + _ROW * 0.35, y, y], color="#9aa8ba",
+                    lw=0.8)
+    for k, note in enumerate(notes):
+        texts.append(ax.text(0.3, height_in - 0.2 * (len(notes) - k) - 0.05, note,
+                             fontsize=8, color="#5b6475", va="center"))
+    # widen the figure when the title or a note (proportional font) is longer than the table
+    renderer = fig.canvas.get_renderer()
+    right_in = max(t.get_window_extent(renderer).x1 for t in texts) / fig.dpi
+    if right_in > width_in - 0.3:
+        width_in = right_in + 0.3
+        fig.set_size_inches(width_in, height_in)
+        ax.set_xlim(0, width_in)
+    return fig, texts, o
+
+
+def to_png(summary: Summary, path: str | os.PathLike[str], max_nodes: int = PNG_PARTITIONS,
+           title: str | None = None, roots: Iterable[int] | None = None) -> list[str]:
+    """Draw the summary as an indented outline to a PNG file (matplotlib, Agg).
+
+    The ``max_nodes`` partitions of largest π are drawn with their tree
+    ancestors (in grey), one row each (see :func:`outline_figure`).  Returns
+    the SIDs drawn, in drawing order.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, _, o = outline_figure(summary, max_nodes, title, roots)
     fig.savefig(path)
     plt.close(fig)
-    return [sids[n] for n in nodes]
+    return [summary.sids[n] for n in o.rows]
