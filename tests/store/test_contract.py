@@ -1,0 +1,128 @@
+"""Every backend: the same units, trees, links, texts and attributes as the
+reference memory store, the same refusals, and loads that are all or nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphprum.errors import InputError, UnknownIdError
+from graphprum.loading import copy_store, load_links, load_xml
+from graphprum.store.base import UNIT_FIELDS, Store
+from graphprum.units import KIND_ELEMENT, KIND_PAGE, KIND_SEGMENT, KIND_VIDEO
+
+
+def sample_ids(store: Store, n: int = 40, seed: int = 0) -> list[str]:
+    """Ids spread over every kind of unit of the bundled collections."""
+    ids = store.table().ids()
+    rng = np.random.default_rng(seed)
+    picks = sorted(set(rng.choice(len(ids), size=min(n, len(ids)), replace=False).tolist()))
+    return [ids[i] for i in picks] + ["bbb_trailer", "bbb_trailer#3", "library/os.path.html"]
+
+
+def test_is_a_store(make_store) -> None:
+    store = make_store()
+    assert isinstance(store, Store)
+    assert store.count_units() == 0
+
+
+def test_documents_and_counts(examples_store: Store, reference: Store) -> None:
+    got, want = examples_store.documents(), reference.documents()
+    assert got["name"].tolist() == want["name"].tolist()
+    assert got["count"].tolist() == want["count"].tolist()
+    assert np.allclose(got["length"].to_numpy(float), want["length"].to_numpy(float))
+    for kind in (None, KIND_ELEMENT, KIND_PAGE, KIND_SEGMENT, KIND_VIDEO):
+        assert examples_store.count_units(kind) == reference.count_units(kind)
+    for key in ("documents", "elements", "pages", "videos", "segments", "links",
+                "dangling_links"):
+        assert examples_store.info()[key] == reference.info()[key], key
+
+
+def test_units_fields_texts_attributes(examples_store: Store, reference: Store) -> None:
+    ids = sample_ids(reference)
+    got = examples_store.units(ids)[UNIT_FIELDS]
+    want = reference.units(ids)[UNIT_FIELDS]
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True),
+                                  check_dtype=False)
+    assert any(want["attributes"].map(bool)) and any(want["text"].map(bool))
+
+
+def test_kinds_of_known_and_unknown_ids(examples_store: Store, reference: Store) -> None:
+    ids = [*sample_ids(reference), "nowhere", "nowhere#/a[1]", "bbb_trailer#999",
+           "pmed-1001300#/article[9]", ""]
+    assert examples_store.kinds(ids).tolist() == reference.kinds(ids).tolist()
+    assert reference.kinds(ids[-5:]).tolist() == [-1] * 5
+
+
+def test_tree_reads(examples_store: Store, reference: Store) -> None:
+    for uid in ["pmed-1001300#/article[1]/body[1]/sec[1]", "bbb_trailer", "library/os.path.html",
+                "pone-0052690"]:
+        assert examples_store.children(uid) == reference.children(uid)
+        assert examples_store.ancestors(uid) == reference.ancestors(uid)
+        pd.testing.assert_frame_equal(examples_store.subtree(uid)[UNIT_FIELDS],
+                                      reference.subtree(uid)[UNIT_FIELDS], check_dtype=False)
+    with pytest.raises(UnknownIdError):
+        examples_store.units(["nowhere#/a[1]"])
+
+
+def test_links_of(examples_store: Store, reference: Store) -> None:
+    for uid in ["library/index.html", "library/os.path.html", "library/tempfile.html"]:
+        out, into = examples_store.links_of(uid)
+        want_out, want_in = reference.links_of(uid)
+        assert sorted(out) == sorted(want_out) and sorted(into) == sorted(want_in)
+    assert reference.links_of("library/index.html")[0]
+
+
+def test_iter_documents_round_trip(examples_store: Store, reference: Store) -> None:
+    from graphprum.store.memory import MemoryStore
+
+    copy = MemoryStore()
+    copy_store(examples_store, copy)
+    ids = sample_ids(reference)
+    pd.testing.assert_frame_equal(copy.units(ids)[UNIT_FIELDS],
+                                  reference.units(ids)[UNIT_FIELDS], check_dtype=False)
+    assert copy.info()["links"] == reference.info()["links"]
+
+
+def test_duplicate_without_replace_changes_nothing(make_store, write) -> None:
+    store = make_store()
+    a = write("a.xml", "<a><b>one</b></a>")
+    load_xml(store, [a])
+    before = store.units(["a#/a[1]", "a#/a[1]/b[1]"])
+    write("a.xml", "<a><c>two</c><c/></a>")
+    with pytest.raises(InputError, match="already stored"):
+        load_xml(store, [a])
+    pd.testing.assert_frame_equal(store.units(["a#/a[1]", "a#/a[1]/b[1]"]), before)
+    assert load_xml(store, [a], replace=True).replaced == 1
+    assert store.children("a") == ["a#/a[1]/c[1]", "a#/a[1]/c[2]"]
+    assert store.count_units() == 3
+
+
+def test_failed_load_is_all_or_nothing(make_store, write) -> None:
+    store = make_store()
+    load_xml(store, [write("ok/x.xml", "<x>fine</x>")])
+    write("more/y.xml", "<y>fine</y>")
+    write("more/z.xml", "<z>not closed")
+    with pytest.raises(InputError, match=r"z\.xml"):
+        load_xml(store, [store_dir := write("more/y.xml", "<y>fine</y>").parent])
+    assert store_dir.exists()
+    assert store.documents()["name"].tolist() == ["x"]
+    assert store.kinds(["y#/y[1]"]).tolist() == [-1]
+
+
+def test_names_with_control_characters_round_trip(make_store, write) -> None:
+    store = make_store()
+    name = "odd\rname\x1fwith\u00e9"
+    load_xml(store, [write(f"d/{name}.xml", "<a><b>x</b></a>").parent])
+    assert store.documents()["name"].tolist() == [name]
+    assert store.children(name) == [f"{name}#/a[1]/b[1]"]
+
+
+def test_link_list_creates_pages(make_store, write) -> None:
+    store = make_store()
+    load_links(store, write("links.tsv", "a.html\tb.html\nb.html\tc\rd.html\na.html\tb.html\n"))
+    assert sorted(store.documents()["name"]) == ["a.html", "b.html", "c\rd.html"]
+    out, _ = store.links_of("a.html")
+    assert out == ["b.html", "b.html"]
+    assert store.links_of("c\rd.html") == ([], ["b.html"])
