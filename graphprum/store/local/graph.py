@@ -132,19 +132,27 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
     texts = StringColumn(gen / "units" / "text")
     attrs = StringColumn(gen / "units" / "attrs")
     names = attribute_names(attrs)
-    db = lb.Database(str(tmp))
     try:
-        conn = lb.Connection(db)
-        _schema(conn, names)
-        _copy_documents(conn, table)
-        _copy_units(conn, table, texts, attrs, names)
-        _copy_edges(conn, table, gen)
-        for axpre, (arrays, meta) in summaries.items():
-            _copy_summary(conn, axpre, arrays, meta)
-        conn.execute("CHECKPOINT")
-        conn.close()
-    finally:
-        db.close()
+        db = lb.Database(str(tmp))
+        try:
+            conn = lb.Connection(db)
+            _schema(conn, names)
+            _copy_documents(conn, table)
+            _copy_units(conn, table, texts, attrs, names)
+            _copy_edges(conn, table, gen)
+            for axpre, (arrays, meta) in summaries.items():
+                _copy_summary(conn, axpre, arrays, meta)
+            conn.execute("CHECKPOINT")
+            conn.close()
+        finally:
+            db.close()
+    except RuntimeError as exc:  # LadybugDB reports I/O failures (a full disk) this way
+        for p in (tmp, tmp.with_name(tmp.name + ".wal")):
+            p.unlink(missing_ok=True)
+        reason = " ".join(str(exc).split())
+        reason = reason.split("Error: ")[-1] if "Cannot write" in reason else reason[:200]
+        raise StoreError(f"{gen}: cannot write the store's graph ({reason}); the store is "
+                         f"unchanged") from None
     tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
     os.replace(tmp, target)
     return target
