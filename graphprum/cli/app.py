@@ -98,11 +98,12 @@ def main_options(
     state.verbose = verbose
 
 
-def open_store(create: bool = True) -> Any:
-    """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default)."""
+def open_store(create: bool = True, wait: float = 0.0) -> Any:
+    """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default);
+    ``wait``: seconds a write waits for another writer."""
     from graphprum.store import open_store as _open
 
-    return _open(state.store, create=create)
+    return _open(state.store, create=create, wait=wait)
 
 
 def store_exists() -> bool:

@@ -96,6 +96,10 @@ def show(
         if isinstance(v, float) and v.is_integer():
             v = int(v)
         console.print(f"  {f:<11} {v}")
+    if u.get("text"):
+        console.print(f"  {'text':<11} {u['text']}", markup=False)
+    for name, value in (u.get("attributes") or {}).items():
+        console.print(f"  @{name:<10} {value}", markup=False)
     for name, sid in data.get("partitions", {}).items():
         console.print(f"  summary {name}: partition {sid}")
     if data["ancestors"]:

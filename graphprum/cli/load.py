@@ -13,6 +13,9 @@ from graphprum.cli.app import Progress, open_store, sub_app, user_errors
 load_app = sub_app("load", "Load a collection into the store.")
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Wait = Annotated[float, typer.Option(
+    help="Seconds to wait for another process writing to the store (default: fail at once).",
+    min=0)]
 
 
 @load_app.command("xml")
@@ -27,6 +30,7 @@ def load_xml(
     skip_bad: Annotated[bool, typer.Option(
         help="Skip files that are not well-formed XML and list them.")] = False,
     quiet: Quiet = False,
+    wait: Wait = 0.0,
 ) -> None:
     """Load XML documents: one unit per element, ids DOC#XPATH.
 
@@ -37,7 +41,7 @@ def load_xml(
     from graphprum.loading import load_xml as load
 
     files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
-    store = open_store()
+    store = open_store(wait=wait)
     with Progress(len(files), "loading XML", quiet) as advance:
         report = load(store, paths, links=links, replace=replace, skip_bad=skip_bad,
                       on_file=lambda f, n: advance(1))
@@ -58,6 +62,7 @@ def load_web(
         help="Also store each page's element tree (ids PAGE#XPATH).")] = False,
     replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
     quiet: Quiet = False,
+    wait: Wait = 0.0,
 ) -> None:
     """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
 
@@ -68,7 +73,7 @@ def load_web(
         if Path(root).is_dir() else 0
     from graphprum.loading import load_web as load
 
-    store = open_store()
+    store = open_store(wait=wait)
     with Progress(total, "loading pages", quiet) as advance:
         report = load(store, root, elements=elements, replace=replace,
                       on_file=lambda page, n: advance(1))
@@ -82,11 +87,12 @@ def load_web(
 @user_errors
 def load_links(
     path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
+    wait: Wait = 0.0,
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
     from graphprum.loading import load_links as load
 
-    report = load(open_store(), path)
+    report = load(open_store(wait=wait), path)
     print(f"loaded {report.links} links ({report.documents} new pages) in "
           f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)")
 
@@ -97,10 +103,11 @@ def load_video(
     paths: Annotated[list[Path], typer.Argument(
         help="Segment tables (VIDEO N START END), .srt/.vtt files, or directories.")],
     replace: Annotated[bool, typer.Option(help="Replace videos already stored.")] = False,
+    wait: Wait = 0.0,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
     from graphprum.loading import load_video as load
 
-    report = load(open_store(), paths, replace=replace)
+    report = load(open_store(wait=wait), paths, replace=replace)
     print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
           f"in {report.seconds:.2f} s")

@@ -32,11 +32,13 @@ def store_exists(location: str | os.PathLike[str] | None = None) -> bool:
     return "://" in text or os.path.exists(os.path.join(text, "manifest.json"))
 
 
-def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True):
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True,
+               wait: float = 0.0) -> Store:
     """Open a store: ``bolt://``/``neo4j://`` URIs go to the Bolt backend,
     anything else is an embedded store directory.
 
-    ``None`` means ``$GRAPHPRUM_STORE`` or ``./graphprum-store``.
+    ``None`` means ``$GRAPHPRUM_STORE`` or ``./graphprum-store``; ``wait``:
+    seconds an embedded store's write waits for another writer.
     """
     text = default_location(location)
     if text.split("://", 1)[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") \
@@ -46,4 +48,4 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         return BoltStore(text)
     from graphprum.store.local import LocalStore
 
-    return LocalStore(text, create=create)
+    return LocalStore(text, create=create, wait=wait)

@@ -69,7 +69,7 @@ def test_link_targets_with_a_carriage_return(tmp_path: Path, write) -> None:
     write("c/b.xml", "<b/>")
     load_xml(store, [tmp_path / "c"], links="link@href")
     load_xml(store, [write("more/z.xml", DOC).parent])  # the next load still reads the links
-    src, dst, targets, _ = LocalStore(tmp_path / "s").link_arrays()
+    _, dst, targets, _ = LocalStore(tmp_path / "s").link_arrays()
     assert targets == ["missing\rdoc", "b"] and dst.tolist()[0] == -1 and dst[1] >= 0
 
 

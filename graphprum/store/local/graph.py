@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+from decimal import Decimal
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -343,4 +344,6 @@ def plain(value: Any) -> Any:
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v) for v in value]
+    if isinstance(value, Decimal):  # sums of integers come back as INT128
+        return int(value) if value == value.to_integral_value() else float(value)
     return value

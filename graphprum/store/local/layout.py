@@ -282,6 +282,8 @@ def link_tree(src: Path, dst: Path, skip: Sequence[Path] = ()) -> None:
         for f in files:
             if rel == Path(".") and f in (GENERATION_MARKER, READERS):
                 continue
+            if any(rel / f == s for s in skip):
+                continue
             try:
                 os.link(Path(dirpath) / f, dst / rel / f)
             except OSError:

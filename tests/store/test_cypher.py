@@ -1,0 +1,87 @@
+"""The same Cypher gives the same rows on every store that runs Cypher: the
+queries of docs/query.md, run through the API on the backend under test and
+on the embedded store."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, REPO, _factory
+
+from graphprum.loading import load_web, load_xml
+from graphprum.query import parse_param, run_query
+from graphprum.store.base import CYPHER, Store
+from graphprum.store.local import LocalStore
+from graphprum.summaries.stored import build_stored
+
+QUERY_DOC = REPO / "docs" / "query.md"
+
+
+def cookbook() -> list[tuple[str, str, dict]]:
+    """(store name, query, parameters) of every ``graphprum ... query`` line of docs/query.md."""
+    out = []
+    for line in QUERY_DOC.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("graphprum --store ") or " query " not in line:
+            continue
+        line = line.split(" || ")[0]
+        line = re.sub(r'"ids=\$\(awk .*\)"', "ids=QRELS_TOPIC_1", line)
+        words = shlex.split(line)
+        store, text = words[2], words[4 if words[4] != "-f" else 6]
+        params = {}
+        for i, w in enumerate(words):
+            if w == "--param":
+                params.update([parse_param(words[i + 1])])
+        out.append((store, text, params))
+    return out
+
+
+def relevant_ids() -> list[str]:
+    lines = (EXAMPLES / "plos" / "qrels.txt").read_text().splitlines()
+    return [f[2] for f in (ln.split() for ln in lines) if f and f[0] == "1" and float(f[3]) > 0]
+
+
+QUERIES = [q for q in cookbook() if "DELETE" not in q[1]]
+
+
+def _stores(make) -> dict[str, Store]:
+    plos, web = make(), make()
+    load_xml(plos, [EXAMPLES / "plos" / "articles"])
+    build_stored(plos, "p*")
+    load_web(web, EXAMPLES / "web" / "site")
+    return {"plos": plos, "web": web}
+
+
+@pytest.fixture(scope="module")
+def local_stores(tmp_path_factory) -> dict[str, Store]:
+    base: Path = tmp_path_factory.mktemp("cypher-local")
+    n = iter(range(10))
+    return _stores(lambda: LocalStore(base / f"s{next(n)}"))
+
+
+@pytest.fixture(scope="module")
+def stores(backend, tmp_path_factory, request) -> dict[str, Store]:
+    if backend == "memory":
+        pytest.skip("the memory store runs no Cypher")
+    make, _ = _factory(backend, tmp_path_factory.mktemp(f"cypher-{backend}"), request,
+                       "examples_falkordb_uri")
+    return _stores(make)
+
+
+def test_the_cookbook_has_its_queries() -> None:
+    assert len(QUERIES) >= 15
+
+
+@pytest.mark.parametrize("i", range(len(QUERIES)))
+def test_same_rows_as_the_embedded_store(stores, local_stores, i: int) -> None:
+    name, text, params = QUERIES[i]
+    if params.get("ids") == "QRELS_TOPIC_1":
+        params = {**params, "ids": relevant_ids()}
+    got = run_query(stores[name], text, params)
+    want = run_query(local_stores[name], text, params)
+    assert CYPHER in stores[name].capabilities
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert want, f"query {i + 1} of docs/query.md returns no row"
