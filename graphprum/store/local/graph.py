@@ -14,19 +14,22 @@ Graph model, the Bolt store's (same query text, same rows)::
     (:Document {name, source, kind, length, count})
     (:Document)-[:ROOT]->(:Unit)
     (:Unit {uid, doc, tag, path, kind, depth, pre, post, size, pos, start,
-            length, words, text, attributes, `@NAME`...})
+            length, words, text, attributes})
     (:Unit)-[:CHILD]->(:Unit)                 parent -> child
+    (:Unit)-[:HAS_ATTRIBUTE]->(:Attribute {name, value})
     (:Unit)-[:LINK {anchor}]->(:Unit)         to the target document's root
     (:Summary {axpre, sid, key, extent, length})<-[:IN_PARTITION]-(:Unit)
     (:Summary)-[:SUMMARY_EDGE {count, length}]->(:Summary)
 
 ``kind`` is 0 element, 1 page, 2 segment, 3 video.  ``text`` is the unit's
 text snippet (first 100 characters of its text content, whitespace
-collapsed), ``attributes`` all its attributes as a JSON object, and the
-:data:`MAX_ATTRIBUTE_PROPERTIES` most frequent attribute names of the
-collection are also properties of their own, named ``@`` + the attribute
-name (write them with backquotes: ``u.`@sec-type```).  ``row`` (the unit's
-row in the columns) and ``nid`` are the embedded store's keys.
+collapsed), ``attributes`` all its attributes as a JSON object; every
+distinct attribute (name, value) pair is one ``Attribute`` node, linked from
+the units that carry it, so that attributes are matched like any pattern:
+``(s:Unit)-[:HAS_ATTRIBUTE]->(:Attribute {name: 'sec-type', value: 'methods'})``.
+(One property per attribute name would cost a column per name for every
+unit: 64 names made the PLOS graph 4x slower to write.)  ``row`` (the
+unit's row in the columns) and ``nid`` are the embedded store's keys.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from __future__ import annotations
 import json
 import os
 from decimal import Decimal
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +49,6 @@ from graphprum.store.local.strings import StringColumn
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
 
 GRAPH = "graph.lbug"
-#: Attribute names that also become properties ``@NAME`` (the most frequent).
-MAX_ATTRIBUTE_PROPERTIES = 64
 #: Rows per COPY.
 CHUNK = 1 << 20
 
@@ -71,20 +71,6 @@ def _import_ladybug() -> Any:
                          "but another package of that name (ladybug-core, climate data?); "
                          "pip uninstall it and pip install ladybug")
     return ladybug
-
-
-def _q(name: str) -> str:
-    """A property name in backquotes (``@sec-type`` -> ```@sec-type```)."""
-    return "`" + name.replace("`", "``") + "`"
-
-
-def attribute_names(attrs: StringColumn) -> list[str]:
-    """The :data:`MAX_ATTRIBUTE_PROPERTIES` most frequent attribute names."""
-    counts: Counter[str] = Counter()
-    for text in attrs.all():
-        if text:
-            counts.update(json.loads(text).keys())
-    return [n for n, _ in counts.most_common(MAX_ATTRIBUTE_PROPERTIES)]
 
 
 def unit_ids(table: UnitTable) -> np.ndarray:
@@ -132,14 +118,14 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
         p.unlink(missing_ok=True)
     texts = StringColumn(gen / "units" / "text")
     attrs = StringColumn(gen / "units" / "attrs")
-    names = attribute_names(attrs)
     try:
         db = lb.Database(str(tmp))
         try:
             conn = lb.Connection(db)
-            _schema(conn, names)
+            _schema(conn)
             _copy_documents(conn, table)
-            _copy_units(conn, table, texts, attrs, names)
+            _copy_units(conn, table, texts, attrs)
+            _copy_attributes(conn, attrs)
             _copy_edges(conn, table, gen)
             for axpre, (arrays, meta) in summaries.items():
                 _copy_summary(conn, axpre, arrays, meta)
@@ -159,18 +145,18 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
     return target
 
 
-def _schema(conn: Any, attribute_props: list[str]) -> None:
-    extra = "".join(f", {_q('@' + n)} STRING" for n in attribute_props)
+def _schema(conn: Any) -> None:
     for statement in (
         "CREATE NODE TABLE Document(name STRING, source STRING, kind INT8, length DOUBLE, "
         "count INT64, PRIMARY KEY(name))",
         "CREATE NODE TABLE Unit(row INT64, uid STRING, doc STRING, tag STRING, path STRING, "
         "kind INT8, depth INT16, pre INT32, post INT32, size INT32, pos INT32, start DOUBLE, "
-        f"length DOUBLE, words INT32, text STRING, attributes STRING{extra}, "
-        "PRIMARY KEY(row))",
+        "length DOUBLE, words INT32, text STRING, attributes STRING, PRIMARY KEY(row))",
+        "CREATE NODE TABLE Attribute(nid STRING, name STRING, value STRING, PRIMARY KEY(nid))",
         "CREATE NODE TABLE Summary(nid STRING, axpre STRING, sid STRING, key STRING, "
         "extent INT64, length DOUBLE, PRIMARY KEY(nid))",
         "CREATE REL TABLE CHILD(FROM Unit TO Unit)",
+        "CREATE REL TABLE HAS_ATTRIBUTE(FROM Unit TO Attribute)",
         "CREATE REL TABLE ROOT(FROM Document TO Unit)",
         "CREATE REL TABLE LINK(FROM Unit TO Unit, anchor STRING)",
         "CREATE REL TABLE IN_PARTITION(FROM Unit TO Summary)",
@@ -201,7 +187,7 @@ def _copy_documents(conn: Any, table: UnitTable) -> None:
 
 
 def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, attrs: StringColumn,
-                names: list[str]) -> None:
+                ) -> None:
     n = len(table)
     if not n:
         return
@@ -233,11 +219,29 @@ def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, attrs: StringC
             "text": all_texts[sl],
             "attributes": _strings([a or None for a in all_attrs[lo:hi]]),
         }
-        if names:
-            parsed = [json.loads(a) if a else None for a in all_attrs[lo:hi]]
-            for name in names:
-                frame["@" + name] = _strings([p.get(name) if p else None for p in parsed])
         _copy(conn, "Unit", pd.DataFrame(frame))
+
+
+def _copy_attributes(conn: Any, attrs: StringColumn) -> None:
+    """One Attribute node per distinct (name, value), HAS_ATTRIBUTE from each unit."""
+    rows: list[int] = []
+    keys: list[str] = []
+    nodes: dict[str, tuple[str, str]] = {}
+    for row, text in enumerate(attrs.all()):
+        if text:
+            for name, value in json.loads(text).items():
+                key = f"{name}={value}"
+                nodes.setdefault(key, (name, value))
+                rows.append(row)
+                keys.append(key)
+    if not rows:
+        return
+    _copy(conn, "Attribute", pd.DataFrame({
+        "nid": np.asarray(list(nodes), dtype=object),
+        "name": np.asarray([n for n, _ in nodes.values()], dtype=object),
+        "value": np.asarray([v for _, v in nodes.values()], dtype=object)}))
+    _copy(conn, "HAS_ATTRIBUTE", pd.DataFrame({"from": np.asarray(rows, dtype=np.int64),
+                                           "to": np.asarray(keys, dtype=object)}))
 
 
 def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:
