@@ -1,7 +1,9 @@
-// One-step link transitions from some units: P(x -> z) = (links x -> z) / (out-links of x)
+// One-step link transitions from some units: P(x -> z) = (links x -> z) / (out-links of x),
+// multiplicity counted (written without re-matching x after an aggregation, which
+// LadybugDB 0.22 cannot evaluate)
 UNWIND $sources AS sid
-MATCH (x:Unit {uid: sid})-[:LINK]->(:Unit)
-WITH x, count(*) AS out
-MATCH (x)-[:LINK]->(z:Unit)
-WITH x, z, out, count(*) AS n
-RETURN x.uid AS source, z.uid AS target, toFloat(n) / out AS p
+MATCH (x:Unit {uid: sid})-[:LINK]->(z:Unit)
+WITH x, collect(z.uid) AS targets
+UNWIND targets AS t
+WITH x.uid AS source, t AS target, size(targets) AS out, count(*) AS n
+RETURN source, target, 1.0 * n / out AS p

@@ -1,15 +1,17 @@
 // PRUM eq. 9 pairs among a topic's units: x and y in one document, one containing
-// the other (pre/post interval test); P = smaller length / larger length
-// ($measure is 'length' or 'words'; 1 when both are 0)
+// the other (pre/post interval test); P = length of the inner unit / length of the
+// outer one ($measure is 'length' or 'words'); a unit of length 0 leads nowhere and
+// is reached from nowhere (P = 0), and a unit to itself is left to the caller (P = 1).
+// Portable: no toFloat (LadybugDB) and no APOC.
 UNWIND $sources AS sid
 MATCH (x:Unit {uid: sid})
 MATCH (y:Unit {doc: x.doc})
-WHERE y.uid IN $targets
+WHERE y.uid IN $targets AND x.uid <> y.uid
   AND ((y.pre <= x.pre AND x.post <= y.post) OR (x.pre <= y.pre AND y.post <= x.post))
 WITH x, y,
-     CASE WHEN $measure = 'words' THEN toFloat(x.words) ELSE toFloat(x.length) END AS lx,
-     CASE WHEN $measure = 'words' THEN toFloat(y.words) ELSE toFloat(y.length) END AS ly
-RETURN x.uid AS source, y.uid AS target,
-       CASE WHEN x.uid = y.uid THEN 1.0
-            WHEN y.pre <= x.pre THEN CASE WHEN ly = 0 THEN 1.0 ELSE lx / ly END
-            ELSE CASE WHEN lx = 0 THEN 1.0 ELSE ly / lx END END AS p
+     CASE WHEN $measure = 'words' THEN 1.0 * x.words ELSE 1.0 * x.length END AS lx,
+     CASE WHEN $measure = 'words' THEN 1.0 * y.words ELSE 1.0 * y.length END AS ly
+WITH x, y, CASE WHEN y.pre <= x.pre THEN lx ELSE ly END AS inner,
+     CASE WHEN y.pre <= x.pre THEN ly ELSE lx END AS outer
+WHERE inner > 0
+RETURN x.uid AS source, y.uid AS target, inner / outer AS p
