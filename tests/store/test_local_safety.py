@@ -244,3 +244,21 @@ def test_a_read_only_file_system_is_one_line(tmp_path: Path, write, monkeypatch)
     with pytest.raises(StoreError, match="cannot write to the store: Read-only file system"):
         load_xml(LocalStore(store_dir), [write("b.xml", DOC)])
     assert LocalStore(store_dir).documents()["name"].tolist() == ["a"]
+
+
+def test_a_graph_of_another_engine_version_names_the_rebuild(tmp_path: Path, write) -> None:
+    from graphprum.loading import copy_store
+
+    load_xml(LocalStore(tmp_path / "s"), [write("a.xml", DOC)])
+    mpath = tmp_path / "s" / "manifest.json"
+    manifest = json.loads(mpath.read_text())
+    manifest["engine"] = {"ladybug": "0.0.1"}
+    mpath.write_text(json.dumps(manifest))
+    old = LocalStore(tmp_path / "s")
+    with pytest.raises(StoreError, match=r"written by LadybugDB 0\.0\.1.*graphprum copy"):
+        old.query("MATCH (u:Unit) RETURN count(u) AS n")
+    assert old.count_units() == 6  # the columns do not depend on the engine
+    new = LocalStore(tmp_path / "new")
+    copy_store(old, new)
+    assert new.query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 6}]
+    assert new.units(["a#/article[1]/body[1]"])["text"].tolist() == ["one twothree"]

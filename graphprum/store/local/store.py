@@ -318,6 +318,12 @@ class LocalStore(TableStore):
         if gen is None:
             raise StoreError(f"{self.location}: the store is empty; load a collection first")
         path = gen / graphdb.GRAPH
+        written = self.manifest.get("engine", {}).get("ladybug")
+        if path.exists() and written != graphdb.engine_version():
+            raise StoreError(
+                f"{self.location}: its graph was written by LadybugDB {written}, this "
+                f"graphprum runs {graphdb.engine_version()}; copy the collection into a new "
+                f"store to rebuild it: graphprum copy {self.location} NEW-STORE")
         if not path.exists():
             summaries = {n: s for n in self.summary_names() if (s := self.load_summary(n))}
             try:
