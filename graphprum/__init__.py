@@ -12,13 +12,9 @@ and the T2I measures are computed over submitted runs.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-try:
-    __version__ = version("graphprum")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.1.0"
+from graphprum.version import __version__
 
 __all__ = ["__version__", "evaluate", "open_store"]
 

@@ -75,7 +75,7 @@ pre.command { background: var(--head); padding: .7rem 1rem; border-radius: 4px;
 
 def versions() -> dict[str, str]:
     """Versions of graphprum, the numeric libraries and Python."""
-    from graphprum import __version__
+    from graphprum.version import __version__
 
     out = {"graphprum": __version__}
     for name, dist in (("numpy", "numpy"), ("scipy", "scipy"), ("pandas", "pandas"),

@@ -252,7 +252,7 @@ def save_figure(fig: Figure, path: str | os.PathLike[str]) -> None:
 
 
 def _metadata(suffix: str) -> dict[str, str | None]:
-    from graphprum import __version__
+    from graphprum.version import __version__
 
     software = f"graphprum {__version__}"
     if suffix == ".png":

@@ -18,8 +18,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from graphprum import __version__
 from graphprum.errors import GraphprumError, UsageError
+from graphprum.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 

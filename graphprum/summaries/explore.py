@@ -75,12 +75,12 @@ from typing import Any
 
 import numpy as np
 
-from graphprum import __version__
 from graphprum.errors import UsageError
 from graphprum.summaries.axpre import AXPRES, Summary, build_summary, normalise_axpre
 from graphprum.summaries.render import partition_tree, short_label
 from graphprum.summaries.stored import stored_summary
 from graphprum.units import KIND_ELEMENT, UnitTable
+from graphprum.version import __version__
 
 #: Summaries the page always offers (built in memory when the store lacks them).
 EXPLORE_AXPRES = ("label", "p", "p*", "c", "p*|c")
