@@ -39,13 +39,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 
 from graphprum.units import DocumentBatch, LoadReport, ParsedDocument, UnitTable
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import scipy.sparse as sp
 
 #: Capability names (see the module notes).
 TABLE = "table"

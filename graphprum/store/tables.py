@@ -11,14 +11,13 @@ answers the rest of :class:`~graphprum.store.base.Store`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk, UnitView
-from graphprum.store.linkgraph import LinkGraph
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_NAMES,
@@ -28,6 +27,9 @@ from graphprum.units import (
     ParsedDocument,
     UnitTable,
 )
+
+if TYPE_CHECKING:
+    from graphprum.store.linkgraph import LinkGraph
 
 #: Document kinds whose id is the document name alone.
 _NAMED_KINDS = (KIND_PAGE, KIND_VIDEO)
@@ -296,6 +298,8 @@ class TableStore:
 
     def link_graph(self) -> LinkGraph:
         """The LINK edges as compressed rows (built once per collection)."""
+        from graphprum.store.linkgraph import LinkGraph
+
         links = self.links()
         if self._link_graph is None:
             self._link_graph = LinkGraph.build(links["src"].to_numpy(), links["dst"].to_numpy())

@@ -119,7 +119,9 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
     texts = StringColumn(gen / "units" / "text")
     attrs = StringColumn(gen / "units" / "attrs")
     try:
-        db = lb.Database(str(tmp))
+        # one checkpoint at the end: an automatic one after each COPY doubled the
+        # cost of small loads
+        db = lb.Database(str(tmp), auto_checkpoint=False)
         try:
             conn = lb.Connection(db)
             _schema(conn)
