@@ -11,11 +11,34 @@ Examples
 'qrels.txt:3: expected 4 fields TOPIC ITER ID REL, got 3'
 >>> err.exit_code
 2
+>>> print(InputError(bytes([99, 0xe9]).decode("utf-8", "surrogateescape"), None, "empty"))
+c\\xe9: empty
 """
 
 from __future__ import annotations
 
 from os import PathLike
+
+
+def printable(text: str) -> str:
+    """``text`` with the undecodable bytes of file names (kept by Python as
+    lone surrogates, ``surrogateescape``) shown as ``\\xNN``, so that it can
+    be printed and written as UTF-8.
+
+    >>> print(printable("a" + bytes([0xff]).decode("utf-8", "surrogateescape") + "b"))
+    a\\xffb
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
+            if _only_escapes(text) else text.encode("utf-8", "backslashreplace").decode()
+    return text
+
+
+def _only_escapes(text: str) -> bool:
+    """Whether every surrogate of ``text`` is a ``surrogateescape`` byte."""
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
 
 
 class GraphprumError(Exception):
@@ -41,7 +64,7 @@ class InputError(GraphprumError):
         self.path = str(path)
         self.line = line
         self.message = message
-        where = f"{self.path}:{line}" if line is not None else self.path
+        where = printable(f"{self.path}:{line}" if line is not None else self.path)
         super().__init__(f"{where}: {message}")
 
 

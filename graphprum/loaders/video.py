@@ -72,6 +72,7 @@ import numpy as np
 
 from graphprum.errors import InputError
 from graphprum.io.lines import iter_lines, read_text
+from graphprum.loaders.names import utf8_path
 from graphprum.units import KIND_SEGMENT, KIND_VIDEO, ParsedDocument, text_snippet
 
 __all__ = ["SUBTITLE_SUFFIXES", "find_video_files", "parse_time", "read_segments",
@@ -344,6 +345,8 @@ def find_video_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
             out.append(p)
         else:
             raise InputError(p, None, "no such file or directory")
+    for f in out:
+        utf8_path(f)  # video ids and sources are text
     return out
 
 

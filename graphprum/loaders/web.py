@@ -85,6 +85,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError
+from graphprum.loaders.names import utf8_path
 from graphprum.loaders.xml import _sibling_positions, _word_counts
 from graphprum.units import (
     KIND_ELEMENT,
@@ -171,6 +172,7 @@ class SiteIndex:
                 rel_f = prefix + f
                 files.add(rel_f)
                 if f.lower().endswith(PAGE_SUFFIXES):
+                    utf8_path(os.path.join(dirpath, f))  # page ids and sources are text
                     pages.append(rel_f)
         if not pages:
             raise InputError(root_p, None, "directory holds no .html/.htm file")

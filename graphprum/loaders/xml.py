@@ -45,6 +45,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
+from graphprum.loaders.names import utf8_path
 from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
 
 #: How every XML file is parsed: no DTD loading and no network, internal
@@ -108,8 +109,8 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
 
     A directory is searched recursively for ``*.xml`` and is the root its
     files' ids are relative to; a file given directly gets its stem as id.
-    Raises InputError for a path that does not exist or a directory with no
-    XML file.
+    Raises InputError for a path that does not exist, a directory with no
+    XML file, or a file name that is not UTF-8.
     """
     out: list[XmlFile] = []
     for p in paths:
@@ -127,6 +128,7 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
             raise InputError(path, None, "no such file or directory")
     seen: dict[str, Path] = {}
     for f in out:
+        utf8_path(f.path)  # the id and the stored source are text
         if f.name in seen:
             raise InputError(f.path, None,
                              f"document id {f.name!r} is also given by {seen[f.name]}")
