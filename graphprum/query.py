@@ -50,27 +50,42 @@ def writes(text: str) -> list[str]:
 def parse_param(text: str) -> tuple[str, object]:
     """``K=V`` from the command line: V as JSON when it parses (numbers,
     lists, quoted strings, true/false/null), else as a plain string.
+    NAME is letters, digits and ``_``; integers must fit 64 bits.
 
     >>> parse_param("n=3"), parse_param("name=x'y"), parse_param('l=[1,"a"]')
     (('n', 3), ('name', "x'y"), ('l', [1, 'a']))
     """
     import json
 
+    from graphprum.store.cypher_literal import check_integers, is_plain_name
+
     key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier():
-        raise UsageError(f"--param {text!r}: expected NAME=VALUE")
+    if not sep or not is_plain_name(key):
+        raise UsageError(f"--param {text[:80]!r}: expected NAME=VALUE, NAME made of letters, "
+                         f"digits and _")
     try:
-        return key, json.loads(value)
-    except ValueError:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
         return key, value
+    try:
+        check_integers(parsed, f"${key}")
+    except UsageError as exc:
+        raise UsageError(f"--param {key}: {exc}") from None
+    return key, parsed
 
 
 def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
               write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
     """Run ``text`` against ``store``; rows as dicts (column -> value).
 
+    Parameters travel as data, never as Cypher: to Neo4j and the embedded
+    engine as parameters, to FalkorDB as literals written by
+    :mod:`graphprum.store.cypher_literal` (hostile map keys quoted).
+    ``timeout`` (seconds, None: no limit) bounds the query on every store.
+
     Raises UsageError for a write without ``write=True`` (checked before
-    anything is sent) and for Cypher the store's engine refuses.
+    anything is sent), for Cypher the store's engine refuses, for a
+    parameter value that cannot be sent, and for a query past ``timeout``.
     """
     found = writes(text)
     if found and not write:

@@ -145,11 +145,12 @@ def test_floats_travel_exactly():
     assert lengths == doc.columns["length"].tolist()
 
 
-def test_spliced_size_matches_falkordb_rendering():
-    """FalkorDB's write_value: strings quoted raw (we escape ' and \\),
-    lists and maps with ', ' separators, floats with %f."""
-    value = {"a": ["x'y", 3, 2.5, None, True], "b": {"c": "é"}}
-    rendered = "{a: ['x\\'y', 3, 2.500000, NULL, true], b: {c: 'é'}}"
+def test_spliced_size_is_the_size_of_the_literal_sent():
+    """The literal the store writes (cypher_literal): strings quoted with ' and
+    \\ escaped, lists and maps with ', ' separators, floats exact, odd keys
+    backquoted; its size is what the batching budgets count."""
+    value = {"a": ["x'y", 3, 2.5, None, True], "b": {"c": "é"}, "k k": 1e-7}
+    rendered = "{a: ['x\\'y', 3, 2.5, null, true], b: {c: 'é'}, `k k`: 1e-07}"
     assert spliced_size(value) == len(rendered.encode("utf-8"))
 
 

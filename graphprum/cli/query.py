@@ -18,12 +18,13 @@ QUERY_FORMATS = ["table", "json", "tsv"]
 def query(
     cypher: Annotated[str, typer.Argument(help="A Cypher query; use $name for parameters.")],
     param: Annotated[list[str], typer.Option(
-        "--param", "-p", help="NAME=VALUE (JSON values parsed; repeat). Never pasted into "
-                              "the query text.")] = [],  # noqa: B006
+        "--param", "-p", help="NAME=VALUE (JSON values parsed; repeat). Values are data: "
+                              "never run as Cypher.")] = [],  # noqa: B006
     write: Annotated[bool, typer.Option(help="Allow the query to write (Bolt stores).")]
     = False,
-    timeout: Annotated[float, typer.Option(help="Give up after SECONDS.")] = 60.0,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or tsv.")] = "table",
+    timeout: Annotated[float, typer.Option(
+        help="Give up after SECONDS (0: no limit), on every store.")] = 60.0,
 ) -> None:
     """Run Cypher against the store (read-only unless --write).
 
@@ -44,9 +45,11 @@ def query(
 
     if fmt not in QUERY_FORMATS:
         raise usage(f"--format {fmt!r}: choose one of {', '.join(QUERY_FORMATS)}")
+    if not timeout >= 0:  # NaN too
+        raise usage(f"--timeout {timeout}: seconds, 0 or more")
     params = dict(parse_param(p) for p in param)
     store = open_store(create=False)
-    rows = run_query(store, cypher, params, write=write, timeout=timeout)
+    rows = run_query(store, cypher, params, write=write, timeout=timeout or None)
     if fmt == "json":
         print(json.dumps(rows, indent=1, default=str, ensure_ascii=False))
         return

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from graphprum.store.base import Store
+from graphprum.store.uri import is_uri, parse_store_uri
 from graphprum.units import UnitTable
 
 DEFAULT_STORE = "graphprum-store"
@@ -29,23 +30,25 @@ def store_exists(location: str | os.PathLike[str] | None = None) -> bool:
     """Whether ``location`` (see :func:`default_location`) is a server URI or
     an embedded store that holds a collection."""
     text = default_location(location)
-    return "://" in text or os.path.exists(os.path.join(text, "manifest.json"))
+    return is_uri(text) or os.path.exists(os.path.join(text, "manifest.json"))
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True,
                wait: float = 0.0) -> Store:
-    """Open a store: ``bolt://``/``neo4j://`` URIs go to the Bolt backend,
-    anything else is an embedded store directory.
+    """Open a store: ``bolt://``/``neo4j://`` URIs (any case, ``+s``/``+ssc``
+    too; see :mod:`graphprum.store.uri`) go to the Bolt backend, a location
+    with any other ``scheme://`` is refused, anything else is an embedded
+    store directory.
 
     ``None`` means ``$GRAPHPRUM_STORE`` or ``./graphprum-store``; ``wait``:
     seconds an embedded store's write waits for another writer.
     """
     text = default_location(location)
-    if text.split("://", 1)[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc") \
-            and "://" in text:
+    if is_uri(text):
+        uri = parse_store_uri(text)  # UsageError for unknown schemes, bad ports ...
         from graphprum.store.bolt import BoltStore
 
-        return BoltStore(text)
+        return BoltStore(uri)
     from graphprum.store.local import LocalStore
 
     return LocalStore(text, create=create, wait=wait)

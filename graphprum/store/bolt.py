@@ -36,10 +36,12 @@ its ``src/bolt/bolt_api.c`` explains most):
   entry of RUN's metadata, so auto-commit and managed transactions even reach
   different graphs; the store only uses managed ones);
 * parameters are spliced into the query text (``CYPHER k=v ... query``) in a
-  4,096-byte buffer, strings without escaping ``\\`` and ``'`` and floats with
-  six decimals; above the buffer the server aborts.  The store escapes
-  strings, refuses a query that would not fit, and sends units packed into
-  one string per batch (:mod:`graphprum.store.bolt_pack`);
+  4,096-byte buffer, strings without escaping ``\\`` and ``'``, map keys
+  bare (Cypher injection) and floats with six decimals; above the buffer the
+  server aborts.  The store sends FalkorDB no parameters: it writes that
+  prefix itself with :mod:`graphprum.store.cypher_literal`, refuses a query
+  that would not fit, and sends units packed into one string per batch
+  (:mod:`graphprum.store.bolt_pack`);
 * a client that says GOODBYE is freed without its socket leaving the event
   loop, and the next connection given that file descriptor is never read;
   the store closes FalkorDB connections without GOODBYE
@@ -59,7 +61,6 @@ import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from importlib.resources import files
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import pandas as pd
@@ -67,7 +68,6 @@ import pandas as pd
 from graphprum.errors import InputError, ServerError, StoreError, UsageError
 from graphprum.store.base import CYPHER, SUMMARY_NODES, UnitView
 from graphprum.store.bolt_pack import (
-    escape_spliced,
     pack_members,
     pack_units,
     separators,
@@ -75,7 +75,10 @@ from graphprum.store.bolt_pack import (
     spliced_size,
     unit_ids,
 )
+from graphprum.store.cypher_literal import check_integers, splice
+from graphprum.store.deadline import call_with_timeout
 from graphprum.store.tables import TableStore
+from graphprum.store.uri import BoltURI, parse_store_uri, redact
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -118,31 +121,14 @@ def _statements(text: str) -> list[str]:
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def _escape_falkor(value):
-    """FalkorDB splices string parameters into its query text: escape ``\\``
-    and ``'`` so that they arrive unchanged.
-
-    >>> _escape_falkor({"a": ["x'y", 1]})
-    {'a': ["x\\\\'y", 1]}
-    """
-    if isinstance(value, str):
-        return escape_spliced(value)
-    if isinstance(value, dict):
-        return {k: _escape_falkor(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_escape_falkor(v) for v in value]
-    return value
-
-
 def _query_bytes(text: str, params: dict) -> int:
-    """Bytes of ``text`` with ``params`` spliced in as FalkorDB does it
-    (``CYPHER k=v k=v ... text``).
+    """Bytes of the query FalkorDB receives: ``text`` with ``params`` in a
+    ``CYPHER k=v ...`` prefix of literals (:func:`~graphprum.store.cypher_literal.splice`).
 
     >>> _query_bytes("RETURN $a", {"a": "x'y"})  # CYPHER a='x\\'y' RETURN $a
     25
     """
-    return 7 + len(text.encode()) + sum(len(k.encode()) + 2 + spliced_size(v)
-                                        for k, v in params.items())
+    return len(splice(text, params).encode("utf-8"))
 
 
 def _close_driver(driver, backend: str) -> None:
@@ -170,20 +156,6 @@ def _close_driver(driver, backend: str) -> None:
     driver.close()
 
 
-def _safe_uri(uri: str) -> str:
-    """The URI without any password.
-
-    >>> _safe_uri("bolt://neo4j:secret@host:7687")
-    'bolt://neo4j@host:7687'
-    """
-    parts = urlsplit(uri)
-    if parts.password is None:
-        return uri
-    netloc = (parts.username or "") + "@" + (parts.hostname or "") \
-        + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def _digest(doc: ParsedDocument) -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(json.dumps([doc.name, doc.source, int(doc.kind), doc.tags, doc.paths,
@@ -199,8 +171,10 @@ class BoltStore(TableStore):
 
     Parameters
     ----------
-    uri : str
-        ``bolt://HOST:PORT`` or ``neo4j://HOST:PORT`` (``+s``/``+ssc`` too).
+    uri : str or BoltURI
+        ``bolt://HOST:PORT`` or ``neo4j://HOST:PORT`` (``+s``/``+ssc`` too;
+        see :mod:`graphprum.store.uri`).  User information in it
+        (``bolt://USER:PASSWORD@HOST``) becomes the driver's credentials.
     database : str, optional
         Database; default ``$NEO4J_DATABASE`` or the server's default.
         FalkorDB 4.16's Bolt port ignores it: one graph per server.
@@ -214,33 +188,38 @@ class BoltStore(TableStore):
     connect_timeout : float
         Seconds allowed for the Bolt handshake of one connection.
 
-    Credentials come from ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``; without a
-    user name the driver connects without authentication (FalkorDB).
+    Credentials come from the URI, else from ``NEO4J_USERNAME`` /
+    ``NEO4J_PASSWORD``; without a user name the driver connects without
+    authentication (FalkorDB).  The password never reaches the driver's URI,
+    so no driver message can echo it.
     """
 
     capabilities = frozenset({CYPHER, SUMMARY_NODES})
 
-    def __init__(self, uri: str, *, database: str | None = None,
+    def __init__(self, uri: str | BoltURI, *, database: str | None = None,
                  batch_size: int | None = None, workers: int | None = None,
                  connect_timeout: float = 2.0) -> None:
         import neo4j
 
         super().__init__()
-        self.uri = uri
-        self.location = _safe_uri(uri)
+        parsed = uri if isinstance(uri, BoltURI) else parse_store_uri(uri)
+        self.uri = parsed.driver_uri
+        self.location = parsed.safe
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
         self.batch_size = int(batch_size or os.environ.get("GRAPHPRUM_BOLT_BATCH")
                               or DEFAULT_BATCH)
         self.workers = max(1, int(workers or os.environ.get("GRAPHPRUM_BOLT_WORKERS")
                                   or DEFAULT_WORKERS))
         user = os.environ.get("NEO4J_USERNAME")
-        auth = (user, os.environ.get("NEO4J_PASSWORD", "")) if user else None
+        auth = parsed.auth or ((user, os.environ.get("NEO4J_PASSWORD", "")) if user else None)
+        self._user = auth[0] if auth else None
         config = {"auth": auth, "connection_acquisition_timeout": connect_timeout,
                   "max_transaction_retry_time": max(15.0, 4 * connect_timeout)}
         try:
-            self._driver = neo4j.GraphDatabase.driver(uri, **config)
+            self._driver = neo4j.GraphDatabase.driver(self.uri, **config)
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
-            raise UsageError(f"{self.location}: not a Bolt URI ({exc})") from None
+            reason = " ".join(redact(str(exc)).split())[:200]
+            raise UsageError(f"{self.location}: not a Bolt URI ({reason})") from None
         self._table: UnitTable | None = None
         self._links: pd.DataFrame | None = None
         self._docs: pd.DataFrame | None = None
@@ -251,7 +230,8 @@ class BoltStore(TableStore):
             # pooled connections never expire: the driver would close them
             # with GOODBYE, which FalkorDB mishandles (see _close_driver)
             _close_driver(self._driver, self.backend)
-            self._driver = neo4j.GraphDatabase.driver(uri, **config, max_connection_lifetime=-1)
+            self._driver = neo4j.GraphDatabase.driver(self.uri, **config,
+                                                      max_connection_lifetime=-1)
         self._schema_done = False
         self._finalizer = weakref.finalize(self, _close_driver, self._driver, self.backend)
 
@@ -264,7 +244,7 @@ class BoltStore(TableStore):
 
         code = getattr(exc, "code", "") or ""
         if isinstance(exc, ne.AuthError) or "Security" in code:
-            user = os.environ.get("NEO4J_USERNAME", "")
+            user = self._user
             msg = f"authentication failed for user {user!r}" if user \
                 else "the server requires credentials (set NEO4J_USERNAME and NEO4J_PASSWORD)"
         elif "DatabaseNotFound" in code:
@@ -272,8 +252,8 @@ class BoltStore(TableStore):
         elif isinstance(exc, ne.ServiceUnavailable | ne.SessionExpired | OSError):
             msg = "server unavailable (is it running? graphprum server start)"
         else:
-            text = getattr(exc, "message", None) or str(exc)
-            msg = f"{type(exc).__name__}: {' '.join(str(text).split())[:300]}"
+            text = redact(str(getattr(exc, "message", None) or exc))
+            msg = f"{type(exc).__name__}: {' '.join(text.split())[:300]}"
         return ServerError(f"{self._where()}: {msg}")
 
     def _connect(self) -> None:
@@ -296,34 +276,45 @@ class BoltStore(TableStore):
         self._driver.close()
         raise self._error(last) from None
 
-    def _params(self, params: dict) -> dict:
-        return _escape_falkor(params) if self.backend == "falkordb" else params
+    def _params(self, text: str, params: dict) -> tuple[str, dict]:
+        """The query text and parameters to send.  FalkorDB gets no
+        parameters: they are spliced into the text as literals by
+        :mod:`graphprum.store.cypher_literal` (FalkorDB's own splicing
+        lets map keys inject Cypher, truncates at NUL, cuts floats to six
+        decimals), within :data:`FALKOR_PARAM_LIMIT` bytes.  Neo4j gets them
+        as they are, integers checked to fit 64 bits."""
+        if self.backend != "falkordb":
+            check_integers(params)
+            return text, params
+        query = splice(text, params)
+        size = len(query.encode("utf-8"))
+        if size > FALKOR_PARAM_LIMIT:
+            raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
+                             f"FalkorDB's Bolt port crashes above about 4 KB")
+        return query, {}
 
     def run(self, text: str, params: dict | None = None, *, write: bool = False,
-            raw: bool = False) -> list:
+            raw: bool = False, timeout: float | None = None) -> list:
         """Run one query in a managed (retried) transaction; records as tuples
-        (as dicts when ``raw``)."""
-        return self.run_many(text, [params or {}], write=write, raw=raw)[0]
+        (as dicts when ``raw``).  ``timeout`` (seconds) is sent as the
+        transaction timeout, which Neo4j enforces (FalkorDB ignores it: see
+        :meth:`query` for the client-side limit)."""
+        return self.run_many(text, [params or {}], write=write, raw=raw, timeout=timeout)[0]
 
     def run_many(self, text: str, param_sets: Sequence[dict], *, write: bool = False,
-                 raw: bool = False) -> list[list]:
+                 raw: bool = False, timeout: float | None = None) -> list[list]:
         """Run ``text`` once per parameter set, all in one managed (retried,
         so idempotent queries only) transaction; the records of each run."""
         import neo4j
         import neo4j.exceptions as ne
 
-        sent = []
-        for params in param_sets:
-            size = _query_bytes(text, params)
-            if self.backend == "falkordb" and size > FALKOR_PARAM_LIMIT:
-                raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
-                                 f"FalkorDB's Bolt port crashes above about 4 KB")
-            sent.append(self._params(params))
+        sent = [self._params(text, params) for params in param_sets]
 
+        @neo4j.unit_of_work(timeout=timeout)
         def work(tx):
             out = []
-            for params in sent:
-                result = tx.run(text, params)
+            for query, params in sent:
+                result = tx.run(query, params)
                 out.append([r.data() for r in result] if raw
                            else [tuple(r.values()) for r in result])
             return out
@@ -547,8 +538,12 @@ class BoltStore(TableStore):
 
     def query(self, text: str, params: dict | None = None, *, write: bool = False,
               timeout: float | None = None) -> list[dict]:
-        """Run Cypher on the server; rows as dicts of plain values."""
-        rows = self.run(text, params, write=write, raw=True)
+        """Run Cypher on the server; rows as dicts of plain values.
+        ``timeout`` (seconds) goes to the server as the transaction timeout
+        (Neo4j enforces it) and bounds the wait here (FalkorDB ignores it):
+        :func:`~graphprum.store.deadline.call_with_timeout`."""
+        rows = call_with_timeout(lambda: self.run(text, params, write=write, raw=True,
+                                                  timeout=timeout), timeout, self.location)
         return [{k: _plain(v) for k, v in r.items()} for r in rows]
 
     def _meta(self) -> tuple[list, dict]:

@@ -1,8 +1,10 @@
 """Packed unit batches for the Bolt store: many units per query, few bytes each.
 
-FalkorDB 4.16's Bolt port splices every parameter into the query text, in a
-buffer of 4,096 bytes (``get_query`` in its ``src/bolt/bolt_api.c``), and the
-server aborts when the text overflows it.  A list of maps (one per unit, every
+FalkorDB 4.16's Bolt port reads parameters only as literals in the query
+text (it splices them into a buffer of 4,096 bytes, ``get_query`` in its
+``src/bolt/bolt_api.c``, and aborts when the text overflows it; the store
+writes the literals itself, :mod:`graphprum.store.cypher_literal`, and keeps
+every query under that size).  A list of maps (one per unit, every
 key repeated) fits about 14 units under that limit, and parsing the spliced
 literals costs FalkorDB more than writing the nodes.  So units travel as one
 string parameter, ``$data``: records separated by ``$rs``, fields by ``$fs``
@@ -22,8 +24,7 @@ field   content
 4..14   tag, pos, kind, depth, pre, ppre, post, size, start, length, words
 ======  ==================================================================
 
-Numbers are decimal (floats with ``repr``, so they arrive exactly: FalkorDB
-prints a float parameter with six decimals).  Records are in preorder within
+Numbers are decimal (floats with ``repr``, so they arrive exactly).  Records are in preorder within
 each document, so a parent's record comes before its children's and the
 query rebuilds ids and paths with one ``reduce``.  When a unit's parent was
 written by an earlier batch, the parent's record is sent again (with its
@@ -56,6 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphprum.errors import InputError
+from graphprum.store.cypher_literal import literal_size
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, ParsedDocument
 
 #: Control characters tried, in order, as record and field separators.
@@ -64,39 +66,13 @@ _TAIL = ("pos", "kind", "depth", "pre", "ppre", "post", "size", "start", "length
 
 
 def spliced_size(value) -> int:
-    """Bytes ``value`` takes once FalkorDB splices it into a query text
-    (its ``write_value``: strings quoted as they are, lists ``[a, b]``, maps
-    ``{k: v}``, floats with ``%f``), after :func:`escape_spliced`.
+    """Bytes ``value`` takes as a Cypher literal in the query text FalkorDB
+    receives (:func:`~graphprum.store.cypher_literal.literal_size`).
 
-    >>> spliced_size(["ab", 12, None, {"k": 1.5}])  # ['ab', 12, NULL, {k: 1.500000}]
-    31
+    >>> spliced_size(["ab", 12, None, {"k": 1.5}])  # ['ab', 12, null, {k: 1.5}]
+    26
     """
-    if value is None:
-        return 4
-    if isinstance(value, bool):
-        return 4 if value else 5
-    if isinstance(value, int):
-        return len(str(value))
-    if isinstance(value, float):
-        return len(f"{value:f}")
-    if isinstance(value, str):
-        return len(escape_spliced(value).encode("utf-8")) + 2
-    if isinstance(value, dict):
-        return 2 + sum(len(str(k).encode()) + 2 + spliced_size(v) for k, v in value.items()) \
-            + 2 * max(len(value) - 1, 0)
-    if isinstance(value, list | tuple):
-        return 2 + sum(spliced_size(v) for v in value) + 2 * max(len(value) - 1, 0)
-    return len(str(value))
-
-
-def escape_spliced(text: str) -> str:
-    """``text`` with ``\\`` and ``'`` escaped, so that FalkorDB's splicing
-    (which quotes strings without escaping them) gives back ``text``.
-
-    >>> escape_spliced("it's")
-    "it\\\\'s"
-    """
-    return text.replace("\\", "\\\\").replace("'", "\\'")
+    return literal_size(value)
 
 
 def _number(value) -> str:
@@ -227,7 +203,8 @@ class PackedBatch:
 
 
 def _cost(text: str) -> int:
-    """Spliced bytes of ``text`` (UTF-8, with ``'`` and ``\\`` escaped)."""
+    """Spliced bytes of ``text`` (UTF-8, with ``'`` and ``\\`` escaped, as
+    :func:`~graphprum.store.cypher_literal.cypher_literal` writes strings)."""
     n = len(text) if text.isascii() else len(text.encode("utf-8"))
     return n + text.count("'") + text.count("\\")
 

@@ -1,0 +1,180 @@
+"""Store locations: Bolt URIs, local directories, and passwords kept out of print.
+
+A store location with a scheme (``NAME://...``) is a server URI; anything
+else is a directory of the embedded store.  Scheme names are matched without
+regard to case, and only the Bolt schemes of the neo4j driver are known
+(:data:`BOLT_SCHEMES`): an unknown one is an error, never a directory name.
+
+User information in a URI (``bolt://USER:PASSWORD@HOST:PORT``,
+percent-encoded as usual) is taken out of it and handed to the driver as
+credentials, so the driver never sees, and never echoes, the password.
+:func:`redact` scrubs user information out of any text (error messages,
+command lines) before it is printed; passwords seen by :func:`parse_store_uri`
+are scrubbed wherever they appear.
+
+Examples
+--------
+>>> uri = parse_store_uri("BOLT://neo4j:p%40ss@db.example:7688")
+>>> uri.driver_uri, uri.auth, uri.safe
+('bolt://db.example:7688', ('neo4j', 'p@ss'), 'bolt://neo4j@db.example:7688')
+>>> redact("Given URI: 'bolt://neo4j:p%40ss@db.example:7688'")
+"Given URI: 'bolt://neo4j@db.example:7688'"
+>>> is_uri("graphprum-store"), is_uri("Neo4j+S://host")
+(False, True)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from graphprum.errors import UsageError
+
+#: The schemes of the neo4j driver (``+s``: TLS, ``+ssc``: TLS with a
+#: self-signed certificate).
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+#: ``scheme://userinfo@``; the user information runs to the last ``@`` of
+#: the token (a password may hold an unescaped ``@``).
+_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]*://)([^\s'\"<>`]*)@")
+#: Passwords seen in URIs this process parsed, scrubbed by :func:`redact`.
+_SECRETS: set[str] = set()
+_MIN_SECRET = 3
+
+
+@dataclass(frozen=True)
+class BoltURI:
+    """A parsed Bolt URI.
+
+    Attributes
+    ----------
+    scheme : str
+        Lower case, one of :data:`BOLT_SCHEMES`.
+    host : str
+        Host name or address (IPv6 without brackets).
+    port : int or None
+        Port, when given.
+    user, password : str or None
+        User information, percent-decoded.
+    rest : str
+        Path, query and fragment as given (``/db?policy=x``), usually empty.
+    """
+
+    scheme: str
+    host: str
+    port: int | None
+    user: str | None
+    password: str | None
+    rest: str = ""
+
+    def _netloc(self, user: str | None) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        port = f":{self.port}" if self.port is not None else ""
+        return (f"{user}@" if user else "") + host + port
+
+    @property
+    def driver_uri(self) -> str:
+        """The URI for the driver: no user information."""
+        return f"{self.scheme}://{self._netloc(None)}{self.rest}"
+
+    @property
+    def safe(self) -> str:
+        """The URI to print: the user name kept, the password left out."""
+        return f"{self.scheme}://{self._netloc(self.user)}{redact(self.rest)}"
+
+    @property
+    def auth(self) -> tuple[str, str] | None:
+        """``(user, password)`` from the URI, or None when it names no user."""
+        return (self.user, self.password or "") if self.user else None
+
+
+def is_uri(location: str) -> bool:
+    """Whether ``location`` has a ``scheme://`` (any scheme, any case)."""
+    return _SCHEME.match(location) is not None
+
+
+def scheme_of(location: str) -> str | None:
+    """The lower-case scheme of a URI, None for a path.
+
+    >>> scheme_of("Bolt+SSC://h"), scheme_of("dir/x")
+    ('bolt+ssc', None)
+    """
+    m = _SCHEME.match(location)
+    return m.group(1).lower() if m else None
+
+
+def parse_store_uri(location: str) -> BoltURI:
+    """Parse a Bolt URI; UsageError (one line, no password) when it is not one.
+
+    >>> parse_store_uri("bolt://[::1]:7687").driver_uri
+    'bolt://[::1]:7687'
+    >>> try:
+    ...     parse_store_uri("xxx://u:pw@h")
+    ... except UsageError as exc:
+    ...     print(str(exc)[:44])
+    xxx://u@h: unknown store scheme 'xxx://' (us
+    """
+    scheme = scheme_of(location)
+    shown = redact(location)
+    if scheme is None:
+        raise UsageError(f"{shown}: not a URI (expected bolt://HOST:PORT)")
+    try:
+        parts = urlsplit(location)
+        password = parts.password
+        if password is not None:
+            remember_secret(unquote(password))
+            shown = redact(location)
+        host, port, user = parts.hostname, parts.port, parts.username
+    except ValueError as exc:
+        raise UsageError(f"{shown}: not a valid URI ({_reason(exc)})") from None
+    if scheme not in BOLT_SCHEMES:
+        raise UsageError(f"{shown}: unknown store scheme '{scheme}://' (use bolt://, "
+                         f"neo4j://, with +s or +ssc for TLS; or a directory path "
+                         f"without '://')")
+    if not host:
+        raise UsageError(f"{shown}: no host in the URI (expected {scheme}://HOST:PORT)")
+    if port == 0:
+        raise UsageError(f"{shown}: port 0 is not a port")
+    rest = location[len(parts.scheme) + 3 + len(parts.netloc):]
+    return BoltURI(scheme, host, port, unquote(user) if user else None,
+                   unquote(password) if password is not None else None, rest)
+
+
+def _reason(exc: ValueError) -> str:
+    text = str(exc)
+    if "Port" in text or "port" in text:
+        return "the port must be a number in 0..65535"
+    if "IPv6" in text:
+        return "an IPv6 address needs its closing ']'"
+    return " ".join(redact(text).split())[:120]
+
+
+def remember_secret(secret: str) -> None:
+    """Scrub ``secret`` from everything :func:`redact` sees from now on."""
+    if len(secret) >= _MIN_SECRET:
+        _SECRETS.add(secret)
+
+
+def redact(text: str) -> str:
+    """``text`` with the user information of every URI in it reduced to the
+    user name, and every password seen in a parsed URI
+    (:func:`remember_secret`) replaced by ``***``.
+
+    >>> redact("failed: neo4j://u:s3cr@t/x@h:1/db and http://h/p@x")
+    'failed: neo4j://u@h:1/db and http://h/p@x'
+    >>> redact("no URI here")
+    'no URI here'
+    """
+    def scrub(m: re.Match[str]) -> str:
+        userinfo = m.group(2)
+        if "/" in userinfo.split(":", 1)[0]:  # an '@' in a path, not user information
+            return m.group(0)
+        return m.group(1) + userinfo.split(":", 1)[0] + "@"
+
+    # greedy on purpose: the match runs to the last '@' of the token, so a
+    # password holding '@' or '/' is cut out whole (at worst a host is too)
+    out = _USERINFO.sub(scrub, text) if "://" in text else text
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        out = out.replace(secret, "***")
+    return out
