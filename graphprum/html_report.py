@@ -300,13 +300,22 @@ def write_report(page: str, path: str | os.PathLike[str]) -> None:
 
 
 def command_line(argv: Sequence[str] | None = None) -> str:
-    """The command as typed (shell-quoted), from ``sys.argv`` by default."""
+    """The command as typed (shell-quoted), from ``sys.argv`` by default,
+    with passwords taken out of URIs and undecodable bytes of file names
+    shown as ``\\xNN``.
+
+    >>> command_line(["/usr/bin/graphprum", "--store", "bolt://neo4j:pw@db:7687", "info"])
+    'graphprum --store bolt://neo4j@db:7687 info'
+    """
     import shlex
+
+    from graphprum.errors import printable
+    from graphprum.store.uri import redact
 
     argv = list(sys.argv if argv is None else argv)
     if argv:
         argv[0] = os.path.basename(argv[0])
-    return " ".join(shlex.quote(a) for a in argv)
+    return redact(printable(" ".join(shlex.quote(a) for a in argv)))
 
 
 def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Sequence[str], *,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -18,7 +20,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from graphprum.errors import GraphprumError, UsageError
+from graphprum.errors import GraphprumError, UsageError, printable
 from graphprum.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -37,6 +39,11 @@ Typical session:
 The store is a directory (default ./graphprum-store, or $GRAPHPRUM_STORE),
 or a bolt:// / neo4j:// URI.
 """
+
+# the neo4j driver logs connection retries as warnings; without a handler of
+# its own they would reach stderr through logging's last resort, beside the
+# one-line error that says what failed
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=True,
                   rich_markup_mode=None, pretty_exceptions_enable=False)
@@ -59,18 +66,51 @@ class _State:
 state = _State()
 
 
+def one_line(text: str) -> str:
+    """``text`` fit for one line of stderr: lines joined, undecodable bytes of
+    file names shown as ``\\xNN``, the user information of URIs (passwords)
+    taken out.
+
+    >>> one_line("bolt://neo4j:pw@host:7687: down\\n  (retry)")
+    'bolt://neo4j@host:7687: down (retry)'
+    """
+    from graphprum.store.uri import redact
+
+    lines = [ln.strip() for ln in printable(text).splitlines() if ln.strip()]
+    return redact(" ".join(lines))
+
+
+def os_error_text(exc: OSError) -> str:
+    """An operating-system error as ``FILE: reason`` (``FILE -> FILE2`` for
+    a rename), or the reason alone when no file is known.
+
+    >>> os_error_text(PermissionError(13, "Permission denied", "/ro/x"))
+    '/ro/x: Permission denied'
+    """
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [os.fsdecode(n) if isinstance(n, bytes) else str(n)
+             for n in (exc.filename, exc.filename2) if n is not None]
+    return f"{' -> '.join(names)}: {reason}" if names else reason
+
+
 def user_errors(func: F) -> F:
-    """Turn GraphprumError into one line on stderr and its exit status (2)."""
+    """Turn GraphprumError into one line on stderr and its exit status (2);
+    also an OSError (no space, read-only file system, permission denied, a
+    file that vanished ...) that no lower layer turned into a GraphprumError:
+    one line naming the file, exit status 2, never a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except GraphprumError as exc:
-            print(f"graphprum: error: {exc}", file=sys.stderr)
+            print(f"graphprum: error: {one_line(str(exc))}", file=sys.stderr)
             raise typer.Exit(exc.exit_code) from None
         except BrokenPipeError:  # e.g. | head
             raise typer.Exit(0) from None
+        except OSError as exc:
+            print(f"graphprum: error: {one_line(os_error_text(exc))}", file=sys.stderr)
+            raise typer.Exit(GraphprumError.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -119,9 +159,11 @@ def usage(message: str) -> GraphprumError:
 
 
 def note(message: str) -> None:
-    """A note on stderr (suppressed by --quiet)."""
+    """A note on stderr (suppressed by --quiet); passwords in URIs taken out."""
     if not state.quiet:
-        print(message, file=sys.stderr)
+        from graphprum.store.uri import redact
+
+        print(redact(printable(message)), file=sys.stderr)
 
 
 def show_progress(quiet: bool = False) -> bool:
