@@ -49,7 +49,9 @@ def evaluate(runs: Any, qrels: Any, measures: Any, **options: Any) -> Any:
         (a store or its location; needed by structural models and measures),
         ``collection_size``, ``ideal_min``, ``order`` (``"score"`` or
         ``"rank"``), ``dedup``, ``trees``, ``passages``, ``per_topic``
-        (default True), ``strict``, ``warn`` (a callable for notes); see
+        (default True), ``strict``, ``warn`` (a callable for notes),
+        ``force`` (start a ``PRUM(exact=mc)`` simulation above
+        :data:`graphprum.measures.prum.MC_WORK_LIMIT`); see
         :func:`graphprum.evaluation.run_evaluation`.
 
     Returns

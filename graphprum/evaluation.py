@@ -22,6 +22,7 @@ import pandas as pd
 
 from graphprum.context import TopicContext, topic_ids
 from graphprum.errors import UsageError
+from graphprum.measures.prum import check_mc_cost
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
 from graphprum.navigation.base import parse_model
 from graphprum.store.base import FORK_SAFE, TABLE
@@ -29,7 +30,7 @@ from graphprum.store.base import FORK_SAFE, TABLE
 COLUMNS = ["run", "measure", "topic", "value"]
 Warn = Callable[[str], None]
 #: ``progress(done, total)``: called as work finishes.
-Progress = Callable[[int, int], None]
+Progress = Callable[[float, int], None]
 
 
 def expand_measures(names: Sequence[str]) -> list[MeasureSpec]:
@@ -69,10 +70,14 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    passages: Any = None, assessments: Any = None, per_topic: bool = True,
                    strict: bool = False, warn: Warn | None = None,
                    offsets: str = "chars", ends: str = "exclusive",
-                   jobs: int = 1, progress: Progress | None = None) -> pd.DataFrame:
+                   jobs: int = 1, progress: Progress | None = None,
+                   force: bool = False) -> pd.DataFrame:
     """Evaluate; see :func:`graphprum.evaluate` for the parameters.
 
-    ``progress(done, total)`` is called as topics finish (a progress bar).
+    ``progress(done, total)`` is called as topics finish (a progress bar),
+    and with fractions of a topic during a ``PRUM(exact=mc)`` simulation.
+    A simulation larger than :data:`~graphprum.measures.prum.MC_WORK_LIMIT`
+    (estimated before anything is evaluated) is refused unless ``force``.
 
     ``jobs`` > 1 evaluates topics in that many forked processes (the store's
     memory-mapped columns are inherited, not copied); the table is the same,
@@ -125,6 +130,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
              + "; rows are told apart by file order only")
     n_units = _collection_size(store, qrels, collection_size, strict, warn)
     topics = list(qrels)
+    check_mc_cost(specs, [len(r.ranked(t)) for r in read for t in topics if t in r.topics],
+                  force)
     job = _Job(runs=read, qrels=qrels, topics=topics, models=models,
                specs=[s for s in specs if family(s.name) is not None], ideal_min=ideal_min,
                collection_size=n_units, store=store, trees=trees, assessments=assessments)
@@ -256,11 +263,13 @@ class _SharedExtra(dict):
         return super().get(key, default)
 
 
-def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
+def _evaluate_topic(job: _Job, topic: str, store: Any,
+                    tick: Callable[[float], None] | None = None) -> _TopicOutput:
     """All runs of one topic: every user-model measure, and the unknown result ids.
 
     The units the topic's measures may read are pulled from the store once
-    (:meth:`~graphprum.store.base.Store.view`) and shared by every run."""
+    (:meth:`~graphprum.store.base.Store.view`) and shared by every run.
+    ``tick(fraction of the topic)`` is handed to simulations."""
     shared: dict[Any, Any] = {}
     assessment = _topic_assessment(job.assessments, topic)
     values: list[dict[str, float]] = []
@@ -285,6 +294,9 @@ def _evaluate_topic(job: _Job, topic: str, store: Any) -> _TopicOutput:
             store=store, trees=(run.trees or {}).get(topic) if job.trees else None,
             assessments=assessment, extra=_SharedExtra(shared), view=view,
         )
+        if tick is not None:
+            n_runs, ri = len(job.runs), len(values)
+            ctx.extra[("progress",)] = lambda f, ri=ri, n=n_runs: tick((ri + f) / n)
         out: dict[str, float] = {}
         if topic not in run.topics:  # DESIGN §1.4: a topic the run lacks scores 0
             values.append({str(s): 0.0 for s in job.specs})
@@ -384,7 +396,8 @@ def _evaluate_topics(job: _Job, jobs: int, progress: Progress) -> list[_TopicOut
     progress(0, total)
     if jobs == 1:
         for t in job.topics:
-            outs.append(_evaluate_topic(job, t, store))
+            outs.append(_evaluate_topic(job, t, store,
+                                        lambda f: progress(len(outs) + f, total)))
             progress(len(outs), total)
         return outs
     import multiprocessing

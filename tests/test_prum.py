@@ -422,3 +422,24 @@ def test_unbounded_collection_needs_certain_recall_even_when_nearly_certain():
     assert _naive_eq5(nav, math.inf) == [0.0, 0.0]
     nav[0, 0] = 1.0  # now one ideal unit is surely seen at rank 1
     assert precision_at_recall(nav, math.inf)[0] > 0.0
+
+
+def test_unit_made_certain_by_underflow_counts_once():
+    """Many navigation events (links:hops=10000) drive P(unit not seen) to
+    exactly 0.0 by underflow (0.5^1100 < 2^-1074) without any p = 1 event;
+    the unit is then certain, once: the same list with a p = 1 event at a
+    rank where the product has already underflowed gives the same precision
+    (it differs by less than 2^-1074 in exact arithmetic), and events after
+    that change nothing.  Counting every later event as 'became certain'
+    used to overflow the law's support (ValueError: could not broadcast)."""
+    o = 1200
+    many = np.zeros((o, 2))
+    many[:, 0] = 0.5                 # unit a: 1,200 events of 0.5
+    many[::7, 1] = 0.3               # unit b: uncertain all along
+    sure = many.copy()
+    sure[1100, 0] = 1.0              # certain at rank 1101, where 0.5^1100 is already 0.0
+    sure[1101:, 0] = 0.0
+    assert 0.5**1100 == 0.0
+    got = precision_at_recall(many)
+    assert np.all(np.isfinite(got))
+    assert got == pytest.approx(precision_at_recall(sure), rel=1e-12, abs=1e-15)

@@ -55,6 +55,10 @@ _OPTIONS: dict[str, tuple[Any, Any]] = {
         help="Passage END offsets are inclusive (default exclusive).")], False),
     "jobs": (Annotated[int, typer.Option(
         "--jobs", "-j", min=1, help="Evaluate topics in N processes (same results).")], 1),
+    "force": (Annotated[bool, typer.Option(
+        "--force", help="Start a PRUM(exact=mc) simulation even when its estimated cost "
+                        "(samples x ranked results) is above 1e10 steps, about 10 minutes.")],
+              False),
 }
 
 
@@ -76,6 +80,7 @@ class EvalOptions:
     offsets: str = "chars"
     inclusive_ends: bool = False
     jobs: int = 1
+    force: bool = False
 
     def __post_init__(self) -> None:
         self.nav = list(self.nav or ["classical"])
@@ -109,7 +114,7 @@ class EvalOptions:
                                   trees=self.trees, passages=self.passages,
                                   per_topic=per_topic, strict=self.strict, warn=note,
                                   offsets=self.offsets, ends=self.ends, jobs=self.jobs,
-                                  progress=bar.update)
+                                  progress=bar.update, force=self.force)
 
     def parameters(self) -> dict[str, str]:
         """What the evaluation used, for a report's reproduction section."""

@@ -58,7 +58,7 @@ Classical run (c, x, a) for ideal {a, c}; u infinite (trec_eval):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -76,8 +76,10 @@ if TYPE_CHECKING:
 __all__ = [
     "LEVELS",
     "MAX_ENUM_EVENTS",
+    "MC_WORK_LIMIT",
     "NORMAL_THRESHOLD",
     "SimulatedPrecision",
+    "check_mc_cost",
     "compute",
     "enumerate_precision",
     "interpolated",
@@ -101,6 +103,15 @@ NORMAL_THRESHOLD = 500
 
 #: Largest number of uncertain navigation events ``exact=enum`` enumerates.
 MAX_ENUM_EVENTS = 20
+
+#: Largest simulation ``exact=mc`` starts without ``force``: simulated users
+#: times ranked results, summed over runs and topics (:func:`mc_work`).  One
+#: such step costs 30-70 ns on one core (synthetic topics of 100-1,500
+#: ranked results, 10-50 ideal units, 10^3-10^4 samples), so the bound is
+#: about 5-12 minutes of simulation.
+MC_WORK_LIMIT = 10**10
+#: Seconds per step of :data:`MC_WORK_LIMIT`, for the estimate shown.
+MC_SECONDS_PER_STEP = 50e-9
 
 #: Recall levels of the 11-point mean, as exact rationals.
 LEVELS: tuple[Fraction, ...] = tuple(Fraction(k, 10) for k in range(11))
@@ -134,6 +145,35 @@ class _Events:
         return int(np.count_nonzero(self.first_certain < self.o))
 
 
+def _underflows(cols: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Events (row-major) at which P(unit not seen), the running product of
+    (1 - p) of eq. 6, first becomes 0.0 in floating point without p = 1:
+    after very many events (``links:hops=10000``) the unit is seen for sure
+    from there on, and must be treated as such (counted once, later events
+    dropped), as :func:`_unseen_before_after` computes the same product.
+
+    >>> at = _underflows(np.zeros(1100, np.int64), np.full(1100, 0.5)).nonzero()[0]
+    >>> len(at), bool(0.5 ** (at[0] - 2) > 0.0)  # once, where 0.5^k passes 2^-1074
+    (1, True)
+    """
+    n = len(cols)
+    out = np.zeros(n, dtype=bool)
+    if n == 0:
+        return out
+    order = np.lexsort((np.arange(n), cols))
+    p = probs[order]
+    lg = np.log1p(-np.where(p < 1.0, p, 0.0))
+    cs = np.cumsum(lg)
+    c = cols[order]
+    first = np.r_[True, c[1:] != c[:-1]]
+    base = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    zero = (np.exp(cs - (cs - lg)[base]) == 0.0) & (p < 1.0)
+    # only the first such event of a unit (the later ones are dropped as dead)
+    newly = zero & ~np.r_[False, zero[:-1] & ~first[1:]]
+    out[order[newly]] = True
+    return out
+
+
 def _events(nav: Any) -> _Events:
     """Normalise ``nav`` (dense or sparse, shape (o, t)) into live events."""
     dense = nav if sp.issparse(nav) else np.asarray(nav, dtype=float)
@@ -147,6 +187,7 @@ def _events(nav: Any) -> _Events:
     probs = np.clip(m.data, 0.0, 1.0)
     keep = probs > 0.0
     rows, cols, probs = rows[keep], cols[keep], probs[keep]
+    probs[_underflows(cols, probs)] = 1.0
     first_certain = np.full(t, o, dtype=np.int64)
     sure = probs == 1.0
     if sure.any():
@@ -696,15 +737,83 @@ class SimulatedPrecision:
         return float(w @ self.precision), self.combination_stderr(w)
 
 
+def mc_samples(spec: MeasureSpec) -> int | None:
+    """Simulated users of a ``PRUM(exact=mc,...)`` measure, None for others.
+
+    >>> from graphprum.measures.registry import parse_measure
+    >>> mc_samples(parse_measure("PRUM(exact=mc,samples=500)")), mc_samples(parse_measure("AP"))
+    (500, None)
+    """
+    if spec.name.upper() != "PRUM" or spec.params.get("exact") != "mc":
+        return None
+    return spec.param("samples", int, 1000)
+
+
+def mc_work(samples: int, ranked_lengths: Sequence[int]) -> int:
+    """Steps of simulation (users times ranked results, at least one result
+    per (run, topic)) of ``samples`` users over rankings of these lengths.
+
+    >>> mc_work(1000, [10, 0, 5])
+    16000
+    """
+    return samples * sum(max(int(n), 1) for n in ranked_lengths)
+
+
+def check_mc_cost(specs: Sequence[MeasureSpec], ranked_lengths: Sequence[int],
+                  force: bool = False) -> None:
+    """UsageError when an ``exact=mc`` measure would simulate more than
+    :data:`MC_WORK_LIMIT` steps (unless ``force``); the message gives the
+    estimate.
+
+    >>> from graphprum.measures.registry import parse_measure
+    >>> try:
+    ...     check_mc_cost([parse_measure("PRUM(exact=mc,samples=1000000000)")], [1500])
+    ... except UsageError as exc:
+    ...     print(str(exc)[35:98])
+    1.5e+12 simulation steps (samples x ranked results), about 21 h
+    """
+    seen: set[int] = set()
+    for spec in specs:
+        samples = mc_samples(spec)
+        if samples is None or samples in seen:
+            continue
+        seen.add(samples)  # measures with the same samples share one simulation
+        work = mc_work(samples, ranked_lengths)
+        if work > MC_WORK_LIMIT and not force:
+            raise UsageError(f"{spec}: {work:.2g} simulation steps (samples x ranked results), "
+                             f"about {_duration(work * MC_SECONDS_PER_STEP)}; more than the "
+                             f"{MC_WORK_LIMIT:.0e} graphprum starts without --force: lower "
+                             f"samples, or add --force")
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` in the largest fitting unit.
+
+    >>> _duration(40), _duration(4000), _duration(4e5), _duration(4e8)
+    ('40 s', '67 min', '4.6 days', '13 years')
+    """
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} h"
+    if seconds < 2 * 365 * 86400:
+        return f"{seconds / 86400:.2g} days"
+    return f"{seconds / (365 * 86400):.2g} years"
+
+
 def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
-                       seed: int | None = 0) -> SimulatedPrecision:
+                       seed: int | None = 0,
+                       progress: Callable[[float], None] | None = None) -> SimulatedPrecision:
     """E[CL(r)]/E[C(r)] (§3.2, no Hypothesis 2.3) by simulating ``samples`` users.
 
     Each simulated user draws every uncertain navigation event as an
     independent Bernoulli (vectorised over users); the ranked part gives
     CL(r), C(r) exactly as in :func:`enumerate_precision`.  The ratio of
     means is reported with its delta-method standard error
-    ``sd(CL - R C) / (mean(C) sqrt(n))``.
+    ``sd(CL - R C) / (mean(C) sqrt(n))``.  ``progress(fraction)`` is
+    called as chunks of users are simulated.
 
     Examples
     --------
@@ -738,7 +847,11 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
     s_cl2 = np.zeros(t)
     s_c2 = np.zeros(t)
     s_clc = np.zeros(t)
+    done = 0
     for cl, c in replay():
+        done += len(cl)
+        if progress is not None:
+            progress(done / samples)
         s_cl += cl.sum(axis=0)
         s_c += c.sum(axis=0)
         s_cl2 += (cl * cl).sum(axis=0)
@@ -809,7 +922,8 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
     if exact == "mc":
         mkey = ("PRUM", "mc", samples, seed)
         if mkey not in ctx.extra:
-            ctx.extra[mkey] = simulate_precision(nav, u, samples=samples, seed=seed)
+            ctx.extra[mkey] = simulate_precision(nav, u, samples=samples, seed=seed,
+                                                 progress=ctx.extra.get(("progress",)))
         res: SimulatedPrecision = ctx.extra[mkey]
         if r is not None:
             value, err = (float(res.precision[r - 1]), float(res.stderr[r - 1])) \
