@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from graphprum.cli import browse, evaluate, load, query, server, summary  # noqa: F401
-from graphprum.cli.app import app, main_options
+from graphprum.cli.app import app, main_options, one_line
 
 __all__ = ["app", "main", "main_options"]
 
@@ -37,12 +37,44 @@ class _RedactedStream:
         return getattr(self._stream, name)
 
 
+def usage_error_line(exc: Exception) -> str:
+    """A command-line parsing error of click (bad option, missing argument,
+    bad value) as one line, with where to find help.
+
+    >>> import typer
+    >>> usage_error_line(typer.BadParameter("must be >= 1"))
+    'graphprum: error: Invalid value: must be >= 1'
+    """
+    text = one_line(exc.format_message())  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", "")
+    return f"graphprum: error: {text}" + (f" (see '{path} --help')" if path else "")
+
+
 def main() -> None:
-    """Entry point of the ``graphprum`` script."""
+    """Entry point of the ``graphprum`` script: every error one line on
+    stderr (click's usage errors too), exit status 2 for a user's mistake."""
     if sys.stderr is not None and not isinstance(sys.stderr, _RedactedStream):
         sys.stderr = _RedactedStream(sys.stderr)
     try:
-        app()
+        code = app(standalone_mode=False)
     except KeyboardInterrupt:
         print("graphprum: interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:  # e.g. --help | head
+        sys.exit(0)
+    except Exception as exc:
+        # click's exceptions (its own, or typer's vendored copy) have these
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # type: ignore[attr-defined]  # the help text
+        else:
+            print(usage_error_line(exc), file=sys.stderr)
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    except BaseException as exc:  # click's Abort (EOF at a prompt)
+        if type(exc).__name__ != "Abort":
+            raise
+        print("graphprum: aborted", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
