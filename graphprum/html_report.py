@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphprum.errors import UsageError
+from graphprum.errors import UsageError, printable
 
 _CSS = """
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d9dde5; --head: #f3f5f8; --accent: #2457a6; }
@@ -289,7 +289,7 @@ def write_report(page: str, path: str | os.PathLike[str]) -> None:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
+            f.write(printable(page))  # file names that are not UTF-8, as \xNN
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)
@@ -309,7 +309,6 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     """
     import shlex
 
-    from graphprum.errors import printable
     from graphprum.store.uri import redact
 
     argv = list(sys.argv if argv is None else argv)

@@ -179,6 +179,8 @@ def _env(tmp: Path) -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     env["GRAPHPRUM_STORE"] = str(tmp / "graphprum-store")
+    env["XDG_DATA_HOME"] = str(tmp / "xdg-data")  # server start's per-user directory
+    env.pop("GRAPHPRUM_SERVER_DIR", None)
     env["COLUMNS"] = "80"
     env["NO_COLOR"] = "1"
     env["TERM"] = "dumb"

@@ -11,6 +11,7 @@ store in that case.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from graphprum.cli import browse, evaluate, load, query, server, summary  # noqa: F401
@@ -56,6 +57,10 @@ def main() -> None:
     stderr (click's usage errors too), exit status 2 for a user's mistake."""
     if sys.stderr is not None and not isinstance(sys.stderr, _RedactedStream):
         sys.stderr = _RedactedStream(sys.stderr)
+    # a file name that is not UTF-8 (a str with surrogate escapes) is printed
+    # as its own bytes, as ls prints it, rather than failing
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     try:
         code = app(standalone_mode=False)
     except KeyboardInterrupt:

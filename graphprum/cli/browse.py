@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from graphprum.cli.app import app, note, open_store, state, user_errors
+from graphprum.errors import printable
 
 
 @app.command()
@@ -25,7 +26,7 @@ def info(
     rows = info_rows(data, state.store or "")
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
-        print(f"{k:<{width}}  {v}")
+        print(printable(f"{k:<{width}}  {v}"))
 
 
 def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from graphprum.cli.app import open_store, status, sub_app, usage, user_errors
+from graphprum.errors import printable
 
 summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
 SUMMARY_FORMATS = ["table", "json", "dot", "png", "html"]
@@ -85,8 +86,9 @@ def summary_show(
             raise usage("--format png needs --output FILE.png")
         drawn = render.to_png(summary, output)
         top = min(len(summary), render.PNG_PARTITIONS)
-        print(f"wrote {output}: the {top} partitions of largest π of {len(summary)}"
-              + (f", with {len(drawn) - top} ancestors" if len(drawn) > top else ""))
+        print(printable(f"wrote {output}: the {top} partitions of largest π of {len(summary)}"
+                        + (f", with {len(drawn) - top} ancestors" if len(drawn) > top
+                           else "")))
     else:
         rows = render.table_rows(summary)
         t = Table("SID", "key", "extent", "length", "π", box=None, pad_edge=False)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 
 from lxml import etree
@@ -174,7 +175,8 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True,
                              remove_comments=True, remove_pis=True)
     try:
-        root = etree.parse(str(path), parser).getroot()
+        # bytes: libxml2 takes the name as is (a str must encode to UTF-8)
+        root = etree.parse(os.fsencode(path), parser).getroot()
     except etree.XMLSyntaxError as e:
         msg = ((e.msg or str(e)).strip().splitlines() or ["syntax error"])[0]
         msg = msg.rsplit(", line ", 1)[0] if ", line " in msg else msg

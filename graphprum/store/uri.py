@@ -137,6 +137,9 @@ def parse_store_uri(location: str) -> BoltURI:
     if port == 0:
         raise UsageError(f"{shown}: port 0 is not a port")
     rest = location[len(parts.scheme) + 3 + len(parts.netloc):]
+    if parts.path not in ("", "/"):
+        raise UsageError(f"{shown}: a Bolt URI has no path ({parts.path!r}); the database "
+                         f"is chosen with $NEO4J_DATABASE")
     return BoltURI(scheme, host, port, unquote(user) if user else None,
                    unquote(password) if password is not None else None, rest)
 

