@@ -398,3 +398,24 @@ def test_float_literals_read_back_exactly(x):
     text = cypher_literal(x)
     assert "+" not in text
     assert float(text) == x and math.copysign(1, float(text)) == math.copysign(1, x)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD of ELF libraries")
+def test_preload_library_redefines_in6addr_any(tmp_path):
+    """The library server start preloads into redis-server: in a process
+    that loads it, glibc's in6addr_any (the address FalkorDB binds Bolt to)
+    reads ::ffff:127.0.0.1."""
+    from graphprum.store.loopback import preload_supported, write_preload_library
+
+    if preload_supported() is not None:
+        pytest.skip(preload_supported())
+    lib = write_preload_library(tmp_path)
+    code = ("import ctypes, ipaddress; b = bytes((ctypes.c_ubyte * 16).in_dll("
+            "ctypes.CDLL(None), 'in6addr_any')); print(ipaddress.IPv6Address(b).ipv4_mapped)")
+    env = {**os.environ, "LD_PRELOAD": str(lib)}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       check=True, timeout=60)
+    assert p.stdout.strip() == "127.0.0.1"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       check=True, timeout=60)
+    assert p.stdout.strip() == "None"  # without it: ::, the any address
