@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from graphprum.errors import StoreError, printable
 from graphprum.store.base import Store
 from graphprum.store.uri import is_uri, parse_store_uri
 from graphprum.units import UnitTable
@@ -49,6 +50,11 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         from graphprum.store.bolt import BoltStore
 
         return BoltStore(uri)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # LadybugDB takes its path as UTF-8 text
+        raise StoreError(f"{printable(text)}: the store's directory name is not valid UTF-8; "
+                         f"choose another name") from None
     from graphprum.store.local import LocalStore
 
     return LocalStore(text, create=create, wait=wait)
