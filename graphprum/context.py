@@ -80,8 +80,9 @@ class TopicContext:
         return max([1.0, *self.qrels.values()])
 
     def grade(self, unit: str) -> float:
-        """rel(e) in [0, 1]: REL scaled by the largest grade (values in [0, 1] kept)."""
-        return self.qrels.get(unit, 0.0) / self.max_grade
+        """rel(e) in [0, 1]: REL scaled by the largest grade (values in [0, 1] kept);
+        0 for a negative REL (judged not relevant)."""
+        return max(self.qrels.get(unit, 0.0), 0.0) / self.max_grade
 
     def units_view(self) -> UnitView:
         """The topic's :class:`~graphprum.store.base.UnitView` (requires a store)."""

@@ -141,3 +141,37 @@ def test_byte_to_char_matches_python_decoding():
         # inside a character maps to that character's start)
         expect = sum(1 for i in range(len(text)) if len(text[:i + 1].encode()) <= off)
         assert byte_to_char(text, np.array([off]))[0] == expect
+
+
+@pytest.mark.parametrize(("name", "text", "line"), [
+    ("p.txt", "1 d 0 10\n1 d 50 61\n", 2),
+    ("q.txt", "1 Q0 d 12 60 -1 0:2 55:10\n", 1),
+    ("x.xml", '<assessments topic="1">\n<file file="d">\n<passage start="0" end="5"/>\n'
+              '<passage start="50" end="61"/></file></assessments>', 4),
+])
+def test_passage_past_the_end_of_its_document_is_refused(tmp_path, name, text, line):
+    """Issue 18: document d is 60 characters long; a passage ending at 61 (or
+    at 65) lies partly outside it: an error naming the line, not a value."""
+    p = write(tmp_path, name, text)
+    with pytest.raises(InputError) as e:
+        read_assessments(p, TABLE, check=False)
+    assert str(e.value).startswith(f"{p}:{line}: passage ")
+    assert "ends past the document's end (60 characters)" in str(e.value)
+
+
+def test_xrai_end_inf_and_bep_past_the_end_are_refused(tmp_path):
+    p = write(tmp_path, "inf.xml", '<assessments topic="1">\n<file file="d">\n'
+                                   '<passage start="0" end="inf"/></file></assessments>')
+    with pytest.raises(InputError, match=r"inf\.xml:3: expected end an offset"):
+        read_assessments(p, TABLE)
+    p = write(tmp_path, "bep.txt", "1 d 0 10\n1 d BEP 70\n")
+    with pytest.raises(InputError, match=r"best entry point 70 .* past the document's end"):
+        read_assessments(p, TABLE)
+
+
+def test_passage_numbers_are_ascii_decimal(tmp_path):
+    """Issue 18: '1_0' and Arabic-Indic digits are not numbers in input files."""
+    for bad in ("1_0", "١٠"):
+        p = write(tmp_path, "p.txt", f"1 d 0 {bad}\n")
+        with pytest.raises(InputError, match=r"p\.txt:1: expected END an integer \(ASCII"):
+            read_assessments(p)

@@ -48,6 +48,8 @@ def test_ids_with_spaces_and_topic_column(tmp_path):
     ("a\tb\t0.5\na\tc\t-0.1\n", 2, "expected P a probability in [0, 1], got '-0.1'"),
     ("a\tb\t0.5\na\tc\tnan\n", 2, "expected P a probability in [0, 1], got 'nan'"),
     ("a\tb\t0.5\na\tc\thalf\n", 2, "expected P a probability in [0, 1], got 'half'"),
+    ("a\tb\t0.5\na\tc\t0_5\n", 2, "expected P a probability in [0, 1], got '0_5'"),
+    ("a\tb\t0.5\na\tc\t١\n", 2, "expected P a probability in [0, 1], got '١'"),
     ("#\na b 0.5\n", 2, "expected 3 tab-separated fields FROM TO P, or 4 TOPIC FROM TO P, "
                         "got 1 (fields must be separated by tabs)"),
     ("a\tb\t0.5\n1\ta\tc\t0.5\n", 2, "expected 3 tab-separated fields FROM TO P as on line 1, "
@@ -81,6 +83,8 @@ def test_log_sessions_ordered_by_step(tmp_path):
     ("s 1 a\ns 2\n", 2, "expected 3 fields SESSION STEP ID, got 2"),
     ("s 1 a\ns x b\n", 2, "expected STEP an integer, got 'x'"),
     ("s 1 a\ns 1.5 b\n", 2, "expected STEP an integer, got '1.5'"),
+    ("s 1 a\ns 1_0 b\n", 2, "expected STEP an integer (ASCII digits), got '1_0'"),
+    ("s 1 a\ns ٢ b\n", 2, "expected STEP an integer (ASCII digits), got '٢'"),
     ("s 1 a\nt 1 a\n\ns 1 b\n", 4, "duplicate STEP 1 in session 's' (first on line 1)"),
 ])
 def test_malformed_log_lines(tmp_path, text, line, expected):

@@ -46,8 +46,12 @@ def test_byte_order_mark_is_dropped(tmp_path):
 @pytest.mark.parametrize(("line", "expected"), [
     ("1 0 d", "expected 4 fields TOPIC ITER ID REL, got 3"),
     ("1 0 d 1 extra", "expected 4 fields TOPIC ITER ID REL, got 5"),
-    ("1 0 d -1", "expected REL a number >= 0 (an integer, or a graded value in [0, 1]), got '-1'"),
+    ("1 0 d -0.5", "expected REL an integer (negative: not relevant) or a graded value in "
+                   "[0, 1], got '-0.5'"),
     ("1 0 d 2.5", "got '2.5'"),
+    ("1 0 d 1_0", "(ASCII digits), got '1_0'"),
+    ("1 0 d ١", "(ASCII digits), got '١'"),
+    ("1 0 d 0x1", "got '0x1'"),
     ("1 0 d x", "got 'x'"),
     ("1 0 d nan", "got 'nan'"),
     ("1 0 d inf", "got 'inf'"),
@@ -58,6 +62,15 @@ def test_malformed_line_names_file_and_line(tmp_path, line, expected):
     assert message.startswith(f"{p}:4: ")
     assert expected in message
     assert "\n" not in message
+
+
+def test_negative_grades_are_read_as_not_relevant(tmp_path):
+    """TREC Web track qrels judge spam -2 and junk -1 (issue 21 item 8):
+    read, not relevant."""
+    p = write(tmp_path, "1 0 spam -2\n1 0 junk -1\n1 0 good 1\n")
+    q = read_qrels(p)
+    assert q == {"1": {"spam": -2.0, "junk": -1.0, "good": 1.0}}
+    assert q.relevant("1") == ["good"]
 
 
 def test_duplicate_names_both_lines(tmp_path):

@@ -130,7 +130,10 @@ def test_empty_run_is_an_error(tmp_path, text):
 
 @pytest.mark.parametrize(("line", "expected"), [
     ("1 Q0 b 2 0.5", "expected 6 fields TOPIC Q0 ID RANK SCORE TAG, got 5"),
-    ("1 Q0 b 2 0.5 sys x", "expected 6 fields TOPIC Q0 ID RANK SCORE TAG, got 7"),
+    ("1 Q0 b 2 0.5", "expected 6 fields TOPIC Q0 ID RANK SCORE TAG, got 5"),
+    ("1 Q0 b 1_0 0.5 sys", "expected RANK an integer (ASCII digits), got '1_0'"),
+    ("1 Q0 b ١٠ 0.5 sys", "expected RANK an integer (ASCII digits), got '١٠'"),
+    ("1 Q0 b 2 0_5 sys", "expected SCORE a number (ASCII digits), got '0_5'"),
     ("1 Q0 b two 0.5 sys", "expected RANK an integer, got 'two'"),
     ("1 Q0 b 2.0 0.5 sys", "expected RANK an integer, got '2.0'"),
     ("1 Q0 b 2 high sys", "expected SCORE a number, got 'high'"),
@@ -139,6 +142,23 @@ def test_empty_run_is_an_error(tmp_path, text):
 def test_malformed_lines(tmp_path, line, expected):
     p = write(tmp_path, "1 Q0 a 1 1.0 sys\n\n" + line + "\n")
     assert error(p) == f"{p}:3: {expected}"
+
+
+def test_fields_after_the_sixth_are_ignored_with_a_note(tmp_path):
+    """trec_eval reads six fields and ignores the rest (issue 21 item 8)."""
+    p = write(tmp_path, "1 Q0 a 1 1.0 sys extra\n1 Q0 b 2 2.0 sys\n1 Q0 c 3 0.5 sys x y\n")
+    run = read_run(p)
+    assert (run.tag, run.ranked("1")) == ("sys", ["b", "a", "c"])
+    assert run.notes == [f"note: {p}: 2 line(s) have more than 6 fields; the fields after "
+                         f"the 6th are ignored, as trec_eval does (first on line 1)"]
+
+
+def test_a_six_field_comment_is_not_a_result(tmp_path):
+    """Issue 18: '#c Q0 d 1 1.0 TAG' has exactly 6 fields; it is a comment
+    for the fast parser as for the careful one."""
+    p = write(tmp_path, "#c Q0 d 1 1.0 TAG\n1 Q0 a 1 1.0 sys\n  #x Q0 e 1 1.0 sys\n")
+    run = read_run(p)
+    assert (run.tag, list(run.topics), run.ranked("1")) == ("sys", ["1"], ["a"])
 
 
 def test_bad_order_is_a_usage_error(tmp_path):
@@ -219,7 +239,7 @@ def test_fast_and_careful_parsers_agree(rows, trees):
     if len(set(keys)) != len(keys):
         assert fast is None  # duplicates go to the careful parser
         return
-    careful = _parse_careful("run", text, dedup=False, trees=trees)
+    careful = _parse_careful("run", text, dedup=False, trees=trees, extra=[])
     assert fast is not None and fast[0] == careful[0] == "tag"
     assert list(fast[1]) == list(careful[1])
     for topic, acc in fast[1].items():

@@ -51,6 +51,13 @@ def test_segment_table_into_store(write, tmp_path):
     ("v 0 0 10\n", 1, "segment number >= 1"),
     ("v 1 0\n", 1, "expected 4 fields VIDEO N START END, got 3"),
     ("v#x 1 0 1\n", 1, "without '#'"),
+    # issue 18: numbers in input files are ASCII decimal
+    ("v 1 0 1_0\n", 1, "expected END in seconds"),
+    ("v 1 0 ١٠\n", 1, "expected END in seconds"),
+    ("v ١ 0 10\n", 1, "segment number >= 1"),
+    ("v 1_0 0 10\n", 1, "segment number >= 1"),
+    ("v 1 0:١٠ 20\n", 1, "expected START in seconds"),
+    ("v 1 0 inf\n", 1, "expected END in seconds"),
 ])
 def test_segment_table_errors(write, text, line, message):
     p = write("bad.seg", "# header\n" + text)

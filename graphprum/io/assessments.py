@@ -52,7 +52,14 @@ import numpy as np
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io.inex_run import inex_doc, normalise_xpath
-from graphprum.io.lines import PathArg, parse_float, read_lines, sniff
+from graphprum.io.lines import (
+    PathArg,
+    ascii_integer,
+    ascii_number,
+    parse_float,
+    read_lines,
+    sniff,
+)
 from graphprum.measures.inex_base import TopicAssessment, covered_before, merge_ranges
 from graphprum.units import UnitTable
 
@@ -146,9 +153,12 @@ def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
             ranges = np.asarray(rec["ranges"], dtype=np.float64).reshape(-1, 2)
             ranges[:, 1] += shift
             bep = rec.get("bep")
+            text = None
             if units == "bytes":
                 assert doc_text is not None
                 text = doc_text(doc)
+            _check_inside(path, topic, doc, rec, ranges, bep, table, text)
+            if text is not None:
                 ranges = byte_to_char(text, ranges.astype(np.int64).ravel()).reshape(-1, 2)
                 if bep is not None:
                     bep = float(byte_to_char(text, np.array([int(bep)]))[0])
@@ -172,6 +182,56 @@ def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
         for m in out.mismatches:
             emit("note: " + m)
     return out
+
+
+def _check_inside(path: PathArg, topic: str, doc: str, rec: dict, ranges: np.ndarray,
+                  bep: float | None, table: UnitTable | None, text: str | None) -> None:
+    """InputError naming the line of a passage or BEP past the end of its document.
+
+    The end is the document's length in characters (``text``'s length in
+    UTF-8 bytes for byte offsets); documents the store lacks are not checked.
+    """
+    if text is not None:
+        limit = float(len(text.encode("utf-8")))
+    else:
+        if table is None:
+            return
+        try:
+            i = table.doc_index(doc)
+        except KeyError:
+            return
+        root = int(table.docs["first"].iat[i])
+        limit = float(table.columns["start"][root] + table.columns["length"][root])
+    over = np.flatnonzero(ranges[:, 1] > limit) if len(ranges) else np.zeros(0, np.int64)
+    unit = "bytes" if text is not None else "characters"
+    if len(over):
+        k = int(over[0])
+        a, b = ranges[k]
+        line = _range_line(path, rec, k, limit)
+        raise InputError(path, line, f"passage {a:g}-{b:g} of document {doc!r} (topic "
+                                     f"{topic!r}) ends past the document's end ({limit:g} "
+                                     f"{unit})")
+    if bep is not None and bep > limit:
+        raise InputError(path, rec.get("bep_line") or rec.get("line") or None,
+                         f"best entry point {bep:g} of document {doc!r} (topic {topic!r}) is "
+                         f"past the document's end ({limit:g} {unit})")
+
+
+def _range_line(path: PathArg, rec: dict, k: int, limit: float) -> int | None:
+    """The line of the k-th range of ``rec``, or of the first range line past ``limit``."""
+    lines = rec.get("range_lines")
+    if lines and k < len(lines) and lines[k]:
+        return int(lines[k])
+    name = rec.get("name")
+    if name is None:
+        return rec.get("line") or None
+    from graphprum.io.lines import find_line
+
+    def past(f: list[str]) -> bool:
+        end = ascii_integer(f[3]) if len(f) == 4 and f[1] == name and f[2] != "BEP" else None
+        return end is not None and end > limit
+
+    return find_line(path, past) or None
 
 
 def check_consistency(assessments: dict[str, TopicAssessment], table: UnitTable) -> list[str]:
@@ -238,6 +298,7 @@ def _read_text(path: PathArg, doc_prefix: str) -> dict:
     for topic, docs in read_passages(path).items():
         for doc, a in docs.items():
             rec = _record(raw, topic, inex_doc(doc, doc_prefix) if doc_prefix else doc, 0)
+            rec["name"] = doc
             rec["ranges"] = [list(r) for r in a.ranges]
             if a.bep is not None:
                 rec["bep"] = float(a.bep)
@@ -267,19 +328,20 @@ def _read_2008(path: PathArg, doc_prefix: str) -> dict:
                 rec["bep"] = bep
         for item in f[6:]:
             off, colon, length = item.partition(":")
-            try:
-                a, n = int(off), int(length)
-            except ValueError:
+            a = ascii_integer(off)
+            n = ascii_integer(length)
+            if a is None or n is None:
                 a, n = -1, -1
             if not colon or a < 0 or n < 0:
                 raise InputError(path, line, f"expected a passage OFFSET:LENGTH, got {item!r}")
             rec["ranges"].append([a, a + n])
+            rec.setdefault("range_lines", []).append(line)
         if relchars > 0 and not rec["ranges"]:
             raise InputError(path, line, f"RELCHARS {f[3]} but no OFFSET:LENGTH passages")
     return raw
 
 
-_BOUND = re.compile(r"^\s*(/[^.]*?)(?:\.(\d+))?\s*$")
+_BOUND = re.compile(r"^\s*(/[^.]*?)(?:\.([0-9]+))?\s*$")
 
 
 def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> dict:
@@ -326,7 +388,9 @@ def _xrai_child(path: PathArg, el: Any, doc: str, rec: dict, table: UnitTable | 
         if b < a:
             raise InputError(path, line, f"passage end {el.get('end')!r} before its start")
         rec["ranges"].append([a, b])
+        rec.setdefault("range_lines", []).append(line)
     elif kind == "best-entry-point":
+        rec["bep_line"] = line
         if el.get("offset") is not None:
             rec["bep"] = _bound(path, line, el.get("offset"), doc, table, "offset")
         else:
@@ -350,12 +414,9 @@ def _bound(path: PathArg, line: int | None, text: str | None, doc: str,
     if text is None:
         raise InputError(path, line, f"missing {what} attribute")
     text = text.strip()
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
+    value = ascii_number(text)
     if value is not None:
-        if value < 0 or value != value:
+        if value < 0:
             raise InputError(path, line, f"expected {what} an offset >= 0, got {text!r}")
         return value
     m = _BOUND.match(text)

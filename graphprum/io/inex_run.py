@@ -42,7 +42,7 @@ import re
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, gc_paused
+from graphprum.io.lines import PathArg, ascii_integer, ascii_number, gc_paused
 from graphprum.io.runs import RankedTopic, Run, ranked_topic
 
 _NAME = r"[^\W\d][\w.\-]*(?::[^\W\d][\w.\-]*)?"
@@ -246,17 +246,14 @@ def _read_result(path: PathArg, result: etree._Element, topic: str, acc: _Topic,
     rsv = math.nan
     if "rank" in texts:
         text = texts["rank"].strip()
-        try:
-            rank = int(text)
-        except ValueError:
+        rank = ascii_integer(text)
+        if rank is None:
             raise InputError(path, _child_line(result, "rank"),
-                             f"expected <rank> an integer, got {text!r}") from None
+                             f"expected <rank> an integer, got {text!r}")
     if "rsv" in texts:
         text = texts["rsv"].strip()
-        try:
-            rsv = float(text)
-        except ValueError:
-            rsv = math.nan
+        value = ascii_number(text, allow_inf=True)
+        rsv = math.nan if value is None else value
         if math.isnan(rsv):
             raise InputError(path, _child_line(result, "rsv"),
                              f"expected <rsv> a number, got {text!r}")

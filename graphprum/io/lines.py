@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import gc
-import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from os import PathLike
@@ -148,8 +148,47 @@ def expect_count(path: PathArg, line: int, fields: list[str], n: int, layout: st
         raise InputError(path, line, f"expected {n} fields {layout}, got {len(fields)}")
 
 
-def parse_float(path: PathArg, line: int, text: str, what: str) -> float:
-    """``float(text)``, or InputError naming ``what`` was expected (NaN rejected).
+#: A number as input files write it: ASCII digits, an optional sign, point
+#: and exponent.  Python's ``float`` and ``int`` also take ``1_0``, ``١٠``
+#: (Arabic-Indic digits), ``nan`` and surrounding spaces; input files may not.
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+INTEGER = re.compile(r"[+-]?[0-9]+")
+_INFINITY = re.compile(r"[+-]?inf(?:inity)?", re.IGNORECASE)
+
+
+def ascii_number(text: str, allow_inf: bool = False) -> float | None:
+    """``text`` as a float if it is an ASCII decimal number, else None.
+
+    >>> ascii_number("1e-3"), ascii_number("-.5"), ascii_number("1_0"), ascii_number("١٠")
+    (0.001, -0.5, None, None)
+    >>> ascii_number("nan"), ascii_number("inf"), ascii_number("-inf", allow_inf=True)
+    (None, None, -inf)
+    """
+    if DECIMAL.fullmatch(text) or (allow_inf and _INFINITY.fullmatch(text)):
+        return float(text)
+    return None
+
+
+def ascii_integer(text: str) -> int | None:
+    """``text`` as an int if it is an ASCII decimal integer, else None.
+
+    >>> ascii_integer("+7"), ascii_integer("1_0"), ascii_integer("٣"), ascii_integer("2.0")
+    (7, None, None, None)
+    """
+    return int(text) if INTEGER.fullmatch(text) else None
+
+
+def _digits_hint(text: str) -> str:
+    """A hint when ``text`` looks like a number Python would take but input files may not."""
+    odd = not text.isascii() or "_" in text
+    return " (ASCII digits)" if odd and any(c.isdigit() for c in text) else ""
+
+
+def parse_float(path: PathArg, line: int, text: str, what: str,
+                allow_inf: bool = False) -> float:
+    """``text`` as a float (an ASCII decimal number), or InputError naming ``what``.
+
+    NaN is never accepted, infinities only with ``allow_inf``.
 
     >>> parse_float("r", 2, "1e-3", "SCORE a number")
     0.001
@@ -157,28 +196,29 @@ def parse_float(path: PathArg, line: int, text: str, what: str) -> float:
     Traceback (most recent call last):
     ...
     graphprum.errors.InputError: r:2: expected SCORE a number, got 'high'
+    >>> parse_float("s", 3, "1_0", "END a number")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: s:3: expected END a number (ASCII digits), got '1_0'
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if math.isnan(value):
-        raise InputError(path, line, f"expected {what}, got {text!r}")
+    value = ascii_number(text, allow_inf)
+    if value is None:
+        raise InputError(path, line, f"expected {what}{_digits_hint(text)}, got {text!r}")
     return value
 
 
 def parse_int(path: PathArg, line: int, text: str, what: str) -> int:
-    """``int(text)`` or InputError naming ``what`` was expected.
+    """``text`` as an int (ASCII decimal digits), or InputError naming ``what``.
 
     >>> parse_int("r", 5, "x7", "RANK an integer")
     Traceback (most recent call last):
     ...
     graphprum.errors.InputError: r:5: expected RANK an integer, got 'x7'
     """
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(path, line, f"expected {what}, got {text!r}") from None
+    value = ascii_integer(text)
+    if value is None:
+        raise InputError(path, line, f"expected {what}{_digits_hint(text)}, got {text!r}")
+    return value
 
 
 def find_line(path: PathArg, match: Callable[[list[str]], bool], sep: str | None = None) -> int:

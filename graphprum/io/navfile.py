@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, find_line, parse_int, read_lines, read_text
+from graphprum.io.lines import PathArg, ascii_number, find_line, parse_int, read_lines, read_text
 
 Pair = tuple[str, str]
 
@@ -72,11 +72,8 @@ def parse_probability(path: PathArg, line: int, text: str) -> float:
     ...
     graphprum.errors.InputError: nav:4: expected P a probability in [0, 1], got '1.2'
     """
-    try:
-        p = float(text)
-    except ValueError:
-        p = -1.0
-    if not 0.0 <= p <= 1.0:  # also rejects NaN
+    p = ascii_number(text)
+    if p is None or not 0.0 <= p <= 1.0:
         raise InputError(path, line, f"expected P a probability in [0, 1], got {text!r}")
     return p
 

@@ -1,7 +1,10 @@
 """Qrels in the TREC layout ``TOPIC ITER ID REL`` (DESIGN §1.3).
 
-REL is a number >= 0: an integer as in trec_eval, or a graded value in
-[0, 1].  Relevant means REL > 0.  A duplicate (TOPIC, ID) is an error that
+REL is an integer as in trec_eval, or a graded value in [0, 1], written
+with ASCII digits.  Relevant means REL > 0; a negative REL (``-1``, ``-2``
+as in the TREC Web track qrels) is judged not relevant (trec_eval counts it
+as in the pool but unjudged: ``bpref`` does not count it as judged
+non-relevant, ``-J`` drops it).  A duplicate (TOPIC, ID) is an error that
 names both lines.  ITER is read and ignored, as trec_eval does.
 
 Examples
@@ -22,10 +25,17 @@ import math
 from collections.abc import Mapping
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, expect_count, find_line, gc_paused, read_lines
+from graphprum.io.lines import (
+    PathArg,
+    ascii_number,
+    expect_count,
+    find_line,
+    gc_paused,
+    read_lines,
+)
 
 _LAYOUT = "TOPIC ITER ID REL"
-_REL = "REL a number >= 0 (an integer, or a graded value in [0, 1])"
+_REL = "REL an integer (negative: not relevant) or a graded value in [0, 1]"
 
 
 class Qrels(dict[str, dict[str, float]]):
@@ -46,21 +56,25 @@ class Qrels(dict[str, dict[str, float]]):
 
 
 def parse_rel(path: PathArg, line: int, text: str) -> float:
-    """REL as a float, or InputError: negative, NaN/inf, or graded above 1.
+    """REL as a float, or InputError: not an ASCII decimal number, fractional
+    outside [0, 1].
 
-    >>> parse_rel("q", 1, "3"), parse_rel("q", 1, "0.25")
-    (3.0, 0.25)
-    >>> parse_rel("q", 7, "-1")  # doctest: +ELLIPSIS
+    >>> parse_rel("q", 1, "3"), parse_rel("q", 1, "0.25"), parse_rel("q", 1, "-2")
+    (3.0, 0.25, -2.0)
+    >>> parse_rel("q", 7, "-0.5")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    graphprum.errors.InputError: q:7: expected REL a number >= 0 (...), got '-1'
+    graphprum.errors.InputError: q:7: expected REL an integer ..., got '-0.5'
+    >>> parse_rel("q", 8, "1_0")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: q:8: expected REL ... (ASCII digits), got '1_0'
     """
-    try:
-        rel = float(text)
-    except ValueError:
-        rel = math.nan
-    if not math.isfinite(rel) or rel < 0 or (rel > 1 and not rel.is_integer()):
-        raise InputError(path, line, f"expected {_REL}, got {text!r}")
+    rel = ascii_number(text)
+    if rel is None or not math.isfinite(rel) or (not rel.is_integer() and not 0 <= rel <= 1):
+        odd = not text.isascii() or "_" in text
+        hint = " (ASCII digits)" if odd and any(c.isdigit() for c in text) else ""
+        raise InputError(path, line, f"expected {_REL}{hint}, got {text!r}")
     return rel
 
 

@@ -16,7 +16,9 @@ so the result never depends on the order of lines in the file.
 
 A duplicate (TOPIC, ID) is an error naming both lines, unless ``dedup=True``
 keeps the first line in file order.  One TAG per file; an empty run is an
-error.
+error.  RANK and SCORE are written with ASCII digits (SCORE may be ``inf``,
+as trec_eval's ``atof`` reads it).  Fields after the sixth are ignored, as
+trec_eval does, with a note in :attr:`Run.notes`.
 
 Tree runs (``trees=True``, for SR): all lines of a topic with one RANK form
 one tree, trees are ranked by RANK ascending, units inside a tree keep file
@@ -100,12 +102,15 @@ class Run:
         appearance over the ranked trees.
     path : str
         The file read.
+    notes : list of str
+        What the reader let pass but a user should know (ignored fields).
     """
 
     tag: str
     topics: dict[str, RankedTopic] = field(default_factory=dict)
     trees: dict[str, list[list[str]]] | None = None
     path: str = ""
+    notes: list[str] = field(default_factory=list)
 
     def ranked(self, topic: str) -> list[str]:
         """Ids of ``topic`` in evaluation order ([] when the run lacks the topic)."""
@@ -180,14 +185,19 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     """
     check_order(order)
     text = read_text(path)
+    extra: list[int] = []
     with gc_paused():
         parsed = _parse_fast(text, trees)
         if parsed is None:
-            parsed = _parse_careful(path, text, dedup, trees)
+            parsed = _parse_careful(path, text, dedup, trees, extra)
     tag, topics = parsed
     if tag is None:
         raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
     run = Run(tag=tag, path=str(path))
+    if extra:
+        run.notes.append(f"note: {path}: {extra[1]} line(s) have more than 6 fields; the "
+                         f"fields after the 6th are ignored, as trec_eval does (first on "
+                         f"line {extra[0]})")
     if trees:
         run.trees = {}
         for topic, acc in topics.items():
@@ -218,7 +228,7 @@ def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
     rank_text: list[str] = []
     score_text: list[str] = []
     for f in map(str.split, text.split("\n")):
-        if len(f) != 6:
+        if len(f) != 6 or f[0][0] == "#":
             if not f or f[0][0] == "#":
                 continue
             return None
@@ -241,6 +251,9 @@ def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
     for topic, (ids, rank_text, score_text) in columns.items():
         acc = topics[topic] = _Topic()
         acc.ids = ids
+        numbers = "".join(rank_text) + "".join(score_text)
+        if not numbers.isascii() or "_" in numbers:
+            return None  # int() and float() take digits input files may not use
         try:
             acc.ranks = list(map(int, rank_text))
             acc.scores = list(map(float, score_text))
@@ -254,29 +267,32 @@ def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
     return tag, topics
 
 
-def _parse_careful(path: PathArg, text: str, dedup: bool,
-                   trees: bool) -> tuple[str | None, dict[str, _Topic]]:
-    """Line-by-line parse: raises InputError naming the line, applies ``dedup``."""
+def _parse_careful(path: PathArg, text: str, dedup: bool, trees: bool,
+                   extra: list[int]) -> tuple[str | None, dict[str, _Topic]]:
+    """Line-by-line parse: raises InputError naming the line, applies ``dedup``.
+
+    Lines with more than 6 fields are read from their first 6; ``extra``
+    receives the first such line and their count.
+    """
     topics: dict[str, _Topic] = {}
     tag: str | None = None
     tag_line = 0
     for line, fields in iter_lines(text):
         if len(fields) != 6:
-            expect_count(path, line, fields, 6, _LAYOUT)
+            if len(fields) < 6:
+                expect_count(path, line, fields, 6, _LAYOUT)
+            if not extra:
+                extra.extend((line, 0))
+            extra[1] += 1
+            fields = fields[:6]
         topic, _, unit, rank_text, score_text, line_tag = fields
         if line_tag != tag:
             if tag is not None:
                 raise InputError(path, line, f"expected one TAG per file ({tag!r} on line "
                                              f"{tag_line}), got {line_tag!r}")
             tag, tag_line = line_tag, line
-        try:
-            rank = int(rank_text)
-            score = float(score_text)
-        except ValueError:
-            rank = parse_int(path, line, rank_text, "RANK an integer")
-            score = parse_float(path, line, score_text, "SCORE a number")
-        if score != score:  # NaN
-            parse_float(path, line, score_text, "SCORE a number")
+        rank = parse_int(path, line, rank_text, "RANK an integer")
+        score = parse_float(path, line, score_text, "SCORE a number", allow_inf=True)
         acc = topics.get(topic)
         if acc is None:
             acc = topics[topic] = _Topic()
@@ -296,7 +312,7 @@ def _duplicate(path: PathArg, line: int, topic: str, unit: str, rank: int | None
     """Raise the duplicate error, naming the first line."""
 
     def same(f: list[str]) -> bool:
-        if len(f) != 6 or f[0] != topic or f[2] != unit:
+        if len(f) < 6 or f[0] != topic or f[2] != unit:
             return False
         try:
             return rank is None or int(f[3]) == rank

@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 
 from graphprum.errors import InputError
-from graphprum.io.lines import iter_lines, read_text
+from graphprum.io.lines import ascii_integer, ascii_number, iter_lines, read_text
 from graphprum.loaders.names import utf8_path
 from graphprum.units import KIND_SEGMENT, KIND_VIDEO, ParsedDocument, text_snippet
 
@@ -83,7 +83,7 @@ SUBTITLE_SUFFIXES = (".srt", ".vtt")
 #: Suffixes picked up when a directory is given.
 DIRECTORY_SUFFIXES = (".srt", ".vtt", ".seg", ".segments")
 
-_CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d+))?$")
+_CLOCK = re.compile(r"^(?:([0-9]+):)?([0-9]{1,2}):([0-9]{1,2})(?:[.,]([0-9]+))?$")
 _TAGS = re.compile(r"<[^>]*>|\{\\[^}]*\}")
 _TABLE_LAYOUT = "VIDEO N START END"
 
@@ -107,10 +107,8 @@ def parse_time(text: str) -> float | None:
 def _table_time(path: Path, line: int, text: str, what: str) -> float:
     value = parse_time(text) if ":" in text else None
     if value is None:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
+        number = ascii_number(text)
+        value = math.nan if number is None else number
     if not math.isfinite(value):
         raise InputError(path, line, f"expected {what} in seconds or [HH:]MM:SS[.fff], "
                                      f"got {text!r}")
@@ -185,10 +183,7 @@ def _read_table(path: Path) -> list[ParsedDocument]:
             raise InputError(path, line, f"expected 4 fields {_TABLE_LAYOUT}, got {len(fields)}")
         name, n_text, s_text, e_text = fields
         _check_name(path, line, name)
-        try:
-            n = int(n_text)
-        except ValueError:
-            n = 0
+        n = ascii_integer(n_text) or 0
         if n < 1:
             raise InputError(path, line, f"expected N a segment number >= 1, got {n_text!r}")
         start = _table_time(path, line, s_text, "START")
