@@ -2,10 +2,23 @@
 
 For every run and every topic of the qrels, a :class:`TopicContext` is built
 and each user-model measure computes one value from it; classical measures
-(any name no family claims: ``AP``, ``P@10``, ``nDCG@10``, ...) are computed
-by ir_measures on the same ranking.  Topics of the qrels that a run lacks
-score 0; the ``all`` row of a measure is the arithmetic mean over the qrels'
-topics (DESIGN §1.4, §1.6).
+(trec_eval's names such as ``map``, ``P_10``, and ir_measures' such as
+``AP``, ``nDCG@10``) are computed by :mod:`graphprum.measures.classical` on
+the same ranking.
+
+Topics: by default (``complete=True``, trec_eval's ``-c``) every topic of the
+qrels is evaluated, a topic the run lacks on an empty ranking (0 for most
+measures; PRUM with a finite collection follows eq. 5 with o = 0); with
+``complete=False`` (trec_eval's default) only the run's topics that the
+qrels judge.  Topics of a run that the qrels lack are ignored and reported.
+The ``all`` row aggregates the topics' values as the measure declares
+(:func:`graphprum.measures.registry.aggregation`): the mean, the sum for
+counts (``num_rel_ret``, ``NumRet``), the geometric mean for ``gm_map``.
+
+Rankings: ``max_results`` keeps the first results of each topic (``-M``);
+ids the store does not hold are non-relevant (DESIGN §4: they are replaced
+by ids no qrels can judge); ``judged_only`` then drops results the qrels do
+not judge with REL >= 0 (``-J``).
 """
 
 from __future__ import annotations
@@ -13,7 +26,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +35,9 @@ import pandas as pd
 
 from graphprum.context import TopicContext, topic_ids
 from graphprum.errors import UsageError
+from graphprum.measures.classical import compute_classical
 from graphprum.measures.prum import check_mc_cost
-from graphprum.measures.registry import MeasureSpec, family, parse_measure
+from graphprum.measures.registry import MeasureSpec, aggregate, aggregation, family
 from graphprum.navigation.base import parse_model
 from graphprum.store.base import FORK_SAFE, TABLE
 
@@ -34,15 +48,13 @@ Progress = Callable[[float, int], None]
 
 
 def expand_measures(names: Sequence[str]) -> list[MeasureSpec]:
-    """Parse measure names and expand bare family names into their defaults."""
+    """Resolve measure names (:func:`graphprum.measures.names.resolve`): sets
+    and bare family names expand into the names they stand for; duplicates go."""
+    from graphprum.measures.names import resolve
+
     out: list[MeasureSpec] = []
     for name in names:
-        spec = parse_measure(name)
-        fam = family(spec.name)
-        if fam is not None and fam.expand is not None:
-            out.extend(fam.expand(spec))
-        else:
-            out.append(spec)
+        out.extend(resolve(str(name)))
     seen: set[str] = set()
     unique = []
     for s in out:
@@ -71,8 +83,13 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    strict: bool = False, warn: Warn | None = None,
                    offsets: str = "chars", ends: str = "exclusive",
                    jobs: int = 1, progress: Progress | None = None,
-                   force: bool = False) -> pd.DataFrame:
+                   force: bool = False,
+                   complete: bool = True, relevance_level: int = 1,
+                   judged_only: bool = False, max_results: int | None = None) -> pd.DataFrame:
     """Evaluate; see :func:`graphprum.evaluate` for the parameters.
+
+    ``complete``, ``relevance_level``, ``judged_only`` and ``max_results``
+    are trec_eval's ``-c``, ``-l``, ``-J`` and ``-M`` (module notes).
 
     ``progress(done, total)`` is called as topics finish (a progress bar),
     and with fractions of a topic during a ``PRUM(exact=mc)`` simulation.
@@ -98,6 +115,10 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
         raise UsageError(f"--ideal-min {ideal_min:g}: must be > 0 (REL 0 means not relevant)")
     if not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"--jobs must be a positive integer, got {jobs!r}")
+    if max_results is not None and (not isinstance(max_results, int) or max_results < 1):
+        raise UsageError(f"-M/--max-results must be a positive integer, got {max_results!r}")
+    if trees and (judged_only or max_results is not None):
+        raise UsageError("--judged-only and --max-results do not apply to tree runs (--trees)")
     specs = expand_measures(measures)
     if not specs:
         raise UsageError("no measure given (-m)")
@@ -124,6 +145,9 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                       _usable_jobs(jobs, None, len(runs), lambda message: None))
     if not read:
         raise UsageError("no run given")
+    for r in read:
+        for message in getattr(r, "notes", ()):
+            warn(message)
     tags = Counter(r.tag for r in read)
     if len(tags) < len(read):
         warn("note: several runs share a TAG: " + ", ".join(t for t, c in tags.items() if c > 1)
@@ -134,7 +158,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                   force)
     job = _Job(runs=read, qrels=qrels, topics=topics, models=models,
                specs=[s for s in specs if family(s.name) is not None], ideal_min=ideal_min,
-               collection_size=n_units, store=store, trees=trees, assessments=assessments)
+               collection_size=n_units, store=store, trees=trees, assessments=assessments,
+               judged_only=judged_only, max_results=max_results)
     if job.specs or store is not None:
         per_topic_out = _evaluate_topics(job, _usable_jobs(jobs, store, len(topics), warn),
                                          progress or (lambda done, total: None))
@@ -158,19 +183,51 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
         for topic, out in zip(topics, per_topic_out, strict=False):
             for name, value in out.values[ri].items():
                 values.setdefault(name, {})[topic] = value
+        run_topics = topics if complete else [t for t in topics if t in run.topics]
         if classical:
-            for name, per in _classical(classical, run, qrels).items():
-                values[name] = per
+            unknown_ids = {t: set(out.unknown[ri]) for t, out in
+                           zip(topics, per_topic_out, strict=False)}
+            rankings = {t: prepare_ranking(run.ranked(t), qrels[t], unknown_ids.get(t, ()),
+                                           max_results=max_results, judged_only=judged_only)
+                        for t in run_topics}
+            values.update(compute_classical([str(s) for s in classical], rankings, qrels,
+                                            relevance_level=relevance_level,
+                                            qrels_path=getattr(qrels, "path", None) or None))
         for s in specs:
             per = values[str(s)]
-            vals = [per.get(t, 0.0) for t in topics]
+            vals = [per.get(t, 0.0) for t in run_topics]
             if per_topic:
-                rows.extend((run.tag, str(s), t, v) for t, v in zip(topics, vals, strict=True))
-            rows.append((run.tag, str(s), "all", float(np.mean(vals)) if vals else 0.0))
+                rows.extend((run.tag, str(s), t, v) for t, v in zip(run_topics, vals, strict=True))
+            rows.append((run.tag, str(s), "all", aggregate(vals, aggregation(s))))
             if s.params.get("exact") == "mc":
-                rows.extend(_stderr_rows(run.tag, s, values.get(stderr_name(s), {}), topics,
+                rows.extend(_stderr_rows(run.tag, s, values.get(stderr_name(s), {}), run_topics,
                                          per_topic))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+#: Prefix of the id that stands in a ranking for a result the store does not
+#: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it.
+UNKNOWN_PREFIX = "\x00not-in-store\x00"
+
+
+def prepare_ranking(ids: Sequence[str], judged: Mapping[str, float],
+                    unknown: Collection[str] = (), *, max_results: int | None = None,
+                    judged_only: bool = False) -> list[str]:
+    """The ranking measures see: the first ``max_results`` ids, ids in
+    ``unknown`` (not in the store) replaced by ids no qrels judges, and with
+    ``judged_only`` only the ids ``judged`` with REL >= 0 (trec_eval's -M, -J).
+
+    >>> prepare_ranking(["a", "x", "b", "c"], {"a": 1, "b": -1, "c": 0}, judged_only=True)
+    ['a', 'c']
+    >>> prepare_ranking(["a", "x", "b"], {"a": 1}, {"a"}, max_results=2)
+    ['\\x00not-in-store\\x00a', 'x']
+    """
+    out = list(ids[:max_results] if max_results is not None else ids)
+    if unknown:
+        out = [UNKNOWN_PREFIX + u if u in unknown else u for u in out]
+    if judged_only:
+        out = [u for u in out if judged.get(u, -1) >= 0]
+    return out
 
 
 def stderr_name(spec: MeasureSpec) -> str:
@@ -216,6 +273,8 @@ class _Job:
     store: Any
     trees: bool
     assessments: Any
+    judged_only: bool = False
+    max_results: int | None = None
 
 
 @dataclass
@@ -283,11 +342,16 @@ def _evaluate_topic(job: _Job, topic: str, store: Any,
         view = store.view(ids, assessment.docs if assessment is not None else [])
     for run in job.runs:
         ranked = run.ranked(topic)
+        if job.max_results is not None:
+            ranked = ranked[:job.max_results]
+        missing: list[str] = []
         if view is not None and ranked:
             rows = view.resolve(ranked)
-            unknown.append([u for u, r in zip(ranked, rows, strict=True) if r < 0])
-        else:
-            unknown.append([])
+            missing = [u for u, r in zip(ranked, rows, strict=True) if r < 0]
+        unknown.append(missing)
+        if missing or job.judged_only:
+            ranked = prepare_ranking(ranked, job.qrels[topic], set(missing),
+                                     judged_only=job.judged_only)
         ctx = TopicContext(
             topic=topic, ranked=ranked, qrels=job.qrels[topic], models=job.models,
             ideal_min=job.ideal_min, collection_size=job.collection_size,
@@ -298,9 +362,7 @@ def _evaluate_topic(job: _Job, topic: str, store: Any,
             n_runs, ri = len(job.runs), len(values)
             ctx.extra[("progress",)] = lambda f, ri=ri, n=n_runs: tick((ri + f) / n)
         out: dict[str, float] = {}
-        if topic not in run.topics:  # DESIGN §1.4: a topic the run lacks scores 0
-            values.append({str(s): 0.0 for s in job.specs})
-            continue
+        # a topic the run lacks is evaluated on an empty ranking (trec_eval -c)
         for s in job.specs:
             fam = family(s.name)
             assert fam is not None
@@ -448,59 +510,6 @@ def _report_unknown(run: Any, unknown: list[str], warn: Warn) -> None:
     if unknown:
         warn(f"note: run {run.tag}: {len(unknown)} result id(s) not in the store, counted as "
              f"non-relevant: " + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""))
-
-
-#: Graded REL values in (0, 1) are handed to ir_measures as integers on this scale.
-GRADE_SCALE = 1000
-
-
-def integer_grades(rels: Sequence[float]) -> list[int]:
-    """REL values as the integers ir_measures (trec_eval) needs.
-
-    Integer RELs are kept.  When a topic has graded values in (0, 1), every
-    REL is multiplied by :data:`GRADE_SCALE` and rounded, with at least 1 for
-    REL > 0: relevance (REL > 0, the ``rel=1`` threshold of AP, P@k, ...) is
-    unchanged, and gain-based measures such as nDCG, which are invariant to
-    scaling all gains, agree to within the rounding (1/2000 of a grade).
-
-    >>> integer_grades([2, 0, 1])
-    [2, 0, 1]
-    >>> integer_grades([0.25, 0.0, 1.0, 0.0001])
-    [250, 0, 1000, 1]
-    """
-    if all(float(r).is_integer() for r in rels):
-        return [int(r) for r in rels]
-    return [max(1, round(r * GRADE_SCALE)) if r > 0 else 0 for r in rels]
-
-
-def _classical(specs: Sequence[MeasureSpec], run: Any, qrels: Any) -> dict[str, dict[str, float]]:
-    """Classical measures by ir_measures, on our ranking order."""
-    import ir_measures
-
-    parsed = {}
-    for s in specs:
-        if s.cutoff is not None and s.cutoff.isdigit() and int(s.cutoff) < 1:
-            raise UsageError(f"measure {s}: the cutoff must be a rank >= 1")
-        try:
-            parsed[str(s)] = ir_measures.parse_measure(str(s))
-        except (ValueError, NameError, TypeError, AttributeError, KeyError) as exc:
-            raise UsageError(f"unknown measure {str(s)!r}: neither a graphprum measure nor "
-                             f"one ir_measures knows ({exc})") from None
-    ir_qrels = [ir_measures.Qrel(t, u, g) for t, judged in qrels.items()
-                for u, g in zip(judged, integer_grades(list(judged.values())), strict=True)]
-    # strictly decreasing synthetic scores reproduce our evaluation order exactly
-    ir_run = [ir_measures.ScoredDoc(t, u, float(len(r.ids) - i))
-              for t, r in run.topics.items() if t in qrels for i, u in enumerate(r.ids)]
-    out: dict[str, dict[str, float]] = {name: {} for name in parsed}
-    by_measure = {m: name for name, m in parsed.items()}
-    try:
-        for metric in ir_measures.iter_calc(list(parsed.values()), ir_qrels, ir_run):
-            name = by_measure.get(metric.measure)
-            if name is not None:
-                out[name][metric.query_id] = float(metric.value)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"ir_measures could not compute {', '.join(parsed)}: {exc}") from None
-    return out
 
 
 def _read_assessments(passages: Any, store: Any, offsets: str, ends: str, warn: Warn) -> Any:

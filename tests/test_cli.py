@@ -85,9 +85,13 @@ def _eval_files(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "q", tmp_path / "r"
 
 
-def test_topic_missing_from_run_scores_zero(tmp_path: Path) -> None:
-    """DESIGN §1.4: topic 2 is in the qrels but not in the run: 0 for every
-    measure, even with a finite collection whose unranked part could help."""
+def test_topic_missing_from_run_is_an_empty_ranking(tmp_path: Path) -> None:
+    """Topic 2 is in the qrels but not in the run: it is evaluated on an empty
+    ranking (trec_eval -c).  AP and SRP@5 are 0.  PRUM with a finite
+    collection follows eq. 5 with o = 0 (issue 21 item 3): the user draws
+    from all N = 3 units, t = 1 ideal, u = N = 3: precision at r = 1 is
+    r / (r (u + 1)/(t + 1)) = 2/4 = 0.5, and PRUM (11 levels, all at r = 1)
+    is 0.5 too."""
     q, r = _eval_files(tmp_path)
     res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-q",
                               "-m", "PRUM", "-m", "SRP@5", "-m", "AP",
@@ -95,7 +99,7 @@ def test_topic_missing_from_run_scores_zero(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     rows = [line.split("\t") for line in res.output.strip().splitlines()]
     topic2 = {m: float(v) for _, m, t, v in rows if t == "2"}
-    assert topic2 == {"PRUM": 0.0, "SRP@5": 0.0, "AP": 0.0}
+    assert topic2 == pytest.approx({"PRUM": 0.5, "SRP@5": 0.0, "AP": 0.0}, abs=1e-12)
     topic1 = {m: float(v) for _, m, t, v in rows if t == "1"}
     assert topic1["PRUM"] == 1.0 and topic1["AP"] == 1.0 and topic1["SRP@5"] == 0.2
 

@@ -19,9 +19,11 @@ MeasureSpec(name='PRUM', params={'exact': 'mc', 'samples': '1000'}, cutoff='0.5'
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from graphprum.errors import UsageError
 
@@ -112,20 +114,26 @@ class Family:
     expand : callable or None
         Turns a bare name into the names it stands for (``SRP`` ->
         ``SRP@5``, ``SRP@10``, ...); None when the name stands for itself.
+    aggregate : {"mean", "sum", "gmean"}
+        How the per-topic values become the ``all`` value (:func:`aggregate`).
     """
 
     compute: MeasureFunc
     needs_store: bool = False
     expand: Callable[[MeasureSpec], list[MeasureSpec]] | None = None
+    aggregate: str = "mean"
 
 
 _FAMILIES: dict[str, Family] = {}
 
 
 def register(name: str, compute: MeasureFunc, *, needs_store: bool = False,
-             expand: Callable[[MeasureSpec], list[MeasureSpec]] | None = None) -> None:
+             expand: Callable[[MeasureSpec], list[MeasureSpec]] | None = None,
+             aggregate: str = "mean") -> None:
     """Register the family ``name`` (case-sensitive, as in DESIGN §1.6)."""
-    _FAMILIES[name] = Family(compute, needs_store, expand)
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"aggregate {aggregate!r}: expected one of {', '.join(AGGREGATES)}")
+    _FAMILIES[name] = Family(compute, needs_store, expand, aggregate)
 
 
 def family(name: str) -> Family | None:
@@ -138,6 +146,49 @@ def families() -> dict[str, Family]:
     """All registered families by name."""
     _load_families()
     return dict(_FAMILIES)
+
+
+#: How per-topic values become the ``all`` value: the arithmetic mean (most
+#: measures), the sum (counts: trec_eval's ``num_rel_ret``, ir_measures'
+#: ``NumRelRet``), the geometric mean (``gm_map``, ``gm_bpref``).
+AGGREGATES = ("mean", "sum", "gmean")
+
+#: trec_eval's floor for a value entering a geometric mean (``MIN_GEO_MEAN``):
+#: a topic scoring 0 would otherwise make the geometric mean 0.
+MIN_GEO_MEAN = 1e-5
+
+
+def aggregate(values: Sequence[float], how: str = "mean") -> float:
+    """The ``all`` value of per-topic ``values``; 0.0 without topics.
+
+    ``gmean`` is trec_eval's: ``exp(mean(log(max(v, MIN_GEO_MEAN))))``.
+
+    >>> aggregate([1.0, 2.0, 6.0]), aggregate([1.0, 2.0, 6.0], "sum")
+    (3.0, 9.0)
+    >>> round(aggregate([0.5, 0.0], "gmean"), 6)  # sqrt(0.5 * 1e-5)
+    0.002236
+    """
+    if how not in AGGREGATES:
+        raise ValueError(f"aggregate {how!r}: expected one of {', '.join(AGGREGATES)}")
+    if len(values) == 0:
+        return 0.0
+    v = np.asarray(values, dtype=np.float64)
+    if how == "sum":
+        return float(np.sum(v))
+    if how == "gmean":
+        return float(np.exp(np.sum(np.log(np.maximum(v, MIN_GEO_MEAN))) / len(v)))
+    return float(np.mean(v))
+
+
+def aggregation(spec: MeasureSpec) -> str:
+    """How ``spec`` aggregates over topics: its family's declaration, or for
+    a classical measure the one of trec_eval / ir_measures."""
+    fam = family(spec.name)
+    if fam is not None:
+        return fam.aggregate
+    from graphprum.measures.classical import classical_aggregation
+
+    return classical_aggregation(spec)
 
 
 _LOADED = False

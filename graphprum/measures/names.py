@@ -1,0 +1,134 @@
+"""From what a user types after ``-m`` to measure specs (DESIGN §1.6).
+
+Three vocabularies share ``-m``: graphprum's families (``PRUM``, ``SRP@10``,
+...), trec_eval's names (``map``, ``P_10``, ``P.5,10``, ``all_trec``; see
+:mod:`graphprum.measures.classical`) and ir_measures' names (``AP``,
+``nDCG@10``, ``P(rel=2)@5``).  A name is looked up exactly first (the
+vocabularies share no name except trec_eval's and ir_measures' ``Rprec``
+and ``infAP``, the same measures); failing that, case-insensitively
+(``prum``, ``ndcg@10``, ``NDCG_CUT_10``) in the order graphprum, trec_eval,
+ir_measures, the first vocabulary with a match winning, and a name that
+matches two different measures of one vocabulary is an error; failing
+that, the error suggests the closest known names.
+
+Examples
+--------
+>>> [str(s) for s in resolve("map")], [str(s) for s in resolve("ndcg@10")]
+(['map'], ['nDCG@10'])
+>>> [str(s) for s in resolve("prum@0.5")]
+['PRUM@0.5']
+>>> resolve("PRMU")
+Traceback (most recent call last):
+...
+graphprum.errors.UsageError: unknown measure 'PRMU'; did you mean PRUM or EPRUM?
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from graphprum.errors import UsageError
+from graphprum.measures.classical import TREC_MEASURES, TREC_SETS, ir_measure_names, trec_names
+from graphprum.measures.registry import MeasureSpec, families, family, parse_measure
+
+
+def resolve(text: str) -> list[MeasureSpec]:
+    """The measure specs ``text`` stands for (a set or a bare family name
+    stands for several); UsageError for an unknown or ambiguous name."""
+    text = text.strip()
+    trec = trec_names(text)
+    if trec is not None:
+        return [MeasureSpec(n) for n in trec]
+    trec = _trec_any_case(text)
+    spec = _parse(text)
+    if spec is None:
+        if trec is not None:
+            return [MeasureSpec(n) for n in trec]
+        raise UsageError(f"cannot parse measure name {text!r}; expected NAME(param=value,...)"
+                         f"@cutoff, or a trec_eval name such as P_10 or P.5,10")
+    name = _canonical(spec.name, trec is not None)
+    if name is None:
+        if trec is not None:
+            return [MeasureSpec(n) for n in trec]
+        raise UsageError(_unknown(text, spec.name))
+    spec = MeasureSpec(name, dict(spec.params), spec.cutoff)
+    fam = family(name)
+    if fam is None:
+        _check_ir(spec)
+        return [spec]
+    return fam.expand(spec) if fam.expand is not None else [spec]
+
+
+def _parse(text: str) -> MeasureSpec | None:
+    try:
+        return parse_measure(text)
+    except UsageError:
+        return None
+
+
+def _canonical(name: str, trec_matches: bool) -> str | None:
+    """``name`` as a family or ir_measures name, exactly or in another case."""
+    if family(name) is not None or name in ir_measure_names():
+        return name
+    low = name.lower()
+    fams = [f for f in families() if f.lower() == low]
+    if fams:
+        return _one(name, fams)
+    if trec_matches:
+        return None
+    irs = [n for n in ir_measure_names() if n.lower() == low]
+    if irs:
+        return _one(name, sorted({_ir_canonical(n) for n in irs}))
+    return None
+
+
+def _ir_canonical(name: str) -> str:
+    from ir_measures import measures
+
+    return str(getattr(measures.registry[name], "NAME", name))
+
+
+def _one(name: str, found: list[str]) -> str:
+    if len(found) > 1:
+        raise UsageError(f"measure {name!r} is ambiguous: {' or '.join(found)} (names are "
+                         f"case-sensitive where they differ only by case)")
+    return found[0]
+
+
+def _trec_any_case(text: str) -> list[str] | None:
+    """trec_eval names of ``text`` with its measure or set name in any case."""
+    low = text.lower()
+    for name in [*TREC_SETS, *sorted(TREC_MEASURES, key=len, reverse=True)]:
+        n = name.lower()
+        if low == n or (low.startswith(n) and len(low) > len(n) and low[len(n)] in "._"):
+            return trec_names(name + text[len(name):])
+    return None
+
+
+def _check_ir(spec: MeasureSpec) -> None:
+    """UsageError unless ir_measures can parse ``spec``."""
+    import ir_measures
+
+    if spec.cutoff is not None and spec.cutoff.isdigit() and int(spec.cutoff) < 1:
+        raise UsageError(f"measure {spec}: the cutoff must be a rank >= 1")
+    try:
+        ir_measures.parse_measure(str(spec))
+    except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError) as exc:
+        raise UsageError(f"measure {spec}: ir_measures cannot read it ({exc})") from None
+
+
+def known_names() -> list[str]:
+    """Every measure and set name ``-m`` accepts (parameters and cutoffs aside)."""
+    return [*families(), *TREC_SETS, *TREC_MEASURES, *ir_measure_names()]
+
+
+def _unknown(text: str, name: str) -> str:
+    close = difflib.get_close_matches(name, known_names(), n=3, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), [n.lower() for n in known_names()],
+                                          n=3, cutoff=0.6)
+        close = [n for n in known_names() if n.lower() in close][:3]
+    if close:
+        return f"unknown measure {text!r}; did you mean {' or '.join(dict.fromkeys(close))}?"
+    return (f"unknown measure {text!r}: not a graphprum measure, a trec_eval name or one "
+            f"ir_measures knows (see docs/trec_eval.md)")
