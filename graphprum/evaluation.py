@@ -36,8 +36,9 @@ import pandas as pd
 from graphprum.context import TopicContext, topic_ids
 from graphprum.errors import UsageError
 from graphprum.measures.classical import compute_classical
+from graphprum.measures.names import aggregation
 from graphprum.measures.prum import check_mc_cost
-from graphprum.measures.registry import MeasureSpec, aggregate, aggregation, family
+from graphprum.measures.registry import MeasureSpec, aggregate, family
 from graphprum.navigation.base import parse_model
 from graphprum.store.base import FORK_SAFE, TABLE
 
@@ -192,6 +193,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                         for t in run_topics}
             values.update(compute_classical([str(s) for s in classical], rankings, qrels,
                                             relevance_level=relevance_level,
+                                            missing=[t for t in run_topics
+                                                     if t not in run.topics],
                                             qrels_path=getattr(qrels, "path", None) or None))
         for s in specs:
             per = values[str(s)]

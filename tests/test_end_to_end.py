@@ -156,3 +156,21 @@ def test_simulated_prum_reports_its_standard_error(tmp_path: Path) -> None:
     assert len(per) == 2 and (per > 0).all()
     mean_err = err[err["topic"] == "all"]["value"].iloc[0]
     assert mean_err == pytest.approx((per[0] ** 2 + per[1] ** 2) ** 0.5 / 2)
+
+
+def test_a_result_not_in_the_store_is_non_relevant_as_the_note_says(fig6, tmp_path) -> None:
+    """Issue 18 / DESIGN §4: the run's first result fig6#/a[1]/z[1] is not in
+    the store (a typo) but the qrels judge that id relevant.  stderr says it
+    is counted as non-relevant, and it is: P@1 = 0 (was 1.0), AP = (1/2)/2
+    with c found at rank 2 out of 2 relevant ids, PRUM(r=1) = 1/2."""
+    _, store = fig6
+    (tmp_path / "q2").write_text("1 0 fig6#/a[1]/z[1] 1\n1 0 fig6#/a[1]/b[1]/c[1] 1\n")
+    (tmp_path / "r2").write_text("1 Q0 fig6#/a[1]/z[1] 1 2 typo\n"
+                                 "1 Q0 fig6#/a[1]/b[1]/c[1] 2 1 typo\n")
+    notes: list[str] = []
+    df = graphprum.evaluate([tmp_path / "r2"], tmp_path / "q2", ["P@1", "AP", "PRUM(r=1)"],
+                            store=LocalStore(store), per_topic=False, warn=notes.append)
+    got = dict(zip(df["measure"], df["value"], strict=True))
+    assert got == pytest.approx({"P@1": 0.0, "AP": 0.25, "PRUM(r=1)": 0.5}, abs=1e-12)
+    assert any("1 result id(s) not in the store, counted as non-relevant: fig6#/a[1]/z[1]"
+               in n for n in notes)

@@ -15,8 +15,9 @@ decreasing synthetic scores, so ties are broken once, by graphprum.  A
 topic evaluated on an empty ranking (a qrels topic the run lacks, averaged
 in as with trec_eval's ``-c``) gets the value trec_eval gives an empty
 ranking: 0 for most measures, the number of relevant documents for
-``num_rel``; a NaN there (trec_eval's ``11pt_avg`` divides 0 by 0) becomes 0,
-as trec_eval's help promises ("missing queries contribute a value of 0").
+``num_rel``; a NaN there (trec_eval's ``11pt_avg`` and ``iprec_at_recall``
+divide 0 by 0) becomes 0, as trec_eval's help promises ("missing queries
+contribute a value of 0").
 
 Aggregation over topics (:func:`classical_aggregation`) is trec_eval's:
 counts (``num_*``, ``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet``) are
@@ -47,6 +48,13 @@ every relevance threshold (``rel=N``, ``-l N``) with them:
   trec_eval counts them as judged but not relevant ("in the pool,
   unjudged"), so ``bpref`` does not count them as judged non-relevant and
   ``-J`` drops them.
+- A topic whose RELs are all negative gets one more judgement, REL 0 for an
+  id no run holds (:data:`NO_RESULT`).  trec_eval sizes its per-level
+  counts by the largest REL and, when that is negative, keeps the counts of
+  the topic evaluated before: ``ndcg`` then depends on the order of topics
+  and ``G`` never returns (found by the differential tests).  With the
+  extra judgement every measure gives its value for a topic without
+  relevant documents.
 
 Examples
 --------
@@ -63,11 +71,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphprum.errors import InputError, UsageError
+from graphprum.measures.registry import MIN_GEO_MEAN
 
 if TYPE_CHECKING:
     from graphprum.measures.registry import MeasureSpec
@@ -77,6 +86,9 @@ if TYPE_CHECKING:
 MAX_GRADE = 1_000_000
 #: Integer levels per unit of REL when the qrels hold graded values in (0, 1).
 GRADE_SCALE = 1000
+_LOG_FLOOR = math.log(MIN_GEO_MEAN) + 1e-12
+#: The id judged REL 0 in a topic whose RELs are all negative (module notes).
+NO_RESULT = "\x00judged-0-for-trec_eval\x00"
 
 _CUTOFFS = ("5", "10", "15", "20", "30", "100", "200", "500", "1000")
 
@@ -348,7 +360,8 @@ def trec_threshold(level: int, scale: int) -> int:
 
 def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]],
                       qrels: Mapping[str, Mapping[str, float]], *, relevance_level: int = 1,
-                      qrels_path: str | None = None) -> dict[str, dict[str, float]]:
+                      missing: Collection[str] = (), qrels_path: str | None = None
+                      ) -> dict[str, dict[str, float]]:
     """Values of classical measures per topic.
 
     Parameters
@@ -365,6 +378,11 @@ def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]
     relevance_level : int
         trec_eval's ``-l``: REL needed to be relevant, for trec_eval's names
         and for ir_measures' names that take ``rel=`` and do not give it.
+    missing : collection of str
+        Topics the run lacks (their rankings are empty): a NaN there becomes
+        0 (trec_eval -c: "missing queries contribute a value of 0").  An
+        empty ranking of a topic the run has (all results dropped by ``-J``)
+        keeps trec_eval's value, NaN included.
     qrels_path : str or None
         Named in errors about grades.
 
@@ -376,9 +394,12 @@ def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]
     if not isinstance(relevance_level, int) or isinstance(relevance_level, bool):
         raise UsageError(f"-l {relevance_level!r}: the relevance level must be an integer")
     grades, scale = trec_grades(qrels, qrels_path)
+    for t, judged in grades.items():
+        if judged and max(judged.values()) < 0:
+            grades[t] = {**judged, NO_RESULT: 0}
     topics = [t for t in rankings if t in grades]
     run = {t: {u: float(len(rankings[t]) - i) for i, u in enumerate(rankings[t])} for t in topics}
-    empty = {t for t in topics if not rankings[t]}
+    empty = {t for t in topics if not rankings[t] and t in missing}
     out: dict[str, dict[str, float]] = {n: {} for n in names}
     trec = [n for n in names if trec_root(n) is not None]
     other = [n for n in names if trec_root(n) is None]
@@ -412,7 +433,7 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
             if value is None:
                 continue
             if trec_root(name).aggregate == "gmean":  # trec_eval keeps log(max(v, 1e-5))
-                value = math.exp(value)
+                value = MIN_GEO_MEAN if value <= _LOG_FLOOR else math.exp(value)
             out[name][topic] = float(value)
 
 

@@ -28,7 +28,13 @@ from __future__ import annotations
 import difflib
 
 from graphprum.errors import UsageError
-from graphprum.measures.classical import TREC_MEASURES, TREC_SETS, ir_measure_names, trec_names
+from graphprum.measures.classical import (
+    TREC_MEASURES,
+    TREC_SETS,
+    classical_aggregation,
+    ir_measure_names,
+    trec_names,
+)
 from graphprum.measures.registry import MeasureSpec, families, family, parse_measure
 
 
@@ -57,6 +63,17 @@ def resolve(text: str) -> list[MeasureSpec]:
         _check_ir(spec)
         return [spec]
     return fam.expand(spec) if fam.expand is not None else [spec]
+
+
+def aggregation(spec: MeasureSpec) -> str:
+    """How ``spec`` aggregates over topics (:func:`graphprum.measures.registry.aggregate`):
+    its family's declaration, or trec_eval's / ir_measures' for a classical measure.
+
+    >>> [aggregation(s) for s in resolve("PRUM") + resolve("num_rel_ret") + resolve("gm_map")]
+    ['mean', 'sum', 'gmean']
+    """
+    fam = family(spec.name)
+    return fam.aggregate if fam is not None else classical_aggregation(spec)
 
 
 def _parse(text: str) -> MeasureSpec | None:

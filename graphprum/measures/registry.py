@@ -180,17 +180,6 @@ def aggregate(values: Sequence[float], how: str = "mean") -> float:
     return float(np.mean(v))
 
 
-def aggregation(spec: MeasureSpec) -> str:
-    """How ``spec`` aggregates over topics: its family's declaration, or for
-    a classical measure the one of trec_eval / ir_measures."""
-    fam = family(spec.name)
-    if fam is not None:
-        return fam.aggregate
-    from graphprum.measures.classical import classical_aggregation
-
-    return classical_aggregation(spec)
-
-
 _LOADED = False
 
 
