@@ -27,7 +27,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -86,11 +86,15 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                    jobs: int = 1, progress: Progress | None = None,
                    force: bool = False,
                    complete: bool = True, relevance_level: int = 1,
-                   judged_only: bool = False, max_results: int | None = None) -> pd.DataFrame:
+                   judged_only: bool = False, max_results: int | None = None,
+                   task: str | None = None) -> pd.DataFrame:
     """Evaluate; see :func:`graphprum.evaluate` for the parameters.
 
     ``complete``, ``relevance_level``, ``judged_only`` and ``max_results``
     are trec_eval's ``-c``, ``-l``, ``-J`` and ``-M`` (module notes).
+    ``task`` (an INEX 2006 task: focused, ric, bic) checks that every run
+    keeps the task's rules (:func:`graphprum.measures.inex.task_violations`):
+    violations are listed with ``warn``, and are an error with ``strict``.
 
     ``progress(done, total)`` is called as topics finish (a progress bar),
     and with fractions of a topic during a ``PRUM(exact=mc)`` simulation.
@@ -136,6 +140,10 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
                          f"and pass --store (or drop --no-store)")
     if assessments is None and passages is not None:
         assessments = _read_assessments(passages, store, offsets, ends, warn)
+    if assessments is not None:
+        from graphprum.measures.bic import BEP_FAMILIES, require_beps
+
+        require_beps([str(s) for s in specs if s.name in BEP_FAMILIES], assessments)
     if qrels is None:
         if assessments is None:
             raise UsageError("eval needs --qrels or --passages")
@@ -149,6 +157,8 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
     for r in read:
         for message in getattr(r, "notes", ()):
             warn(message)
+    if task is not None:
+        _check_task(task, read, qrels, strict, warn)
     tags = Counter(r.tag for r in read)
     if len(tags) < len(read):
         warn("note: several runs share a TAG: " + ", ".join(t for t, c in tags.items() if c > 1)
@@ -167,6 +177,9 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
     else:
         per_topic_out = []
     classical = [s for s in specs if family(s.name) is None]
+    for out in per_topic_out:
+        for message in out.notes:
+            warn(message)
     rows: list[tuple[str, str, str, float]] = []
     for ri, run in enumerate(read):
         extra_topics = [t for t in run.topics if t not in qrels]
@@ -233,6 +246,24 @@ def prepare_ranking(ids: Sequence[str], judged: Mapping[str, float],
     return out
 
 
+def _check_task(task: str, runs: Sequence[Any], qrels: Any, strict: bool, warn: Warn) -> None:
+    """List (or, with ``strict``, refuse) what in the runs breaks ``task``'s rules."""
+    from graphprum.errors import InputError
+    from graphprum.measures.inex import task_violations
+
+    for run in runs:
+        found = [f"topic {t}: {v}" for t in run.topics if t in qrels
+                 for v in task_violations(task, run.ranked(t))]
+        if not found:
+            continue
+        head = (f"run {run.tag}: {len(found)} result(s) break the rules of the {task} task: "
+                + "; ".join(found[:10]) + (f"; ... {len(found) - 10} more" if len(found) > 10
+                                           else ""))
+        if strict:
+            raise InputError(getattr(run, "path", "") or run.tag, None, head)
+        warn("note: " + head)
+
+
 def stderr_name(spec: MeasureSpec) -> str:
     """Row name of the standard error of a simulated measure: ``NAME(...) stderr``."""
     return f"{spec} stderr"
@@ -287,6 +318,7 @@ class _TopicOutput:
 
     values: list[dict[str, float]]
     unknown: list[list[str]]
+    notes: list[str] = field(default_factory=list)
 
 
 class _SharedExtra(dict):
@@ -336,6 +368,7 @@ def _evaluate_topic(job: _Job, topic: str, store: Any,
     assessment = _topic_assessment(job.assessments, topic)
     values: list[dict[str, float]] = []
     unknown: list[list[str]] = []
+    notes: list[str] = []
     view = None
     if store is not None:
         rankings = [run.ranked(topic) for run in job.runs]
@@ -378,8 +411,11 @@ def _evaluate_topic(job: _Job, topic: str, store: Any,
             se = ctx.extra.get(("stderr", str(s)))
             if se is not None:
                 out[stderr_name(s)] = float(se)
+            note = ctx.extra.get(("note", str(s)))
+            if note is not None:
+                notes.append(f"note: run {run.tag}: {note}")
         values.append(out)
-    return _TopicOutput(values, unknown)
+    return _TopicOutput(values, unknown, notes)
 
 
 #: The job of the forked workers (set by the parent just before forking).

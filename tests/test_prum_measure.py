@@ -92,6 +92,27 @@ def test_classical_default_and_unranked_part():
     assert value("PRUM(r=3)", ctx) == pytest.approx(3 / (3 + 2 + 1 * 5 / 2))
 
 
+def test_an_empty_list_follows_eq5_with_a_finite_collection():
+    """Issue 21 item 3.  N = 10 units, t = 2 ideal.  An empty list (o = 0,
+    u = N = 10): eq. 5 keeps only terms (b) and (d), P(F_0 = 0) = 1, so
+    P(r) = r / (r (u + 1)/(t + 1)) = (t + 1)/(u + 1) = 3/11 at every r.
+    One non-relevant result (o = 1, u = 9): P(1) = 1 / (1 + 10/3) = 3/13,
+    P(2) = 2 / (1 + 2 * 10/3) = 6/23 -- both below the empty list, as
+    retrieving nothing must not score lower than retrieving a miss.  The
+    exact expectation (exact=enum, no uncertain event) is the same; with
+    N infinite an empty list scores 0."""
+    qrels = {"i1": 1, "i2": 1, "n": 0}
+    empty = TopicContext(topic="1", ranked=[], qrels=qrels, collection_size=10)
+    miss = TopicContext(topic="1", ranked=["n"], qrels=qrels, collection_size=10)
+    assert value("PRUM(r=1)", empty) == pytest.approx(3 / 11, abs=1e-12)
+    assert value("PRUM(r=2)", empty) == pytest.approx(3 / 11, abs=1e-12)
+    assert value("PRUM(exact=enum,r=2)", empty) == pytest.approx(3 / 11, abs=1e-12)
+    assert value("PRUM", empty) == pytest.approx(3 / 11, abs=1e-12)
+    assert value("PRUM(r=1)", miss) == pytest.approx(3 / 13, abs=1e-12)
+    assert value("PRUM(r=2)", miss) == pytest.approx(6 / 23, abs=1e-12)
+    assert precision_at_recall(np.zeros((0, 2)), u=math.inf).tolist() == [0.0, 0.0]
+
+
 def test_no_ideal_units_scores_zero():
     ctx = TopicContext(topic="1", ranked=["a"], qrels={"a": 0})
     assert value("PRUM", ctx) == 0.0
@@ -126,3 +147,40 @@ def test_speed_classical_and_sparse():
         precision_at_recall(cls)
     assert (time.perf_counter() - t0) / 20 < 0.02
     assert math.isfinite(precision_at_recall(cls, 10**6).sum())
+
+
+def test_mc_reports_an_honest_error_when_a_rare_outcome_was_never_sampled(tmp_path):
+    """Issue 21 item 4.  List (c, a), ideal a, P(c -> a) = .9995, N infinite.
+    Exactly: C = 1 if the user navigates from c, else 2, CL = 1, so
+    E[CL]/E[C] = 1/(.9995 + .0005 * 2) = 0.99950025.  With 1000 users and
+    seed 1 nobody misses the navigation, so the estimate is 1.0 with a
+    delta-method error of 0.  The missed outcome has probability q = .0005;
+    mixed back in at its worst (CL = 0..1, C up to o = 2) the value lies in
+    [(1-q)/((1-q) + 2q), 1] = [0.9990005, 1]: the stderr row reports half the
+    spread, 0.00049975, so 1.0 - 2 stderr reaches the exact value, and a
+    note says the sample is too small (10/.0005 = 20,000 samples)."""
+    import graphprum
+
+    (tmp_path / "nav").write_text("c\ta\t0.9995\n")
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 c 1 2 r\n1 Q0 a 2 1 r\n")
+    notes: list[str] = []
+    name = "PRUM(exact=mc,samples=1000,seed=1,r=1)"
+    df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q", [name, "PRUM(exact=enum,r=1)"],
+                            nav=[f"direct:{tmp_path / 'nav'}"], per_topic=False,
+                            warn=notes.append)
+    got = dict(zip(df["measure"], df["value"], strict=True))
+    assert got["PRUM(exact=enum,r=1)"] == pytest.approx(1 / 1.0005, abs=1e-12)
+    assert got[name] == 1.0
+    assert got[f"{name} stderr"] == pytest.approx((1 - 0.9995 / 1.0005) / 2, rel=1e-9)
+    assert got[name] - 2 * got[f"{name} stderr"] <= got["PRUM(exact=enum,r=1)"]
+    assert any("never occurred among the 1,000 simulated users" in n and "20,000" in n
+               for n in notes)
+    # seed 0 meets the rare outcome once: the delta method speaks, no note
+    notes.clear()
+    df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q",
+                            ["PRUM(exact=mc,samples=1000,seed=0,r=1)"],
+                            nav=[f"direct:{tmp_path / 'nav'}"], per_topic=False,
+                            warn=notes.append)
+    value, err = df["value"].tolist()
+    assert err > 0 and abs(value - 1 / 1.0005) < 2 * err and not notes

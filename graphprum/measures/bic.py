@@ -135,6 +135,29 @@ def _params(spec: MeasureSpec) -> tuple[float, float | None]:
     return a, spec.param("L", float, None)
 
 
+#: Families that read the best entry points of passage assessments.
+BEP_FAMILIES = ("BEPD", "EPRUM")
+
+
+def require_beps(names: list[str], assessments: Any) -> None:
+    """InputError when ``names`` (BEPD, EPRUM) are asked of assessments
+    without a single best entry point: every value would be 0, which says
+    nothing about the run.
+
+    >>> from graphprum.measures.inex_base import TopicAssessment
+    >>> require_beps(["BEPD(A=0.1)"], {"1": TopicAssessment("1")})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: passages: the passages have no best entry points: ...
+    """
+    from graphprum.errors import InputError
+
+    if names and not any(ta.beps for ta in assessments.values()):
+        raise InputError(getattr(assessments, "path", "") or "passages", None,
+                         f"the passages have no best entry points: {', '.join(names)} need "
+                         f"BEP lines (TOPIC DOC BEP OFFSET)")
+
+
 def compute_bepd(spec: MeasureSpec, ctx: TopicContext) -> float:
     """``BEPD(A=..)``: §7.2 with eq. 14 (ERRATA inex 1); ``L=`` overrides the mean length."""
     s, t = bep_probabilities(ctx, *_params(spec))

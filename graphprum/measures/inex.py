@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,82 @@ def task_measures(task: str) -> list[str]:
     if task not in TASK_PRESETS:
         raise UsageError(f"unknown INEX task {task!r}; known: {', '.join(TASK_PRESETS)}")
     return list(TASK_PRESETS[task])
+
+
+#: What each task asks of a run (INEX 2006 §2): focused -- no two results
+#: overlap (§5: "without returning overlapping elements"); relevant in
+#: context -- the results of one article come together and do not overlap
+#: (§6: "a set of elements ... should not contain overlapping elements",
+#: articles ranked); best in context -- one element per article (§2: "a
+#: single best entry point ... per relevant document").  Thorough: nothing.
+TASK_RULES: dict[str, tuple[str, ...]] = {
+    "thorough": (),
+    "focused": ("no-overlap",),
+    "ric": ("no-overlap", "grouped"),
+    "bic": ("one-per-document",),
+}
+
+
+def _contains(outer: str, inner: str) -> bool:
+    """Whether the element with id ``outer`` contains (or is) the one with id ``inner``.
+
+    Ids are ``DOC#XPATH`` with positional steps (DESIGN §1.1), so containment
+    is a path prefix inside one document.
+
+    >>> _contains("d#/a[1]", "d#/a[1]/b[2]"), _contains("d#/a[1]/b[1]", "d#/a[1]/b[10]")
+    (True, False)
+    """
+    return inner == outer or inner.startswith(outer + "/")
+
+
+def task_violations(task: str, ranked: list[str]) -> list[str]:
+    """What in one topic's ranking breaks the rules of ``task`` (:data:`TASK_RULES`).
+
+    Returns one message per violation, naming the ids and their ranks
+    (1-based).  Overlap is read from the ids (an XPath prefix within one
+    document); ids without ``#`` are whole documents.
+
+    >>> task_violations("focused", ["d#/a[1]/b[1]", "e#/a[1]", "d#/a[1]"])
+    ['d#/a[1] (rank 3) contains d#/a[1]/b[1] (rank 1)']
+    >>> task_violations("ric", ["d#/a[1]/b[1]", "e#/a[1]", "d#/a[1]/c[1]"])
+    ['d#/a[1]/c[1] (rank 3): document d comes back after e#/a[1] (rank 2)']
+    >>> task_violations("bic", ["d#/a[1]/b[1]", "d#/a[1]/c[1]"])
+    ['d#/a[1]/c[1] (rank 2): a second element of document d (first: d#/a[1]/b[1], rank 1)']
+    """
+    task = TASK_ALIASES.get(task, task)
+    rules = TASK_RULES.get(task)
+    if rules is None:
+        task_measures(task)  # the UsageError naming the known tasks
+        return []
+    out: list[str] = []
+    by_doc: dict[str, list[int]] = {}
+    for i, u in enumerate(ranked):
+        by_doc.setdefault(u.partition("#")[0], []).append(i)
+    if "one-per-document" in rules:
+        for doc, ranks in by_doc.items():
+            out.extend(f"{ranked[i]} (rank {i + 1}): a second element of document {doc} "
+                       f"(first: {ranked[ranks[0]]}, rank {ranks[0] + 1})" for i in ranks[1:])
+    if "grouped" in rules:
+        for doc, ranks in by_doc.items():
+            for a, b in itertools.pairwise(ranks):
+                if b != a + 1:
+                    out.append(f"{ranked[b]} (rank {b + 1}): document {doc} comes back after "
+                               f"{ranked[a + 1]} (rank {a + 2})")
+    if "no-overlap" in rules:
+        for ranks in by_doc.values():
+            if len(ranks) < 2:
+                continue
+            rank_of = {ranked[i]: i for i in ranks}
+            for i in ranks:
+                u = ranked[i]
+                doc, sep, path = u.partition("#")
+                steps = path.split("/")
+                for k in range(2, len(steps)):  # proper ancestors /s1, /s1/s2, ...
+                    outer = doc + sep + "/".join(steps[:k])
+                    j = rank_of.get(outer)
+                    if j is not None:
+                        out.append(f"{outer} (rank {j + 1}) contains {u} (rank {i + 1})")
+    return out
 
 
 register("xCG", _xcg, needs_store=True)

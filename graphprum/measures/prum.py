@@ -687,15 +687,29 @@ class SimulatedPrecision:
         Ratio estimates and their delta-method standard errors.
     samples, seed : int
         Simulation size and the seed that reproduces it.
+    low, high : ndarray of shape (t,)
+        Where E[CL]/E[C] can lie when the outcomes no simulated user met
+        are mixed back in at their worst (:func:`simulate_precision`);
+        equal to ``precision`` when every outcome was met.
+    unseen : float
+        Probability that a user meets an outcome no simulated user met
+        (known exactly from the navigation probabilities).
+    rarest_unseen : float
+        Probability of the least likely such outcome (0.0 when none).
     """
 
     precision: np.ndarray
     stderr: np.ndarray
     samples: int
     seed: int
-    _replay: Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]] = field(repr=False)
+    _replay: Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]] = \
+        field(repr=False)
     _mean_c: np.ndarray = field(repr=False)
     _zero: int = field(repr=False)
+    low: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    high: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    unseen: float = 0.0
+    rarest_unseen: float = 0.0
 
     def combination_stderr(self, weights: np.ndarray) -> float:
         """Standard error of ``sum_r weights[r-1] * precision[r-1]``.
@@ -711,7 +725,7 @@ class SimulatedPrecision:
             return 0.0
         s1 = 0.0
         s2 = 0.0
-        for cl, c in self._replay():
+        for cl, c, _ in self._replay():
             psi = ((cl[:, nz] - self.precision[nz] * c[:, nz]) / self._mean_c[nz]) @ w[nz]
             s1 += float(psi.sum())
             s2 += float((psi * psi).sum())
@@ -735,6 +749,27 @@ class SimulatedPrecision:
         for lv in LEVELS:
             w[_argmax_at(self.precision, lv)] += 1.0 / len(LEVELS)
         return float(w @ self.precision), self.combination_stderr(w)
+
+    def bounds(self, r: int | None = None, level: float | str | Fraction | None = None
+               ) -> tuple[float, float]:
+        """Where the value at recall ``r``, at ``level`` (interpolated), or the
+        11-level mean can lie given the outcomes no simulated user met.
+
+        Interpolation takes a maximum over r >= ceil(level t), so the bounds
+        of an interpolated value are the maxima of the bounds.
+        """
+        t = len(self.precision)
+        if t == 0 or (r is not None and r > t):
+            return 0.0, 0.0
+        if r is not None:
+            return float(self.low[r - 1]), float(self.high[r - 1])
+        levels = [level] if level is not None else list(LEVELS)
+        lo = hi = 0.0
+        for lv in levels:
+            r0 = min_recall(lv, t)
+            lo += float(np.max(self.low[r0 - 1:]))
+            hi += float(np.max(self.high[r0 - 1:]))
+        return lo / len(levels), hi / len(levels)
 
 
 def mc_samples(spec: MeasureSpec) -> int | None:
@@ -815,6 +850,21 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
     ``sd(CL - R C) / (mean(C) sqrt(n))``.  ``progress(fraction)`` is
     called as chunks of users are simulated.
 
+    The delta method only sees outcomes that occurred: when an event's
+    rarer outcome (probability m = min(p, 1 - p)) never occurred among the
+    n users -- likely when n m < 3 -- the standard error may be 0 while the
+    estimate is off (an event of probability .9995 followed by all of 1000
+    users).  The probabilities are known, so the probability q that a user
+    meets at least one outcome no simulated user met is exact:
+    q = 1 - prod(1 - m) over those events.  Mixing such users back in at
+    their worst -- CL in [0, r], C up to o + r (u + 1)/(t + 1), the largest
+    number of consultations eq. 5 allows for recall r (o when u is
+    infinite) -- bounds the true value:
+    ``low = (1-q) a / ((1-q) c + q C_max)`` and
+    ``high = ((1-q) a + q r) / ((1-q) c + q r)``, with a, c the simulated
+    means of CL and C.  These are :attr:`SimulatedPrecision.low` and
+    :attr:`SimulatedPrecision.high`.
+
     Examples
     --------
     >>> res = simulate_precision([[.4, .4], [.6, .4], [1, 0], [0, 1]], samples=20000, seed=1)
@@ -835,20 +885,24 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
     k = len(rows)
     chunk = max(1, min(samples, (1 << 22) // max(t, k, 1)))
 
-    def replay() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def replay() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         rng = np.random.default_rng(seed)
         for start in range(0, samples, chunk):
             n = min(chunk, samples - start)
             bits = rng.random((n, k)) < probs[None, :]
-            yield _outcome_counts(_first_seen(bits, rows, starts, cols, ev), ev.o, t, u)
+            yield (*_outcome_counts(_first_seen(bits, rows, starts, cols, ev), ev.o, t, u),
+                   bits)
 
+    rare = probs < 0.5  # the rarer outcome of each event: happening (p < .5) or not
+    met = np.zeros(k, dtype=bool)
     s_cl = np.zeros(t)
     s_c = np.zeros(t)
     s_cl2 = np.zeros(t)
     s_c2 = np.zeros(t)
     s_clc = np.zeros(t)
     done = 0
-    for cl, c in replay():
+    for cl, c, bits in replay():
+        met |= (bits == rare[None, :]).any(axis=0)
         done += len(cl)
         if progress is not None:
             progress(done / samples)
@@ -868,7 +922,18 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
         stderr = np.zeros(t)
     ratio[zero:] = 0.0
     stderr[zero:] = 0.0
-    return SimulatedPrecision(ratio, stderr, samples, seed, replay, m_c, zero)
+    m = np.minimum(probs, 1.0 - probs)[~met]
+    q = float(-np.expm1(np.sum(np.log1p(-m)))) if len(m) else 0.0
+    r = np.arange(1, t + 1, dtype=float)
+    c_max = np.full(t, float(ev.o)) if math.isinf(u) else ev.o + r * (u + 1.0) / (t + 1.0)
+    low = (1 - q) * m_cl / ((1 - q) * m_c + q * c_max)
+    high = ((1 - q) * m_cl + q * r) / ((1 - q) * m_c + q * r)
+    if q == 0.0:
+        low = high = ratio.copy()
+    low[zero:] = 0.0
+    high[zero:] = 0.0
+    return SimulatedPrecision(ratio, stderr, samples, seed, replay, m_c, zero, low, high, q,
+                              float(m.min()) if len(m) else 0.0)
 
 
 # --------------------------------------------------------------------------
@@ -932,6 +997,17 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
             value, err = res.interpolated(level)
         else:
             value, err = res.mean()
+        low, high = res.bounds(r, level)
+        half = max(value - low, high - value) / 2.0
+        if half > err:
+            ctx.extra[("note", str(spec))] = (
+                f"{spec}: topic {ctx.topic}: some navigation outcomes never occurred among the "
+                f"{samples:,} simulated users (probability {res.unseen:.3g} that a user meets "
+                f"one); the value may lie anywhere in [{low:.6g}, {high:.6g}], so the stderr "
+                f"row reports half that spread, {half:.3g}. Raise samples to at least "
+                f"{math.ceil(10 / res.rarest_unseen - 1e-6):,} (10 / {res.rarest_unseen:.3g}, the "
+                f"rarest such outcome) or use exact=enum")
+            err = half
         ctx.extra[("stderr", str(spec))] = err
         return value
 
