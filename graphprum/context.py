@@ -44,6 +44,9 @@ class TopicContext:
         For tree runs (``--trees``): the retrieved trees in rank order.
     assessments : Any
         Passage assessments of this topic (INEX measures), when given.
+    exh_spec : dict of str to (int, int), or None
+        INEX 2005 (exhaustivity, specificity) of the judged ids, when the
+        qrels give them (``TOPIC ITER ID E S``; GRPng).
     extra : dict
         Free room for per-topic caches shared by measures of one run.
     view : UnitView or None
@@ -63,6 +66,7 @@ class TopicContext:
     assessments: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
     view: UnitView | None = None
+    exh_spec: dict[str, tuple[int, int]] | None = None
 
     @property
     def ideal(self) -> list[str]:

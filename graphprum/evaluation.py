@@ -393,6 +393,7 @@ def _evaluate_topic(job: _Job, topic: str, store: Any,
             ideal_min=job.ideal_min, collection_size=job.collection_size,
             store=store, trees=(run.trees or {}).get(topic) if job.trees else None,
             assessments=assessment, extra=_SharedExtra(shared), view=view,
+            exh_spec=getattr(job.qrels, "exh_spec", {}).get(topic),
         )
         if tick is not None:
             n_runs, ri = len(job.runs), len(values)

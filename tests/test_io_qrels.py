@@ -118,3 +118,16 @@ def test_write_then_read_gives_the_same_qrels(tmp_path_factory, qrels):
     back = read_qrels(p)
     assert back == qrels
     assert [list(v) for v in back.values()] == [list(v) for v in qrels.values()]
+
+
+def test_inex_2005_exhaustivity_and_specificity(tmp_path):
+    """TOPIC ITER ID E S: REL is PRUM app. C.1's generalized quantization."""
+    p = write(tmp_path, "1 0 a 3 3\n1 0 b 3 2\n1 0 c 1 2\n1 0 d 0 0\n2 0 a 2 2\n")
+    q = read_qrels(p)
+    assert q == {"1": {"a": 1.0, "b": 0.75, "c": 0.25, "d": 0.0}, "2": {"a": 0.5}}
+    assert q.exh_spec == {"1": {"a": (3, 3), "b": (3, 2), "c": (1, 2), "d": (0, 0)},
+                          "2": {"a": (2, 2)}}
+    assert read_qrels(write(tmp_path, "1 0 a 1\n", "plain")).exh_spec == {}
+    for text, message in [("1 0 a 3 0\n", "E 0 only with S 0"), ("1 0 a 4 1\n", "got '4 1'"),
+                          ("1 0 a 3 3\n1 0 b 1\n", "expected 5 fields TOPIC ITER ID E S")]:
+        assert message in error(write(tmp_path, text, "bad"))

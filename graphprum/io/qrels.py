@@ -7,6 +7,13 @@ as in the pool but unjudged: ``bpref`` does not count it as judged
 non-relevant, ``-J`` drops it).  A duplicate (TOPIC, ID) is an error that
 names both lines.  ITER is read and ignored, as trec_eval does.
 
+INEX 2005 assessments with separate exhaustivity and specificity are read
+from ``TOPIC ITER ID E S`` lines (E, S in 0..3, E0 only with S0): REL is
+then the generalized quantization of PRUM app. C.1 (E3S3 1; E2S3, E3S2,
+E3S1 .75; E1S3, E2S2, E2S1 .5; E1S1, E1S2 .25; E0S0 0), and the pairs are
+kept in :attr:`Qrels.exh_spec` for GRPng (app. C.2), which weighs recall by
+q(E) = E/3 and precision by q(S) = S/3.  One file uses one layout.
+
 Examples
 --------
 >>> import tempfile, os
@@ -46,6 +53,12 @@ class Qrels(dict[str, dict[str, float]]):
     """
 
     path: str = ""
+    #: topic -> {id: (E, S)} for INEX 2005 ``TOPIC ITER ID E S`` qrels, else empty.
+    exh_spec: dict[str, dict[str, tuple[int, int]]]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.exh_spec = {}
 
     def __repr__(self) -> str:
         return f"Qrels({dict.__repr__(self)})"
@@ -103,13 +116,46 @@ def read_qrels(path: PathArg) -> Qrels:
     return qrels
 
 
+#: PRUM app. C.1: the generalized quantization of an INEX (E, S) assessment.
+GENERALIZED = {(3, 3): 1.0, (2, 3): 0.75, (3, 2): 0.75, (3, 1): 0.75, (1, 3): 0.5,
+               (2, 2): 0.5, (2, 1): 0.5, (1, 1): 0.25, (1, 2): 0.25, (0, 0): 0.0}
+_LAYOUT_ES = "TOPIC ITER ID E S"
+
+
+def parse_exh_spec(path: PathArg, line: int, e_text: str, s_text: str) -> tuple[int, int]:
+    """An INEX (exhaustivity, specificity) pair, each 0..3, E0 exactly with S0.
+
+    >>> parse_exh_spec("q", 1, "3", "2")
+    (3, 2)
+    >>> parse_exh_spec("q", 2, "0", "2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: q:2: expected E S with E, S in 0..3 and E 0 only ..., got '0 2'
+    """
+    pair = (ascii_number(e_text), ascii_number(s_text))
+    ok = all(v is not None and v in (0, 1, 2, 3) for v in pair)
+    if not ok or (pair[0] == 0) != (pair[1] == 0):
+        raise InputError(path, line, f"expected E S with E, S in 0..3 and E 0 only with S 0 "
+                                     f"(INEX 2005), got '{e_text} {s_text}'")
+    return int(pair[0]), int(pair[1])  # type: ignore[arg-type]
+
+
 def _fill(qrels: Qrels, path: PathArg) -> None:
     """Add the judgements of ``path`` to ``qrels``."""
+    width = 0
     for line, fields in read_lines(path):
-        if len(fields) != 4:
-            expect_count(path, line, fields, 4, _LAYOUT)
-        topic, _, unit, rel_text = fields
-        rel = parse_rel(path, line, rel_text)
+        if width == 0:
+            width = 5 if len(fields) == 5 else 4
+        if len(fields) != width:
+            expect_count(path, line, fields, width, _LAYOUT if width == 4 else _LAYOUT_ES)
+        if width == 5:
+            topic, _, unit, e_text, s_text = fields
+            pair = parse_exh_spec(path, line, e_text, s_text)
+            rel = GENERALIZED[pair]
+            qrels.exh_spec.setdefault(topic, {})[unit] = pair
+        else:
+            topic, _, unit, rel_text = fields
+            rel = parse_rel(path, line, rel_text)
         judged = qrels.get(topic)
         if judged is None:
             judged = qrels[topic] = {}

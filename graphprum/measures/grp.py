@@ -8,8 +8,10 @@
   handled by α and the ideal-element constraint.
 
 The registered measures take q from the qrels (``ctx.grade``); GRPng uses it
-for both exhaustivity and specificity unless passage assessments give
-``spec`` (then q_exh = 1 for elements with highlighted text, q_spec = spec).
+for both exhaustivity and specificity unless the qrels give INEX 2005
+(E, S) pairs (then q_exh = E/3 and q_spec = S/3, app. C.2's q) or passage
+assessments give ``spec`` (then q_exh = 1 for elements with highlighted
+text, q_spec = spec).
 
 Examples
 --------
@@ -263,6 +265,11 @@ def grpng_arrays(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
             np.zeros(len(rows))
         q_exh = (q_spec > 0).astype(np.float64)
         total = float(rb.relevant.sum())
+    elif ctx.exh_spec is not None:  # app. C.2: q maps 0..3 to 0, 1/3, 2/3, 1
+        pairs = [ctx.exh_spec.get(u, (0, 0)) for u in ctx.ranked]
+        q_exh = np.array([e / 3 for e, _ in pairs], dtype=np.float64)
+        q_spec = np.array([s / 3 for _, s in pairs], dtype=np.float64)
+        total = sum(e / 3 for e, _ in ctx.exh_spec.values())
     else:
         q_exh, total = _grades(ctx)
         q_spec = q_exh
