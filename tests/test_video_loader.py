@@ -117,7 +117,8 @@ def test_vtt(write):
     ("a.srt", "1\n00:00:61,000 --> 00:01:02,000\nx\n", 2, "bad timestamp '00:00:61,000'"),
     ("a.srt", "one\n00:00:01,000 --> 00:00:02,000\nx\n", 1, "expected a cue number"),
     ("a.srt", "1\n00:00:03,000 --> 00:00:02,000\nx\n", 2, "is not after its start"),
-    ("a.srt", SRT + "\n3\n00:00:30,000 --> 00:01:10,000\nx\n", 10, "a#3 starts at 30 before"),
+    ("a.srt", SRT + "\n3\n00:00:02,000 --> 00:01:10,000\nx\n", 10,
+     "cue a#3 starts at 2, before the cue above it (4)"),
     ("a.srt", "1\n", 2, "expected a timing line START --> END after cue '1'"),
     ("a.vtt", "1\n00:01.000 --> 00:02.000\n", 1, "must start with WEBVTT"),
     ("a.vtt", "WEBVTT\n\nid\n00:01.000 --> 00:0x.000\n", 4, "bad timestamp '00:0x.000'"),
@@ -128,6 +129,54 @@ def test_subtitle_errors(write, name, text, line, message):
         read_segments(p)
     assert (err.value.line, err.value.path) == (line, str(p))
     assert message in err.value.message
+
+
+def test_overlapping_cues_become_overlapping_segments(write):
+    """Issue 21 item 12: broadcast roll-up captions overlap (cue 2 starts
+    while cue 1 is on screen); they load as overlapping segments in order
+    of start."""
+    [doc] = read_segments(write("news.srt", "1\n00:00:01,000 --> 00:00:05,000\nGood evening\n\n"
+                                            "2\n00:00:03,000 --> 00:00:08,000\nGood evening\n"
+                                            "and welcome\n\n3\n00:00:06,000 --> 00:00:07,000\n"
+                                            "tonight\n"))
+    assert doc.columns["start"].tolist() == [0.0, 1.0, 3.0, 6.0]
+    assert doc.columns["length"].tolist() == [8.0, 4.0, 5.0, 1.0]
+    assert doc.columns["words"].tolist() == [7, 2, 4, 1]
+
+
+YOUTUBE_VTT = """WEBVTT
+Kind: captions
+Language: en
+
+00:00:00.030 --> 00:00:02.190 align:start position:0%
+ 
+so<00:00:00.510><c> today</c><00:00:00.840><c> we're</c><00:00:01.079><c> going</c>
+
+00:00:02.190 --> 00:00:02.200 align:start position:0%
+so today we're going
+ 
+
+00:00:02.200 --> 00:00:04.950 align:start position:0%
+so today we're going
+to<00:00:02.429><c> talk</c>
+"""
+
+
+def test_youtube_automatic_captions(write):
+    """YouTube's auto-caption VTT: a line of one space inside a cue (cue text,
+    not a cue boundary), inline <00:00:00.510><c> timestamps (tags, not
+    words), 10 ms repeat cues."""
+    [doc] = read_segments(write("yt.vtt", YOUTUBE_VTT))
+    assert doc.columns["start"].tolist() == pytest.approx([0.0, 0.03, 2.19, 2.2])
+    assert doc.columns["length"].tolist() == pytest.approx([4.95, 2.16, 0.01, 2.75])
+    assert doc.columns["words"].tolist() == [14, 4, 4, 6]
+
+
+def test_a_missing_blank_line_between_cues(write):
+    [doc] = read_segments(write("m.srt", "1\n00:00:01,000 --> 00:00:02,000\nx y\n"
+                                         "2\n00:00:03,000 --> 00:00:04,000\nz\n"))
+    assert doc.columns["start"].tolist() == [0.0, 1.0, 3.0]
+    assert doc.columns["words"].tolist() == [3, 2, 1]
 
 
 def test_empty_inputs(write):
@@ -198,3 +247,23 @@ def test_real_subtitles(subtitle_samples, name, cues):
     assert doc.columns["length"][1:] == pytest.approx(ends - starts)
     assert doc.columns["length"][0] == pytest.approx(ends.max())
     assert (doc.columns["words"][1:] > 0).all()
+
+
+def test_t2i_on_overlapping_segments(write, tmp_path):
+    """Cues [0, 10), [5, 15), [20, 30); v#2 = [5, 15) is relevant.  The T2I
+    user lives on the time line: a result v#1 starts the user at 0, who
+    enters [5, 15) after 5 s of non-relevant material (< tau = 15): a hit at
+    wasted effort 5, so ESL(S=1) = floor(5/15) = 0 and T2I-P(T=15) = P_1 =
+    F_1/(F_1 + 1) = 1/2 (the fragment is found before 15 s are wasted)."""
+    import graphprum
+
+    srt = write("v.srt", "1\n00:00:00,000 --> 00:00:10,000\na\n\n2\n00:00:05,000 --> "
+                         "00:00:15,000\nb\n\n3\n00:00:20,000 --> 00:00:30,000\nc\n")
+    store = open_store(tmp_path / "vs")
+    store.load_documents(read_videos([srt]))
+    (tmp_path / "q").write_text("1 0 v#2 1\n")
+    (tmp_path / "r").write_text("1 Q0 v#1 1 1 r\n")
+    df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q",
+                            ["ESL(S=1,tau=15)", "T2I-P(tau=15,T=15)"], store=store,
+                            per_topic=False)
+    assert df["value"].tolist() == pytest.approx([0.0, 0.5], abs=1e-12)

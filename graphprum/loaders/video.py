@@ -11,11 +11,24 @@ Two inputs are understood:
   come in any order and one file may hold several videos.
 * **subtitle files** ``.srt`` (SubRip) and ``.vtt`` (WebVTT): every cue is
   one segment of the video named by the file stem (``talk.srt`` -> video
-  ``talk``); cues must be in time order and must not overlap.  WebVTT
+  ``talk``).  Cues must come in order of their start; they may overlap, as
+  broadcast roll-up captions and YouTube captions do (see below).  WebVTT
   ``NOTE``, ``STYLE`` and ``REGION`` blocks are skipped, cue settings
-  ignored; a line of spaces only counts as blank.  A cue's ``words`` are the
-  whitespace-separated tokens of its text with ``<tags>`` and ``{\\codes}``
-  removed.
+  ignored.  In WebVTT only an empty line ends a cue (a line of spaces is
+  cue text, as YouTube's automatic captions write it); in SubRip a line of
+  spaces counts as blank.  A timing line inside a block starts a new cue
+  (files that forget the blank line).  A cue's ``words`` are the
+  whitespace-separated tokens of its text with ``<tags>`` -- including
+  WebVTT's inline timestamps ``<00:00:00.560>`` and ``<c>`` spans -- and
+  ``{\\codes}`` removed.
+
+Overlapping cues become overlapping segments, numbered in order of start
+(then end).  The T2I user (:mod:`graphprum.t2i`) lives on the video's time
+line, not on the segments: a result starts the user at its segment's
+start, a relevant segment is the fragment ``[start, end)`` of the time
+line, overlapping fragments are viewed once (D_R is the length of their
+union) and each counts once as a reference item.  Segment tables keep the
+stricter rule: segments in time order without overlap.
 
 A video becomes one root unit of kind ``KIND_VIDEO`` (tag ``video``, path
 ``/video``, id = the video name) spanning ``[0, end of its last segment)`` --
@@ -239,18 +252,37 @@ def _timing(path: Path, line: int, text: str) -> tuple[float, float]:
     return start, end
 
 
-def _blocks(lines: list[str], first: int) -> Iterator[tuple[int, list[str]]]:
-    """Runs of non-blank lines from index ``first``: (1-based line, lines)."""
+def _blocks(lines: list[str], first: int, empty_only: bool = False
+            ) -> Iterator[tuple[int, list[str]]]:
+    """Runs of non-blank lines from index ``first``: (1-based line, lines).
+
+    A blank line is an empty one with ``empty_only`` (WebVTT), else one of
+    whitespace only; a block never starts with a blank line.
+    """
+    def blank(text: str) -> bool:
+        return text == "" if empty_only else not text.strip()
+
     i, n = first, len(lines)
     while i < n:
         if not lines[i].strip():
             i += 1
             continue
         j = i
-        while j < n and lines[j].strip():
+        while j < n and not blank(lines[j]):
             j += 1
         yield i + 1, lines[i:j]
         i = j
+
+
+def _check_start_order(path: Path, name: str, starts: list[float], lines: list[int]) -> None:
+    """Cues in order of their start (overlap allowed); the first offender reported."""
+    s = np.asarray(starts)
+    bad = np.flatnonzero(s[1:] < s[:-1])
+    if len(bad):
+        k = int(bad[0]) + 1
+        raise InputError(path, lines[k], f"cue {name}#{k + 1} starts at {_fmt(s[k])}, before "
+                                         f"the cue above it ({_fmt(s[k - 1])}): cues must "
+                                         f"come in order of their start")
 
 
 def _read_subtitles(path: Path) -> list[ParsedDocument]:
@@ -271,7 +303,7 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
     words: list[int] = []
     texts: list[str] = []
     where: list[int] = []
-    for line, block in _blocks(lines, first):
+    for line, block in _blocks(lines, first, empty_only=vtt):
         head = block[0].strip()
         if vtt and head.split(maxsplit=1)[0] in ("NOTE", "STYLE", "REGION") \
                 and "-->" not in head:
@@ -285,17 +317,35 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
                 raise InputError(path, line + 1, "expected a timing line START --> END after "
                                                  f"cue {head!r}")
             k = 1
-        start, end = _timing(path, line + k, block[k])
-        starts.append(start)
-        ends.append(end)
-        cue = " ".join(_TAGS.sub(" ", t) for t in block[k + 1:])
-        words.append(len(cue.split()))
-        texts.append(cue)
-        where.append(line + k)
+        for at, text in _cues(block, k, vtt):
+            start, end = _timing(path, line + at, block[at])
+            starts.append(start)
+            ends.append(end)
+            cue = " ".join(_TAGS.sub(" ", t) for t in text)
+            words.append(len(cue.split()))
+            texts.append(cue)
+            where.append(line + at)
     if not starts:
         raise InputError(path, None, "no cues")
-    _check_order(path, name, starts, ends, where, "cue")
-    return [video_document(name, str(path), starts, ends, words, texts)]
+    _check_start_order(path, name, starts, where)
+    order = sorted(range(len(starts)), key=lambda i: (starts[i], ends[i]))
+    return [video_document(name, str(path), [starts[i] for i in order],
+                           [ends[i] for i in order], [words[i] for i in order],
+                           [texts[i] for i in order])]
+
+
+def _cues(block: list[str], k: int, vtt: bool) -> list[tuple[int, list[str]]]:
+    """(index of the timing line, text lines) of each cue of a block whose
+    first timing line is ``block[k]``: a later timing line starts a new cue,
+    taking a SubRip cue number just above it along."""
+    timings = [i for i in range(k + 1, len(block)) if "-->" in block[i]]
+    out = []
+    for a, b in zip([k, *timings], [*timings, len(block)], strict=True):
+        end = b
+        if b < len(block) and not vtt and b - 1 > a and block[b - 1].strip().isdigit():
+            end = b - 1  # the next cue's number
+        out.append((a, block[a + 1:end]))
+    return out
 
 
 # --------------------------------------------------------------------------
