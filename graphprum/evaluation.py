@@ -177,6 +177,10 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
     else:
         per_topic_out = []
     classical = [s for s in specs if family(s.name) is None]
+    if store is not None and per_topic_out:
+        for ri, run in enumerate(read):
+            _check_known(run, [out.unknown[ri] for out in per_topic_out], topics, max_results,
+                         store)
     for out in per_topic_out:
         for message in out.notes:
             warn(message)
@@ -244,6 +248,31 @@ def prepare_ranking(ids: Sequence[str], judged: Mapping[str, float],
     if judged_only:
         out = [u for u in out if judged.get(u, -1) >= 0]
     return out
+
+
+def _check_known(run: Any, unknown: list[list[str]], topics: list[str],
+                 max_results: int | None, store: Any) -> None:
+    """InputError when most result ids of ``run`` (in the qrels' topics) are not
+    in the store: the run was made for another collection or another id
+    convention, and every value would be 0.  The message shows both."""
+    from graphprum.errors import InputError
+
+    missing = sum(len(u) for u in unknown)
+    total = sum(len(run.ranked(t)[:max_results]) for t in topics if t in run.topics)
+    if total == 0 or 2 * missing <= total:
+        return
+    seen = [u for ids in unknown for u in ids][:3]
+    table = store.table()
+    n = len(table)
+    rows = sorted({0, min(1, n - 1), n // 2, n - 1}) if n else []
+    expected = table.ids(rows) if rows else []
+    raise InputError(getattr(run, "path", "") or run.tag, None,
+                     f"{missing} of {total} result ids of run {run.tag} are not in the store "
+                     f"{getattr(store, 'location', '')}: the run's ids look like "
+                     f"{', '.join(map(repr, seen))}; the store's like "
+                     f"{', '.join(map(repr, expected)) or '(an empty store)'} (DESIGN §1.1). "
+                     f"Load the collection the run was made for, or evaluate without the "
+                     f"store (--no-store)")
 
 
 def _check_task(task: str, runs: Sequence[Any], qrels: Any, strict: bool, warn: Warn) -> None:

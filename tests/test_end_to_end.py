@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import graphprum
 from graphprum.cli import app
+from graphprum.errors import InputError
 from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 
@@ -206,3 +207,20 @@ def test_grpng_and_grp_from_inex_2005_exhaustivity_and_specificity(fig6) -> None
         ("good", "GRPng"): (20 + 60 * 2 / 3 + 40 * 2 / 3) / 120,
         ("good", "GRPng(value=recall)"): (1 + 3 / 4 + 1 / 3) / 3,
         ("bad", "GRPng"): 2 / 3, ("bad", "GRPng(value=recall)"): 1 / 3}, abs=1e-12)
+
+
+def test_a_run_of_ids_the_store_does_not_know_is_an_error(fig6, tmp_path) -> None:
+    """Issue 21 item 11: a TREC run of document numbers evaluated against an
+    XML store was a note and AP 0.0; it is an error that shows the run's ids
+    and the store's."""
+    _, store = fig6
+    (tmp_path / "q3").write_text("1 0 LA010189-0001 1\n")
+    (tmp_path / "r3").write_text("1 Q0 LA010189-0001 1 2 docnos\n1 Q0 FT921-1 2 1 docnos\n")
+    with pytest.raises(InputError) as e:
+        graphprum.evaluate([tmp_path / "r3"], tmp_path / "q3", ["AP"], store=LocalStore(store))
+    message = str(e.value)
+    assert message.startswith(f"{tmp_path / 'r3'}: 2 of 2 result ids of run docnos are not in")
+    assert "look like 'LA010189-0001', 'FT921-1'; the store's like 'fig6#/a[1]'" in message
+    # without the store the ids are opaque strings and the run is evaluated
+    df = graphprum.evaluate([tmp_path / "r3"], tmp_path / "q3", ["AP"], per_topic=False)
+    assert df["value"].tolist() == [1.0]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io import Run, read_run, read_trec_run, write_run
+from graphprum.io.xpaths import is_positional_id
 
 
 def write(tmp_path, text: str, name: str = "run"):
@@ -197,7 +198,8 @@ def test_tree_run_repeat_inside_a_tree(tmp_path):
 @settings(max_examples=40, deadline=None)
 @given(st.dictionaries(st.sampled_from(["1", "2", "10"]),
                        st.lists(st.text(alphabet="abcdé#/[]1", min_size=1, max_size=5).filter(
-                           lambda s: not s.startswith("#")), min_size=1, max_size=8, unique=True),
+                           lambda s: not s.startswith("#") and is_positional_id(s)),
+                           min_size=1, max_size=8, unique=True),
                        min_size=1))
 def test_write_run_then_read_gives_the_same_ranking(tmp_path_factory, ranking):
     tmp = tmp_path_factory.mktemp("w")
@@ -245,3 +247,16 @@ def test_fast_and_careful_parsers_agree(rows, trees):
     for topic, acc in fast[1].items():
         other = careful[1][topic]
         assert (acc.ids, acc.ranks, acc.scores) == (other.ids, other.ranks, other.scores)
+
+
+def test_non_positional_xpaths_are_normalised_like_inex_runs(tmp_path):
+    """Issue 21 item 11: doc#/article/sec means doc#/article[1]/sec[1]."""
+    p = write(tmp_path, "1 Q0 d#/article/sec 1 2 s\n1 Q0 d#/article[1]/sec[2] 2 1 s\n"
+                        "2 Q0 page.html 1 1 s\n")
+    run = read_run(p)
+    assert run.ranked("1") == ["d#/article[1]/sec[1]", "d#/article[1]/sec[2]"]
+    assert run.ranked("2") == ["page.html"]
+    twice = write(tmp_path, "1 Q0 d#/a/b 1 2 s\n1 Q0 d#/a[1]/b[1] 2 1 s\n", "twice")
+    with pytest.raises(InputError, match=r"'d#/a/b' and 'd#/a\[1\]/b\[1\]' are the same"):
+        read_run(twice)
+    assert read_run(twice, dedup=True).ranked("1") == ["d#/a[1]/b[1]"]

@@ -144,22 +144,13 @@ def test_overlapping_cues_become_overlapping_segments(write):
     assert doc.columns["words"].tolist() == [7, 2, 4, 1]
 
 
-YOUTUBE_VTT = """WEBVTT
-Kind: captions
-Language: en
-
-00:00:00.030 --> 00:00:02.190 align:start position:0%
- 
-so<00:00:00.510><c> today</c><00:00:00.840><c> we're</c><00:00:01.079><c> going</c>
-
-00:00:02.190 --> 00:00:02.200 align:start position:0%
-so today we're going
- 
-
-00:00:02.200 --> 00:00:04.950 align:start position:0%
-so today we're going
-to<00:00:02.429><c> talk</c>
-"""
+YOUTUBE_VTT = "\n".join([
+    "WEBVTT", "Kind: captions", "Language: en", "",
+    "00:00:00.030 --> 00:00:02.190 align:start position:0%", " ",
+    "so<00:00:00.510><c> today</c><00:00:00.840><c> we're</c><00:00:01.079><c> going</c>", "",
+    "00:00:02.190 --> 00:00:02.200 align:start position:0%", "so today we're going", " ", "",
+    "00:00:02.200 --> 00:00:04.950 align:start position:0%", "so today we're going",
+    "to<00:00:02.429><c> talk</c>", ""])
 
 
 def test_youtube_automatic_captions(write):

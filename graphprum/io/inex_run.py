@@ -37,72 +37,19 @@ from __future__ import annotations
 import functools
 import math
 import os
-import re
 
 from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.io.lines import PathArg, ascii_integer, ascii_number, gc_paused
 from graphprum.io.runs import RankedTopic, Run, ranked_topic
+from graphprum.io.xpaths import normalise_xpath
 
-_NAME = r"[^\W\d][\w.\-]*(?::[^\W\d][\w.\-]*)?"
-_STEP = re.compile(rf"({_NAME})(?:\[\s*([0-9]+)\s*\])?")
-#: A path already in normal form (every step ``/tag[N]``, N >= 1).
-_NORMAL = re.compile(rf"(?:/{_NAME}\[[1-9][0-9]*\])+")
+__all__ = ["inex_doc", "normalise_xpath", "read_inex_run"]
+
 _FIELDS = frozenset(("file", "path", "rank", "rsv"))
 
 
-def normalise_xpath(path: str) -> str:
-    """An INEX element path with every step positional: ``/a[1]/b[2]``.
-
-    Steps without a position get ``[1]``; a missing leading ``/`` is added;
-    namespace prefixes are kept as written.
-
-    Raises
-    ------
-    ValueError
-        Anything but ``/``-separated element steps ``tag`` or ``tag[N]``,
-        N >= 1: empty steps (``//``), ``text()``, ``@attr``, ``*``, predicates.
-
-    Examples
-    --------
-    >>> normalise_xpath("/article/body[1]/section")
-    '/article[1]/body[1]/section[1]'
-    >>> normalise_xpath("article[1]/bdy[1]/sec[3]/p")
-    '/article[1]/bdy[1]/sec[3]/p[1]'
-    >>> normalise_xpath("/dc:record/dc:title")
-    '/dc:record[1]/dc:title[1]'
-    >>> normalise_xpath("/article[1]//p")
-    Traceback (most recent call last):
-    ...
-    ValueError: empty step in '/article[1]//p'
-    >>> normalise_xpath("/article[0]")
-    Traceback (most recent call last):
-    ...
-    ValueError: position 0 in step 'article[0]' (positions start at 1)
-    """
-    if _NORMAL.fullmatch(path):
-        return path
-    text = path.strip()
-    if not text or text == "/":
-        raise ValueError(f"empty path {path!r}")
-    if text.startswith("/"):
-        text = text[1:]
-    out: list[str] = []
-    for step in text.split("/"):
-        step = step.strip()
-        if not step:
-            raise ValueError(f"empty step in {path!r}")
-        m = _STEP.fullmatch(step)
-        if m is None:
-            raise ValueError(f"step {step!r} is not an element step tag or tag[N]")
-        position = m.group(2)
-        if position is None:
-            position = "1"
-        elif int(position) < 1:
-            raise ValueError(f"position {int(position)} in step {step!r} (positions start at 1)")
-        out.append(f"{m.group(1)}[{int(position)}]")
-    return "/" + "/".join(out)
 
 
 def inex_doc(file: str, doc_prefix: str = "") -> str:

@@ -16,7 +16,10 @@ so the result never depends on the order of lines in the file.
 
 A duplicate (TOPIC, ID) is an error naming both lines, unless ``dedup=True``
 keeps the first line in file order.  One TAG per file; an empty run is an
-error.  RANK and SCORE are written with ASCII digits (SCORE may be ``inf``,
+error.  Element ids whose XPath has steps without a position
+(``doc#/article/sec``, the INEX convention for ``[1]``) are normalised as
+INEX XML runs are (``doc#/article[1]/sec[1]``); two lines that become the
+same id are a duplicate.  RANK and SCORE are written with ASCII digits (SCORE may be ``inf``,
 as trec_eval's ``atof`` reads it).  Fields after the sixth are ignored, as
 trec_eval does, with a note in :attr:`Run.notes`.
 
@@ -59,6 +62,7 @@ from graphprum.io.lines import (
     read_text,
     sniff,
 )
+from graphprum.io.xpaths import is_positional_id, normalise_id
 
 _LAYOUT = "TOPIC Q0 ID RANK SCORE TAG"
 ORDERS = ("score", "rank")
@@ -193,6 +197,7 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     tag, topics = parsed
     if tag is None:
         raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
+    _normalise_ids(path, topics, dedup, trees)
     run = Run(tag=tag, path=str(path))
     if extra:
         run.notes.append(f"note: {path}: {extra[1]} line(s) have more than 6 fields; the "
@@ -306,6 +311,36 @@ def _parse_careful(path: PathArg, text: str, dedup: bool, trees: bool,
         acc.scores.append(score)
         acc.ranks.append(rank)
     return tag, topics
+
+
+def _normalise_ids(path: PathArg, topics: dict[str, _Topic], dedup: bool, trees: bool) -> None:
+    """Positional XPaths in element ids, when the run writes them otherwise.
+
+    Runs use one convention throughout, so only the first id of each topic
+    is tested; when one of them is not positional every id is normalised.
+    """
+    if all(not acc.ids or is_positional_id(acc.ids[0]) for acc in topics.values()):
+        return
+    for topic, acc in topics.items():
+        ids = [normalise_id(u) for u in acc.ids]
+        keys = list(zip(ids, acc.ranks, strict=True)) if trees else ids
+        if len(set(keys)) < len(keys):
+            first: dict = {}
+            keep = []
+            for i, k in enumerate(keys):
+                if k in first:
+                    if not dedup:
+                        raise InputError(path, None, f"topic {topic!r}: "
+                                                     f"{acc.ids[first[k]]!r} and {acc.ids[i]!r} "
+                                                     f"are the same element {ids[i]!r}; use "
+                                                     f"--dedup to keep the first")
+                    continue
+                first[k] = i
+                keep.append(i)
+            acc.scores = [acc.scores[i] for i in keep]
+            acc.ranks = [acc.ranks[i] for i in keep]
+            ids = [ids[i] for i in keep]
+        acc.ids = ids
 
 
 def _duplicate(path: PathArg, line: int, topic: str, unit: str, rank: int | None) -> None:
