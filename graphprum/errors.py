@@ -53,7 +53,8 @@ class InputError(GraphprumError):
     Parameters
     ----------
     path : str or PathLike
-        The file that holds the problem.
+        The file that holds the problem (``-``, standard input, is shown
+        as ``<stdin>``).
     line : int or None
         1-based line number, or None when the problem is not on one line.
     message : str
@@ -61,7 +62,7 @@ class InputError(GraphprumError):
     """
 
     def __init__(self, path: str | PathLike[str], line: int | None, message: str) -> None:
-        self.path = str(path)
+        self.path = "<stdin>" if str(path) == "-" else str(path)
         self.line = line
         self.message = message
         where = printable(f"{self.path}:{line}" if line is not None else self.path)

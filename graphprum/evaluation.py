@@ -149,6 +149,9 @@ def run_evaluation(runs: Sequence[Any], qrels: Any, measures: Sequence[str], *,
             raise UsageError("eval needs --qrels or --passages")
         qrels = _qrels_from_assessments(assessments, store)
     elif isinstance(qrels, str | os.PathLike):
+        inputs = [str(x) for x in (qrels, passages, *runs) if isinstance(x, str | os.PathLike)]
+        if inputs.count("-") > 1:
+            raise UsageError("only one input can be read from standard input (-)")
         qrels = read_qrels(qrels)
     read = _read_runs(runs, order, dedup, trees,
                       _usable_jobs(jobs, None, len(runs), lambda message: None))
@@ -499,8 +502,15 @@ def _read_one(args: tuple[Any, str, bool, bool]) -> Any:
 def _read_runs(runs: Sequence[Any], order: str, dedup: bool, trees: bool,
                jobs: int) -> list[Any]:
     """Read the run files (those not already read), in ``jobs`` processes."""
+    from graphprum.io.lines import is_stream, read_bytes
     from graphprum.io.runs import read_run
 
+    names = [str(r) for r in runs if not hasattr(r, "topics")]
+    if names.count("-") > 1:
+        raise UsageError("only one input can be read from standard input (-)")
+    for r in runs:  # read once, before any worker is forked
+        if not hasattr(r, "topics") and is_stream(r):
+            read_bytes(r)
     todo = [(r, order, dedup, trees) for r in runs]
     if jobs > 1 and sum(not hasattr(r, "topics") for r in runs) > 1:
         import multiprocessing

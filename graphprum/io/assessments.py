@@ -59,6 +59,7 @@ from graphprum.io.lines import (
     parse_float,
     read_lines,
     sniff,
+    xml_source,
 )
 from graphprum.measures.inex_base import TopicAssessment, covered_before, merge_ranges
 from graphprum.units import UnitTable
@@ -348,7 +349,7 @@ def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> dict:
     from lxml import etree
 
     try:
-        tree = etree.parse(str(path))
+        tree = etree.parse(xml_source(path))
     except etree.XMLSyntaxError as e:
         line = e.position[0] if e.position else None
         raise InputError(path, line, f"not well-formed XML: {e.msg}") from None

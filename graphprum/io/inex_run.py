@@ -36,12 +36,11 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, ascii_integer, ascii_number, gc_paused
+from graphprum.io.lines import PathArg, ascii_integer, ascii_number, gc_paused, xml_source
 from graphprum.io.runs import RankedTopic, Run, ranked_topic
 from graphprum.io.xpaths import normalise_xpath
 
@@ -122,8 +121,8 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True,
                              remove_comments=True, remove_pis=True)
     try:
-        # bytes: libxml2 takes the name as is (a str must encode to UTF-8)
-        root = etree.parse(os.fsencode(path), parser).getroot()
+        # a file's name as bytes (libxml2 takes it as is); a stream's or gzip's bytes
+        root = etree.parse(xml_source(path), parser).getroot()
     except etree.XMLSyntaxError as e:
         msg = ((e.msg or str(e)).strip().splitlines() or ["syntax error"])[0]
         msg = msg.rsplit(", line ", 1)[0] if ", line " in msg else msg

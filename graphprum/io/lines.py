@@ -1,7 +1,11 @@
 """The line reader shared by every text input of DESIGN §1.3.
 
 Text inputs are UTF-8; a line whose first non-blank character is ``#`` is a
-comment; blank lines are ignored.  :func:`read_lines` yields, for every other
+comment; blank lines are ignored.  An input may be ``-`` (standard input),
+a pipe (``<(zcat run.gz)``) or gzip-compressed (told by its first bytes,
+whatever its name): :func:`read_bytes` reads such an input once and keeps
+its bytes, so that readers that look twice (the format sniff, the search
+for the first line of a duplicate) see the same data.  :func:`read_lines` yields, for every other
 line, its 1-based line number and its fields, so that readers can name the
 exact ``file:line`` of a problem.  The whole file is decoded at once (fast);
 an undecodable byte is reported with the line that holds it.
@@ -19,7 +23,13 @@ Examples
 from __future__ import annotations
 
 import gc
+import gzip
+import io
+import os
 import re
+import stat
+import sys
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from os import PathLike
@@ -29,8 +39,87 @@ from graphprum.errors import InputError
 PathArg = str | PathLike[str]
 
 
+#: The bytes of inputs that can be read only once (standard input, pipes),
+#: by the name they were given.
+_ONCE: dict[str, bytes] = {}
+_GZIP = b"\x1f\x8b"
+
+
+def display_name(path: PathArg) -> str:
+    """How errors name an input: ``<stdin>`` for ``-``."""
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+def is_stream(path: PathArg) -> bool:
+    """Whether ``path`` is standard input or something else that is not a
+    regular file (a pipe, ``/dev/fd/N``): readable once only."""
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_bytes(path: PathArg) -> bytes:
+    """The whole input, gunzipped when it starts with gzip's magic bytes.
+
+    ``-`` reads standard input; standard input and pipes are read once and
+    their bytes kept for later calls.
+
+    Raises
+    ------
+    InputError
+        The input cannot be read, or is gzip data that does not decompress.
+
+    Examples
+    --------
+    >>> import gzip, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "q.gz")
+    >>> _ = open(p, "wb").write(gzip.compress(b"1 0 d 1\\n"))
+    >>> read_bytes(p)
+    b'1 0 d 1\\n'
+    """
+    key = str(path)
+    if key in _ONCE:
+        return _ONCE[key]
+    name = display_name(path)
+    once = is_stream(path)
+    try:
+        if key == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except OSError as e:
+        raise InputError(name, None, f"cannot read: {e.strerror or e}") from None
+    if data.startswith(_GZIP):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(name, None, f"not a valid gzip file: {e}") from None
+    if once:
+        _ONCE[key] = data
+    return data
+
+
+def xml_source(path: PathArg) -> bytes | io.BytesIO:
+    """What to hand lxml's ``parse``: the file name as bytes (libxml2 takes it
+    as is; a ``str`` must encode to UTF-8), or the bytes of a stream or of a
+    gzip file (:func:`read_bytes`)."""
+    if is_stream(path):
+        return io.BytesIO(read_bytes(path))
+    try:
+        with open(path, "rb") as f:
+            gz = f.read(2) == _GZIP
+    except OSError:
+        return os.fsencode(path)  # lxml reports the error
+    return io.BytesIO(read_bytes(path)) if gz else os.fsencode(path)
+
+
 def read_text(path: PathArg) -> str:
-    """The whole file decoded as UTF-8 (a leading byte order mark dropped).
+    """The whole input (:func:`read_bytes`) decoded as UTF-8, a leading byte
+    order mark dropped.
 
     Raises
     ------
@@ -48,18 +137,15 @@ def read_text(path: PathArg) -> str:
     ...
     graphprum.errors.InputError: ...bad.txt:2: not UTF-8: byte 0xff at column 5
     """
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+    data = read_bytes(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         byte = data[e.start]
-        raise InputError(path, line, f"not UTF-8: byte 0x{byte:02x} at column {column}") from None
+        raise InputError(display_name(path), line,
+                         f"not UTF-8: byte 0x{byte:02x} at column {column}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
@@ -111,9 +197,11 @@ def iter_lines(text: str, sep: str | None = None) -> Iterator[tuple[int, list[st
 
 
 def sniff(path: PathArg, size: int = 512) -> bytes:
-    """The first non-blank bytes of a file (BOM dropped); b"" for an empty file.
+    """The first non-blank bytes of an input (BOM dropped, gunzipped); b"" if empty.
 
-    Used to tell XML inputs (starting with ``<``) from text layouts.
+    Used to tell XML inputs (starting with ``<``) from text layouts.  A
+    stream or a gzip file is read whole (:func:`read_bytes` keeps a stream's
+    bytes for the reader that follows); a plain file only in part.
 
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "r.xml")
@@ -121,16 +209,21 @@ def sniff(path: PathArg, size: int = 512) -> bytes:
     >>> sniff(p)[:5]
     b'<?xml'
     """
-    try:
-        with open(path, "rb") as f:
-            head = f.read(size)
-            while head and not head.lstrip():
-                more = f.read(size)
-                if not more:
-                    break
-                head = more
-    except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+    if is_stream(path):
+        head = read_bytes(path).lstrip()[:size]
+    else:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(size)
+                if head.startswith(_GZIP):
+                    head = read_bytes(path)
+                while head and not head.lstrip():
+                    more = f.read(size)
+                    if not more:
+                        break
+                    head = more
+        except OSError as e:
+            raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
     return head.lstrip()
