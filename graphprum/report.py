@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: Every format :func:`write_results` knows.
-FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
+FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown", "trec")
 
 
 def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
@@ -47,7 +47,8 @@ def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
         One of :data:`FORMATS`: ``table`` (rich, aligned), ``tsv``, ``csv``,
         ``json`` (full precision), ``latex`` (booktabs tabular), ``markdown``
         (pipe table); the last two show 4 decimals, runs as rows and measures
-        as columns, the best mean per measure in bold.
+        as columns, the best mean per measure in bold; ``trec``
+        (:func:`write_trec`, trec_eval's layout).
     out : text stream
     """
     if fmt == "tsv":
@@ -61,12 +62,63 @@ def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
         out.write("\n")
     elif fmt == "table":
         _write_table(df, out)
+    elif fmt == "trec":
+        write_trec(df, out)
     elif fmt in ("latex", "markdown"):
         header, rows, bold, align = _grid(df)
         writer = latex_table if fmt == "latex" else markdown_table
         out.write(writer(header, rows, align=align, bold=bold))
     else:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
+
+
+def write_trec(df: pd.DataFrame, out: TextIO) -> None:
+    """trec_eval's output: ``MEASURE<TAB>TOPIC<TAB>VALUE``, one run.
+
+    As trec_eval prints them: the measure name left-justified in 22
+    characters; per-topic rows first, topic by topic, then a ``runid`` row
+    with the run's TAG and the ``all`` rows; counts (``num_ret``,
+    ``NumRelRet``, ...) as integers, other values with 4 decimals; no
+    per-topic rows for geometric means (``gm_map``), as trec_eval.
+
+    >>> import io, pandas as pd
+    >>> df = pd.DataFrame([("r", "map", "1", 0.5), ("r", "num_ret", "1", 3.0),
+    ...                    ("r", "map", "all", 0.5), ("r", "num_ret", "all", 3.0)],
+    ...                   columns=["run", "measure", "topic", "value"])
+    >>> out = io.StringIO(); write_trec(df, out); print(out.getvalue().expandtabs(4), end="")
+    map                     1   0.5000
+    num_ret                 1   3
+    runid                   all r
+    map                     all 0.5000
+    num_ret                 all 3
+    """
+    from graphprum.measures.classical import classical_aggregation
+
+    runs = list(dict.fromkeys(df["run"]))
+    if len(runs) > 1:
+        raise UsageError("--format trec writes one run (trec_eval's layout has no run column); "
+                         "give one run, or use --format tsv")
+    how: dict[str, str] = {}
+
+    def kind(measure: str) -> str:
+        if measure not in how:
+            how[measure] = "mean" if measure.endswith(" stderr") else \
+                classical_aggregation(measure)
+        return how[measure]
+
+    def line(measure: str, topic: str, value: float) -> str:
+        text = f"{round(value)}" if kind(measure) == "sum" and math.isfinite(value) \
+            else f"{value:6.4f}"
+        return f"{measure:<22}\t{topic}\t{text}\n"
+
+    rows = list(df.itertuples(index=False))
+    for topic in dict.fromkeys(t for _, _, t, _ in rows if t != "all"):
+        out.writelines(line(m, t, v) for _, m, t, v in rows
+                       if t == topic and kind(m) != "gmean")
+    summary = [line(m, t, v) for _, m, t, v in rows if t == "all"]
+    if summary:  # trec_eval -n prints no summary, runid included
+        out.write(f"{'runid':<22}\tall\t{runs[0]}\n")
+    out.writelines(summary)
 
 
 def json_number(v: object) -> object:

@@ -9,6 +9,7 @@ import pytest
 
 import graphprum
 from graphprum.errors import InputError
+from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 
 # d: <a> 10 chars, <b> 20, <c> 30 -> a [0, 60), b [10, 30), c [30, 60); e the same
@@ -22,7 +23,7 @@ def store(tmp_path_factory) -> tuple[Path, LocalStore]:
     for name in ("d", "e"):
         (base / "col" / f"{name}.xml").write_text(DOC)
     s = LocalStore(base / "store")
-    s.load_xml([base / "col"])
+    load_xml(s, [base / "col"])
     return base, s
 
 

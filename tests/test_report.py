@@ -91,4 +91,4 @@ def test_table_holds_every_value() -> None:
 def test_unknown_format() -> None:
     with pytest.raises(UsageError, match="latex, markdown"):
         render(results(), "xlsx")
-    assert set(FORMATS) == {"table", "tsv", "csv", "json", "latex", "markdown"}
+    assert set(FORMATS) == {"table", "tsv", "csv", "json", "latex", "markdown", "trec"}

@@ -16,9 +16,15 @@ from graphprum.errors import UsageError
 
 #: Result formats (graphprum.report.FORMATS; listed here so --help needs no import).
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
+#: eval's formats: those and trec_eval's three columns.
+EVAL_FORMATS = (*FORMATS, "trec")
 Format = Annotated[str | None, typer.Option(
     "--format", "-f",
     help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown.")]
+EvalFormat = Annotated[str | None, typer.Option(
+    "--format", "-f",
+    help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown, "
+         "or trec (trec_eval's MEASURE TOPIC VALUE, one run).")]
 Test = Annotated[str, typer.Option(
     "--test", "-t", help="Paired test over topics: randomization (default; sign-flip "
     "permutation, exact up to 17 topics), t or bootstrap.")]
@@ -64,19 +70,26 @@ def parse_ranks(text: str | None) -> list[int] | None:
 def eval_command(
     opts: EvalOptions,
     measure: Annotated[list[str] | None, typer.Option(
-        "--measure", "-m", help="Measure, e.g. PRUM (default), PRUM@0.5, SRP@10, AP "
+        "--measure", "-m", help="Measure, e.g. PRUM (default), PRUM@0.5, SRP@10, AP, or "
+                                "trec_eval's map, P_10, P.5,10, all_trec, official "
                                 "(repeat).")] = None,
-    fmt: Format = None,
+    fmt: EvalFormat = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
     = False,
+    no_summary: Annotated[bool, typer.Option(
+        "--no-summary", "-n", help="No 'all' rows (trec_eval -n).")] = False,
     task: Annotated[str | None, typer.Option(
         help="INEX 2006 task preset adding its official measures: thorough, focused, "
              "ric (relevant in context), bic (best in context).")] = None,
 ) -> None:
     """Evaluate runs with user-model and classical measures.
 
-    Output rows are RUN MEASURE TOPIC VALUE; TOPIC 'all' is the mean over the
-    qrels' topics. Topics missing from a run score 0.
+    Output rows are RUN MEASURE TOPIC VALUE; TOPIC 'all' aggregates the
+    topics (the mean; the sum for counts such as num_rel_ret, the geometric
+    mean for gm_map) over the qrels' topics, a topic missing from a run
+    evaluated on an empty ranking (trec_eval -c; --no-c: over the run's
+    topics). A RUN or --qrels of '-' is read from standard input; gzip
+    files are read as they are.
     """
     from graphprum.report import write_results
 
@@ -85,9 +98,14 @@ def eval_command(
         from graphprum.measures.inex import task_measures
 
         measures += task_measures(task)
-    fmt = choose_format(fmt, FORMATS)
+    fmt = choose_format(fmt, EVAL_FORMATS)
     opts.check()
-    df = opts.evaluate(measures or ["PRUM"], per_topic=per_topic)
+    if fmt == "trec" and len(opts.runs) > 1:
+        raise UsageError("--format trec writes one run (trec_eval's layout has no run "
+                         "column); give one run, or use --format tsv")
+    df = opts.evaluate(measures or ["PRUM"], per_topic=per_topic, task=task)
+    if no_summary:
+        df = df[df["topic"] != "all"]
     write_results(df, fmt, sys.stdout)
 
 

@@ -59,6 +59,21 @@ _OPTIONS: dict[str, tuple[Any, Any]] = {
         "--force", help="Start a PRUM(exact=mc) simulation even when its estimated cost "
                         "(samples x ranked results) is above 1e10 steps, about 10 minutes.")],
               False),
+    "complete": (Annotated[bool, typer.Option(
+        "--complete/--no-c", "-c",
+        help="Average over the qrels' topics, a topic the run lacks evaluated on an empty "
+             "ranking (trec_eval -c; the default). --no-c: over the run's topics that the "
+             "qrels judge (trec_eval's default).")], True),
+    "relevance_level": (Annotated[int, typer.Option(
+        "--level", "-l", help="REL a document needs to be relevant for classical measures "
+                              "(trec_eval -l; rel= of ir_measures names that give none).")],
+        1),
+    "judged_only": (Annotated[bool, typer.Option(
+        "--judged-only", "-J", help="Drop results the qrels do not judge (REL >= 0) before "
+                                    "evaluating (trec_eval -J).")], False),
+    "max_results": (Annotated[int | None, typer.Option(
+        "--max-results", "-M", min=1,
+        help="Evaluate the first N results of each topic (trec_eval -M).")], None),
 }
 
 
@@ -81,6 +96,10 @@ class EvalOptions:
     inclusive_ends: bool = False
     jobs: int = 1
     force: bool = False
+    complete: bool = True
+    relevance_level: int = 1
+    judged_only: bool = False
+    max_results: int | None = None
 
     def __post_init__(self) -> None:
         self.nav = list(self.nav or ["classical"])
@@ -98,9 +117,11 @@ class EvalOptions:
         if self.offsets not in ("chars", "bytes"):
             raise usage(f"--offsets {self.offsets!r}: choose chars or bytes")
 
-    def evaluate(self, measures: Sequence[str], per_topic: bool = True) -> pd.DataFrame:
+    def evaluate(self, measures: Sequence[str], per_topic: bool = True,
+                 task: str | None = None) -> pd.DataFrame:
         """Evaluate the runs on ``measures`` (opening the store when one is
-        needed or present), with a progress bar over topics."""
+        needed or present), with a progress bar over topics; ``task`` checks
+        the runs against an INEX task's rules."""
         from graphprum.evaluation import needs_store, run_evaluation
 
         self.check()
@@ -114,7 +135,11 @@ class EvalOptions:
                                   trees=self.trees, passages=self.passages,
                                   per_topic=per_topic, strict=self.strict, warn=note,
                                   offsets=self.offsets, ends=self.ends, jobs=self.jobs,
-                                  progress=bar.update, force=self.force)
+                                  progress=bar.update, force=self.force,
+                                  complete=self.complete,
+                                  relevance_level=self.relevance_level,
+                                  judged_only=self.judged_only, max_results=self.max_results,
+                                  task=task)
 
     def parameters(self) -> dict[str, str]:
         """What the evaluation used, for a report's reproduction section."""
@@ -122,7 +147,15 @@ class EvalOptions:
         params = {"navigation models (--nav)": ", ".join(self.nav),
                   "collection size N": self._collection_size(),
                   "ideal units": f"REL >= {self.ideal_min:g}",
-                  "run order": self.order, "dedup": str(self.dedup), "tree runs": str(self.trees)}
+                  "run order": self.order, "dedup": str(self.dedup), "tree runs": str(self.trees),
+                  "topics averaged": "the qrels' (-c)" if self.complete
+                  else "the run's (--no-c)"}
+        if self.relevance_level != 1:
+            params["relevance level (-l)"] = str(self.relevance_level)
+        if self.judged_only:
+            params["judged results only (-J)"] = "True"
+        if self.max_results is not None:
+            params["results per topic (-M)"] = str(self.max_results)
         if self.passages is not None:
             params["passage offsets"] = f"{self.offsets}, ends {self.ends}"
         if self.store is None:
