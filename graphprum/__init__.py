@@ -51,14 +51,19 @@ def evaluate(runs: Any, qrels: Any, measures: Any, **options: Any) -> Any:
         ``"rank"``), ``dedup``, ``trees``, ``passages``, ``per_topic``
         (default True), ``strict``, ``warn`` (a callable for notes),
         ``force`` (start a ``PRUM(exact=mc)`` simulation above
-        :data:`graphprum.measures.prum.MC_WORK_LIMIT`); see
-        :func:`graphprum.evaluation.run_evaluation`.
+        :data:`graphprum.measures.prum.MC_WORK_LIMIT`); trec_eval's
+        ``complete`` (-c, default True), ``relevance_level`` (-l),
+        ``judged_only`` (-J), ``max_results`` (-M); ``task`` (INEX task
+        rules checked); see :func:`graphprum.evaluation.run_evaluation`.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``run, measure, topic, value``; topic ``all`` holds the mean
-        over the qrels' topics (topics a run lacks score 0).
+        Columns ``run, measure, topic, value``; topic ``all`` aggregates the
+        topics as each measure declares (the mean; the sum for counts, the
+        geometric mean for ``gm_map``) over the qrels' topics, a topic a run
+        lacks evaluated on an empty ranking (``complete=False``: over the
+        run's topics).
 
     Examples
     --------

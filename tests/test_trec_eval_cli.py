@@ -84,6 +84,9 @@ def test_trec_eval_options(files) -> None:
     assert value("--no-c", measure="num_q") == 2
     assert value("-c") == value() == pytest.approx(1.8333333333333333 / 3, abs=1e-12)
     assert value("-l", "2") == value("-l2") == pytest.approx(1 / 9, abs=1e-12)
+    # -l applies to ir_measures names without rel= (NumRelRet is NumRet(rel=1) inside)
+    assert value("-l", "2", measure="NumRelRet") == value("-l", "2", measure="num_rel_ret") == 1
+    assert value("-l", "2", measure="NumRelRet(rel=1)") == 3
     assert value("-M", "1") == pytest.approx(0.5, abs=1e-12)
     assert value("-J") == pytest.approx(2 / 3, abs=1e-12)
 

@@ -482,7 +482,10 @@ def _ir_threshold(name: str, measure: Any, level: int, scale: int) -> Any:
                          f"qrels hold graded values in (0, 1): use integer grades")
     if "rel" not in measure.SUPPORTED_PARAMS:
         return measure
-    given = measure.params.get("rel")
+    # rel given in the name; an alias's own rel (NumRelRet is NumRet(rel=1)) is a default
+    given = measure.params.get("rel") if re.search(r"\brel\s*=", name) else None
+    if given is None and "rel" in measure.params:
+        given = level
     if given is None:
         if measure["rel"] != 1 or (level == 1 and scale == 1):
             return measure  # NumRet without rel is num_ret; thresholds unchanged

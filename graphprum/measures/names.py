@@ -26,6 +26,7 @@ graphprum.errors.UsageError: unknown measure 'PRMU'; did you mean PRUM or EPRUM?
 from __future__ import annotations
 
 import difflib
+import re
 
 from graphprum.errors import UsageError
 from graphprum.measures.classical import (
@@ -50,6 +51,9 @@ def resolve(text: str) -> list[MeasureSpec]:
     if spec is None:
         if trec is not None:
             return [MeasureSpec(n) for n in trec]
+        typo = _trec_typo(text, text)
+        if typo is not None:
+            raise UsageError(typo)
         raise UsageError(f"cannot parse measure name {text!r}; expected NAME(param=value,...)"
                          f"@cutoff, or a trec_eval name such as P_10 or P.5,10")
     name = _canonical(spec.name, trec is not None)
@@ -139,7 +143,24 @@ def known_names() -> list[str]:
     return [*families(), *TREC_SETS, *TREC_MEASURES, *ir_measure_names()]
 
 
+def _trec_typo(text: str, name: str) -> str | None:
+    """A suggestion for a misspelt parameterised trec_eval name (``ndgc_cut_10``)."""
+    tail = re.search(r"[_.][0-9][0-9.,]*$", name)
+    if not tail:
+        return None
+    roots = [r for r in TREC_MEASURES if TREC_MEASURES[r].param is not None]
+    close = difflib.get_close_matches(name[:tail.start()], roots, n=3, cutoff=0.6)
+    if not close:
+        return None
+    params = tail.group()[1:]
+    return f"unknown measure {text!r}; did you mean " + " or ".join(
+        f"{r}_{params}" if "," not in params else f"{r}.{params}" for r in close) + "?"
+
+
 def _unknown(text: str, name: str) -> str:
+    typo = _trec_typo(text, name)
+    if typo is not None:
+        return typo
     close = difflib.get_close_matches(name, known_names(), n=3, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(name.lower(), [n.lower() for n in known_names()],
