@@ -75,3 +75,21 @@ def test_a_run_must_keep_its_tasks_rules(store, task, lines, expected) -> None:
                      f"{task} task: " + "; ".join(f"topic 1: {e}" for e in expected)]
     with pytest.raises(InputError, match="break the rules"):
         graphprum.evaluate([run], base / "q", ["AP"], store=s, task=task, strict=True)
+
+
+def test_task_rules_through_the_command_line(store) -> None:
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    base, _ = store
+    run = base / "run-cli"
+    run.write_text("1 Q0 d#/a[1]/b[1] 1 2 r\n1 Q0 d#/a[1] 2 1 r\n")
+    (base / "p").write_text("1 d 10 30\n")
+    args = ["--store", str(base / "store"), "eval", str(run), "--passages", str(base / "p"),
+            "--task", "focused", "--format", "tsv"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0
+    assert "d#/a[1] (rank 2) contains d#/a[1]/b[1] (rank 1)" in res.stderr
+    res = CliRunner().invoke(app, [*args, "--strict"])
+    assert res.exit_code == 2 and "break the rules of the focused task" in res.stderr

@@ -80,7 +80,9 @@ def eval_command(
         "--no-summary", "-n", help="No 'all' rows (trec_eval -n).")] = False,
     task: Annotated[str | None, typer.Option(
         help="INEX 2006 task preset adding its official measures: thorough, focused, "
-             "ric (relevant in context), bic (best in context).")] = None,
+             "ric (relevant in context), bic (best in context); the runs are checked "
+             "against the task's rules (overlap, grouping, one element per article), "
+             "violations listed on stderr, an error with --strict.")] = None,
 ) -> None:
     """Evaluate runs with user-model and classical measures.
 

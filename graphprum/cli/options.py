@@ -46,7 +46,9 @@ _OPTIONS: dict[str, tuple[Any, Any]] = {
               False),
     "trees": (Annotated[bool, typer.Option(help="Runs list trees (lines sharing a RANK).")],
               False),
-    "strict": (Annotated[bool, typer.Option(help="Unknown qrels ids are an error.")], False),
+    "strict": (Annotated[bool, typer.Option(
+        help="Unknown qrels ids (and, with --task, breaking the task's rules) are an "
+             "error.")], False),
     "no_store": (Annotated[bool, typer.Option(
         "--no-store", help="Do not open a store (ids are opaque strings).")], False),
     "offsets": (Annotated[str, typer.Option(
