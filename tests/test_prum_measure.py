@@ -184,3 +184,10 @@ def test_mc_reports_an_honest_error_when_a_rare_outcome_was_never_sampled(tmp_pa
                             warn=notes.append)
     value, err = df["value"].tolist()
     assert err > 0 and abs(value - 1 / 1.0005) < 2 * err and not notes
+    # every outcome met: interpolated values and the 11-level mean keep the delta method
+    df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q",
+                            ["PRUM(exact=mc,samples=1000,seed=0)",
+                             "PRUM(exact=mc,samples=1000,seed=0)@0.5"],
+                            nav=[f"direct:{tmp_path / 'nav'}"], per_topic=False,
+                            warn=notes.append)
+    assert not notes and (df["value"] > 0).all()

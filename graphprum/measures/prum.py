@@ -999,7 +999,7 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
             value, err = res.mean()
         low, high = res.bounds(r, level)
         half = max(value - low, high - value) / 2.0
-        if half > err:
+        if res.unseen > 0 and half > err:
             ctx.extra[("note", str(spec))] = (
                 f"{spec}: topic {ctx.topic}: some navigation outcomes never occurred among the "
                 f"{samples:,} simulated users (probability {res.unseen:.3g} that a user meets "
