@@ -3,16 +3,40 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from graphprum.cli.app import Progress, open_store, sub_app, user_errors
+from graphprum.cli.app import Progress, note, open_store, status, sub_app, user_errors
 
 load_app = sub_app("load", "Load a collection into the store.")
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Graph = Annotated[bool, typer.Option(
+    "--graph/--no-graph",
+    help="Build the collection's graph for 'graphprum query' now (default), or leave it "
+         "to the first query.")]
+
+
+def build_graph(store: Any, wanted: bool) -> str:
+    """Build the store's graph for Cypher after a load (unless not ``wanted``);
+    the phrase the load's summary line ends with."""
+    if not wanted:
+        return ""
+    from graphprum.errors import StoreError
+
+    t0 = time.perf_counter()
+    try:
+        with status("building the graph for 'graphprum query' ..."):
+            built = store.build_graph()
+    except StoreError as exc:  # the load itself is committed: say so, go on
+        note(f"note: {exc}; the first query will build it")
+        return ""
+    return f"; graph for queries in {time.perf_counter() - t0:.2f} s" if built else ""
+
+
 Wait = Annotated[float, typer.Option(
     help="Seconds to wait for another process writing to the store (default: fail at once).",
     min=0)]
@@ -31,6 +55,7 @@ def load_xml(
         help="Skip files that are not well-formed XML and list them.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
+    graph: Graph = True,
 ) -> None:
     """Load XML documents: one unit per element, ids DOC#XPATH.
 
@@ -51,7 +76,8 @@ def load_xml(
           f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
           + (f", replaced {report.replaced}" if report.replaced else "")
           + (f", skipped {len(report.skipped)} bad files" if report.skipped else "")
-          + (f", {report.links} links" if report.links else ""))
+          + (f", {report.links} links" if report.links else "")
+          + build_graph(store, graph))
 
 
 @load_app.command("web")
@@ -63,6 +89,7 @@ def load_web(
     replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
+    graph: Graph = True,
 ) -> None:
     """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
 
@@ -80,7 +107,8 @@ def load_web(
     dropped = sum(report.extra.values())
     print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
-          f"pages/s); {dropped} links not stored (external, missing or outside)")
+          f"pages/s); {dropped} links not stored (external, missing or outside)"
+          + build_graph(store, graph))
 
 
 @load_app.command("links")
@@ -88,13 +116,16 @@ def load_web(
 def load_links(
     path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
     wait: Wait = 0.0,
+    graph: Graph = True,
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
     from graphprum.loading import load_links as load
 
-    report = load(open_store(wait=wait), path)
+    store = open_store(wait=wait)
+    report = load(store, path)
     print(f"loaded {report.links} links ({report.documents} new pages) in "
-          f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)")
+          f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)"
+          + build_graph(store, graph))
 
 
 @load_app.command("video")
@@ -104,10 +135,12 @@ def load_video(
         help="Segment tables (VIDEO N START END), .srt/.vtt files, or directories.")],
     replace: Annotated[bool, typer.Option(help="Replace videos already stored.")] = False,
     wait: Wait = 0.0,
+    graph: Graph = True,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
     from graphprum.loading import load_video as load
 
-    report = load(open_store(wait=wait), paths, replace=replace)
+    store = open_store(wait=wait)
+    report = load(store, paths, replace=replace)
     print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
-          f"in {report.seconds:.2f} s")
+          f"in {report.seconds:.2f} s" + build_graph(store, graph))

@@ -228,6 +228,12 @@ class Store(Protocol):
         ...
 
     # --------------------------------------------------------------- Cypher
+    def build_graph(self) -> bool:
+        """Make the store ready for :meth:`query` now rather than at the first
+        query (the embedded store derives its graph from its collection);
+        whether there was anything to do."""
+        ...
+
     def query(self, text: str, params: dict[str, Any] | None = None, *,
               write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
         """Run Cypher (capability ``cypher``); rows as dicts."""

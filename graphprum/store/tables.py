@@ -321,6 +321,10 @@ class TableStore:
         rows = np.asarray(rows, dtype=np.int64)
         return np.where(rows >= 0, np.asarray(membership)[np.maximum(rows, 0)], -1)
 
+    def build_graph(self) -> bool:
+        """Nothing to prepare."""
+        return False
+
     def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], list[str]]:
         """Not needed here: summaries are built in numpy from :meth:`table`."""
         raise StoreError(f"{self.location}: partitions are computed from the unit table")

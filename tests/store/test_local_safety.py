@@ -163,7 +163,7 @@ main()
 """
 
 
-@pytest.mark.parametrize("limit", [2_000, 60_000, 400_000])
+@pytest.mark.parametrize("limit", [2_000, 60_000, 150_000])
 def test_a_full_disk_is_one_line_and_changes_nothing(tmp_path: Path, write, limit: int) -> None:
     store_dir = tmp_path / "s"
     load_xml(LocalStore(store_dir), [write("first/a.xml", DOC)])
@@ -251,11 +251,10 @@ def test_a_read_only_file_system_is_one_line(tmp_path: Path, write, monkeypatch)
 def test_a_graph_of_another_engine_version_names_the_rebuild(tmp_path: Path, write) -> None:
     from graphprum.loading import copy_store
 
-    load_xml(LocalStore(tmp_path / "s"), [write("a.xml", DOC)])
-    mpath = tmp_path / "s" / "manifest.json"
-    manifest = json.loads(mpath.read_text())
-    manifest["engine"] = {"ladybug": "0.0.1"}
-    mpath.write_text(json.dumps(manifest))
+    first = LocalStore(tmp_path / "s")
+    load_xml(first, [write("a.xml", DOC)])
+    assert first.build_graph() and not first.build_graph()
+    (first.generation / "graph.version").write_text("0.0.1")  # as another version left it
     old = LocalStore(tmp_path / "s")
     with pytest.raises(StoreError, match=r"written by LadybugDB 0\.0\.1.*graphprum copy"):
         old.query("MATCH (u:Unit) RETURN count(u) AS n")
@@ -264,3 +263,19 @@ def test_a_graph_of_another_engine_version_names_the_rebuild(tmp_path: Path, wri
     copy_store(old, new)
     assert new.query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 6}]
     assert new.units(["a#/article[1]/body[1]"])["text"].tolist() == ["one twothree"]
+
+
+def test_a_graph_that_cannot_be_written_leaves_the_load(tmp_path: Path, write) -> None:
+    store_dir = tmp_path / "s"
+    for i in range(20):
+        write(f"docs/d{i}.xml", "<article>" + "<p>some words here</p>" * 200 + "</article>")
+    loaded = LocalStore(store_dir)
+    load_xml(loaded, [tmp_path / "docs"])  # columns only: the graph comes later
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from graphprum.cli import main; "
+         "sys.argv = ['graphprum', '--store', sys.argv[1], 'query', "
+         "'MATCH (u:Unit) RETURN count(u) AS n']; main()", str(store_dir)],
+        preexec_fn=lambda: _limited(200_000), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "cannot write the graph for queries" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert LocalStore(store_dir).query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 4020}]

@@ -49,6 +49,8 @@ from graphprum.store.local.strings import StringColumn
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
 
 GRAPH = "graph.lbug"
+#: Beside the graph: the version of LadybugDB that wrote it.
+GRAPH_VERSION = "graph.version"
 #: Rows per COPY.
 CHUNK = 1 << 20
 
@@ -58,6 +60,21 @@ def engine_version() -> str:
     import ladybug
 
     return str(ladybug.__version__)
+
+
+def written_by(gen: Path) -> str | None:
+    """The LadybugDB version that wrote ``gen``'s graph (None: no graph yet)."""
+    if not (gen / GRAPH).exists():
+        return None
+    try:
+        return (gen / GRAPH_VERSION).read_text(encoding="ascii").strip()
+    except OSError:
+        return "unknown"
+
+
+def current(gen: Path) -> bool:
+    """Whether ``gen`` has a graph this LadybugDB can read."""
+    return written_by(gen) == engine_version()
 
 
 def _import_ladybug() -> Any:
@@ -117,7 +134,6 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
     for p in (tmp, tmp.with_name(tmp.name + ".wal")):
         p.unlink(missing_ok=True)
     texts = StringColumn(gen / "units" / "text")
-    attrs = StringColumn(gen / "units" / "attrs")
     try:
         # one checkpoint at the end: an automatic one after each COPY doubled the
         # cost of small loads
@@ -126,8 +142,8 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
             conn = lb.Connection(db)
             _schema(conn)
             _copy_documents(conn, table)
-            _copy_units(conn, table, texts, attrs)
-            _copy_attributes(conn, attrs)
+            _copy_units(conn, table, texts, gen)
+            _copy_attributes(conn, gen)
             _copy_edges(conn, table, gen)
             for axpre, (arrays, meta) in summaries.items():
                 _copy_summary(conn, axpre, arrays, meta)
@@ -140,11 +156,34 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
             p.unlink(missing_ok=True)
         reason = " ".join(str(exc).split())
         reason = reason.split("Error: ")[-1] if "Cannot write" in reason else reason[:200]
-        raise StoreError(f"{gen}: cannot write the store's graph ({reason}); the store is "
-                         f"unchanged") from None
+        raise StoreError(f"{gen}: cannot write the graph for queries ({reason})") from None
     tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+    version = target.with_name(GRAPH_VERSION)
+    vtmp = version.with_name(f"{version.name}.tmp{os.getpid()}")
+    vtmp.write_text(engine_version(), encoding="ascii")
+    os.replace(vtmp, version)  # first: a graph is never seen without its version
     os.replace(tmp, target)
     return target
+
+
+def add_summary(path: Path, axpre: str, arrays: dict[str, np.ndarray],
+                meta: dict[str, Any]) -> None:
+    """Write a summary into an existing graph (replacing one of that name)."""
+    lb = _import_ladybug()
+    try:
+        db = lb.Database(str(path), auto_checkpoint=False)
+        try:
+            conn = lb.Connection(db)
+            conn.execute("MATCH (s:Summary {axpre: $a}) DETACH DELETE s", {"a": axpre})
+            _copy_summary(conn, axpre, arrays, meta)
+            conn.execute("CHECKPOINT")
+            conn.close()
+        finally:
+            db.close()
+    except RuntimeError as exc:
+        raise StoreError(f"{path}: cannot write the summary into the store's graph "
+                         f"({' '.join(str(exc).split())[:200]})") from None
+    path.with_name(path.name + ".wal").unlink(missing_ok=True)
 
 
 def _schema(conn: Any) -> None:
@@ -188,8 +227,7 @@ def _copy_documents(conn: Any, table: UnitTable) -> None:
         "count": docs["count"].to_numpy(np.int64)}))
 
 
-def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, attrs: StringColumn,
-                ) -> None:
+def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, gen: Path) -> None:
     n = len(table)
     if not n:
         return
@@ -200,7 +238,7 @@ def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, attrs: StringC
     docnames = table.docs["name"].to_numpy(dtype=object)
     first = table.docs["first"].to_numpy()
     all_texts = np.asarray(texts.all(), dtype=object)
-    all_attrs = attrs.all()
+    all_attrs = _attribute_json(gen, n)
     for lo in range(0, n, CHUNK):
         hi = min(n, lo + CHUNK)
         sl = slice(lo, hi)
@@ -219,31 +257,44 @@ def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, attrs: StringC
             "length": np.asarray(cols["length"][sl], np.float64),
             "words": np.asarray(cols["words"][sl], np.int32),
             "text": all_texts[sl],
-            "attributes": _strings([a or None for a in all_attrs[lo:hi]]),
+            "attributes": _strings(all_attrs[lo:hi]),
         }
         _copy(conn, "Unit", pd.DataFrame(frame))
 
 
-def _copy_attributes(conn: Any, attrs: StringColumn) -> None:
+def _attribute_json(gen: Path, n: int) -> list[str | None]:
+    """Every row's attributes as one JSON object (None for none)."""
+    rows = np.load(gen / "attributes" / "rows.npy")
+    out: list[str | None] = [None] * n
+    if not len(rows):
+        return out
+    names = StringColumn(gen / "attributes" / "names").all()
+    values = StringColumn(gen / "attributes" / "values").all()
+    bounds = np.flatnonzero(np.diff(rows)) + 1
+    starts = [0, *bounds.tolist()]
+    ends = [*bounds.tolist(), len(rows)]
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    for a, b in zip(starts, ends, strict=True):
+        out[int(rows[a])] = dumps(dict(zip(names[a:b], values[a:b], strict=True)))
+    return out
+
+
+def _copy_attributes(conn: Any, gen: Path) -> None:
     """One Attribute node per distinct (name, value), HAS_ATTRIBUTE from each unit."""
-    rows: list[int] = []
-    keys: list[str] = []
-    nodes: dict[str, tuple[str, str]] = {}
-    for row, text in enumerate(attrs.all()):
-        if text:
-            for name, value in json.loads(text).items():
-                key = f"{name}={value}"
-                nodes.setdefault(key, (name, value))
-                rows.append(row)
-                keys.append(key)
-    if not rows:
+    rows = np.load(gen / "attributes" / "rows.npy")
+    if not len(rows):
         return
+    names = StringColumn(gen / "attributes" / "names").all()
+    values = StringColumn(gen / "attributes" / "values").all()
+    keys = [f"{n}={v}" for n, v in zip(names, values, strict=True)]
+    codes, uniques = pd.factorize(pd.Series(keys, dtype=object))
+    first = np.unique(codes, return_index=True)[1]
     _copy(conn, "Attribute", pd.DataFrame({
-        "nid": np.asarray(list(nodes), dtype=object),
-        "name": np.asarray([n for n, _ in nodes.values()], dtype=object),
-        "value": np.asarray([v for _, v in nodes.values()], dtype=object)}))
-    _copy(conn, "HAS_ATTRIBUTE", pd.DataFrame({"from": np.asarray(rows, dtype=np.int64),
-                                           "to": np.asarray(keys, dtype=object)}))
+        "nid": np.asarray(uniques, dtype=object),
+        "name": np.asarray(names, dtype=object)[first],
+        "value": np.asarray(values, dtype=object)[first]}))
+    _copy(conn, "HAS_ATTRIBUTE", pd.DataFrame({"from": rows,
+                                               "to": np.asarray(keys, dtype=object)}))
 
 
 def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:

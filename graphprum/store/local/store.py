@@ -39,8 +39,10 @@ from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
 from graphprum.store.local.strings import StringColumn
 from graphprum.store.local.writer import (
     Builder,
+    attributes_of,
     link_pairs_into,
     names_in,
+    read_attributes,
     read_table,
     save_npy,
     validate,
@@ -98,6 +100,7 @@ class LocalStore(TableStore):
         self._reader: layout.ReaderLock | None = None
         self._table: UnitTable | None = None
         self._strings: dict[str, StringColumn] = {}
+        self._attributes: Any = None
         self._graph: graphdb.GraphReader | None = None
 
     # ---------------------------------------------------------- generation
@@ -157,6 +160,7 @@ class LocalStore(TableStore):
         self._gen = None
         self._table = None
         self._strings = {}
+        self._attributes = None
         self._reset_caches()
 
     def close(self) -> None:
@@ -223,7 +227,15 @@ class LocalStore(TableStore):
         """The attributes of every row."""
         if not len(rows):
             return []
-        return [json.loads(a) if a else {} for a in self._string_column("attrs")[rows]]
+        if self._attributes is None:
+            gen = self.generation
+            if gen is None:
+                return [{} for _ in rows]
+            try:
+                self._attributes = read_attributes(gen)
+            except (OSError, ValueError) as exc:
+                raise self._damaged(exc) from None
+        return attributes_of(self._attributes, rows)
 
     def info(self) -> dict[str, Any]:
         """Counts per kind, documents, links, summaries, format, size on disk."""
@@ -305,6 +317,9 @@ class LocalStore(TableStore):
                 for key, value in arrays.items():
                     save_npy(sdir / f"{key}.npy", np.asarray(value))
                 layout.write_json(sdir / "summary.json", meta)
+                if graphdb.current(gen):  # the graph gains the summary (else: built later)
+                    shutil.copyfile(gen / graphdb.GRAPH, tmp / graphdb.GRAPH)
+                    graphdb.add_summary(tmp / graphdb.GRAPH, name, arrays, meta)
                 names = [n for n in manifest.get("summaries", []) if n != name] + [name]
                 self._commit(tmp, new_name, {**manifest, "summaries": names})
             except BaseException:
@@ -313,24 +328,40 @@ class LocalStore(TableStore):
 
     # ----------------------------------------------------------------- Cypher
     def graph_path(self) -> Path:
-        """The generation's graph database, built now if the generation has none."""
+        """The generation's graph database, built now if the generation has
+        none yet (into a temporary directory when the store is read-only)."""
         gen = self.generation
         if gen is None:
             raise StoreError(f"{self.location}: the store is empty; load a collection first")
         path = gen / graphdb.GRAPH
-        written = self.manifest.get("engine", {}).get("ladybug")
-        if path.exists() and written != graphdb.engine_version():
+        written = graphdb.written_by(gen)
+        if written is not None and written != graphdb.engine_version():
             raise StoreError(
                 f"{self.location}: its graph was written by LadybugDB {written}, this "
                 f"graphprum runs {graphdb.engine_version()}; copy the collection into a new "
                 f"store to rebuild it: graphprum copy {self.location} NEW-STORE")
-        if not path.exists():
+        if written is None:
             summaries = {n: s for n in self.summary_names() if (s := self.load_summary(n))}
+            target = None
+            if not os.access(gen, os.W_OK):
+                import tempfile
+
+                target = Path(tempfile.mkdtemp(prefix="graphprum-graph-")) / graphdb.GRAPH
             try:
-                graphdb.build(gen, self.table(), summaries)
+                path = graphdb.build(gen, self.table(), summaries, target)
             except OSError as exc:
                 raise layout.disk_error(exc, gen) from None
         return path
+
+    def build_graph(self) -> bool:
+        """Build the current generation's graph now if it has none (a load
+        leaves that to the first query, or to the command line's ``load``);
+        whether it was built."""
+        gen = self.generation
+        if gen is None or graphdb.current(gen):
+            return False
+        self.graph_path()
+        return True
 
     def query(self, text: str, params: dict[str, Any] | None = None, *,
               write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
@@ -388,7 +419,6 @@ class LocalStore(TableStore):
                 builder.close()
                 shutil.rmtree(tmp / "spool")
                 validate(tmp, counts)
-                graphdb.build(tmp, read_table(tmp)[0], {})
                 manifest["counts"] = {k: v for k, v in counts.items() if k != "links_added"}
                 manifest["summaries"] = []  # the collection changed: summaries are stale
                 if link_stats:  # filled while the documents were read

@@ -37,29 +37,41 @@ class StringColumnWriter:
         self.count = 0
 
     def extend(self, values: Iterable[str]) -> None:
-        """Append ``values`` in order."""
-        data = [v.encode("utf-8", _ERRORS) for v in values]
-        if not data:
+        """Append ``values`` in order (encoded at once when they are ASCII)."""
+        values = values if isinstance(values, list) else list(values)
+        if not values:
             return
-        lengths = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
+        joined = "".join(values)
+        data = joined.encode("utf-8", _ERRORS)
+        if len(data) == len(joined):  # ASCII: a string's bytes are its characters
+            lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        else:
+            encoded = [v.encode("utf-8", _ERRORS) for v in values]
+            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(values))
         self._ends.append(self._size + np.cumsum(lengths))
         self._size += int(lengths.sum())
-        self._blob.write(b"".join(data))
-        self.count += len(data)
+        self._blob.write(data)
+        self.count += len(values)
 
     def extend_from(self, column: StringColumn, rows: np.ndarray | slice) -> None:
-        """Append rows of another column without decoding them."""
-        ends = column.ends
-        start = np.concatenate(([0], ends[:-1]))
-        lo, hi = start[rows], ends[rows]
-        if len(lo) == 0:
+        """Append rows of another column without decoding them; runs of
+        consecutive rows are copied as one block."""
+        ends = np.asarray(column.ends, dtype=np.int64)
+        start = np.concatenate(([0], ends[:-1])) if len(ends) else ends
+        idx = np.arange(len(ends))[rows]
+        if len(idx) == 0:
             return
-        blob = column.blob
-        self._blob.write(b"".join(bytes(blob[a:b]) for a, b in
-                                  zip(lo.tolist(), hi.tolist(), strict=True)))
+        lo, hi = start[idx], ends[idx]
+        blob = np.asarray(column.blob)
+        # blocks of rows whose bytes are contiguous in the source
+        breaks = np.flatnonzero(lo[1:] != hi[:-1]) + 1
+        first = np.concatenate(([0], breaks))
+        last = np.concatenate((breaks, [len(idx)])) - 1
+        for a, b in zip(lo[first].tolist(), hi[last].tolist(), strict=True):
+            self._blob.write(blob[a:b].tobytes())
         self._ends.append(self._size + np.cumsum(hi - lo))
         self._size += int((hi - lo).sum())
-        self.count += len(lo)
+        self.count += len(idx)
 
     def close(self) -> None:
         """Finish the files."""
@@ -101,8 +113,14 @@ class StringColumn:
         return out
 
     def all(self) -> list[str]:
-        """Every string, in row order."""
-        text = bytes(self.blob)
-        ends = np.asarray(self.ends).tolist()
-        starts = [0, *ends[:-1]]
-        return [text[a:b].decode("utf-8", _ERRORS) for a, b in zip(starts, ends, strict=True)]
+        """Every string, in row order (the blob decoded once and cut at
+        character offsets: a UTF-8 continuation byte starts no character)."""
+        blob = np.asarray(self.blob)
+        text = blob.tobytes().decode("utf-8", _ERRORS)
+        ends = np.asarray(self.ends, dtype=np.int64)
+        if len(text) != len(blob):  # not ASCII: byte offsets to character offsets
+            continuation = np.concatenate(([0], np.cumsum((blob & 0xC0) == 0x80)))
+            ends = ends - continuation[ends]
+        cuts = ends.tolist()
+        starts = [0, *cuts[:-1]]
+        return [text[a:b] for a, b in zip(starts, cuts, strict=True)]

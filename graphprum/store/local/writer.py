@@ -12,7 +12,8 @@ Layout of a generation's columns::
 
     units/<column>.npy      one per UNIT_COLUMNS entry (memory-mapped when read)
     units/text.{bin,npy}    text snippet per row      (string column)
-    units/attrs.{bin,npy}   attributes per row, JSON  (string column; "" for none)
+    attributes/rows.npy, attributes/names.{bin,npy}, attributes/values.{bin,npy}
+                            every attribute as (row, name, value), rows ascending
     vocab.json              tag and label-path vocabularies
     docs/names.json, docs/sources.json, docs/{kind,first,count}.npy
     links/src.npy, links/dst.npy (rows; dst -1 = dangling),
@@ -55,7 +56,9 @@ class Builder:
         self.spool = spool
         self.files: dict[str, Any] = {}
         self.texts = StringColumnWriter(spool / "text")
-        self.attrs = StringColumnWriter(spool / "attrs")
+        self.attr_names = StringColumnWriter(spool / "attr_names")
+        self.attr_values = StringColumnWriter(spool / "attr_values")
+        self.attr_rows: list[np.ndarray] = []
         for c in UNIT_COLUMNS:
             self.files[c] = open(spool / f"{c}.raw", "wb")  # noqa: SIM115 - closed in close
         self.doc_names: list[str] = []
@@ -90,10 +93,12 @@ class Builder:
         for c, dtype in UNIT_COLUMNS.items():
             self.files[c].write(np.ascontiguousarray(values[c], dtype=dtype).data)
         self.texts.extend(batch.texts if batch.texts is not None else [""] * count)
-        attrs = [""] * count
-        for row, a in batch.attributes:
-            attrs[row] = json.dumps(a, ensure_ascii=False, separators=(",", ":"))
-        self.attrs.extend(attrs)
+        if batch.attributes:
+            self.attr_rows.append(np.repeat(
+                np.fromiter((r for r, _ in batch.attributes), np.int64) + first,
+                np.fromiter((len(a) for _, a in batch.attributes), np.int64)))
+            self.attr_names.extend([k for _, a in batch.attributes for k in a])
+            self.attr_values.extend([v for _, a in batch.attributes for v in a.values()])
         self.doc_names.extend(batch.names)
         self.doc_sources.extend(batch.sources)
         self.doc_kinds.extend(batch.kinds)
@@ -117,17 +122,18 @@ class Builder:
             while chunk := f.read(block * dtype.itemsize):
                 yield np.frombuffer(chunk, dtype=dtype)
 
-    def finish_strings(self) -> tuple[StringColumn, StringColumn]:
-        """The spooled texts and attributes as readable columns."""
+    def finish_strings(self) -> StringColumn:
+        """The spooled texts as a readable column (attributes closed too)."""
         self.texts.close()
-        self.attrs.close()
-        return StringColumn(self.spool / "text"), StringColumn(self.spool / "attrs")
+        self.attr_names.close()
+        self.attr_values.close()
+        return StringColumn(self.spool / "text")
 
     def close(self) -> None:
         """Close the spool files (the caller removes the spool)."""
         for f in self.files.values():
             f.close()
-        for w in (self.texts, self.attrs):
+        for w in (self.texts, self.attr_names, self.attr_values):
             w._blob.close()
 
 
@@ -217,13 +223,12 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
                 elif c == "kind":
                     per_kind += np.bincount(values.astype(np.int64), minlength=4)[:4]
                 out.write(values)
-    new_texts, new_attrs = builder.finish_strings()
-    kept_rows = np.flatnonzero(keep)
-    for name, new in (("text", new_texts), ("attrs", new_attrs)):
-        with StringColumnWriter(tmp / "units" / name) as w:
-            if n_old and old_dir is not None:
-                w.extend_from(StringColumn(old_dir / "units" / name), kept_rows)
-            w.extend_from(new, slice(0, len(new)))
+    new_texts = builder.finish_strings()
+    with StringColumnWriter(tmp / "units" / "text") as w:
+        if n_old and old_dir is not None:
+            w.extend_from(StringColumn(old_dir / "units" / "text"), np.flatnonzero(keep))
+        w.extend_from(new_texts, slice(0, len(new_texts)))
+    _write_attribute_triples(tmp, old_dir if n_old else None, remap, builder)
     write_json(tmp / "vocab.json", {"tags": builder.tags, "paths": builder.paths})
     names = [n for n, k in zip(old.docs["name"], keep_docs, strict=True) if k] \
         + builder.doc_names
@@ -264,6 +269,52 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
             "links": int(np.count_nonzero(dst >= 0)),
             "dangling_links": int(np.count_nonzero(dst < 0)),
             "links_added": len(builder.link_targets)}
+
+
+def read_attributes(gen: Path) -> tuple[np.ndarray, StringColumn, StringColumn]:
+    """Rows (ascending), names and values of every attribute of a generation."""
+    return (np.load(gen / "attributes" / "rows.npy", mmap_mode="r"),
+            StringColumn(gen / "attributes" / "names"),
+            StringColumn(gen / "attributes" / "values"))
+
+
+def attributes_of(attributes: tuple[np.ndarray, StringColumn, StringColumn],
+                  rows: np.ndarray) -> list[dict[str, str]]:
+    """The attributes of each of ``rows``, as dicts."""
+    attr_rows, names, values = attributes
+    rows = np.asarray(rows, dtype=np.int64)
+    lo = np.searchsorted(attr_rows, rows, side="left")
+    hi = np.searchsorted(attr_rows, rows, side="right")
+    picks = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)]) \
+        if len(rows) else np.zeros(0, np.int64)
+    keys, vals = (names[picks], values[picks]) if len(picks) else ([], [])
+    out, k = [], 0
+    for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+        out.append(dict(zip(keys[k:k + b - a], vals[k:k + b - a], strict=True)))
+        k += b - a
+    return out
+
+
+def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: Any,
+                             builder: Builder) -> None:
+    """(row, name, value) of every attribute: the old ones whose row survives
+    (renumbered), then the new ones."""
+    (tmp / "attributes").mkdir()
+    old_rows = np.load(old_dir / "attributes" / "rows.npy") if old_dir is not None \
+        else np.zeros(0, np.int64)
+    old_rows = remap(old_rows) if len(old_rows) else old_rows
+    alive = np.flatnonzero(old_rows >= 0)
+    new_rows = np.concatenate(builder.attr_rows) if builder.attr_rows \
+        else np.zeros(0, np.int64)
+    new_rows = remap(new_rows) if len(new_rows) else new_rows
+    save_npy(tmp / "attributes" / "rows.npy",
+             np.concatenate([old_rows[alive], new_rows]).astype(np.int64))
+    for name in ("names", "values"):
+        with StringColumnWriter(tmp / "attributes" / name) as w:
+            if old_dir is not None and len(alive):
+                w.extend_from(StringColumn(old_dir / "attributes" / name), alive)
+            new = StringColumn(builder.spool / f"attr_{name}")
+            w.extend_from(new, slice(0, len(new)))
 
 
 def _old_links(gen: Path | None) -> tuple[np.ndarray, list[str], list[str]]:
@@ -311,9 +362,12 @@ def validate(gen: Path, expected: dict[str, Any]) -> None:
                          f"{expected['units']} in {expected['documents']} written")
     if n_links != expected["links"] + expected["dangling_links"]:
         raise ValueError("link count read back differs")
-    for name in ("text", "attrs"):
-        if len(StringColumn(gen / "units" / name)) != len(table):
-            raise ValueError(f"{name} column of another length")
+    if len(StringColumn(gen / "units" / "text")) != len(table):
+        raise ValueError("text column of another length")
+    n_attrs = len(np.load(gen / "attributes" / "rows.npy", mmap_mode="r"))
+    for name in ("names", "values"):
+        if len(StringColumn(gen / "attributes" / name)) != n_attrs:
+            raise ValueError(f"attribute {name} of another length")
     if len(read_strings(gen / "links" / "targets.json")) != n_links:
         raise ValueError("link targets of another length")
 
