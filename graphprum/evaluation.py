@@ -592,7 +592,7 @@ def _report_unknown(run: Any, unknown: list[str], warn: Warn) -> None:
 
 
 def _read_assessments(passages: Any, store: Any, offsets: str, ends: str, warn: Warn) -> Any:
-    from graphprum.io.assessments import read_assessments
+    from graphprum.assessments import read_assessments
 
     return read_assessments(passages, store, units=offsets, end=ends, warn=warn)
 
@@ -604,7 +604,7 @@ def _topic_assessment(assessments: Any, topic: str) -> Any:
         return None
     found = assessments.get(topic)
     if found is None:
-        from graphprum.measures.inex_base import TopicAssessment
+        from graphprum.assessments import TopicAssessment
 
         found = TopicAssessment(topic)
     return found

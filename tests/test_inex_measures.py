@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphprum.assessments import TopicAssessment, merge_ranges
 from graphprum.context import TopicContext
 from graphprum.measures.bic import eprum_levels
 from graphprum.measures.grp import grpng_curve, unseen_lengths
-from graphprum.measures.inex_base import TopicAssessment, derive, merge_ranges
+from graphprum.measures.inex_base import derive
 from graphprum.measures.registry import family, parse_measure
 from graphprum.navigation.base import parse_model
 from graphprum.store.memory import MemoryStore

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from graphprum.assessments import byte_to_char, read_assessments
 from graphprum.errors import InputError, UsageError
-from graphprum.io.assessments import byte_to_char, read_assessments
 from graphprum.measures.inex_base import qrels_from_assessments
 from graphprum.units import UnitTable
 

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graphprum.assessments import read_assessments
 from graphprum.context import TopicContext
 from graphprum.errors import UsageError
 from graphprum.evaluation import expand_measures, run_evaluation
-from graphprum.io.assessments import read_assessments
 from graphprum.io.qrels import read_qrels
 from graphprum.io.runs import read_run
 from graphprum.loading import load_xml
@@ -104,7 +104,7 @@ def test_matches_a_plain_loop(data: dict) -> None:
     got = _eval(data, USER, "structural", 2)
     for run in runs:
         for topic in qrels:
-            from graphprum.measures.inex_base import TopicAssessment
+            from graphprum.assessments import TopicAssessment
 
             ctx = TopicContext(topic=topic, ranked=run.ranked(topic), qrels=qrels[topic],
                                models=models, ideal_min=2, collection_size=n_units,

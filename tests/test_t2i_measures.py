@@ -23,10 +23,10 @@ from __future__ import annotations
 import pytest
 
 import graphprum
+from graphprum.assessments import TopicAssessment
 from graphprum.context import TopicContext
 from graphprum.errors import UsageError
 from graphprum.loaders.video import video_document
-from graphprum.measures.inex_base import TopicAssessment
 from graphprum.measures.registry import family, parse_measure
 from graphprum.store import open_store
 

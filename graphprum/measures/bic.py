@@ -144,7 +144,7 @@ def require_beps(names: list[str], assessments: Any) -> None:
     without a single best entry point: every value would be 0, which says
     nothing about the run.
 
-    >>> from graphprum.measures.inex_base import TopicAssessment
+    >>> from graphprum.assessments import TopicAssessment
     >>> require_beps(["BEPD(A=0.1)"], {"1": TopicAssessment("1")})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

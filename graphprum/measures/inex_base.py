@@ -1,9 +1,9 @@
 """INEX 2006 assessments and the recall-bases derived from them.
 
-One assessment model serves every reader (:mod:`graphprum.io.assessments`):
+One assessment model serves every reader (:mod:`graphprum.assessments`):
 per topic, per document, the highlighted character ranges ``[start, end)``
-in the document's text content (DESIGN §1.2) and an optional best entry point
-offset.  From these and the stored spans (``start``/``length`` columns of a
+in the document's text content and an optional best entry point offset.
+From these and the stored spans (``start``/``length`` columns of a
 :class:`~graphprum.units.UnitTable`) :func:`derive` computes, for every
 element of every assessed document,
 
@@ -18,6 +18,7 @@ INEX 2006 §5.2 (see :func:`ideal_rows`).
 
 Examples
 --------
+>>> from graphprum.assessments import TopicAssessment
 >>> from graphprum.units import UnitTable
 >>> t = UnitTable.from_tree("d", ["a", "b", "c"], [-1, 0, 0], [20, 10, 10])
 >>> ta = TopicAssessment("1", {"d": np.array([[10, 15]])})
@@ -36,94 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphprum.assessments import TopicAssessment, covered_before
 from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
-
-
-def merge_ranges(ranges: Any) -> np.ndarray:
-    """Union of half-open ranges as a sorted ``(k, 2)`` float array.
-
-    Touching ranges are joined; empty ranges (``end <= start``) dropped.
-
-    >>> merge_ranges([(5, 8), (0, 3), (3, 4), (7, 10), (20, 20)]).tolist()
-    [[0.0, 4.0], [5.0, 10.0]]
-    """
-    r = np.asarray(ranges, dtype=np.float64).reshape(-1, 2)
-    r = r[r[:, 1] > r[:, 0]]
-    if len(r) == 0:
-        return r
-    r = r[np.argsort(r[:, 0], kind="stable")]
-    ends = np.maximum.accumulate(r[:, 1])
-    # a new block starts where the start lies beyond every earlier end
-    new = np.ones(len(r), dtype=bool)
-    new[1:] = r[1:, 0] > ends[:-1]
-    block = np.cumsum(new) - 1
-    starts = r[new, 0]
-    block_ends = np.zeros(len(starts))
-    np.maximum.at(block_ends, block, ends)
-    return np.column_stack([starts, block_ends])
-
-
-def covered_before(ranges: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Highlighted characters in ``[0, x)`` for every offset of ``x``.
-
-    ``ranges`` must be merged (:func:`merge_ranges`).  Linear-time prefix
-    sums plus one ``searchsorted``.
-
-    >>> r = merge_ranges([(2, 4), (6, 9)])
-    >>> covered_before(r, np.array([0, 3, 5, 7, 100])).tolist()
-    [0.0, 1.0, 2.0, 3.0, 5.0]
-    """
-    x = np.asarray(x, dtype=np.float64)
-    if len(ranges) == 0:
-        return np.zeros(x.shape)
-    lengths = ranges[:, 1] - ranges[:, 0]
-    before = np.concatenate([[0.0], np.cumsum(lengths)])
-    k = np.searchsorted(ranges[:, 0], x, side="right") - 1
-    inside = np.clip(x - ranges[np.maximum(k, 0), 0], 0.0, lengths[np.maximum(k, 0)])
-    return np.where(k >= 0, before[np.maximum(k, 0)] + inside, 0.0)
-
-
-@dataclass
-class TopicAssessment:
-    """Passage assessments of one topic (the object put in ``ctx.assessments``).
-
-    Attributes
-    ----------
-    topic : str
-        Topic id.
-    ranges : dict of str to numpy.ndarray
-        DOC -> merged highlighted ranges ``(k, 2)`` in character offsets
-        ``[start, end)``; a document assessed without highlight maps to an
-        empty array.
-    beps : dict of str to float
-        DOC -> best entry point offset (characters), when given.
-    element_rsize : dict of str to float
-        Unit id -> rsize as stated by the assessment file (X-Rai
-        ``<element rsize=..>``, INEX 2008 RELCHARS for the root), kept only to
-        check consistency (:func:`check_consistency`).
-    """
-
-    topic: str
-    ranges: dict[str, np.ndarray] = field(default_factory=dict)
-    beps: dict[str, float] = field(default_factory=dict)
-    element_rsize: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def docs(self) -> list[str]:
-        """Assessed documents, in file order."""
-        return list(dict.fromkeys([*self.ranges, *self.beps]))
-
-    def relevant_docs(self) -> list[str]:
-        """Documents with at least one highlighted character."""
-        return [d for d, r in self.ranges.items() if len(r) and (r[:, 1] - r[:, 0]).sum() > 0]
-
-    def trel(self, doc: str) -> float:
-        """Trel(a): highlighted characters of ``doc`` (INEX 2006 §6.2)."""
-        r = self.ranges.get(doc)
-        return 0.0 if r is None or len(r) == 0 else float((r[:, 1] - r[:, 0]).sum())
 
 
 @dataclass
