@@ -36,7 +36,6 @@ from graphprum.store.base import FORK_SAFE, TABLE
 from graphprum.store.tables import TableStore, table_documents
 from graphprum.units import (
     KIND_ELEMENT,
-    KIND_NAMES,
     KIND_PAGE,
     UNIT_COLUMNS,
     DocumentBatch,
@@ -144,16 +143,8 @@ class MemoryStore(TableStore):
 
     def info(self) -> dict[str, Any]:
         """Counts per kind, documents, links, summaries."""
-        table = self._table
-        kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
-        dkinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4)
         return {
-            "store": self.location, "format": "graphprum-memory",
-            "documents": int(len(table.docs) - dkinds[3]),
-            **{KIND_NAMES[k] + "s": int(kinds[k]) for k in KIND_NAMES},
-            "units": len(table), "tags": len(table.tags), "label_paths": len(table.paths),
-            "links": int(np.count_nonzero(self._dst >= 0)),
-            "dangling_links": int(np.count_nonzero(self._dst < 0)),
+            "store": self.location, "format": "graphprum-memory", **self.counts(),
             "link_stats": dict(self._link_stats), "summaries": self.summary_names(),
             "incomplete_documents": 0, "loads": list(self._loads),
         }

@@ -86,6 +86,20 @@ class TableStore:
             self._links_frame = pd.DataFrame({"src": src[keep], "dst": dst[keep]})
         return self._links_frame
 
+    def counts(self) -> dict[str, int]:
+        """What ``info`` counts: documents (videos apart), units per kind,
+        tags, label paths, resolved and dangling links."""
+        table = self.table()
+        kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
+        doc_kinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4) \
+            if len(table.docs) else np.zeros(4, np.int64)
+        _, dst, _, _ = self.link_arrays()
+        return {"documents": int(len(table.docs) - doc_kinds[KIND_VIDEO]),
+                **{KIND_NAMES[k] + "s": int(kinds[k]) for k in KIND_NAMES},
+                "units": len(table), "tags": len(table.tags), "label_paths": len(table.paths),
+                "links": int(np.count_nonzero(dst >= 0)),
+                "dangling_links": int(np.count_nonzero(dst < 0))}
+
     def count_units(self, kind: int | None = None) -> int:
         """Number of units (of one kind)."""
         table = self.table()

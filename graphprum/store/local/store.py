@@ -50,11 +50,7 @@ from graphprum.store.local.writer import (
 )
 from graphprum.store.tables import TableStore
 from graphprum.units import (
-    KIND_ELEMENT,
     KIND_NAMES,
-    KIND_PAGE,
-    KIND_SEGMENT,
-    KIND_VIDEO,
     UNIT_COLUMNS,
     DocumentBatch,
     LoadReport,
@@ -241,31 +237,18 @@ class LocalStore(TableStore):
         """Counts per kind, documents, links, summaries, format, size on disk."""
         from graphprum.store.linkgraph import degree_summary
 
-        table = self.table()
-        kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
         src, dst, _, _ = self.link_arrays()
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
             if self.path.exists() else 0
-        doc_kinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4) \
-            if len(table.docs) else np.zeros(4, np.int64)
         manifest = self.manifest
         return {
             "store": self.location,
             "format": f"{FORMAT} v{FORMAT_VERSION}",
             "engine": manifest.get("engine", {}),
             "generation": manifest.get("generation"),
-            "documents": int(len(table.docs) - doc_kinds[KIND_VIDEO]),
-            "elements": int(kinds[KIND_ELEMENT]),
-            "pages": int(kinds[KIND_PAGE]),
-            "videos": int(kinds[KIND_VIDEO]),
-            "segments": int(kinds[KIND_SEGMENT]),
-            "units": len(table),
-            "tags": len(table.tags),
-            "label_paths": len(table.paths),
-            "links": int(np.count_nonzero(dst >= 0)),
-            "dangling_links": int(np.count_nonzero(dst < 0)),
+            **self.counts(),
             "link_stats": dict(manifest.get("link_stats", {})),
-            "degrees": degree_summary(src[dst >= 0], dst[dst >= 0], len(table)),
+            "degrees": degree_summary(src[dst >= 0], dst[dst >= 0], len(self.table())),
             "summaries": self.summary_names(),
             "incomplete_documents": 0,
             "bytes_on_disk": int(size),
