@@ -203,7 +203,7 @@ for name in ("ir_measures", "matplotlib.figure", "matplotlib.backends.backend_ag
     except Exception:
         pass
 # what the CLI does on first use of a measure or a navigation model
-for mod, fn in (("graphprum.measures.registry", "_load_families"),
+for mod, fn in (("graphprum.measures.registry", "families"),
                 ("graphprum.navigation.base", "_load_models")):
     try:
         getattr(__import__(mod, fromlist=[fn]), fn)()
