@@ -176,8 +176,8 @@ def compute_eprum(m: Measure, ctx: TopicContext) -> float:
 _BEP = {"A": Param(float, 0.1, "A of eq. 14, s = A L / (A L + d): a result at distance "
                                "A L from a best entry point leads to it with probability "
                                "1/2", above=0),
-        "L": Param(float, None, "the mean document length of eq. 14 (default: the "
-                                "collection's, in characters)", above=0)}
+        "L": Param(float, None, "the mean document length of eq. 14; by default the "
+                                "collection's, in characters", above=0)}
 _NEEDS = ("store", "passages", "beps")
 
 FAMILIES = (

@@ -532,16 +532,17 @@ class Family:
     def help(self, width: int = 78) -> str:
         """The family described in plain text: what ``graphprum measures NAME``,
         ``graphprum eval -m help`` and the docs print."""
-        out = [textwrap.fill(f"{self.name}: {self.summary}", width), ""]
+        out = [textwrap.fill(f"{self.name}: {self.summary}", width, break_on_hyphens=False),
+               ""]
         if self.description:
-            out += [textwrap.fill(self.description, width), ""]
+            out += [textwrap.fill(self.description, width, break_on_hyphens=False), ""]
         facts = [("cutoff", _CUTOFF_TEXT[self.cutoff]
                   + (f"; bare {self.name} = @{', @'.join(self.expands_to)}"
                      if self.expands_to else ""))]
         facts.append(("aggregate", f"{self.aggregate} over topics"))
         facts.append(("needs", ", ".join(NEEDS[n] for n in self.needs) or
                       "runs and qrels only"))
-        facts.append(("curve", self.curve.describe() + f" (graphprum plot -m {self.name})"
+        facts.append(("curve", self.curve.describe() + f" (graphprum\xa0plot\xa0-m\xa0{self.name})"
                       if self.curve else "none"))
         out += _columns(facts, width)
         out += ["", "parameters:" if self.params else "parameters: none"]
@@ -584,7 +585,10 @@ def _columns(rows: Sequence[tuple[str, str]], width: int) -> list[str]:
     pad = min(max(len(a) for a, _ in rows), 32) + 2
     out = []
     for a, b in rows:
-        lines = textwrap.wrap(b, max(20, width - pad)) or [""]
+        # a bound stays with its number (">= 0" is never cut in two)
+        b = re.sub(r"([<>]=?) ", "\\1\xa0", b)
+        lines = [x.replace("\xa0", " ") for x in
+                 textwrap.wrap(b, max(20, width - pad), break_on_hyphens=False)] or [""]
         if len(a) + 2 > pad:
             out.append(a)
             out.extend(" " * pad + x for x in lines)

@@ -241,15 +241,15 @@ def _t_multiple_of_tau(m: Measure) -> None:
 #: The user of every T2I measure (:class:`graphprum.t2i.T2IUser`).
 USER = {
     "tau": Param(float, 15.0, "tau_NR: the non-relevant effort a user tolerates before "
-                              "giving up, in the store's units (seconds for video, "
-                              "characters for text)", above=0),
+                              "giving up, in the store's units: seconds for video, "
+                              "characters for text", above=0),
     "init": Param(float, 0.0, "tau_init: the effort of starting to inspect a result",
                   minimum=0),
     "keepsviewing": Param(bool, True, "whether a user who hits relevant material keeps "
                                       "viewing past it"),
 }
-_D = Param(float, None, "D, the effort to inspect the collection (default: the total "
-                        "length of the documents of the fragments' kind)", minimum=0)
+_D = Param(float, None, "D, the effort to inspect the collection; by default the total "
+                        "length of the documents of the fragments' kind", minimum=0)
 _S = Param(int, "R", "S, the relevant fragments the user wants (capped at R)", minimum=1,
            keywords=("R", "all"))
 _NEEDS = ("store",)
@@ -258,8 +258,8 @@ FAMILIES = (
     Family("T2I-P", compute_precision,
            "effort-based precision: the mean of F_t / (F_t + t) over t = 1..T/tau, the "
            "precision after t tau of wasted effort (eq. 2)",
-           params={**USER, "T": Param(float, None, "the effort horizon, a multiple of tau "
-                                                   "(default 20 tau)", above=0)},
+           params={**USER, "T": Param(float, None, "the effort horizon, a multiple of tau; "
+                                                   "by default 20 tau", above=0)},
            needs=_NEEDS, validate=_t_multiple_of_tau,
            examples=(("T2I-P(tau=15)", "precision over 5 minutes of wasted viewing"),
                      ("T2I-P(tau=15,T=60)", "over the first minute"))),
