@@ -72,8 +72,8 @@ def test_discovery_reads_any_package(tmp_path, monkeypatch):
     (pkg / "two.py").write_text(
         "from graphprum.measures.registry import Family\n"
         "FAMILIES = (Family('Fake1', lambda m, ctx: 1.0, 'again'),)\n")
-    with pytest.raises(ValueError, match="Fake1 is declared by both fakemeasures.one and "
-                                         "fakemeasures.two"):
+    with pytest.raises(ValueError, match=r"Fake1 is declared by both fakemeasures\.one and "
+                                         r"fakemeasures\.two"):
         discover("fakemeasures")
 
 
