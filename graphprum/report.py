@@ -92,7 +92,7 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
     map                     all 0.5000
     num_ret                 all 3
     """
-    from graphprum.measures.classical import classical_aggregation
+    from graphprum.measures.names import aggregation_of
 
     runs = list(dict.fromkeys(df["run"]))
     if len(runs) > 1:
@@ -102,8 +102,7 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
 
     def kind(measure: str) -> str:
         if measure not in how:
-            how[measure] = "mean" if measure.endswith(" stderr") else \
-                classical_aggregation(measure)
+            how[measure] = aggregation_of(measure)
         return how[measure]
 
     def line(measure: str, topic: str, value: float) -> str:

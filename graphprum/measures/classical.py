@@ -301,7 +301,7 @@ class _Classical:
         """Whether ``name`` is a trec_eval name or set, or an ir_measures name."""
         return name in TREC_SETS or trec_root(name) is not None or name in ir_measure_names()
 
-    def aggregation(self, spec: MeasureSpec) -> str:
+    def aggregation(self, spec: MeasureSpec | str) -> str:
         return classical_aggregation(spec)
 
     def curve(self, name: str) -> Curve | None:

@@ -106,6 +106,20 @@ def aggregation(spec: MeasureSpec) -> str:
     return provider(spec.name).aggregation(spec)
 
 
+def aggregation_of(name: str) -> str:
+    """:func:`aggregation` of a row's measure name as printed (``PRUM@0.5``,
+    ``num_rel_ret``, ``NumRet(rel=2)``); ``mean`` for a stderr row.
+
+    >>> aggregation_of("num_ret"), aggregation_of("SRP@10"), aggregation_of("P_10 stderr")
+    ('sum', 'mean', 'mean')
+    """
+    if name.endswith(" stderr"):
+        return "mean"
+    spec = _parse(name)
+    fam = family(spec.name) if spec is not None else None
+    return fam.aggregate if fam is not None else CLASSICAL.aggregation(name)
+
+
 def curve(text: str) -> tuple[MeasureSpec, Curve]:
     """The curve a bare name stands for (``graphprum plot -m NAME``): its
     spec with the name as canonical, and how it is drawn.  UsageError when
@@ -121,11 +135,12 @@ def curve(text: str) -> tuple[MeasureSpec, Curve]:
                          f"(e.g. {spec.name}); the curve reads it at every level or rank")
     name = _canonical(spec.name, False)
     found = provider(name).curve(name) if name is not None else None
-    if found is None:
+    if name is None or found is None:
         raise UsageError(f"no curve for {text!r}; curves: {', '.join(curve_names())}")
-    spec = MeasureSpec(name, dict(spec.params))  # type: ignore[arg-type]
-    if family(spec.name) is not None:
-        family(spec.name).bind(spec)  # type: ignore[union-attr]
+    spec = MeasureSpec(name, dict(spec.params))
+    fam = family(name)
+    if fam is not None:
+        fam.bind(spec)  # its parameters checked once, as -m does
     return spec, found
 
 
