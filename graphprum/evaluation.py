@@ -436,17 +436,16 @@ def _evaluate_topic(job: _Job, topic: str, store: Any,
             fam = family(s.name)
             assert fam is not None
             try:
-                out[str(s)] = float(fam.compute(s, ctx))
+                got = fam.evaluate(s, ctx)
             except UsageError as exc:
                 message = str(exc)
                 raise UsageError(message if message.startswith(str(s))
                                  else f"{s}: {message}") from None
-            se = ctx.extra.get(("stderr", str(s)))
-            if se is not None:
-                out[stderr_name(s)] = float(se)
-            note = ctx.extra.get(("note", str(s)))
-            if note is not None:
-                notes.append(f"note: run {run.tag}: {note}")
+            out[str(s)] = got.value
+            if got.stderr is not None:
+                out[stderr_name(s)] = float(got.stderr)
+            if got.note is not None:
+                notes.append(f"note: run {run.tag}: {got.note}")
         values.append(out)
     return _TopicOutput(values, unknown, notes)
 

@@ -1,12 +1,16 @@
 """Figures: precision–recall curves and gain curves of several runs.
 
-A *curve kind* is a measure family that is read at several points:
+A *curve kind* is a measure read at several points, as its family declares
+(:class:`graphprum.measures.registry.Curve`; ``graphprum measures`` lists
+them in its ``curve`` column):
 
-- recall-level kinds (x = recall 0.0, 0.1, ..., 1.0): ``PRUM`` (interpolated
-  PRUM precision, PRUM §3.1), ``EPRUM`` (INEX 2006 eq. 16), ``T2I-PR``
-  (T2I eq. 5), ``ep`` (effort-precision / gain-recall, INEX 2006 §4.2);
-- rank kinds (x = rank k, default 1..50): ``nxCG``, ``xCG``, ``gP``, ``gR``,
-  ``SR``, ``SRP`` and the classical ``P``, ``R``, ``nDCG`` (ir_measures).
+- recall-level kinds (x = recall 0.0, 0.1, ..., 1.0), such as ``PRUM``
+  (interpolated PRUM precision, PRUM §3.1), ``EPRUM`` (INEX 2006 eq. 15),
+  ``T2I-PR`` (T2I eq. 5), ``ep`` (effort-precision / gain-recall, INEX
+  2006 §4.2);
+- rank kinds (x = rank k, default 1..50), such as ``nxCG``, ``xCG``,
+  ``gP``, ``gR``, ``SR``, ``SRP`` and the classical ``P``, ``R``, ``nDCG``
+  (ir_measures).
 
 :func:`curve_measures` names the measures a curve needs (``PRUM@0.0`` ...
 ``PRUM@1.0``); evaluate them (``per_topic=True`` for one topic's curve) and
@@ -46,41 +50,22 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from graphprum.errors import UsageError
-from graphprum.measures.registry import MeasureSpec, parse_measure
+from graphprum.measures.names import curve
+from graphprum.measures.registry import CURVE_LEVELS, CURVE_RANKS, MeasureSpec
 
 #: Recall levels of the precision–recall kinds.
-LEVELS = tuple(f"{i / 10:.1f}" for i in range(11))
+LEVELS = CURVE_LEVELS
 #: Default ranks of the gain curves.
-RANKS = tuple(range(1, 51))
-#: Kinds read at recall levels, with their y-axis label.
-RECALL_KINDS = {"PRUM": "interpolated precision (PRUM)", "EPRUM": "EPRUM precision",
-                "T2I-PR": "T2I precision", "ep": "effort-precision"}
-#: Kinds read at ranks, with their y-axis label.
-RANK_KINDS = {"nxCG": "nxCG", "xCG": "xCG", "gP": "generalised precision gP",
-              "gR": "generalised recall gR", "SR": "structural relevance SR",
-              "SRP": "SRP", "P": "precision", "R": "recall", "nDCG": "nDCG"}
-#: Kinds whose values lie in [0, 1] (the y axis is then fixed to [0, 1]).
-_UNBOUNDED = {"xCG", "SR"}
+RANKS = CURVE_RANKS
 FIGURE_TYPES = (".png", ".svg", ".pdf")
 _STYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
-def _kind(spec: str) -> MeasureSpec:
-    s = parse_measure(spec)
-    if s.cutoff is not None:
-        raise UsageError(f"plot -m {spec}: give the measure without @cutoff "
-                         f"(e.g. {s.name}); the curve reads it at every level or rank")
-    if s.name not in RECALL_KINDS and s.name not in RANK_KINDS:
-        raise UsageError(f"no curve for {spec!r}; curves: "
-                         + ", ".join([*RECALL_KINDS, *RANK_KINDS]))
-    return s
-
-
 def curve_points(spec: str, ks: Sequence[int] | None = None) -> list[str]:
     """The x values of a curve as cutoff strings (recall levels or ranks)."""
-    s = _kind(spec)
-    if s.name in RECALL_KINDS:
+    _, kind = curve(spec)
+    if kind.axis == "level":
         return list(LEVELS)
     ks = list(RANKS if ks is None else ks)
     if not ks or any(int(k) < 1 for k in ks):
@@ -90,18 +75,18 @@ def curve_points(spec: str, ks: Sequence[int] | None = None) -> list[str]:
 
 def curve_measures(spec: str, ks: Sequence[int] | None = None) -> list[str]:
     """Measure names that make up the curve of ``spec`` (see the module doc)."""
-    s = _kind(spec)
+    s, _ = curve(spec)
     return [str(MeasureSpec(s.name, dict(s.params), c)) for c in curve_points(spec, ks)]
 
 
 def is_curve(spec: str) -> bool:
-    """Whether ``spec`` names a curve kind (a bare family name listed above).
+    """Whether ``spec`` names a curve kind (a bare name whose measure has a curve).
 
     >>> is_curve("PRUM"), is_curve("PRUM@0.5"), is_curve("AP")
     (True, False, False)
     """
     try:
-        _kind(spec)
+        curve(spec)
     except UsageError:
         return False
     return True
@@ -157,10 +142,10 @@ def plot_curves(df: pd.DataFrame, kinds: Sequence[str], *, ks: Sequence[int] | N
 
 def _panel(ax: Axes, kind: str, values: dict, runs: list[str],
            ks: Sequence[int] | None) -> None:
-    s = _kind(kind)
+    s, how = curve(kind)
     names = curve_measures(kind, ks)
     points = curve_points(kind, ks)
-    recall = s.name in RECALL_KINDS
+    recall = how.axis == "level"
     x = np.array([float(p) for p in points])
     styles = cycle([(ls, mk) for ls in _STYLES for mk in _MARKERS[:2]])
     colours = cycle([f"C{i}" for i in range(10)])
@@ -176,7 +161,7 @@ def _panel(ax: Axes, kind: str, values: dict, runs: list[str],
         ax.plot(x, y, linestyle=ls, marker=mk, color=next(colours), linewidth=1.8,
                 markersize=5, markevery=max(1, len(x) // 12), label=label)
     ax.set_xlabel("recall level" if recall else "rank k")
-    ax.set_ylabel(RECALL_KINDS.get(s.name) or RANK_KINDS[s.name])
+    ax.set_ylabel(how.label)
     ax.set_title(str(s))
     if recall:
         ax.set_xlim(-0.02, 1.02)
@@ -184,7 +169,7 @@ def _panel(ax: Axes, kind: str, values: dict, runs: list[str],
     else:
         ax.set_xlim(x.min() - 0.5, x.max() + 0.5)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    if s.name in _UNBOUNDED:
+    if not how.bounded:
         ax.set_ylim(0, top * 1.05)
     else:
         ax.set_ylim(-0.02, 1.02)

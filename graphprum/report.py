@@ -92,7 +92,7 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
     map                     all 0.5000
     num_ret                 all 3
     """
-    from graphprum.measures.classical import classical_aggregation
+    from graphprum.measures.names import aggregation_of
 
     runs = list(dict.fromkeys(df["run"]))
     if len(runs) > 1:
@@ -102,8 +102,7 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
 
     def kind(measure: str) -> str:
         if measure not in how:
-            how[measure] = "mean" if measure.endswith(" stderr") else \
-                classical_aggregation(measure)
+            how[measure] = aggregation_of(measure)
         return how[measure]
 
     def line(measure: str, topic: str, value: float) -> str:
@@ -251,3 +250,37 @@ def _write_table(df: pd.DataFrame, out: TextIO) -> None:
         table.add_row(*[f"[bold]{c}[/bold]" if (i, j) in bold else c
                         for j, c in enumerate(cells)])
     console.print(table)
+
+
+#: Formats of :func:`write_rows`.
+ROW_FORMATS = ("table", "tsv", "json")
+
+
+def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:
+    """Rows of text (a listing such as ``graphprum measures``) in ``fmt``:
+    ``table`` (rich, aligned, never cut off a terminal), ``tsv`` (a header
+    line, then one line per row) or ``json`` (a list of objects).
+
+    >>> import io
+    >>> out = io.StringIO(); write_rows([{"name": "PRUM", "cutoff": "level"}], "tsv", out)
+    >>> out.getvalue()
+    'name\\tcutoff\\nPRUM\\tlevel\\n'
+    """
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    if fmt == "json":
+        json.dump(list(rows), out, indent=1, ensure_ascii=False)
+        out.write("\n")
+    elif fmt == "tsv":
+        out.write("\t".join(columns) + "\n")
+        for r in rows:
+            out.write("\t".join(str(r.get(c, "")).replace("\t", " ") for c in columns) + "\n")
+    elif fmt == "table":
+        console = Console(file=out, highlight=False, width=console_width(out))
+        table = Table(show_edge=False, pad_edge=False, box=None)
+        for c in columns:
+            table.add_column(c, overflow="fold")
+        for r in rows:
+            table.add_row(*[escape(str(r.get(c, ""))) for c in columns])
+        console.print(table)
+    else:
+        raise UsageError(f"unknown format {fmt!r}; choose {', '.join(ROW_FORMATS)}")

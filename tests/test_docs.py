@@ -203,7 +203,7 @@ for name in ("ir_measures", "matplotlib.figure", "matplotlib.backends.backend_ag
     except Exception:
         pass
 # what the CLI does on first use of a measure or a navigation model
-for mod, fn in (("graphprum.measures.registry", "_load_families"),
+for mod, fn in (("graphprum.measures.registry", "families"),
                 ("graphprum.navigation.base", "_load_models")):
     try:
         getattr(__import__(mod, fromlist=[fn]), fn)()
@@ -427,3 +427,100 @@ def test_installed_script_runs():
     res = subprocess.run(["graphprum", "--version"], env=env, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
     assert res.returncode == 0 and res.stdout.startswith("graphprum "), res.stdout
+
+
+# --------------------------------------------------------------------------
+# every command's --help, and `graphprum measures`
+
+
+def _command_paths():
+    """(path, click command) of every command and group of the script (typer
+    may bring its own copy of click: groups are told by what they do)."""
+    import typer
+
+    from graphprum.cli import app
+
+    def walk(cmd, path):
+        yield path, cmd
+        if hasattr(cmd, "list_commands"):
+            ctx = cmd.context_class(cmd)
+            for name in cmd.list_commands(ctx):
+                yield from walk(cmd.get_command(ctx, name), (*path, name))
+
+    return list(walk(typer.main.get_command(app), ()))
+
+
+COMMANDS = _command_paths()
+
+
+@pytest.mark.parametrize("path, cmd", COMMANDS, ids=[" ".join(p) or "graphprum"
+                                                     for p, _ in COMMANDS])
+def test_every_command_help_exits_0_and_names_every_option(path, cmd):
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    res = CliRunner().invoke(app, [*path, "--help"], prog_name="graphprum", env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith(f"Usage: {' '.join(['graphprum', *path])} ")
+    for param in cmd.params:
+        if getattr(param, "hidden", False):
+            continue
+        if param.param_type_name == "option":
+            for opt in [*param.opts, *param.secondary_opts]:
+                assert re.search(rf"(^|[\s,/]){re.escape(opt)}\b", res.output), \
+                    f"graphprum {' '.join(path)} --help does not mention {opt}"
+            assert param.help, f"graphprum {' '.join(path)}: {param.opts[0]} has no help"
+        else:  # an argument: by its metavar, and with its help
+            shown = (param.metavar or param.name).lower()
+            assert shown in res.output.lower() and getattr(param, "help", None), param.name
+    if hasattr(cmd, "list_commands"):
+        for name in cmd.list_commands(cmd.context_class(cmd)):
+            assert re.search(rf"^\s+{re.escape(name)}\b", res.output, re.M), name
+
+
+def _graphprum(*args: str) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    res = CliRunner().invoke(app, list(args), prog_name="graphprum", env={"COLUMNS": "80"})
+    return res.exit_code, res.output
+
+
+def test_measures_lists_every_family_as_declared():
+    """`graphprum measures` off a terminal is TSV: a header, one row per
+    discovered family with its declaration; `eval -m help` prints the same."""
+    from graphprum.measures.registry import families
+
+    code, out = _graphprum("measures")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split("\t") == ["name", "cutoff", "aggregate", "needs", "curve", "summary"]
+    rows = [line.split("\t") for line in lines[1:]]
+    fams = families()
+    assert [r[0] for r in rows] == list(fams)
+    for name, cutoff, agg, needs, curve, summary in rows:
+        f = fams[name]
+        assert (cutoff, agg, summary) == (f.cutoff, f.aggregate, f.summary)
+        assert needs.split(",") == (list(f.needs) or ["-"])
+        assert curve == (f.curve.axis if f.curve else "-")
+    assert _graphprum("eval", "-m", "help") == (0, out)  # no run, no qrels needed
+    code, js = _graphprum("measures", "--format", "json")
+    assert code == 0 and [r["name"] for r in json.loads(js)] == list(fams)
+
+
+def test_measures_name_prints_the_family_help_and_the_docs_name_it():
+    """`graphprum measures NAME` is the family's help text, the one the
+    docs pages show; every family is named on a docs page."""
+    from graphprum.measures.registry import families
+
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in DOCS)
+    for name, f in families().items():
+        code, out = _graphprum("measures", name)
+        assert code == 0 and out == f.help(), name
+        code, js = _graphprum("measures", name, "--format", "json")
+        assert code == 0 and json.loads(js)["params"].keys() == f.params.keys()
+        assert f"`{name}" in pages, f"no docs page names {name}"
+    code, out = _graphprum("measures", "nope")
+    assert code == 2 and "unknown measure 'nope'" in out

@@ -2,7 +2,7 @@
 
 One module per command group (:mod:`~graphprum.cli.load`,
 :mod:`~graphprum.cli.browse`, :mod:`~graphprum.cli.summary`,
-:mod:`~graphprum.cli.evaluate`, :mod:`~graphprum.cli.query`,
+:mod:`~graphprum.cli.evaluate`, :mod:`~graphprum.cli.measures`, :mod:`~graphprum.cli.query`,
 :mod:`~graphprum.cli.server`); what they share is in :mod:`~graphprum.cli.app`
 and :mod:`~graphprum.cli.options`.  Every error a user can cause is printed
 as one line on stderr and exits with status 2; nothing is written to the
@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from graphprum.cli import browse, evaluate, load, query, server, summary  # noqa: F401
+from graphprum.cli import browse, evaluate, load, measures, query, server, summary  # noqa: F401
 from graphprum.cli.app import app, main_options, one_line
 
 __all__ = ["app", "main", "main_options"]

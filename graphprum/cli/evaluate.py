@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from graphprum.cli.app import app, choose_format, note, user_errors
+from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalOptions, eval_options
 from graphprum.errors import UsageError
 
@@ -72,7 +73,9 @@ def eval_command(
     measure: Annotated[list[str] | None, typer.Option(
         "--measure", "-m", help="Measure, e.g. PRUM (default), PRUM@0.5, SRP@10, AP, or "
                                 "trec_eval's map, P_10, P.5,10, all_trec, official "
-                                "(repeat).")] = None,
+                                "(repeat); '-m help' lists graphprum's measures, "
+                                "'graphprum measures NAME' describes one.",
+        callback=measure_help, is_eager=True)] = None,
     fmt: EvalFormat = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
     = False,
@@ -151,8 +154,9 @@ def compare_command(
 def plot_command(
     opts: EvalOptions,
     measure: Annotated[list[str], typer.Option(
-        "--measure", "-m", help="Curve: PRUM, EPRUM, T2I-PR, ep (precision-recall), "
-        "nxCG, xCG, gP, gR, SR, SRP, P, nDCG (over ranks). Repeat for side-by-side panels.")],
+        "--measure", "-m", help="Curve: a measure with a curve, e.g. PRUM, T2I-PR "
+        "(precision-recall) or nxCG, P (over ranks); 'graphprum measures' lists them (column "
+        "curve). Repeat for side-by-side panels.")],
     output: Annotated[Path, typer.Option(
         "--output", "-o", help="Figure file: .png, .svg or .pdf.")],
     per_topic: Annotated[str | None, typer.Option(

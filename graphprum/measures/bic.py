@@ -29,18 +29,20 @@ Examples
 
 from __future__ import annotations
 
-import math
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from graphprum.measures.inex_base import run_rows, topic_assessment
+from graphprum.measures.interpolation import min_recall
+from graphprum.measures.registry import Curve, Family, Measure, Param
 from graphprum.navigation.bep import bep_similarity, mean_document_length
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from graphprum.context import TopicContext
-    from graphprum.measures.registry import MeasureSpec
 
 
 def bepd(s: np.ndarray, n_beps: int) -> float:
@@ -72,13 +74,18 @@ def eprum_levels(p: np.ndarray, n_beps: int) -> np.ndarray:
     return prec
 
 
-def eprum_at_level(p: np.ndarray, n_beps: int, level: float) -> float:
-    """Eq. 15 at recall level ℓ in (0, 1]: R = ⌈ℓT⌉ (at least 1)."""
+def eprum_at_level(p: np.ndarray, n_beps: int, level: float | str | Fraction) -> float:
+    """Eq. 15 at recall level ℓ in [0, 1]: R = ⌈ℓT⌉ (at least 1), the ceiling
+    taken in exact rationals as PRUM's interpolation does
+    (:func:`~graphprum.measures.interpolation.min_recall`).
+
+    >>> p = np.array([1.0, 0.0, 0.5])
+    >>> eprum_at_level(p, 2, "0.5"), eprum_at_level(p, 2, 1)
+    (1.0, 0.3333333333333333)
+    """
     if n_beps == 0:
         return 0.0
-    r = max(1, math.ceil(level * n_beps - 1e-9))
-    r = min(r, n_beps)
-    return float(eprum_levels(p, n_beps)[r - 1])
+    return float(eprum_levels(p, n_beps)[min_recall(level, n_beps) - 1])
 
 
 def eprum_at_rank(p: np.ndarray, k: int) -> float:
@@ -126,17 +133,8 @@ def _mean_length(table: Any) -> float:
     return _MEAN_LENGTH[0][1]
 
 
-def _params(spec: MeasureSpec) -> tuple[float, float | None]:
-    from graphprum.errors import UsageError
-
-    a = spec.param("A", float, 0.1)
-    if not a > 0:
-        raise UsageError(f"measure {spec}: A must be > 0")
-    return a, spec.param("L", float, None)
-
-
-#: Families that read the best entry points of passage assessments.
-BEP_FAMILIES = ("BEPD", "EPRUM")
+def _params(m: Measure) -> tuple[float, float | None]:
+    return m["A"], m["L"]
 
 
 def require_beps(names: list[str], assessments: Any) -> None:
@@ -158,19 +156,46 @@ def require_beps(names: list[str], assessments: Any) -> None:
                          f"BEP lines (TOPIC DOC BEP OFFSET)")
 
 
-def compute_bepd(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_bepd(m: Measure, ctx: TopicContext) -> float:
     """``BEPD(A=..)``: §7.2 with eq. 14 (ERRATA inex 1); ``L=`` overrides the mean length."""
-    s, t = bep_probabilities(ctx, *_params(spec))
+    s, t = bep_probabilities(ctx, *_params(m))
     return bepd(s, t)
 
 
-def compute_eprum(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_eprum(m: Measure, ctx: TopicContext) -> float:
     """``EPRUM@ℓ`` (a level with a decimal point, eq. 15), ``EPRUM@k`` (an
     integer rank, eq. 16), bare ``EPRUM``: eq. 15 averaged over R = 1..T."""
-    s, t = bep_probabilities(ctx, *_params(spec))
-    cut = spec.cutoff
-    if cut is None:
-        return float(eprum_levels(s, t).mean()) if t else 0.0
-    if any(c in cut for c in ".eE"):
-        return eprum_at_level(s, t, spec.cutoff_as(float))
-    return eprum_at_rank(s, spec.cutoff_as(int))
+    s, t = bep_probabilities(ctx, *_params(m))
+    if m.level is not None:
+        return eprum_at_level(s, t, m.level)
+    if m.rank is not None:
+        return eprum_at_rank(s, m.rank)
+    return float(eprum_levels(s, t).mean()) if t else 0.0
+
+
+_BEP = {"A": Param(float, 0.1, "A of eq. 14, s = A L / (A L + d): a result at distance "
+                               "A L from a best entry point leads to it with probability "
+                               "1/2", above=0),
+        "L": Param(float, None, "the mean document length of eq. 14; by default the "
+                                "collection's, in characters", above=0)}
+_NEEDS = ("store", "passages", "beps")
+
+FAMILIES = (
+    Family("BEPD", compute_bepd,
+           "best entry point distance: the mean over the best entry points of s(x, b) of "
+           "the first listed element of each article (§7.2, eq. 14)",
+           params=_BEP, needs=_NEEDS,
+           examples=(("BEPD(A=0.1)", "BEPD with A = 0.1"),
+                     ("BEPD(A=10)", "a user who reads far: A = 10"))),
+    Family("EPRUM", compute_eprum,
+           "PRUM with the bep navigation model: precision at recall level (eq. 15) or "
+           "at rank (eq. 16), averaged over recall when bare",
+           params=_BEP, cutoff="rank|level", needs=_NEEDS,
+           curve=Curve("level", "EPRUM precision"),
+           examples=(("EPRUM(A=0.1)", "eq. 15 averaged over R = 1..T best entry points"),
+                     ("EPRUM@0.5", "eq. 15 at recall level 0.5"),
+                     ("EPRUM@10", "eq. 16 at rank 10"))),
+)
+
+#: Families that read the best entry points of passage assessments.
+BEP_FAMILIES = tuple(f.name for f in FAMILIES)

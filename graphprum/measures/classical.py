@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphprum.errors import InputError, UsageError
-from graphprum.measures.registry import MIN_GEO_MEAN
+from graphprum.measures.registry import MIN_GEO_MEAN, Curve
 
 if TYPE_CHECKING:
     from graphprum.measures.registry import MeasureSpec
@@ -275,6 +275,83 @@ def classical_aggregation(spec: MeasureSpec | str) -> str:
         return m.aggregate
     head = re.split(r"[(@]", name, maxsplit=1)[0].strip()
     return "sum" if head in _IR_SUM else "mean"
+
+
+# --------------------------------------------------------------------------
+# the provider
+
+
+#: ir_measures' measures ``graphprum plot`` draws over ranks.
+IR_CURVES = {"P": Curve("rank", "precision"), "R": Curve("rank", "recall"),
+             "nDCG": Curve("rank", "nDCG")}
+_TREC_PARAMS = {"int": "integer cutoffs", "level": "numbers printed with two decimals"}
+
+
+class _Classical:
+    """trec_eval's and ir_measures' measures, answering the questions graphprum's
+    families answer (:class:`graphprum.measures.registry.Provider`).
+
+    >>> CLASSICAL.supports("P_10"), CLASSICAL.supports("nDCG"), CLASSICAL.supports("PRUM")
+    (True, True, False)
+    >>> print(CLASSICAL.help("success").splitlines()[0])
+    success: trec_eval's success, computed by trec_eval's own C code (pytrec_eval)
+    """
+
+    def supports(self, name: str) -> bool:
+        """Whether ``name`` is a trec_eval name or set, or an ir_measures name."""
+        return name in TREC_SETS or trec_root(name) is not None or name in ir_measure_names()
+
+    def aggregation(self, spec: MeasureSpec | str) -> str:
+        return classical_aggregation(spec)
+
+    def curve(self, name: str) -> Curve | None:
+        return IR_CURVES.get(name)
+
+    def help(self, name: str) -> str:
+        """``name`` in plain text: what computes it, how it aggregates, its
+        parameters (ir_measures' own descriptions of them)."""
+        if name in TREC_SETS:
+            return (f"{name}: trec_eval's measure set, the measures\n"
+                    f"  {' '.join(TREC_SETS[name])}\n")
+        m = trec_root(name)
+        if m is not None:
+            out = [f"{m.root}: trec_eval's {m.root}, computed by trec_eval's own C code "
+                   f"(pytrec_eval)", "", f"aggregate  {m.aggregate} over topics"]
+            if m.param is not None:
+                d = m.defaults
+                out.append(f"parameters {_TREC_PARAMS[m.param]} ({m.root}_{d[1]}, "
+                           f"{m.root}.{d[0]},{d[1]}); bare {m.root} = "
+                           f"{', '.join(_variants(m, ()))}")
+            out += ["", "example:", f"  graphprum eval RUN --qrels QRELS -m "
+                                    f"{_variants(m, ())[0]}"]
+            return "\n".join(out) + "\n"
+        return _ir_help(name)
+
+
+def _ir_help(name: str) -> str:
+    from ir_measures import measures
+
+    from graphprum.measures.registry import first_paragraph
+
+    if name not in measures.registry:
+        raise UsageError(f"unknown measure {name!r}")
+    m = measures.registry[name]
+    desc = getattr(m, "SHORT_DESC", "") or first_paragraph(type(m).__doc__ or "")
+    out = [f"{name}: ir_measures' {getattr(m, 'PRETTY_NAME', None) or m.NAME}", ""]
+    if desc:
+        out += [desc, ""]
+    out.append(f"aggregate  {classical_aggregation(name)} over topics")
+    params = getattr(m, "SUPPORTED_PARAMS", {})
+    if params:
+        out += ["", "parameters:"]
+        for key, info in params.items():
+            shown = f"@{key.upper()}" if key == getattr(m, "AT_PARAM", "cutoff") else f"{key}="
+            out.append(f"  {shown:<14}{info.desc or ''}")
+    return "\n".join(out) + "\n"
+
+
+#: trec_eval's and ir_measures' measures, answering the :class:`Provider` questions.
+CLASSICAL = _Classical()
 
 
 # --------------------------------------------------------------------------

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphprum.errors import UsageError
+from graphprum.measures.registry import Family, Measure, Param
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
-    from graphprum.measures.registry import MeasureSpec
 
 
 # --- GRP -------------------------------------------------------------------
@@ -219,7 +219,7 @@ def _value(x: int, q: np.ndarray, size: np.ndarray, parent: np.ndarray,
     return float(v)
 
 
-# --- registry entry points -------------------------------------------------
+# --- the families ------------------------------------------------------------
 
 def _grades(ctx: TopicContext) -> tuple[np.ndarray, float]:
     q = np.array([ctx.grade(u) for u in ctx.ranked], dtype=np.float64)
@@ -227,7 +227,7 @@ def _grades(ctx: TopicContext) -> tuple[np.ndarray, float]:
     return q, total
 
 
-def compute_grp(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_grp(m: Measure, ctx: TopicContext) -> float:
     """``GRP`` (recall level 1), ``GRP@L`` (level L), ``GRP(r=K)`` (recall value K)."""
     q, total = _grades(ctx)
     # a unit listed twice counts once
@@ -236,9 +236,9 @@ def compute_grp(spec: MeasureSpec, ctx: TopicContext) -> float:
         if u in seen:
             q[n] = 0.0
         seen.add(u)
-    r = spec.param("r", float, None)
+    r = m["r"]
     if r is None:
-        r = spec.cutoff_as(float, 1.0) * total
+        r = (float(m.level) if m.level is not None else 1.0) * total
     unranked = ctx.collection_size - len(seen)
     return grp(q, total, r, unranked)
 
@@ -278,30 +278,26 @@ def grpng_arrays(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
-def compute_grpng(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_grpng(m: Measure, ctx: TopicContext) -> float:
     """``GRPng``: precision after the whole list; ``GRPng(value=recall)``: its
     recall; ``GRPng@L``: precision at the first rank reaching recall L (0 if none)."""
     precision, recall = grpng_arrays(ctx)
     if len(precision) == 0:
         return 0.0
-    what = spec.param("value", str, "precision")
-    if what not in ("precision", "recall"):
-        raise UsageError(f"measure {spec}: value must be precision or recall")
-    if spec.cutoff is None:
+    what = m["value"]
+    if m.level is None:
         return float((precision if what == "precision" else recall)[-1])
-    level = spec.cutoff_as(float)
+    level = float(m.level)
     at = np.flatnonzero(recall >= level - 1e-9)
     if len(at) == 0:
         return 0.0
     return float((precision if what == "precision" else recall)[at[0]])
 
 
-def compute_xcg_alpha(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_xcg_alpha(m: Measure, ctx: TopicContext) -> float:
     """``xCG(alpha=..)@n``: app. C.3 cumulated gain at rank n (q from the qrels;
     ``size=words`` uses word counts as sizes)."""
-    alpha = spec.param("alpha", float, 1.0)
-    if not 0 <= alpha <= 1:
-        raise UsageError(f"measure {spec}: alpha must be in [0, 1]")
+    alpha = m["alpha"] if m["alpha"] is not None else 1.0
     from graphprum.measures.inex_base import run_rows
 
     table = ctx.table
@@ -315,11 +311,35 @@ def compute_xcg_alpha(spec: MeasureSpec, ctx: TopicContext) -> float:
         q[jr[ok]] = [ctx.grade(u) for u, k in zip(judged, ok, strict=True) if k]
         ideal_ids = set(ctx.ideal)
         ideal[jr[ok]] = [u in ideal_ids for u, k in zip(judged, ok, strict=True) if k]
-    which = spec.param("size", str, "length")
-    if which not in ("length", "words"):
-        raise UsageError(f"measure {spec}: size must be length or words")
+    which = m["size"] or "length"
     size = table.columns[which].astype(np.float64)
     rv = xcg_alpha(run_rows(ctx), q, size, table.columns["parent"], table.columns["size"],
                    alpha, ideal)
-    n = spec.cutoff_as(int, len(rv))
+    n = m.rank if m.rank is not None else len(rv)
     return float(rv[:n].sum())
+
+
+def _r_or_level(m: Measure) -> None:
+    if m["r"] is not None and m.level is not None:
+        raise UsageError(f"measure {m}: give either r=K or @L, not both")
+
+
+FAMILIES = (
+    Family("GRP", compute_grp,
+           "Raghavan's precision with quantised relevance q in [0, 1], the unranked rest "
+           "of the collection one last rank (app. C.1, eq. 19)",
+           params={"r": Param(float, None, "the recall value (sum of q) to reach, instead of "
+                                           "a level")},
+           cutoff="level", validate=_r_or_level,
+           examples=(("GRP", "precision at recall level 1"),
+                     ("GRP@0.5", "precision at recall level 0.5"),
+                     ("GRP(r=2.5)", "precision at recall value 2.5"))),
+    Family("GRPng", compute_grpng,
+           "GRP with each element weighted by its share not seen before (app. C.2)",
+           params={"value": Param(str, "precision", "which of the pair to report",
+                                  choices=("precision", "recall"))},
+           cutoff="level", needs=("store",),
+           examples=(("GRPng", "precision after the whole list"),
+                     ("GRPng(value=recall)", "recall after the whole list"),
+                     ("GRPng@0.5", "precision at the first rank reaching recall 0.5"))),
+)

@@ -1,4 +1,5 @@
-"""Registration of the INEX 2006 measures and PRUM appendix C measures (DESIGN §1.6).
+"""The INEX 2006 measures and PRUM appendix C measures (DESIGN §1.6): where they
+are declared, the task presets of ``--task`` and the rules a task sets a run.
 
 =================  ==========================================  ===============
 name               meaning                                     module
@@ -31,33 +32,6 @@ Examples
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from graphprum.measures import bic, grp, ric, xcg
-from graphprum.measures.registry import MeasureSpec, register
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
-
-_RANKS = ("5", "10", "25", "50")
-_LEVELS = tuple(f"{i / 10:.1f}" for i in range(11))
-
-
-def _expand(cutoffs: tuple[str, ...]) -> Callable[[MeasureSpec], list[MeasureSpec]]:
-    def expand(spec: MeasureSpec) -> list[MeasureSpec]:
-        if spec.cutoff is not None:
-            return [spec]
-        return [MeasureSpec(spec.name, dict(spec.params), c) for c in cutoffs]
-
-    return expand
-
-
-def _xcg(spec: MeasureSpec, ctx: TopicContext) -> float:
-    if "alpha" in spec.params:
-        return grp.compute_xcg_alpha(spec, ctx)
-    return xcg.compute_xcg(spec, ctx)
-
 
 #: The measures INEX 2006 reported per task (§4.3, 5.3, 6.3, 7.3), for a
 #: ``--task`` option: ``-m`` names each preset stands for.
@@ -160,16 +134,3 @@ def task_violations(task: str, ranked: list[str]) -> list[str]:
                     if j is not None:
                         out.append(f"{outer} (rank {j + 1}) contains {u} (rank {i + 1})")
     return out
-
-
-register("xCG", _xcg, needs_store=True)
-register("nxCG", xcg.compute_nxcg, needs_store=True, expand=_expand(_RANKS))
-register("ep", xcg.compute_ep, needs_store=True, expand=_expand(_LEVELS))
-register("MAep", xcg.compute_maep, needs_store=True)
-register("gP", ric.compute_gp, needs_store=True, expand=_expand(_RANKS))
-register("gR", ric.compute_gr, needs_store=True, expand=_expand(_RANKS))
-register("AgP", ric.compute_agp, needs_store=True)
-register("BEPD", bic.compute_bepd, needs_store=True)
-register("EPRUM", bic.compute_eprum, needs_store=True)
-register("GRP", grp.compute_grp, needs_store=False)
-register("GRPng", grp.compute_grpng, needs_store=True)

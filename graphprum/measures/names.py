@@ -30,13 +30,24 @@ import re
 
 from graphprum.errors import UsageError
 from graphprum.measures.classical import (
+    CLASSICAL,
     TREC_MEASURES,
     TREC_SETS,
-    classical_aggregation,
     ir_measure_names,
     trec_names,
 )
-from graphprum.measures.registry import MeasureSpec, families, family, parse_measure
+from graphprum.measures.registry import (
+    FAMILY_MEASURES,
+    Curve,
+    MeasureSpec,
+    Provider,
+    families,
+    family,
+    parse_measure,
+)
+
+#: Where names come from, in the order they are looked up.
+PROVIDERS: tuple[Provider, ...] = (FAMILY_MEASURES, CLASSICAL)
 
 
 def resolve(text: str) -> list[MeasureSpec]:
@@ -66,7 +77,23 @@ def resolve(text: str) -> list[MeasureSpec]:
     if fam is None:
         _check_ir(spec)
         return [spec]
-    return fam.expand(spec) if fam.expand is not None else [spec]
+    specs = fam.expand(spec)
+    for s in specs:
+        fam.bind(s)  # parameters and cutoff checked here, once
+    return specs
+
+
+def provider(name: str) -> Provider:
+    """The provider (graphprum's families, or the classical measures) of a
+    resolved name (:attr:`MeasureSpec.name`).
+
+    >>> provider("PRUM") is FAMILY_MEASURES, provider("map") is CLASSICAL
+    (True, True)
+    """
+    for p in PROVIDERS:
+        if p.supports(name):
+            return p
+    raise UsageError(_unknown(name, name))
 
 
 def aggregation(spec: MeasureSpec) -> str:
@@ -76,8 +103,78 @@ def aggregation(spec: MeasureSpec) -> str:
     >>> [aggregation(s) for s in resolve("PRUM") + resolve("num_rel_ret") + resolve("gm_map")]
     ['mean', 'sum', 'gmean']
     """
-    fam = family(spec.name)
-    return fam.aggregate if fam is not None else classical_aggregation(spec)
+    return provider(spec.name).aggregation(spec)
+
+
+def aggregation_of(name: str) -> str:
+    """:func:`aggregation` of a row's measure name as printed (``PRUM@0.5``,
+    ``num_rel_ret``, ``NumRet(rel=2)``); ``mean`` for a stderr row.
+
+    >>> aggregation_of("num_ret"), aggregation_of("SRP@10"), aggregation_of("P_10 stderr")
+    ('sum', 'mean', 'mean')
+    """
+    if name.endswith(" stderr"):
+        return "mean"
+    spec = _parse(name)
+    fam = family(spec.name) if spec is not None else None
+    return fam.aggregate if fam is not None else CLASSICAL.aggregation(name)
+
+
+def curve(text: str) -> tuple[MeasureSpec, Curve]:
+    """The curve a bare name stands for (``graphprum plot -m NAME``): its
+    spec with the name as canonical, and how it is drawn.  UsageError when
+    ``text`` has a cutoff or names no curve.
+
+    >>> spec, c = curve("t2i-pr(tau=15)")
+    >>> str(spec), c.axis
+    ('T2I-PR(tau=15)', 'level')
+    """
+    spec = parse_measure(text)
+    if spec.cutoff is not None:
+        raise UsageError(f"plot -m {text}: give the measure without @cutoff "
+                         f"(e.g. {spec.name}); the curve reads it at every level or rank")
+    name = _canonical(spec.name, False)
+    found = provider(name).curve(name) if name is not None else None
+    if name is None or found is None:
+        raise UsageError(f"no curve for {text!r}; curves: {', '.join(curve_names())}")
+    spec = MeasureSpec(name, dict(spec.params))
+    fam = family(name)
+    if fam is not None:
+        fam.bind(spec)  # its parameters checked once, as -m does
+    return spec, found
+
+
+def curve_names() -> list[str]:
+    """Every name ``graphprum plot`` draws a curve of."""
+    from graphprum.measures.classical import IR_CURVES
+
+    return [n for n, f in families().items() if f.curve is not None] + list(IR_CURVES)
+
+
+def describe(text: str) -> str:
+    """``text`` (a family, a trec_eval or an ir_measures name, any case, as
+    ``-m`` takes it) described in plain text: ``graphprum measures NAME``.
+
+    >>> print(describe("srp").splitlines()[0])
+    SRP: structural relevance precision SR@k / k (§6); classical precision at k
+    """
+    text = text.strip()
+    if text in TREC_SETS:
+        return CLASSICAL.help(text)
+    name = resolve(text)[0].name
+    return provider(name).help(name)
+
+
+def catalog() -> list[dict[str, str]]:
+    """One row per family: what ``graphprum measures`` lists.
+
+    >>> [r for r in catalog() if r["name"] == "PRUM"][0]["cutoff"]
+    'level'
+    """
+    return [{"name": name, "cutoff": f.cutoff, "aggregate": f.aggregate,
+             "needs": ",".join(f.needs) or "-",
+             "curve": f.curve.axis if f.curve is not None else "-", "summary": f.summary}
+            for name, f in families().items()]
 
 
 def _parse(text: str) -> MeasureSpec | None:

@@ -34,7 +34,9 @@ ideal units are retrieved (Appendix B with u -> infinity).
 Functions
 ---------
 :func:`precision_at_recall` — eq. 5 at every r = 1..t in one pass.
-:func:`interpolated`, :func:`prum_mean` — ceiling interpolation (§3.1).
+:func:`~graphprum.measures.interpolation.interpolated`,
+:func:`~graphprum.measures.interpolation.prum_mean` — ceiling interpolation
+(§3.1), in :mod:`graphprum.measures.interpolation` (T2I and EPRUM share it).
 :func:`enumerate_precision` — E[CL]/E[C] of §3.2 over all navigation
 outcomes, without Hypothesis 2.3 (``PRUM(exact=enum)``).
 :func:`simulate_precision` — the same by simulating users
@@ -67,8 +69,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
+from graphprum.measures.interpolation import (
+    LEVELS,
+    argmax_at,
+    interpolated,
+    min_recall,
+    prum_mean,
+)
 from graphprum.measures.poisson_binomial import normal_grid
-from graphprum.measures.registry import MeasureSpec, register
+from graphprum.measures.registry import Curve, Family, Measure, MeasureSpec, Param, Value
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
@@ -83,6 +92,7 @@ __all__ = [
     "compute",
     "enumerate_precision",
     "interpolated",
+    "navigation_matrix",
     "precision_at_recall",
     "prum_mean",
     "simulate_precision",
@@ -112,9 +122,6 @@ MAX_ENUM_EVENTS = 20
 MC_WORK_LIMIT = 10**10
 #: Seconds per step of :data:`MC_WORK_LIMIT`, for the estimate shown.
 MC_SECONDS_PER_STEP = 50e-9
-
-#: Recall levels of the 11-point mean, as exact rationals.
-LEVELS: tuple[Fraction, ...] = tuple(Fraction(k, 10) for k in range(11))
 
 _SIGMAS = 9.0  # half-width, in standard deviations, of the normal law's support
 
@@ -499,81 +506,6 @@ def _assemble(a_s: np.ndarray, c_s: np.ndarray, dist_o: np.ndarray, u: float,
 
 
 # --------------------------------------------------------------------------
-# interpolation (§3.1)
-
-
-def _as_level(level: float | str | Fraction) -> Fraction:
-    if isinstance(level, Fraction):
-        f = level
-    else:
-        try:
-            f = Fraction(str(level).strip())
-        except (ValueError, ZeroDivisionError):
-            raise UsageError(f"PRUM: recall level {level!r} is not a number") from None
-    if not 0 <= f <= 1:
-        raise UsageError(f"PRUM: recall level {level} is outside [0, 1]")
-    return f
-
-
-def min_recall(level: float | str | Fraction, t: int) -> int:
-    """Smallest integer recall r >= 1 with r >= level * t, computed exactly.
-
-    >>> min_recall(0.3, 10), min_recall("0.25", 9), min_recall(0, 7)
-    (3, 3, 1)
-    """
-    f = _as_level(level) * t
-    return max(1, -(-f.numerator // f.denominator))
-
-
-def interpolated(precision: np.ndarray, level: float | str | Fraction) -> float:
-    """Ceiling-interpolated precision at recall level ``level`` (§3.1).
-
-    ``max(precision(r) for r >= ceil(level * t))``, r >= 1, with level * t
-    computed in exact rationals (``0.3 * 10`` is 3, not 3.0000000000000004).
-    0.0 when t = 0.
-
-    This differs from trec_eval's ``iprec_at_recall`` only in how the level
-    becomes a recall count: trec_eval uses ``(long)(level * R + 0.9)`` in
-    doubles, which is our ceiling except when level * R has a fractional
-    part in (0, 0.1] (e.g. level 0.205 and R = 10: trec_eval r >= 2, here
-    r >= 3; for the eleven standard levels only fractional part 0.1, where
-    trec_eval's result depends on the rounding of the double).
-
-    Examples
-    --------
-    >>> interpolated(np.array([0.5, 1.0, 0.2]), 0.0)
-    1.0
-    >>> interpolated(np.array([0.5, 1.0, 0.2]), 0.7)
-    0.2
-    """
-    t = len(precision)
-    if t == 0:
-        return 0.0
-    r0 = min_recall(level, t)
-    return float(np.max(precision[r0 - 1:]))
-
-
-def prum_mean(precision: np.ndarray) -> float:
-    """PRUM: mean of the interpolated precision at recall levels 0.0, 0.1, ..., 1.0.
-
-    >>> prum_mean(np.array([1.0]))
-    1.0
-    """
-    t = len(precision)
-    if t == 0:
-        return 0.0
-    best = np.maximum.accumulate(np.asarray(precision)[::-1])[::-1]  # max over r' >= r
-    # LEVELS are k/10: ceil(k t / 10) in integers
-    return float(np.mean(best[[max(1, -(-k * t // 10)) - 1 for k in range(11)]]))
-
-
-def _argmax_at(precision: np.ndarray, level: float | str | Fraction) -> int:
-    """0-based r index achieving the interpolated precision at ``level``."""
-    r0 = min_recall(level, len(precision))
-    return r0 - 1 + int(np.argmax(precision[r0 - 1:]))
-
-
-# --------------------------------------------------------------------------
 # E[CL] / E[C] without Hypothesis 2.3 (§3.2): enumeration and simulation
 
 
@@ -737,7 +669,7 @@ class SimulatedPrecision:
         """Interpolated precision at ``level`` and its standard error."""
         if len(self.precision) == 0:
             return 0.0, 0.0
-        j = _argmax_at(self.precision, level)
+        j = argmax_at(self.precision, level)
         return float(self.precision[j]), float(self.stderr[j])
 
     def mean(self) -> tuple[float, float]:
@@ -747,7 +679,7 @@ class SimulatedPrecision:
             return 0.0, 0.0
         w = np.zeros(t)
         for lv in LEVELS:
-            w[_argmax_at(self.precision, lv)] += 1.0 / len(LEVELS)
+            w[argmax_at(self.precision, lv)] += 1.0 / len(LEVELS)
         return float(w @ self.precision), self.combination_stderr(w)
 
     def bounds(self, r: int | None = None, level: float | str | Fraction | None = None
@@ -937,12 +869,24 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
 
 
 # --------------------------------------------------------------------------
-# registration (DESIGN §1.6)
-
-_PARAMS = {"r", "exact", "samples", "seed"}
+# the family (DESIGN §1.6)
 
 
-def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
+def navigation_matrix(ctx: TopicContext) -> Any:
+    """P of eq. 5 for the topic of ``ctx``: ``P[i, x]``, the probability that
+    a user consulting the i-th ranked unit reaches ideal unit x under the
+    ``--nav`` models, computed once per topic and shared by every measure
+    that reads it (PRUM, PRUM-success).
+
+    Returns a ``scipy.sparse`` array of shape (ranked, ideal).
+    """
+    key = (__name__, "navigation")
+    if key not in ctx.extra:
+        ctx.extra[key] = ctx.nav(ctx.ranked, ctx.ideal)
+    return ctx.extra[key]
+
+
+def compute(m: Measure, ctx: TopicContext) -> float | Value:
     """Value of a PRUM measure for the topic of ``ctx``.
 
     Names: ``PRUM`` (mean over 11 levels), ``PRUM@L`` (interpolated at
@@ -950,38 +894,15 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
     not interpolated; 0.0 when K > |I| since that recall cannot be reached);
     with ``exact=enum`` or ``exact=mc,samples=N[,seed=S]`` (default
     samples=1000, seed=0) the E[CL]/E[C] of §3.2 replaces eq. 5 and, for mc,
-    the standard error goes to ``ctx.extra[("stderr", str(spec))]``.
+    the value comes with its standard error.
     A topic without ideal units scores 0.0.  u = N - |ranked| (at least 0).
     """
-    unknown = set(spec.params) - _PARAMS
-    if unknown:
-        raise UsageError(f"measure {spec}: unknown parameter(s) {', '.join(sorted(unknown))}; "
-                         f"PRUM takes r, exact, samples, seed")
-    r = spec.param("r", int)
-    if r is not None and r < 1:
-        raise UsageError(f"measure {spec}: r must be a positive integer")
-    if r is not None and spec.cutoff is not None:
-        raise UsageError(f"measure {spec}: give either r=K or @L, not both")
-    level = _as_level(spec.cutoff) if spec.cutoff is not None else None
-    exact = spec.param("exact", str)
-    if exact not in (None, "enum", "mc"):
-        raise UsageError(f"measure {spec}: exact must be enum or mc, got {exact!r}")
-    if exact != "mc" and ("samples" in spec.params or "seed" in spec.params):
-        raise UsageError(f"measure {spec}: samples/seed only go with exact=mc")
-    samples = spec.param("samples", int, 1000)
-    seed = spec.param("seed", int, 0)
-    if samples < 1:
-        raise UsageError(f"measure {spec}: samples must be >= 1")
-
+    r, level, exact = m["r"], m.level, m["exact"]
+    samples, seed = m["samples"], m["seed"]
     ideal = ctx.ideal
     if not ideal:
-        if exact == "mc":
-            ctx.extra[("stderr", str(spec))] = 0.0
-        return 0.0
-    key = ("PRUM", "P")
-    if key not in ctx.extra:
-        ctx.extra[key] = ctx.nav(ctx.ranked, ideal)
-    nav = ctx.extra[key]
+        return Value(0.0, 0.0) if exact == "mc" else 0.0
+    nav = navigation_matrix(ctx)
     u = max(float(ctx.collection_size) - len(ctx.ranked), 0.0)
 
     if exact == "mc":
@@ -1000,16 +921,15 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
         low, high = res.bounds(r, level)
         half = max(value - low, high - value) / 2.0
         if res.unseen > 0 and half > err:
-            ctx.extra[("note", str(spec))] = (
-                f"{spec}: topic {ctx.topic}: some navigation outcomes never occurred among the "
+            note = (
+                f"{m}: topic {ctx.topic}: some navigation outcomes never occurred among the "
                 f"{samples:,} simulated users (probability {res.unseen:.3g} that a user meets "
                 f"one); the value may lie anywhere in [{low:.6g}, {high:.6g}], so the stderr "
                 f"row reports half that spread, {half:.3g}. Raise samples to at least "
                 f"{math.ceil(10 / res.rarest_unseen - 1e-6):,} (10 / {res.rarest_unseen:.3g}, the "
                 f"rarest such outcome) or use exact=enum")
-            err = half
-        ctx.extra[("stderr", str(spec))] = err
-        return value
+            return Value(value, half, note)
+        return Value(value, err)
 
     pkey = ("PRUM", "precision", exact)
     if pkey not in ctx.extra:
@@ -1017,7 +937,7 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
             ctx.extra[pkey] = (enumerate_precision(nav, u) if exact == "enum"
                                else precision_at_recall(nav, u))
         except UsageError as exc:
-            raise UsageError(f"measure {spec}, topic {ctx.topic}: {exc}") from None
+            raise UsageError(f"measure {m}, topic {ctx.topic}: {exc}") from None
     prec = ctx.extra[pkey]
     if r is not None:
         return float(prec[r - 1]) if r <= len(prec) else 0.0
@@ -1026,4 +946,38 @@ def compute(spec: MeasureSpec, ctx: TopicContext) -> float:
     return prum_mean(prec)
 
 
-register("PRUM", compute)
+def _one_of_r_and_level(m: Measure) -> None:
+    if m["r"] is not None and m.level is not None:
+        raise UsageError(f"measure {m}: give either r=K or @L, not both")
+
+
+FAMILIES = (
+    Family(
+        "PRUM", compute,
+        "precision of a user who navigates from the ranked units (eq. 5), "
+        "interpolated over recall levels (§3.1)",
+        params={
+            "r": Param(int, None, "precision at integer recall K (eq. 5), not interpolated; "
+                                  "0 when K exceeds the ideal units", minimum=1),
+            "exact": Param(str, None, "E[CL]/E[C] of §3.2 without Hypothesis 2.3: enum "
+                                      "enumerates every navigation outcome (at most "
+                                      f"{MAX_ENUM_EVENTS} uncertain events), mc simulates "
+                                      "users and adds a stderr row",
+                           choices=("enum", "mc")),
+            "samples": Param(int, 1000, "simulated users", minimum=1,
+                             requires=("exact", "mc")),
+            "seed": Param(int, 0, "seed of the simulation", requires=("exact", "mc")),
+        },
+        cutoff="level",
+        curve=Curve("level", "interpolated precision (PRUM)"),
+        examples=(
+            ("PRUM", "mean of PRUM@L over L = 0.0, 0.1, ..., 1.0"),
+            ("PRUM@0.5", "interpolated precision at recall level 0.5"),
+            ("PRUM(r=2)", "precision at integer recall 2, eq. 5"),
+            ("PRUM(exact=enum)", "the mean with E[CL]/E[C] by enumeration"),
+            ("PRUM(exact=mc,samples=1000,seed=0)@0.5", "E[CL]/E[C] at level 0.5 by "
+             "simulating 1000 users, with a stderr row"),
+        ),
+        validate=_one_of_r_and_level,
+    ),
+)

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphprum.measures.inex_base import recall_base, run_rows, topic_assessment
+from graphprum.measures.registry import Curve, Family, Measure
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
-    from graphprum.measures.registry import MeasureSpec
 
 
 def article_f(rsize: np.ndarray, size: np.ndarray, trel: np.ndarray) -> np.ndarray:
@@ -108,9 +108,9 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     return out
 
 
-def compute_gp(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_gp(m: Measure, ctx: TopicContext) -> float:
     """``gP@k``: generalized precision at article rank k (eq. 12)."""
-    k = spec.cutoff_as(int, None)
+    k = m.rank
     f, _, _ = article_scores(ctx)
     if k is None:
         k = len(f)
@@ -119,16 +119,41 @@ def compute_gp(spec: MeasureSpec, ctx: TopicContext) -> float:
     return float(f[:k].sum() / k)
 
 
-def compute_gr(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_gr(m: Measure, ctx: TopicContext) -> float:
     """``gR@k``: generalized recall at article rank k (eq. 13)."""
-    k = spec.cutoff_as(int, None)
+    k = m.rank
     _, rel, numrel = article_scores(ctx)
     if numrel == 0:
         return 0.0
     return float(rel[: k if k is not None else len(rel)].sum() / numrel)
 
 
-def compute_agp(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_agp(m: Measure, ctx: TopicContext) -> float:
     """``AgP``: average generalized precision (§6.2); its mean over topics is MAgP."""
     f, rel, numrel = article_scores(ctx)
     return average_gp(generalized_precision(f), rel, numrel)
+
+
+_RANKS = ("5", "10", "25", "50")
+_NEEDS = ("store", "passages")
+
+FAMILIES = (
+    Family("gP", compute_gp,
+           "generalized precision at article rank k: the mean F(a) of the first k "
+           "articles (eqs. 9-12)",
+           cutoff="rank", expands_to=_RANKS, needs=_NEEDS,
+           curve=Curve("rank", "generalised precision gP"),
+           examples=(("gP@10", "gP of the first 10 articles"),
+                     ("gP", "gP@5, @10, @25, @50"))),
+    Family("gR", compute_gr,
+           "generalized recall at article rank k: relevant articles among the first k "
+           "over all relevant articles (eq. 13)",
+           cutoff="rank", expands_to=_RANKS, needs=_NEEDS,
+           curve=Curve("rank", "generalised recall gR"),
+           examples=(("gR@10", "gR of the first 10 articles"),
+                     ("gR", "gR@5, @10, @25, @50"))),
+    Family("AgP", compute_agp,
+           "average generalized precision over the ranks of relevant articles (§6.2); "
+           "its mean over topics is MAgP",
+           needs=_NEEDS, examples=(("AgP", "AgP of the relevant in context task"),)),
+)

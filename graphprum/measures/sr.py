@@ -56,7 +56,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.measures.registry import MeasureSpec, register
+from graphprum.measures.registry import Curve, Family, Measure, MeasureSpec
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
@@ -204,21 +204,14 @@ def topic_contributions(ctx: TopicContext, k: int | None, fast: bool | None = No
     return out[:n]
 
 
-def _cutoff(spec: MeasureSpec) -> int | None:
-    k = spec.cutoff_as(int)
-    if k is not None and k <= 0:
-        raise UsageError(f"measure {spec}: the cutoff must be a positive rank")
-    return k
-
-
-def compute_sr(spec: MeasureSpec, ctx: TopicContext) -> float:
+def sr_value(m: Measure, ctx: TopicContext) -> float:
     """SR@k: structural relevance of the first k results (SR eqs. 1, 4, 5, 9)."""
-    return float(topic_contributions(ctx, _cutoff(spec)).sum())
+    return float(topic_contributions(ctx, m.rank).sum())
 
 
-def compute_srp(spec: MeasureSpec, ctx: TopicContext) -> float:
+def srp_value(m: Measure, ctx: TopicContext) -> float:
     """SRP@k = SR@k / k (SR §6); without a cutoff, SR over the list / its length."""
-    k = _cutoff(spec)
+    k = m.rank
     sr = float(topic_contributions(ctx, k).sum())
     if k is None:
         n = len(ctx.trees) if ctx.trees is not None else len(ctx.ranked)
@@ -226,16 +219,26 @@ def compute_srp(spec: MeasureSpec, ctx: TopicContext) -> float:
     return sr / k
 
 
-def expand(spec: MeasureSpec) -> list[MeasureSpec]:
-    """A bare ``SR``/``SRP`` stands for @5, @10, @25, @50.
+SR = Family("SR", sr_value,
+            "structural relevance of the first k results: expected relevance for a user "
+            "who does not tolerate redundancy (eqs. 1, 4, 5, 9)",
+            cutoff="rank", expands_to=DEFAULT_CUTOFFS,
+            curve=Curve("rank", "structural relevance SR", bounded=False),
+            examples=(("SR@10", "SR of the first 10 results (or trees, with --trees)"),
+                      ("SR", "SR@5, SR@10, SR@25, SR@50")))
+SRP = Family("SRP", srp_value,
+             "structural relevance precision SR@k / k (§6); classical precision at k "
+             "when no navigation is possible",
+             cutoff="rank", expands_to=DEFAULT_CUTOFFS, curve=Curve("rank", "SRP"),
+             examples=(("SRP@10", "SR@10 / 10"), ("SRP", "SRP@5, SRP@10, SRP@25, SRP@50")))
+FAMILIES = (SR, SRP)
 
-    >>> [str(s) for s in expand(MeasureSpec("SRP"))]
-    ['SRP@5', 'SRP@10', 'SRP@25', 'SRP@50']
-    """
-    if spec.cutoff is not None:
-        return [spec]
-    return [MeasureSpec(spec.name, dict(spec.params), c) for c in DEFAULT_CUTOFFS]
+
+def compute_sr(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``SR@k`` of ``spec`` (checked) for the topic of ``ctx``."""
+    return SR.compute(spec, ctx)
 
 
-register("SR", compute_sr, expand=expand)
-register("SRP", compute_srp, expand=expand)
+def compute_srp(spec: MeasureSpec, ctx: TopicContext) -> float:
+    """``SRP@k`` of ``spec`` (checked) for the topic of ``ctx``."""
+    return SRP.compute(spec, ctx)

@@ -67,15 +67,13 @@ r3 [200, 210); tau = 15.  System B returns r1, r2 and a non-relevant start
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphprum.errors import UsageError
-from graphprum.measures.prum import interpolated, prum_mean
-from graphprum.measures.registry import MeasureSpec, register
-from graphprum.navigation.t2i import parse_bool
+from graphprum.measures.interpolation import interpolated, prum_mean
+from graphprum.measures.registry import Curve, Family, Measure, Param
 from graphprum.t2i import (
     Fragments,
     T2IUser,
@@ -158,30 +156,14 @@ def probability_of_relevance(esl: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------
-# registration
+# the families
 
 
-_USER = {"tau", "init", "keepsviewing"}
-_PARAMS = {"T2I-P": _USER | {"T"}, "ESL": _USER | {"S", "D"}, "ESLRF": _USER | {"S", "D"},
-           "T2I-PR": _USER | {"D"}}
-
-
-def _check(spec: MeasureSpec) -> None:
-    allowed = _PARAMS[spec.name]
-    unknown = set(spec.params) - allowed
-    if unknown:
-        raise UsageError(f"measure {spec}: unknown parameter(s) {', '.join(sorted(unknown))}; "
-                         f"{spec.name} takes {', '.join(sorted(allowed))}")
-    if spec.cutoff is not None and spec.name != "T2I-PR":
-        raise UsageError(f"measure {spec}: {spec.name} takes no @cutoff")
-
-
-def _user(spec: MeasureSpec) -> T2IUser:
-    kv = spec.param("keepsviewing", parse_bool, True)
+def _user(m: Measure) -> T2IUser:
     try:
-        return T2IUser(spec.param("tau", float, 15.0), spec.param("init", float, 0.0), kv)
+        return T2IUser(m["tau"], m["init"], m["keepsviewing"])
     except UsageError as exc:
-        raise UsageError(f"measure {spec}: {exc}") from None
+        raise UsageError(f"measure {m}: {exc}") from None
 
 
 def _trace(ctx: TopicContext, user: T2IUser) -> tuple[Trace, Fragments]:
@@ -193,9 +175,9 @@ def _trace(ctx: TopicContext, user: T2IUser) -> tuple[Trace, Fragments]:
     return ctx.extra[key], frags
 
 
-def _effort_outside(spec: MeasureSpec, ctx: TopicContext, frags: Fragments, tau: float) -> float:
+def _effort_outside(m: Measure, ctx: TopicContext, frags: Fragments, tau: float) -> float:
     """I = ceil((D - D_R) / tau)."""
-    d = spec.param("D", float)
+    d = m["D"]
     if d is None:
         table = ctx.table
         starts = table.columns["start"][table.docs["first"].to_numpy(dtype=np.int64)] \
@@ -205,76 +187,98 @@ def _effort_outside(spec: MeasureSpec, ctx: TopicContext, frags: Fragments, tau:
         if len(frags.doc):
             lengths = lengths[np.isin(kinds, np.unique(kinds[frags.doc]))]
         d = float(lengths.sum())
-    elif not (math.isfinite(d) and d >= 0):
-        raise UsageError(f"measure {spec}: D must be a number >= 0")
     return float(max(0, math.ceil((d - frags.relevant_length()) / tau - _EPS)))
 
 
-def _desired(spec: MeasureSpec, R: int) -> int:  # noqa: N803
-    text = spec.params.get("S")
-    if text is None or text.strip() in ("R", "all"):
-        return R
-    s = spec.param("S", int)
-    if s < 1:
-        raise UsageError(f"measure {spec}: S must be an integer >= 1 (or R)")
-    return min(s, R)
+def _desired(m: Measure, R: int) -> int:  # noqa: N803
+    s = m["S"]
+    return R if s in ("R", "all") else min(s, R)
 
 
-def _level(spec: MeasureSpec) -> Fraction | None:
-    if spec.cutoff is None:
-        return None
-    try:
-        f = Fraction(spec.cutoff)
-    except (ValueError, ZeroDivisionError):
-        raise UsageError(f"measure {spec}: recall level @{spec.cutoff} is not a number") from None
-    if not 0 <= f <= 1:
-        raise UsageError(f"measure {spec}: recall level @{spec.cutoff} is outside [0, 1]")
-    return f
-
-
-def compute_precision(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_precision(m: Measure, ctx: TopicContext) -> float:
     """``T2I-P(tau=..,T=..)`` for one topic (eq. 2)."""
-    _check(spec)
-    user = _user(spec)
-    T = spec.param("T", float, 20 * user.tau)  # noqa: N806
-    ratio = T / user.tau
-    if not (math.isfinite(T) and ratio >= 1 - _EPS and abs(ratio - round(ratio)) < 1e-6):
-        raise UsageError(f"measure {spec}: T must be a positive multiple of tau={user.tau:g}")
+    user = _user(m)
+    T = m["T"] if m["T"] is not None else 20 * user.tau  # noqa: N806
     trace, frags = _trace(ctx, user)
     if frags.R == 0:
         return 0.0
     return t2i_precision(trace, user.tau, T)
 
 
-def compute_esl(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_esl(m: Measure, ctx: TopicContext) -> float:
     """``ESL(S=..)`` (eq. 3) and ``ESLRF(S=..)`` (eq. 4) for one topic."""
-    _check(spec)
-    user = _user(spec)
+    user = _user(m)
     trace, frags = _trace(ctx, user)
     R = frags.R  # noqa: N806
     if R == 0:
         return 0.0
-    S = _desired(spec, R)  # noqa: N806
-    I = _effort_outside(spec, ctx, frags, user.tau)  # noqa: N806, E741
+    S = _desired(m, R)  # noqa: N806
+    I = _effort_outside(m, ctx, frags, user.tau)  # noqa: N806, E741
     esl = expected_search_length(trace, R, S, I, user.tau)
-    return esl if spec.name == "ESL" else eslrf(esl, R, S, I)
+    return esl if m.name == "ESL" else eslrf(esl, R, S, I)
 
 
-def compute_pr(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_pr(m: Measure, ctx: TopicContext) -> float:
     """``T2I-PR@L`` and ``T2I-PR`` (eq. 5) for one topic."""
-    _check(spec)
-    level = _level(spec)
-    user = _user(spec)
+    user = _user(m)
     trace, frags = _trace(ctx, user)
     R = frags.R  # noqa: N806
     if R == 0:
         return 0.0
-    I = _effort_outside(spec, ctx, frags, user.tau)  # noqa: N806, E741
+    I = _effort_outside(m, ctx, frags, user.tau)  # noqa: N806, E741
     prec = probability_of_relevance(expected_search_lengths(trace, R, I, user.tau))
-    return interpolated(prec, level) if level is not None else prum_mean(prec)
+    return interpolated(prec, m.level) if m.level is not None else prum_mean(prec)
 
 
-register("T2I-P", compute_precision, needs_store=True)
-register("ESL", compute_esl, needs_store=True)
-register("ESLRF", compute_esl, needs_store=True)
-register("T2I-PR", compute_pr, needs_store=True)
+def _t_multiple_of_tau(m: Measure) -> None:
+    if m["T"] is None:
+        return
+    ratio = m["T"] / m["tau"]
+    if not (ratio >= 1 - _EPS and abs(ratio - round(ratio)) < 1e-6):
+        raise UsageError(f"measure {m}: T must be a positive multiple of tau={m['tau']:g}")
+
+
+#: The user of every T2I measure (:class:`graphprum.t2i.T2IUser`).
+USER = {
+    "tau": Param(float, 15.0, "tau_NR: the non-relevant effort a user tolerates before "
+                              "giving up, in the store's units: seconds for video, "
+                              "characters for text", above=0),
+    "init": Param(float, 0.0, "tau_init: the effort of starting to inspect a result",
+                  minimum=0),
+    "keepsviewing": Param(bool, True, "whether a user who hits relevant material keeps "
+                                      "viewing past it"),
+}
+_D = Param(float, None, "D, the effort to inspect the collection; by default the total "
+                        "length of the documents of the fragments' kind", minimum=0)
+_S = Param(int, "R", "S, the relevant fragments the user wants (capped at R)", minimum=1,
+           keywords=("R", "all"))
+_NEEDS = ("store",)
+
+FAMILIES = (
+    Family("T2I-P", compute_precision,
+           "effort-based precision: the mean of F_t / (F_t + t) over t = 1..T/tau, the "
+           "precision after t tau of wasted effort (eq. 2)",
+           params={**USER, "T": Param(float, None, "the effort horizon, a multiple of tau; "
+                                                   "by default 20 tau", above=0)},
+           needs=_NEEDS, validate=_t_multiple_of_tau,
+           examples=(("T2I-P(tau=15)", "precision over 5 minutes of wasted viewing"),
+                     ("T2I-P(tau=15,T=60)", "over the first minute"))),
+    Family("ESL", compute_esl,
+           "expected search length: the times the user gives up before finding S "
+           "relevant fragments (eq. 3, ERRATA T2I 1)",
+           params={**USER, "S": _S, "D": _D}, needs=_NEEDS,
+           examples=(("ESL(S=1)", "give-ups before the first relevant fragment"),
+                     ("ESL", "before all R of them"))),
+    Family("ESLRF", compute_esl,
+           "expected search length reduction factor: 1 - ESL over that of a random "
+           "order (eq. 4)",
+           params={**USER, "S": _S, "D": _D}, needs=_NEEDS,
+           examples=(("ESLRF(S=1)", "for the first relevant fragment"),)),
+    Family("T2I-PR", compute_pr,
+           "probability of relevance S / (S + ESL_S) interpolated at recall level L "
+           "(eq. 5, ERRATA T2I 2); bare: the mean over 11 levels",
+           params={**USER, "D": _D}, cutoff="level", needs=_NEEDS,
+           curve=Curve("level", "T2I precision"),
+           examples=(("T2I-PR(tau=15)", "mean over recall levels 0.0, 0.1, ..., 1.0"),
+                     ("T2I-PR(tau=15)@0.5", "at recall level 0.5"))),
+)

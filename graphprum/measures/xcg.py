@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphprum.errors import UsageError
+from graphprum.measures.grp import compute_xcg_alpha
 from graphprum.measures.inex_base import RecallBase, ignore_param, recall_base, run_rows
+from graphprum.measures.registry import Curve, Family, Measure, Param
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
-    from graphprum.measures.registry import MeasureSpec
 
 _EPS = 1e-12
 
@@ -146,15 +148,6 @@ def average_ep(ep: np.ndarray, n_relevant: int) -> float:
 
 # --- per-topic preparation -------------------------------------------------
 
-def _task(spec: MeasureSpec, default: str) -> str:
-    from graphprum.errors import UsageError
-
-    task = spec.param("task", str, default)
-    if task not in ("thorough", "focused"):
-        raise UsageError(f"measure {spec}: task must be thorough or focused, got {task!r}")
-    return task
-
-
 def gain_vectors(ctx: TopicContext, task: str, ignore: tuple[str, ...] = ()
                  ) -> tuple[np.ndarray, np.ndarray, int]:
     """(run gains, cumulated ideal gains xCI, recall-base size) for ``ctx``."""
@@ -204,38 +197,88 @@ def _owners(ctx: TopicContext, rb: RecallBase, rows: np.ndarray, pos: np.ndarray
     return owner, budget
 
 
-# --- registry entry points -------------------------------------------------
+# --- the families ------------------------------------------------------------
 
-def compute_xcg(spec: MeasureSpec, ctx: TopicContext) -> float:
-    """``xCG@k``: cumulated gain at rank k (eq. 2; eq. 8 gains when focused)."""
-    k = spec.cutoff_as(int, None)
-    gains, _, _ = gain_vectors(ctx, _task(spec, "focused"),
-                               ignore_param(spec.params.get("ignore")))
+def compute_xcg(m: Measure, ctx: TopicContext) -> float:
+    """``xCG@k``: cumulated gain at rank k (eq. 2; eq. 8 gains when focused);
+    with ``alpha=``, PRUM app. C.3 (:func:`graphprum.measures.grp.compute_xcg_alpha`)."""
+    if m.given("alpha"):
+        return compute_xcg_alpha(m, ctx)
+    k = m.rank
+    gains, _, _ = gain_vectors(ctx, m["task"], ignore_param(m["ignore"]))
     return float(gains[: k if k is not None else len(gains)].sum())
 
 
-def compute_nxcg(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_nxcg(m: Measure, ctx: TopicContext) -> float:
     """``nxCG@k``: eq. 7, the run's xCG over the ideal xCI at rank k."""
-    k = spec.cutoff_as(int, None)
-    gains, xci, _ = gain_vectors(ctx, _task(spec, "focused"),
-                                 ignore_param(spec.params.get("ignore")))
+    k = m.rank
+    gains, xci, _ = gain_vectors(ctx, m["task"], ignore_param(m["ignore"]))
     if k is None:
         k = len(gains)
     return nxcg_at(np.cumsum(gains), xci, k)
 
 
-def compute_ep(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_ep(m: Measure, ctx: TopicContext) -> float:
     """``ep@L``: interpolated effort-precision at gain-recall L (eqs. 5-6)."""
-    level = spec.cutoff_as(float, 1.0)
-    gains, xci, _ = gain_vectors(ctx, _task(spec, "thorough"),
-                                 ignore_param(spec.params.get("ignore")))
+    level = float(m.level) if m.level is not None else 1.0
+    gains, xci, _ = gain_vectors(ctx, m["task"], ignore_param(m["ignore"]))
     gr, ep = effort_points(gains, xci)
     return ep_at(level, gr, ep)
 
 
-def compute_maep(spec: MeasureSpec, ctx: TopicContext) -> float:
+def compute_maep(m: Measure, ctx: TopicContext) -> float:
     """``MAep``: non-interpolated average effort-precision (§4.2, ERRATA inex 2)."""
-    gains, xci, n = gain_vectors(ctx, _task(spec, "thorough"),
-                                 ignore_param(spec.params.get("ignore")))
+    gains, xci, n = gain_vectors(ctx, m["task"], ignore_param(m["ignore"]))
     _, ep = effort_points(gains, xci)
     return average_ep(ep, n)
+
+
+def _task(default: str) -> Param:
+    return Param(str, default, "thorough: gains are the elements' spec (eq. 3), overlap "
+                               "ignored; focused: eq. 8 gains against the ideal recall-base",
+                 choices=("thorough", "focused"))
+
+
+def _size_with_alpha(m: Measure) -> None:
+    if m.given("size") and not m.given("alpha"):
+        raise UsageError(f"measure {m}: size only goes with alpha (PRUM app. C.3)")
+
+
+#: ``ignore=``: tags too small to count (§8.1).
+IGNORE = Param(str, None, "tags whose elements are left out of the recall-base, "
+                          "|-separated (§8.1: collectionlink|weblink)")
+_RANKS = ("5", "10", "25", "50")
+_NEEDS = ("store", "passages")
+
+FAMILIES = (
+    Family("xCG", compute_xcg,
+           "cumulated gain at rank k (eq. 2; focused: eq. 8 gains); with alpha=, PRUM "
+           "app. C.3's xCG(alpha)",
+           params={"task": _task("focused"), "ignore": IGNORE,
+                   "alpha": Param(float, None, "PRUM app. C.3: how much a user minds seeing "
+                                               "an element again (1: not rewarded at all); "
+                                               "q from the qrels", minimum=0, maximum=1),
+                   "size": Param(str, None, "sizes of app. C.3 (default length)",
+                                 choices=("length", "words"))},
+           cutoff="rank", needs=_NEEDS, validate=_size_with_alpha,
+           curve=Curve("rank", "xCG", bounded=False),
+           examples=(("xCG@10", "focused cumulated gain of the first 10 results"),
+                     ("xCG(alpha=1)@10", "PRUM app. C.3's xCG(1) at rank 10"))),
+    Family("nxCG", compute_nxcg,
+           "normalised cumulated gain: xCG@k over the ideal xCI@k (eq. 7)",
+           params={"task": _task("focused"), "ignore": IGNORE},
+           cutoff="rank", expands_to=_RANKS, needs=_NEEDS, curve=Curve("rank", "nxCG"),
+           examples=(("nxCG@10", "nxCG at rank 10, focused gains"),
+                     ("nxCG", "nxCG@5, @10, @25, @50 (INEX 2006 focused task)"))),
+    Family("ep", compute_ep,
+           "interpolated effort-precision at gain-recall L (eqs. 5-6)",
+           params={"task": _task("thorough"), "ignore": IGNORE},
+           cutoff="level", expands_to=tuple(f"{i / 10:.1f}" for i in range(11)),
+           needs=_NEEDS, curve=Curve("level", "effort-precision"),
+           examples=(("ep@0.5", "effort-precision at gain-recall 0.5"),
+                     ("ep", "ep@0.0, ep@0.1, ..., ep@1.0"))),
+    Family("MAep", compute_maep,
+           "non-interpolated mean average effort-precision (§4.2, ERRATA inex 2)",
+           params={"task": _task("thorough"), "ignore": IGNORE}, needs=_NEEDS,
+           examples=(("MAep", "MAep of the INEX 2006 thorough task"),)),
+)
