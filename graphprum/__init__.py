@@ -5,6 +5,13 @@ default, or Neo4j/FalkorDB over Bolt); navigation probabilities and AxPRE
 summaries are derived from it; PRUM, EPRUM, SR/SRP, the INEX 2006 measures
 and the T2I measures are computed over submitted runs.
 
+The Python API (docs/python.md): :func:`open_store` returns a
+:class:`~graphprum.collection.Collection` (load, look, query, summarise);
+:func:`evaluate` returns a tidy DataFrame ``run, measure, topic, value``;
+:func:`compare` tests differences between runs; :func:`plot` draws curves
+(a matplotlib Figure); :func:`report` writes one HTML page.  Options of an
+evaluation are :class:`EvalOptions` fields, given as keywords.
+
 >>> import graphprum
 >>> graphprum.__version__
 '0.1.0'
@@ -12,14 +19,22 @@ and the T2I measures are computed over submitted runs.
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from typing import TYPE_CHECKING
 
+from graphprum.api import compare, evaluate, plot, report
 from graphprum.version import __version__
 
-__all__ = ["__version__", "evaluate", "open_store"]
+if TYPE_CHECKING:
+    from graphprum.collection import Collection
+    from graphprum.evaluation.options import EvalOptions
+
+__all__ = ["EvalOptions", "__version__", "compare", "evaluate", "open_store", "plot",
+           "report"]
 
 
-def open_store(location: str | None = None, *, create: bool = True) -> Any:
+def open_store(location: str | os.PathLike[str] | None = None, *,
+               create: bool = True) -> Collection:
     """Open the store at ``location``: a directory (embedded) or a ``bolt://``
     URI, as a :class:`~graphprum.collection.Collection` (load, show, query,
     summarise, evaluate).
@@ -31,53 +46,10 @@ def open_store(location: str | None = None, *, create: bool = True) -> Any:
     return Collection.open(location, create=create)
 
 
-def evaluate(runs: Any, qrels: Any, measures: Any, **options: Any) -> Any:
-    r"""Evaluate ``runs`` against ``qrels``: a DataFrame ``run, measure, topic, value``.
+def __getattr__(name: str) -> object:
+    """``graphprum.EvalOptions``, imported on first use (``import graphprum`` stays light)."""
+    if name == "EvalOptions":
+        from graphprum.evaluation.options import EvalOptions
 
-    Parameters
-    ----------
-    runs : sequence of path or Run
-        TREC or INEX XML run files (or runs already read with
-        :func:`graphprum.io.runs.read_run`).
-    qrels : path or mapping
-        Relevance judgements ``TOPIC ITER ID REL`` (DESIGN §1.3), or None
-        with ``passages=``.
-    measures : sequence of str
-        Measure names (DESIGN §1.6), e.g. ``["PRUM", "PRUM@0.5", "AP"]``.
-    **options
-        ``nav`` (navigation models, default ``["classical"]``), ``store``
-        (a store or its location; needed by structural models and measures),
-        ``collection_size``, ``ideal_min``, ``order`` (``"score"`` or
-        ``"rank"``), ``dedup``, ``trees``, ``passages``, ``per_topic``
-        (default True), ``strict``, ``warn`` (a callable for notes),
-        ``force`` (start a ``PRUM(exact=mc)`` simulation above
-        :data:`graphprum.measures.prum.MC_WORK_LIMIT`); trec_eval's
-        ``complete`` (-c, default True), ``relevance_level`` (-l),
-        ``judged_only`` (-J), ``max_results`` (-M); ``task`` (INEX task
-        rules checked); see :func:`graphprum.evaluation.run_evaluation`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``run, measure, topic, value``; topic ``all`` aggregates the
-        topics as each measure declares (the mean; the sum for counts, the
-        geometric mean for ``gm_map``) over the qrels' topics, a topic a run
-        lacks evaluated on an empty ranking (``complete=False``: over the
-        run's topics).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "qrels").write_text("1 0 a 1\n1 0 b 1\n")
-    >>> _ = (d / "run").write_text("1 Q0 x 1 3 demo\n1 Q0 a 2 2 demo\n1 Q0 b 3 1 demo\n")
-    >>> df = evaluate([d / "run"], d / "qrels", ["PRUM(r=1)", "PRUM(r=2)"])
-    >>> df[df.topic == "all"]["value"].round(4).tolist()
-    [0.5, 0.6667]
-    """
-    from graphprum.collection import Collection
-    from graphprum.evaluation import run_evaluation
-
-    if isinstance(options.get("store"), Collection):
-        options["store"] = options["store"].store
-    return run_evaluation(runs, qrels, measures, **options)
+        return EvalOptions
+    raise AttributeError(f"module 'graphprum' has no attribute {name!r}")

@@ -26,11 +26,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from graphprum import loading
+from graphprum.errors import UsageError
 from graphprum.store.base import Store
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from graphprum.evaluation.inputs import MeasuresLike, QrelsLike, RunsLike
     from graphprum.summaries.axpre import Summary
     from graphprum.units import LoadReport
 
@@ -124,11 +126,16 @@ class Collection:
         return stored_summary(self.store, axpre, weight)
 
     # ---------------------------------------------------------- evaluating
-    def evaluate(self, runs: Any, qrels: Any, measures: Any, **options: Any) -> pd.DataFrame:
-        """:func:`graphprum.evaluate` on this collection."""
-        from graphprum.evaluation import run_evaluation
+    def evaluate(self, runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
+                 **options: object) -> pd.DataFrame:
+        """:func:`graphprum.evaluate` on this collection (``store`` is this one)."""
+        from graphprum.api import evaluate
 
-        return run_evaluation(runs, qrels, measures, store=self.store, **options)
+        if "store" in options:
+            raise UsageError("Collection.evaluate evaluates on its own store; "
+                             "use graphprum.evaluate(..., store=...) for another")
+        return evaluate(runs, qrels, measures, store=self.store,
+                        **options)  # type: ignore[arg-type]
 
     def close(self) -> None:
         """Release the store."""

@@ -1,23 +1,94 @@
 """What a measure may ask about one topic of one run: :class:`TopicContext`.
 
 The evaluation loop (:mod:`graphprum.evaluation`) builds one per run and
-topic; measures and navigation models read it and may cache per-topic work
-in :attr:`TopicContext.extra`.
+topic; measures and navigation models read it and cache work in
+:attr:`TopicContext.cache` under typed keys (:class:`CacheKind`).
+
+A :class:`CacheKind` says what its values are (its type parameter) and
+whether they depend on the topic only (``topic_level=True``: the INEX
+recall-base) or also on the run's ranking.  The evaluator gives every run
+of a topic the same :class:`TopicCache` store for topic-level values, so
+they are computed once per topic.
+
+Examples
+--------
+>>> SQUARES: CacheKind[int] = CacheKind("squares")
+>>> ctx = TopicContext(topic="1", ranked=["a"], qrels={"a": 1.0})
+>>> ctx.cache.get(SQUARES, 3, lambda: 3 * 3), ctx.cache.get(SQUARES, 3, lambda: -1)
+(9, 9)
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
 
+from graphprum.assessments import TopicAssessment
 from graphprum.navigation.base import NavigationModel, combine
 from graphprum.store.base import Store, UnitView
 from graphprum.units import UnitTable
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, eq=False)
+class CacheKind(Generic[T]):
+    """A kind of value a measure caches for one topic (values of type ``T``).
+
+    Attributes
+    ----------
+    name : str
+        What the values are, for people reading the code.
+    topic_level : bool
+        The values depend on the topic only (not on the run): shared by all
+        runs of the topic.
+    """
+
+    name: str
+    topic_level: bool = False
+
+
+#: Cached values by (kind, parameters).
+CacheDict = dict[tuple[CacheKind[object], Hashable], object]
+
+
+class TopicCache:
+    """Values computed for one topic, by :class:`CacheKind` and parameters.
+
+    Parameters
+    ----------
+    shared : dict, optional
+        Where topic-level values live; the evaluator hands one dict to the
+        caches of all runs of a topic.  A fresh one by default.
+    """
+
+    def __init__(self, shared: CacheDict | None = None) -> None:
+        self._own: CacheDict = {}
+        self._shared: CacheDict = {} if shared is None else shared
+
+    def _where(self, kind: CacheKind[T]) -> CacheDict:
+        return self._shared if kind.topic_level else self._own
+
+    def get(self, kind: CacheKind[T], params: Hashable, make: Callable[[], T]) -> T:
+        """The value of ``kind`` for ``params``, computed by ``make()`` on first use."""
+        where = self._where(kind)
+        key = (cast("CacheKind[object]", kind), params)
+        if key not in where:
+            where[key] = make()
+        return cast(T, where[key])
+
+    def peek(self, kind: CacheKind[T], params: Hashable) -> T | None:
+        """The value of ``kind`` for ``params`` if computed, else None."""
+        return cast("T | None", self._where(kind).get((cast("CacheKind[object]", kind), params)))
+
+    def put(self, kind: CacheKind[T], params: Hashable, value: T) -> None:
+        """Keep ``value`` as the value of ``kind`` for ``params``."""
+        self._where(kind)[(cast("CacheKind[object]", kind), params)] = value
 
 
 @dataclass
@@ -42,17 +113,20 @@ class TopicContext:
         The collection, when one is open.
     trees : list of list of str or None
         For tree runs (``--trees``): the retrieved trees in rank order.
-    assessments : Any
+    assessments : TopicAssessment or None
         Passage assessments of this topic (INEX measures), when given.
     exh_spec : dict of str to (int, int), or None
         INEX 2005 (exhaustivity, specificity) of the judged ids, when the
         qrels give them (``TOPIC ITER ID E S``; GRPng).
-    extra : dict
-        Free room for per-topic caches shared by measures of one run.
+    cache : TopicCache
+        Work shared by the measures of this run and topic (and, for
+        topic-level kinds, by all runs of the topic).
     view : UnitView or None
         The units this topic's measures may read (the documents holding the
         ranked, judged and assessed units), pulled from the store once per
         topic by the evaluator; pulled on first use when not given.
+    progress : callable or None
+        ``progress(fraction of this run and topic)`` for long simulations.
     """
 
     topic: str
@@ -63,10 +137,11 @@ class TopicContext:
     collection_size: float = math.inf
     store: Store | None = None
     trees: list[list[str]] | None = None
-    assessments: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    assessments: TopicAssessment | None = None
+    cache: TopicCache = field(default_factory=TopicCache)
     view: UnitView | None = None
     exh_spec: dict[str, tuple[int, int]] | None = None
+    progress: Callable[[float], None] | None = None
 
     @property
     def ideal(self) -> list[str]:
@@ -113,7 +188,6 @@ class TopicContext:
     def nav(self, sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
         """P(sources[i] -> targets[j]) under the noisy-or of all ``--nav`` models."""
         return combine(self.models, list(sources), list(targets), self)
-
 
 
 def topic_ids(rankings: Sequence[Sequence[str]], qrels: dict[str, float],

@@ -11,6 +11,8 @@ Examples
 'qrels.txt:3: expected 4 fields TOPIC ITER ID REL, got 3'
 >>> err.exit_code
 2
+>>> import pickle; str(pickle.loads(pickle.dumps(err))) == str(err)
+True
 >>> print(InputError(bytes([99, 0xe9]).decode("utf-8", "surrogateescape"), None, "empty"))
 c\\xe9: empty
 """
@@ -67,6 +69,10 @@ class InputError(GraphprumError):
         self.message = message
         where = printable(f"{self.path}:{line}" if line is not None else self.path)
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, int | None, str]]:
+        """Pickled with its parts, so that a worker process can hand it back whole."""
+        return type(self), (self.path, self.line, self.message)
 
 
 class UsageError(GraphprumError):

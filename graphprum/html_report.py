@@ -132,7 +132,7 @@ def summary_table(df: pd.DataFrame) -> str:
         raise UsageError("no means (topic 'all') in the results")
     measures = list(dict.fromkeys(means["measure"]))
     runs = list(dict.fromkeys(means["run"]))
-    values = {(r, m): v for r, m, _, v in means.itertuples(index=False)}
+    values = {(r, m): v for r, m, v in means[["run", "measure", "value"]].itertuples(index=False)}
     best = {m: max(values.get((r, m), float("-inf")) for r in runs) for m in measures}
     rows = []
     for r in runs:

@@ -42,7 +42,9 @@ def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
     Parameters
     ----------
     df : pandas.DataFrame
-        Columns ``run, measure, topic, value`` (topic ``all`` for means).
+        Columns ``run, measure, topic, value`` (topic ``all`` for means),
+        and ``stderr`` (:func:`graphprum.evaluate`), written as rows of
+        their own, ``NAME stderr`` after the measure's rows.
     fmt : str
         One of :data:`FORMATS`: ``table`` (rich, aligned), ``tsv``, ``csv``,
         ``json`` (full precision), ``latex`` (booktabs tabular), ``markdown``
@@ -51,6 +53,9 @@ def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
         (:func:`write_trec`, trec_eval's layout).
     out : text stream
     """
+    from graphprum.evaluation import stderr_rows
+
+    df = stderr_rows(df)
     if fmt == "tsv":
         for run, measure, topic, value in df.itertuples(index=False):
             out.write(f"{run}\t{measure}\t{topic}\t{value!r}\n")

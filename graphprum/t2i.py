@@ -80,6 +80,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphprum.context import CacheKind
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
@@ -406,8 +407,12 @@ def doc_ends(table: Any) -> np.ndarray:
     return table.columns["start"][first] + table.columns["length"][first]
 
 
+#: The relevant fragments of a topic (:func:`topic_fragments`).
+FRAGMENTS: CacheKind[Fragments] = CacheKind("T2I relevant fragments")
+
+
 def topic_fragments(ctx: TopicContext) -> Fragments:
-    """The relevant fragments of ``ctx``'s topic (cached in ``ctx.extra``).
+    """The relevant fragments of ``ctx``'s topic (cached in ``ctx.cache``).
 
     With passage assessments (``ctx.assessments``, a
     :class:`~graphprum.measures.inex_base.TopicAssessment`) each highlighted
@@ -417,9 +422,9 @@ def topic_fragments(ctx: TopicContext) -> Fragments:
     video, a relevant element for XML.  Relevant items the store does not
     hold are counted in R but cannot be reached.
     """
-    key = ("t2i", "fragments")
-    if key in ctx.extra:
-        return ctx.extra[key]
+    cached = ctx.cache.peek(FRAGMENTS, None)
+    if cached is not None:
+        return cached
     table = ctx.table
     ranges = getattr(ctx.assessments, "ranges", None)
     if ranges:
@@ -447,7 +452,7 @@ def topic_fragments(ctx: TopicContext) -> Fragments:
         frags = Fragments.from_arrays(table.columns["doc"][known], start,
                                       start + table.columns["length"][known],
                                       int(np.count_nonzero(rows < 0)))
-    ctx.extra[key] = frags
+    ctx.cache.put(FRAGMENTS, None, frags)
     return frags
 
 

@@ -143,7 +143,7 @@ def test_graded_qrels_work_with_classical_measures(tmp_path: Path) -> None:
 
 
 def test_simulated_prum_reports_its_standard_error(tmp_path: Path) -> None:
-    """exact=mc rows come with 'stderr' rows; the error of the mean over
+    """exact=mc rows come with a 'stderr' column; the error of the mean over
     independent topics is sqrt(sum of squares) / n; the Fig. 2 walk makes the
     navigation uncertain, so every per-topic error is positive."""
     (tmp_path / "walk.tsv").write_text("x\ty\t0.5\nx\tz\t0.3\nz\ty\t0.12\ny\tz\t0.8\n")
@@ -152,10 +152,11 @@ def test_simulated_prum_reports_its_standard_error(tmp_path: Path) -> None:
     df = graphprum.evaluate([tmp_path / "r"], tmp_path / "q",
                             ["PRUM(exact=mc,samples=4000,seed=3)"],
                             nav=[f"walk:{tmp_path / 'walk.tsv'}"], collection_size=10)
-    err = df[df["measure"] == "PRUM(exact=mc,samples=4000,seed=3) stderr"]
-    per = err[err["topic"] != "all"]["value"].to_numpy()
+    assert list(df.columns) == ["run", "measure", "topic", "value", "stderr"]
+    err = df[df["measure"] == "PRUM(exact=mc,samples=4000,seed=3)"]
+    per = err[err["topic"] != "all"]["stderr"].to_numpy()
     assert len(per) == 2 and (per > 0).all()
-    mean_err = err[err["topic"] == "all"]["value"].iloc[0]
+    mean_err = err[err["topic"] == "all"]["stderr"].iloc[0]
     assert mean_err == pytest.approx((per[0] ** 2 + per[1] ** 2) ** 0.5 / 2)
 
 

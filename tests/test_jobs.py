@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graphprum.api import evaluate as run_evaluation
 from graphprum.assessments import read_assessments
 from graphprum.context import TopicContext
 from graphprum.errors import UsageError
-from graphprum.evaluation import expand_measures, run_evaluation
+from graphprum.evaluation import expand_measures
 from graphprum.io.qrels import read_qrels
 from graphprum.io.runs import read_run
 from graphprum.loading import load_xml

@@ -1,6 +1,9 @@
 """``graphprum eval``, ``compare``, ``plot`` and ``report``: evaluate runs,
 test differences, draw curves, write a report.  All four take the shared
-:class:`~graphprum.cli.options.EvalOptions`."""
+inputs and :class:`~graphprum.evaluation.options.EvalOptions`
+(:mod:`graphprum.cli.options`) and call the Python API (:mod:`graphprum.api`):
+what they add is the flags, the store ``--store`` names, a progress bar and
+the output format."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import typer
 
 from graphprum.cli.app import app, choose_format, note, user_errors
 from graphprum.cli.measures import measure_help
-from graphprum.cli.options import EvalOptions, eval_options
+from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.errors import UsageError
 
 #: Result formats (graphprum.report.FORMATS; listed here so --help needs no import).
@@ -69,7 +72,7 @@ def parse_ranks(text: str | None) -> list[int] | None:
 @user_errors
 @eval_options
 def eval_command(
-    opts: EvalOptions,
+    opts: EvalArgs,
     measure: Annotated[list[str] | None, typer.Option(
         "--measure", "-m", help="Measure, e.g. PRUM (default), PRUM@0.5, SRP@10, AP, or "
                                 "trec_eval's map, P_10, P.5,10, all_trec, official "
@@ -96,6 +99,7 @@ def eval_command(
     topics). A RUN or --qrels of '-' is read from standard input; gzip
     files are read as they are.
     """
+    from graphprum.api import evaluate
     from graphprum.report import write_results
 
     measures = list(measure or [])
@@ -103,12 +107,16 @@ def eval_command(
         from graphprum.measures.inex import task_measures
 
         measures += task_measures(task)
+        opts.options = opts.options.replace(task=task)
+    measures = measures or ["PRUM"]
     fmt = choose_format(fmt, EVAL_FORMATS)
     opts.check()
     if fmt == "trec" and len(opts.runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run "
                          "column); give one run, or use --format tsv")
-    df = opts.evaluate(measures or ["PRUM"], per_topic=per_topic, task=task)
+    with opts.progress() as bar:
+        df = evaluate(opts.runs, opts.qrels, measures, per_topic=per_topic,
+                      progress=bar.update, **opts.keywords(measures))
     if no_summary:
         df = df[df["topic"] != "all"]
     write_results(df, fmt, sys.stdout)
@@ -118,7 +126,7 @@ def eval_command(
 @user_errors
 @eval_options
 def compare_command(
-    opts: EvalOptions,
+    opts: EvalArgs,
     measure: Annotated[list[str], typer.Option(
         "--measure", "-m", help="Measure to compare on, e.g. PRUM, AP (repeat).")],
     test: Test = "randomization",
@@ -136,15 +144,15 @@ def compare_command(
     difference, effect size d_z, wins/losses/ties, p and the corrected p;
     '*' marks differences significant at --alpha after correction.
     """
-    from graphprum.compare import compare_measures, write_comparison
-    from graphprum.evaluation import expand_measures
+    from graphprum.api import compare, evaluate
+    from graphprum.compare import write_comparison
 
     fmt = choose_format(fmt, FORMATS)
-    df = opts.evaluate(measure)
-    names = [str(s) for s in expand_measures(measure)]
-    res = compare_measures(df, names, test=test, baseline=baseline, correction=correction,
-                           alpha=alpha, seed=seed, permutations=permutations, samples=samples,
-                           warn=note)
+    with opts.progress() as bar:
+        df = evaluate(opts.runs, opts.qrels, measure, progress=bar.update,
+                      **opts.keywords(measure))
+    res = compare(df, measure, test=test, baseline=baseline, correction=correction,
+                  alpha=alpha, seed=seed, permutations=permutations, samples=samples, warn=note)
     write_comparison(res, fmt, sys.stdout, alpha=alpha)
 
 
@@ -152,7 +160,7 @@ def compare_command(
 @user_errors
 @eval_options
 def plot_command(
-    opts: EvalOptions,
+    opts: EvalArgs,
     measure: Annotated[list[str], typer.Option(
         "--measure", "-m", help="Curve: a measure with a curve, e.g. PRUM, T2I-PR "
         "(precision-recall) or nxCG, P (over ranks); 'graphprum measures' lists them (column "
@@ -165,15 +173,17 @@ def plot_command(
     title: Annotated[str | None, typer.Option(help="Figure title.")] = None,
 ) -> None:
     """Precision-recall curves (11 recall levels) or gain curves (ranks) of several runs."""
-    from graphprum.plots import FIGURE_TYPES, curve_measures, plot_curves, save_figure
+    from graphprum.api import plot
+    from graphprum.plots import FIGURE_TYPES, curve_measures, save_figure
 
     if output.suffix.lower() not in FIGURE_TYPES:
         raise UsageError(f"{output}: figure type {output.suffix or '(none)'!r} unknown; "
                          f"use {', '.join(FIGURE_TYPES)}")
     ks = parse_ranks(ranks)
     names = [n for m in measure for n in curve_measures(m, ks)]
-    df = opts.evaluate(names)
-    fig = plot_curves(df, measure, ks=ks, topic=per_topic or "all", title=title)
+    with opts.progress() as bar:
+        fig = plot(opts.runs, opts.qrels, measure, ks=ks, topic=per_topic or "all", title=title,
+                   progress=bar.update, **opts.keywords(names))
     save_figure(fig, output)
     note(f"wrote {output}")
 
@@ -182,7 +192,7 @@ def plot_command(
 @user_errors
 @eval_options
 def report_command(
-    opts: EvalOptions,
+    opts: EvalArgs,
     output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file.")],
     measure: Annotated[list[str], typer.Option(
         "--measure", "-m", help="Measure (repeat). Default PRUM and AP.")]
@@ -203,13 +213,14 @@ def report_command(
     """One self-contained HTML page: summary, significance tests, figures,
     per-topic tables, and the command, parameters, input digests and
     versions needed to reproduce it."""
-    from graphprum.html_report import command_line, report_page, write_report
+    from graphprum.api import report
+    from graphprum.html_report import command_line
 
     ks = parse_ranks(ranks)
-    page = report_page(opts.evaluate, measure, curves=curve, ks=ks, ranks_text=ranks,
-                       test=test, baseline=baseline, correction=correction, alpha=alpha,
-                       seed=seed, permutations=permutations, samples=samples, title=title,
-                       command=command_line(), parameters=opts.parameters,
-                       inputs=opts.inputs, warn=note)
-    write_report(page, output)
+    with opts.progress() as bar:
+        report(opts.runs, opts.qrels, measure, output=output, curves=curve, ks=ks, test=test,
+               baseline=baseline, correction=correction, alpha=alpha, seed=seed,
+               permutations=permutations, samples=samples, title=title,
+               command=command_line(), progress=bar.update,
+               **opts.keywords([*measure, *curve]))
     note(f"wrote {output}")

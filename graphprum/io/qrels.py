@@ -29,7 +29,9 @@ Qrels({'1': {'d1': 2.0, 'd2': 0.0}, '2': {'d1': 0.5}})
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+
+import numpy as np
 
 from graphprum.errors import InputError
 from graphprum.io.lines import (
@@ -113,6 +115,58 @@ def read_qrels(path: PathArg) -> Qrels:
         _fill(qrels, path)
     if not qrels:
         raise InputError(path, None, f"empty qrels: no {_LAYOUT} lines")
+    return qrels
+
+
+def check_rel(value: object) -> float | None:
+    """A REL given as a number (not text) as a float, or None when it breaks
+    :func:`parse_rel`'s rule (an integer, or a graded value in [0, 1]).
+
+    >>> check_rel(2), check_rel(0.25), check_rel(-1), check_rel(1.5), check_rel("1")
+    (2.0, 0.25, -1.0, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        return None
+    rel = float(value)
+    if not math.isfinite(rel) or (not rel.is_integer() and not 0 <= rel <= 1):
+        return None
+    return rel
+
+
+#: One judgement held in memory: (where, TOPIC, ID, REL); ``where`` names it
+#: in error messages (``"index 3"``).
+JudgementRow = tuple[str, str, str, object]
+
+
+def qrels_from_rows(source: str, rows: Iterable[JudgementRow]) -> Qrels:
+    """A :class:`Qrels` from judgements held in memory, with the rules of
+    :func:`read_qrels`: REL an integer or a graded value in [0, 1], a
+    duplicate (TOPIC, ID) an error naming both, at least one judgement.
+
+    >>> qrels_from_rows("demo", [("index 0", "1", "a", 1), ("index 1", "1", "b", 0)])
+    Qrels({'1': {'a': 1.0, 'b': 0.0}})
+    >>> qrels_from_rows("demo", [("index 0", "1", "a", 1), ("index 1", "1", "a", 2)])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: demo: index 1: duplicate judgement of 'a' ... (first at index 0)
+    """
+    qrels = Qrels()
+    first: dict[tuple[str, str], str] = {}
+    for where, topic, unit, value in rows:
+        rel = check_rel(value)
+        if rel is None:
+            raise InputError(source, None, f"{where}: expected {_REL}, got {value!r}")
+        judged = qrels.get(topic)
+        if judged is None:
+            judged = qrels[topic] = {}
+        elif unit in judged:
+            raise InputError(source, None, f"{where}: duplicate judgement of {unit!r} for "
+                                           f"topic {topic!r} (first at {first[topic, unit]})")
+        first[topic, unit] = where
+        judged[unit] = rel
+    if not qrels:
+        raise InputError(source, None, "empty qrels: no judgements")
     return qrels
 
 

@@ -45,7 +45,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -197,12 +197,20 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     tag, topics = parsed
     if tag is None:
         raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
-    _normalise_ids(path, topics, dedup, trees)
-    run = Run(tag=tag, path=str(path))
+    run = _finish(path, tag, topics, order, dedup, trees)
+    run.path = str(path)
     if extra:
         run.notes.append(f"note: {path}: {extra[1]} line(s) have more than 6 fields; the "
                          f"fields after the 6th are ignored, as trec_eval does (first on "
                          f"line {extra[0]})")
+    return run
+
+
+def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, dedup: bool,
+            trees: bool) -> Run:
+    """The :class:`Run` of the lines read: ids normalised, topics ordered (or trees built)."""
+    _normalise_ids(source, topics, dedup, trees)
+    run = Run(tag=tag)
     if trees:
         run.trees = {}
         for topic, acc in topics.items():
@@ -215,6 +223,86 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
             positions = rank_order(acc.ids, acc.scores, acc.ranks)
         run.topics[topic] = ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
     return run
+
+
+#: One result of an in-memory run: (where, TOPIC, ID, RANK or None, SCORE);
+#: ``where`` names the row in error messages (``"index 3"``).
+ResultRow = tuple[str, str, str, int | None, float]
+
+
+def run_from_rows(source: str, tag: str, rows: Iterable[ResultRow], *, order: str = "score",
+                  dedup: bool = False, trees: bool = False) -> Run:
+    """A :class:`Run` from results held in memory, with the rules of the files.
+
+    The same order (trec_eval's, or RANK with ``order="rank"``), the same
+    duplicate rule (an error naming both rows, unless ``dedup`` keeps the
+    first), the same id normalisation and tree grouping as
+    :func:`read_trec_run`.  A row without RANK (None) takes its position
+    among its topic's rows (1, 2, ...); ``order="rank"`` and ``trees``
+    need every RANK.  SCORE is a number, never NaN.
+
+    Parameters
+    ----------
+    source : str
+        How errors name the input (``"runs[1] (DataFrame)"``).
+    tag : str
+        The run's TAG.
+    rows : iterable of (where, TOPIC, ID, RANK or None, SCORE)
+
+    Raises
+    ------
+    InputError
+        A SCORE that is NaN or not a number, a RANK that is not an integer,
+        a duplicate (TOPIC, ID), no rows; naming the row.
+
+    Examples
+    --------
+    >>> run = run_from_rows("demo", "sys", [("index 0", "1", "a", None, 0.5),
+    ...                                      ("index 1", "1", "c", None, 0.9)])
+    >>> run.tag, run.ranked("1")
+    ('sys', ['c', 'a'])
+    >>> run_from_rows("demo", "sys", [("index 0", "1", "a", None, 0.5),
+    ...                               ("index 4", "1", "a", None, 0.2)])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: demo: index 4: duplicate result 'a' ... (first at index 0); ...
+    """
+    check_order(order)
+    topics: dict[str, _Topic] = {}
+    first: dict[tuple[str, object], str] = {}
+    need_rank = order == "rank" or trees
+    for where, topic, unit, rank, score in rows:
+        if rank is None:
+            if need_rank:
+                raise InputError(source, None, f"{where}: no RANK; "
+                                 + ("tree runs" if trees else "order='rank'")
+                                 + " need a rank for every result")
+        elif isinstance(rank, bool) or not isinstance(rank, int | np.integer):
+            raise InputError(source, None, f"{where}: expected RANK an integer, got {rank!r}")
+        if isinstance(score, bool) or not isinstance(score, int | float | np.number) \
+                or score != score:
+            raise InputError(source, None, f"{where}: expected SCORE a number, got {score!r}")
+        acc = topics.get(topic)
+        if acc is None:
+            acc = topics[topic] = _Topic()
+        position = len(acc.ids) + 1
+        key = (unit, rank) if trees else unit
+        if key in acc.seen:
+            if dedup:
+                continue
+            what = (f"duplicate result {unit!r} for topic {topic!r}" if not trees else
+                    f"unit {unit!r} repeated inside the tree of RANK {rank} of topic {topic!r}")
+            raise InputError(source, None, f"{where}: {what} (first at {first[topic, key]})"
+                             + ("; use dedup=True to keep the first" if not trees else ""))
+        acc.seen[key] = None
+        first[topic, key] = where
+        acc.ids.append(unit)
+        acc.scores.append(float(score))
+        acc.ranks.append(position if rank is None else int(rank))
+    if not topics:
+        raise InputError(source, None, "empty run: no results")
+    return _finish(source, tag, topics, order, dedup, trees)
 
 
 def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:

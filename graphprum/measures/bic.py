@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphprum.context import CacheKind
 from graphprum.measures.inex_base import run_rows, topic_assessment
 from graphprum.measures.interpolation import min_recall
 from graphprum.measures.registry import Curve, Family, Measure, Param
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
     from fractions import Fraction
 
     from graphprum.context import TopicContext
+
+#: (s of each first-per-article list item, number of BEPs), by (A, mean length).
+BEP_PROBABILITIES: CacheKind[tuple[np.ndarray, int]] = CacheKind("BEP similarities")
 
 
 def bepd(s: np.ndarray, n_beps: int) -> float:
@@ -100,9 +104,10 @@ def eprum_at_rank(p: np.ndarray, k: int) -> float:
 def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = None
                       ) -> tuple[np.ndarray, int]:
     """(s of each first-per-article list item, number of BEPs) for ``ctx``."""
-    key = ("inex_bep", a, mean_length)
-    if key in ctx.extra:
-        return ctx.extra[key]
+    key = (a, mean_length)
+    cached = ctx.cache.peek(BEP_PROBABILITIES, key)
+    if cached is not None:
+        return cached
     ta = topic_assessment(ctx)
     first: dict[str, int] = {}  # document -> rank of its first item
     for i, u in enumerate(ctx.ranked):
@@ -119,7 +124,7 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
             mean_length = _mean_length(table)
         s[ok] = bep_similarity(table.columns["start"][rows[ok]], bep[ok], a, mean_length)
     out = (s, len(ta.beps))
-    ctx.extra[key] = out
+    ctx.cache.put(BEP_PROBABILITIES, key, out)
     return out
 
 

@@ -29,11 +29,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphprum.context import CacheKind
 from graphprum.errors import UsageError
 from graphprum.measures.registry import Family, Measure, Param
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
+
+#: GRPng (precision, recall) after each rank.
+GRPNG_ARRAYS: CacheKind[tuple[np.ndarray, np.ndarray]] = CacheKind("GRPng curve")
 
 
 # --- GRP -------------------------------------------------------------------
@@ -245,9 +249,9 @@ def compute_grp(m: Measure, ctx: TopicContext) -> float:
 
 def grpng_arrays(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
     """GRPng (precision, recall) after each rank of ``ctx.ranked``."""
-    key = "inex_grpng"
-    if key in ctx.extra:
-        return ctx.extra[key]
+    cached = ctx.cache.peek(GRPNG_ARRAYS, None)
+    if cached is not None:
+        return cached
     from graphprum.measures.inex_base import recall_base, run_rows
 
     table = ctx.table
@@ -274,7 +278,7 @@ def grpng_arrays(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
         q_exh, total = _grades(ctx)
         q_spec = q_exh
     out = grpng_curve(q_exh, q_spec, length, unseen, total)
-    ctx.extra[key] = out
+    ctx.cache.put(GRPNG_ARRAYS, None, out)
     return out
 
 

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphprum.assessments import TopicAssessment, covered_before
+from graphprum.context import CacheKind
 from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
@@ -221,16 +222,21 @@ def ignore_param(spec_value: str | None) -> tuple[str, ...]:
     return tuple(t.strip() for t in spec_value.split("|") if t.strip())
 
 
+#: The recall-base of a topic, by ignored tags: the same for every run of the topic.
+RECALL_BASE: CacheKind[RecallBase] = CacheKind("INEX recall-base", topic_level=True)
+#: Rows of the ranked ids in the topic's table.
+RUN_ROWS: CacheKind[np.ndarray] = CacheKind("rows of the ranked ids")
+
+
 def recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBase:
-    """The :class:`RecallBase` of ``ctx``'s topic, cached in ``ctx.extra``.
+    """The :class:`RecallBase` of ``ctx``'s topic, cached in ``ctx.cache``
+    (once per topic, shared by the runs).
 
     Raises UsageError when the topic has no passage assessments.
     """
     ignore = tuple(sorted(set(ignore_tags)))
-    key = ("inex_recall_base", ignore)
-    if key not in ctx.extra:
-        ctx.extra[key] = derive(topic_assessment(ctx), ctx.table, ignore)
-    return ctx.extra[key]
+    return ctx.cache.get(RECALL_BASE, ignore,
+                         lambda: derive(topic_assessment(ctx), ctx.table, ignore))
 
 
 def topic_assessment(ctx: TopicContext) -> TopicAssessment:
@@ -253,14 +259,13 @@ def topic_assessment(ctx: TopicContext) -> TopicAssessment:
 
 def run_rows(ctx: TopicContext) -> np.ndarray:
     """Global rows of ``ctx.ranked`` (-1 for ids the store does not hold), cached."""
-    key = "inex_run_rows"
-    if key not in ctx.extra:
+    def rows() -> np.ndarray:
         if not ctx.ranked:
-            ctx.extra[key] = np.zeros(0, dtype=np.int64)
-        else:
-            assert ctx.store is not None
-            ctx.extra[key] = ctx.rows(ctx.ranked)
-    return ctx.extra[key]
+            return np.zeros(0, dtype=np.int64)
+        assert ctx.store is not None
+        return ctx.rows(ctx.ranked)
+
+    return ctx.cache.get(RUN_ROWS, None, rows)
 
 
 def qrels_from_assessments(assessments: Mapping[str, TopicAssessment],

@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from graphprum.context import CacheKind
 from graphprum.errors import UsageError
 from graphprum.measures.interpolation import (
     LEVELS,
@@ -872,7 +873,15 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
 # the family (DESIGN §1.6)
 
 
-def navigation_matrix(ctx: TopicContext) -> Any:
+#: P(ranked[i] -> ideal[x]) under the ``--nav`` models (:func:`navigation_matrix`).
+NAVIGATION: CacheKind[sp.csr_array] = CacheKind("navigation from ranked to ideal units")
+#: Precision at each recall (eq. 5, or E[CL]/E[C] with exact=enum), by ``exact``.
+PRECISION: CacheKind[np.ndarray] = CacheKind("PRUM precision at each recall")
+#: The simulated users of ``exact=mc``, by (samples, seed).
+SIMULATED: CacheKind[SimulatedPrecision] = CacheKind("PRUM simulation")
+
+
+def navigation_matrix(ctx: TopicContext) -> sp.csr_array:
     """P of eq. 5 for the topic of ``ctx``: ``P[i, x]``, the probability that
     a user consulting the i-th ranked unit reaches ideal unit x under the
     ``--nav`` models, computed once per topic and shared by every measure
@@ -880,10 +889,7 @@ def navigation_matrix(ctx: TopicContext) -> Any:
 
     Returns a ``scipy.sparse`` array of shape (ranked, ideal).
     """
-    key = (__name__, "navigation")
-    if key not in ctx.extra:
-        ctx.extra[key] = ctx.nav(ctx.ranked, ctx.ideal)
-    return ctx.extra[key]
+    return ctx.cache.get(NAVIGATION, None, lambda: ctx.nav(ctx.ranked, ctx.ideal))
 
 
 def compute(m: Measure, ctx: TopicContext) -> float | Value:
@@ -906,11 +912,8 @@ def compute(m: Measure, ctx: TopicContext) -> float | Value:
     u = max(float(ctx.collection_size) - len(ctx.ranked), 0.0)
 
     if exact == "mc":
-        mkey = ("PRUM", "mc", samples, seed)
-        if mkey not in ctx.extra:
-            ctx.extra[mkey] = simulate_precision(nav, u, samples=samples, seed=seed,
-                                                 progress=ctx.extra.get(("progress",)))
-        res: SimulatedPrecision = ctx.extra[mkey]
+        res = ctx.cache.get(SIMULATED, (samples, seed), lambda: simulate_precision(
+            nav, u, samples=samples, seed=seed, progress=ctx.progress))
         if r is not None:
             value, err = (float(res.precision[r - 1]), float(res.stderr[r - 1])) \
                 if r <= len(res.precision) else (0.0, 0.0)
@@ -931,14 +934,14 @@ def compute(m: Measure, ctx: TopicContext) -> float | Value:
             return Value(value, half, note)
         return Value(value, err)
 
-    pkey = ("PRUM", "precision", exact)
-    if pkey not in ctx.extra:
+    prec = ctx.cache.peek(PRECISION, exact)
+    if prec is None:
         try:
-            ctx.extra[pkey] = (enumerate_precision(nav, u) if exact == "enum"
-                               else precision_at_recall(nav, u))
+            prec = (enumerate_precision(nav, u) if exact == "enum"
+                    else precision_at_recall(nav, u))
         except UsageError as exc:
             raise UsageError(f"measure {m}, topic {ctx.topic}: {exc}") from None
-    prec = ctx.extra[pkey]
+        ctx.cache.put(PRECISION, exact, prec)
     if r is not None:
         return float(prec[r - 1]) if r <= len(prec) else 0.0
     if level is not None:

@@ -24,11 +24,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphprum.context import CacheKind
 from graphprum.measures.inex_base import recall_base, run_rows, topic_assessment
 from graphprum.measures.registry import Curve, Family, Measure
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
+
+#: (F per ranked article, relevance per ranked article, Numrel) of a run and topic.
+ARTICLE_SCORES: CacheKind[tuple[np.ndarray, np.ndarray, int]] = CacheKind("RiC article scores")
 
 
 def article_f(rsize: np.ndarray, size: np.ndarray, trel: np.ndarray) -> np.ndarray:
@@ -67,9 +71,9 @@ def average_gp(gp: np.ndarray, rel: np.ndarray, numrel: int) -> float:
 
 def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     """(F per ranked article, relevance per ranked article, Numrel), cached."""
-    key = "inex_ric"
-    if key in ctx.extra:
-        return ctx.extra[key]
+    cached = ctx.cache.peek(ARTICLE_SCORES, None)
+    if cached is not None:
+        return cached
     ta = topic_assessment(ctx)
     # articles numbered by first appearance in the ranking (= their rank)
     index: dict[str, int] = {}
@@ -104,7 +108,7 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     trel = np.array([ta.trel(d) for d in ranked_names], dtype=np.float64)
     f = article_f(art_r, art_s, trel)
     out = (f, trel > 0, len(ta.relevant_docs()))
-    ctx.extra[key] = out
+    ctx.cache.put(ARTICLE_SCORES, None, out)
     return out
 
 

@@ -55,11 +55,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from graphprum.context import CacheKind
 from graphprum.errors import UsageError
 from graphprum.measures.registry import Curve, Family, Measure, MeasureSpec
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
+
+#: Terms of eq. 1 for the first trees (or units) of a run, by ``fast``.
+CONTRIBUTIONS: CacheKind[np.ndarray] = CacheKind("SR contributions")
 
 #: Cut-offs a bare ``SR``/``SRP`` stands for (INEX 2006 Focused task, SR §7.2).
 DEFAULT_CUTOFFS = ("5", "10", "25", "50")
@@ -173,12 +177,11 @@ def topic_contributions(ctx: TopicContext, k: int | None, fast: bool | None = No
 
     ``fast``: None picks the counting path when the navigation is a summary
     model alone, True forces it (UsageError when not applicable), False
-    forces the general path.  Results are cached in ``ctx.extra``.
+    forces the general path.  Results are cached in ``ctx.cache``.
     """
     total = len(ctx.trees) if ctx.trees is not None else len(ctx.ranked)
     n = total if k is None else min(k, total)
-    key = ("SR", fast)
-    cached = ctx.extra.get(key)
+    cached = ctx.cache.peek(CONTRIBUTIONS, fast)
     if cached is not None and len(cached) >= n:
         return cached[:n]
     # compute a little ahead so that SR@5, @10, @25, @50 share one pass
@@ -200,7 +203,7 @@ def topic_contributions(ctx: TopicContext, k: int | None, fast: bool | None = No
                                         dict(zip(units, d.tolist(), strict=True)), rel)
     else:
         out = contributions(head, ctx.nav, rel)
-    ctx.extra[key] = out
+    ctx.cache.put(CONTRIBUTIONS, fast, out)
     return out[:n]
 
 

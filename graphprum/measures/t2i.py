@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphprum.context import CacheKind
 from graphprum.errors import UsageError
 from graphprum.measures.interpolation import interpolated, prum_mean
 from graphprum.measures.registry import Curve, Family, Measure, Param
@@ -90,6 +91,9 @@ if TYPE_CHECKING:
 __all__ = ["eslrf", "expected_search_length", "probability_of_relevance", "t2i_precision"]
 
 _EPS = 1e-9
+
+#: The simulated user's trace over a run, by user (tau, init, keepsviewing).
+TRACES: CacheKind[Trace] = CacheKind("T2I traces")
 
 
 def _times_reached(waste: float | np.ndarray, tau: float) -> np.ndarray:
@@ -168,11 +172,11 @@ def _user(m: Measure) -> T2IUser:
 
 def _trace(ctx: TopicContext, user: T2IUser) -> tuple[Trace, Fragments]:
     frags = topic_fragments(ctx)
-    key = ("t2i", "trace", user)
-    if key not in ctx.extra:
+    def trace() -> Trace:
         doc, start, _ = result_positions(ctx, ctx.ranked)
-        ctx.extra[key] = simulate(user, frags, doc_ends(ctx.table), doc, start)
-    return ctx.extra[key], frags
+        return simulate(user, frags, doc_ends(ctx.table), doc, start)
+
+    return ctx.cache.get(TRACES, user, trace), frags
 
 
 def _effort_outside(m: Measure, ctx: TopicContext, frags: Fragments, tau: float) -> float:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphprum.context import CacheKind
 from graphprum.errors import UsageError
 from graphprum.measures.grp import compute_xcg_alpha
 from graphprum.measures.inex_base import RecallBase, ignore_param, recall_base, run_rows
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from graphprum.context import TopicContext
 
 _EPS = 1e-12
+#: (run gains, cumulated ideal gains xCI, recall-base size), by (task, ignored tags).
+GAIN_VECTORS: CacheKind[tuple[np.ndarray, np.ndarray, int]] = CacheKind("xCG gain vectors")
 
 
 def focused_gains(spec: np.ndarray, owner: np.ndarray, budget: np.ndarray) -> np.ndarray:
@@ -151,9 +154,10 @@ def average_ep(ep: np.ndarray, n_relevant: int) -> float:
 def gain_vectors(ctx: TopicContext, task: str, ignore: tuple[str, ...] = ()
                  ) -> tuple[np.ndarray, np.ndarray, int]:
     """(run gains, cumulated ideal gains xCI, recall-base size) for ``ctx``."""
-    key = ("inex_gains", task, ignore)
-    if key in ctx.extra:
-        return ctx.extra[key]
+    key = (task, ignore)
+    cached = ctx.cache.peek(GAIN_VECTORS, key)
+    if cached is not None:
+        return cached
     rb = recall_base(ctx, ignore)
     rows = run_rows(ctx)
     pos = rb.locate(rows)
@@ -168,7 +172,7 @@ def gain_vectors(ctx: TopicContext, task: str, ignore: tuple[str, ...] = ()
         ideal_spec = rb.spec[rb.ideal]
     xci = np.cumsum(np.sort(ideal_spec)[::-1])
     out = (gains, xci, len(ideal_spec))
-    ctx.extra[key] = out
+    ctx.cache.put(GAIN_VECTORS, key, out)
     return out
 
 

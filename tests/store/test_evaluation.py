@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES
 
+from graphprum import evaluate as run_evaluation
 from graphprum.context import TopicContext
-from graphprum.evaluation import run_evaluation
 from graphprum.navigation.base import parse_model
 from graphprum.store.base import Store
 from graphprum.summaries.stored import build_stored, stored_summary

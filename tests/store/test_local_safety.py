@@ -114,7 +114,7 @@ for i in range(rounds):
 _READER = """
 import sys, time
 from graphprum.store.local import LocalStore
-from graphprum.evaluation import run_evaluation
+from graphprum import evaluate as run_evaluation
 store_dir, run, qrels, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 end = time.monotonic() + seconds
 n = 0

@@ -1,0 +1,31 @@
+"""Evaluation: runs and qrels in, one tidy table of values out.
+
+- :mod:`~graphprum.evaluation.options`: :class:`EvalOptions`, how to
+  evaluate, every option declared once (API and command line);
+- :mod:`~graphprum.evaluation.inputs`: what the API accepts (paths,
+  DataFrames, dicts, ir_measures tuples and measures) turned into typed
+  :class:`~graphprum.io.runs.Run` and :class:`~graphprum.io.qrels.Qrels`;
+- :mod:`~graphprum.evaluation.core`: the loop over runs, topics and
+  measures (:func:`run_evaluation`);
+- :mod:`~graphprum.evaluation.topics`: one topic, every run, with the
+  :class:`~graphprum.context.TopicContext` measures read;
+- :mod:`~graphprum.evaluation.pool`: the worker pool of ``--jobs``.
+
+:func:`graphprum.evaluate` is the front door.
+"""
+
+from __future__ import annotations
+
+from graphprum.evaluation.core import (
+    COLUMNS,
+    collection_size,
+    expand_measures,
+    needs_store,
+    run_evaluation,
+    stderr_rows,
+)
+from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking, stderr_name
+
+__all__ = ["COLUMNS", "UNKNOWN_PREFIX", "EvalOptions", "collection_size", "expand_measures",
+           "needs_store", "prepare_ranking", "run_evaluation", "stderr_name", "stderr_rows"]

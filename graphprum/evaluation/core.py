@@ -1,0 +1,407 @@
+"""The evaluation loop behind :func:`graphprum.evaluate` and ``graphprum eval``.
+
+For every run and every topic of the qrels, a
+:class:`~graphprum.context.TopicContext` is built and each user-model
+measure computes one value from it (:mod:`graphprum.evaluation.topics`); classical measures
+(trec_eval's names such as ``map``, ``P_10``, and ir_measures' such as
+``AP``, ``nDCG@10``) are computed by :mod:`graphprum.measures.classical` on
+the same ranking.
+
+Topics: by default (``complete=True``, trec_eval's ``-c``) every topic of the
+qrels is evaluated, a topic the run lacks on an empty ranking (0 for most
+measures; PRUM with a finite collection follows eq. 5 with o = 0); with
+``complete=False`` (trec_eval's default) only the run's topics that the
+qrels judge.  Topics of a run that the qrels lack are ignored and reported.
+The ``all`` row aggregates the topics' values as the measure declares
+(:func:`graphprum.measures.registry.aggregation`): the mean, the sum for
+counts (``num_rel_ret``, ``NumRet``), the geometric mean for ``gm_map``.
+
+Rankings: ``max_results`` keeps the first results of each topic (``-M``);
+ids the store does not hold are non-relevant (DESIGN §4: they are replaced
+by ids no qrels can judge); ``judged_only`` then drops results the qrels do
+not judge with REL >= 0 (``-J``).
+
+The result is a tidy DataFrame, one row per run, measure and topic:
+:data:`COLUMNS`, and a ``stderr`` column (NaN where there is none) when a
+measure is simulated (``PRUM(exact=mc)``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from graphprum.errors import InputError, UsageError
+from graphprum.evaluation.inputs import (
+    MeasuresLike,
+    PassagesLike,
+    QrelsLike,
+    RunsLike,
+    StoreLike,
+    as_store,
+    check_stdin,
+    measure_names,
+    read_passages,
+    read_qrels_like,
+    read_runs,
+    run_items,
+)
+from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.pool import can_fork, fork_map
+from graphprum.evaluation.topics import (
+    Job,
+    TopicOutput,
+    evaluate_topic,
+    prepare_ranking,
+    stderr_name,
+)
+from graphprum.io.qrels import Qrels
+from graphprum.measures.classical import compute_classical
+from graphprum.measures.names import aggregation
+from graphprum.measures.prum import check_mc_cost
+from graphprum.measures.registry import Family, MeasureSpec, aggregate, family
+from graphprum.navigation.base import parse_model
+from graphprum.store.base import FORK_SAFE, TABLE, Store
+
+if TYPE_CHECKING:
+    from graphprum.assessments import TopicAssessment
+    from graphprum.io.runs import Run
+
+#: Columns of the result (and ``stderr`` when a measure has one).
+COLUMNS = ["run", "measure", "topic", "value"]
+Warn = Callable[[str], None]
+#: ``progress(done, total)``: called as work finishes.
+Progress = Callable[[float, int], None]
+
+
+def expand_measures(names: Sequence[str]) -> list[MeasureSpec]:
+    """Resolve measure names (:func:`graphprum.measures.names.resolve`): sets
+    and bare family names expand into the names they stand for; duplicates go."""
+    from graphprum.measures.names import resolve
+
+    out: list[MeasureSpec] = []
+    for name in names:
+        out.extend(resolve(str(name)))
+    seen: set[str] = set()
+    unique = []
+    for s in out:
+        if str(s) not in seen:
+            seen.add(str(s))
+            unique.append(s)
+    return unique
+
+
+def needs_store(measures: MeasuresLike, nav: Sequence[str]) -> bool:
+    """Whether these measures or navigation models read the collection's structure."""
+    if any(parse_model(m).needs_store for m in nav):
+        return True
+    for s in expand_measures(measure_names(measures)):
+        fam = family(s.name)
+        if fam is not None and fam.needs_store:
+            return True
+    return False
+
+
+def is_simulated(spec: MeasureSpec) -> bool:
+    """Whether ``spec`` is simulated (``exact=mc``) and so has a standard error."""
+    return spec.params.get("exact") == "mc"
+
+
+def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
+                   options: EvalOptions | None = None, store: StoreLike | None = None,
+                   passages: PassagesLike | None = None, per_topic: bool = True,
+                   warn: Warn | None = None, progress: Progress | None = None
+                   ) -> pd.DataFrame:
+    """Evaluate; see :func:`graphprum.evaluate` for the inputs and the result.
+
+    ``options`` (:class:`~graphprum.evaluation.options.EvalOptions`) say
+    how.  ``complete``, ``relevance_level``, ``judged_only`` and
+    ``max_results`` are trec_eval's ``-c``, ``-l``, ``-J`` and ``-M``
+    (module notes).  ``task`` (an INEX 2006 task: focused, ric, bic) checks
+    that every run keeps the task's rules
+    (:func:`graphprum.measures.inex.task_violations`): violations are listed
+    with ``warn``, and are an error with ``strict``.
+
+    ``progress(done, total)`` is called as topics finish (a progress bar),
+    and with fractions of a topic during a ``PRUM(exact=mc)`` simulation.
+    A simulation larger than :data:`~graphprum.measures.prum.MC_WORK_LIMIT`
+    (estimated before anything is evaluated) is refused unless ``force``.
+
+    ``jobs`` > 1 evaluates topics in that many forked processes
+    (:mod:`graphprum.evaluation.pool`; the store's memory-mapped columns are
+    inherited, not copied); the table is the same, value for value, as with
+    ``jobs=1``.
+    """
+    opts = options if options is not None else EvalOptions()
+    warn = warn or (lambda message: None)
+    specs = expand_measures(measure_names(measures))
+    if not specs:
+        raise UsageError("no measure given (-m)")
+    models = [parse_model(m) for m in opts.nav]
+    the_store = as_store(store)
+    model_needs = [m.spec for m in models if m.needs_store]
+    measure_needs = [str(s) for s in specs if (f := family(s.name)) and f.needs_store]
+    if the_store is None and (model_needs or measure_needs):
+        what = ", ".join(model_needs + measure_needs)
+        raise UsageError(f"{what} need(s) the collection's structure: load it into a store "
+                         f"and pass --store (or drop --no-store)")
+    items = run_items(runs)
+    check_stdin([qrels, passages, *(run for _, run in items)])
+    assessments = None
+    if passages is not None:
+        assessments = read_passages(passages, the_store, opts, warn)
+        from graphprum.measures.bic import BEP_FAMILIES, require_beps
+
+        require_beps([str(s) for s in specs if s.name in BEP_FAMILIES], assessments)
+    if qrels is None:
+        if assessments is None:
+            raise UsageError("evaluating needs qrels (--qrels) or passages (--passages)")
+        judged = _qrels_from_assessments(assessments, the_store)
+    else:
+        judged = read_qrels_like(qrels)
+    read = read_runs(items, opts, _usable_jobs(opts.jobs, None, 2, lambda message: None))
+    for r in read:
+        for message in r.notes:
+            warn(message)
+    if opts.task is not None:
+        _check_task(opts.task, read, judged, opts.strict, warn)
+    tags = Counter(r.tag for r in read)
+    if len(tags) < len(read):
+        warn("note: several runs share a TAG: " + ", ".join(t for t, c in tags.items() if c > 1)
+             + "; rows are told apart by file order only")
+    n_units = collection_size(the_store, judged, opts.collection_size, opts.strict, warn)
+    topics = list(judged)
+    check_mc_cost(specs, [len(r.ranked(t)) for r in read for t in topics if t in r.topics],
+                  opts.force)
+    user: list[tuple[MeasureSpec, Family]] = [
+        (s, f) for s in specs if (f := family(s.name)) is not None]
+    job = Job(runs=read, qrels=judged, topics=topics, models=models, measures=user,
+              ideal_min=opts.ideal_min, collection_size=n_units, store=the_store,
+              trees=opts.trees, assessments=assessments, judged_only=opts.judged_only,
+              max_results=opts.max_results)
+    if user or the_store is not None:
+        per_topic_out = _evaluate_topics(job, _usable_jobs(opts.jobs, the_store, len(topics),
+                                                           warn),
+                                         progress or (lambda done, total: None))
+    else:
+        per_topic_out = []
+    if the_store is not None and per_topic_out:
+        for ri, run in enumerate(read):
+            _check_known(run, [out.unknown[ri] for out in per_topic_out], topics,
+                         opts.max_results, the_store)
+    for out in per_topic_out:
+        for message in out.notes:
+            warn(message)
+    return _table(job, specs, per_topic_out, opts, per_topic, warn)
+
+
+def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[TopicOutput],
+           opts: EvalOptions, per_topic: bool, warn: Warn) -> pd.DataFrame:
+    """The result rows: per run, per measure, the topics' values and their aggregate."""
+    qrels, topics, store = job.qrels, job.topics, job.store
+    classical = [s for s in specs if family(s.name) is None]
+    simulated = any(is_simulated(s) for s in specs)
+    rows: list[tuple[str, str, str, float, float]] = []
+    for ri, run in enumerate(job.runs):
+        extra_topics = [t for t in run.topics if t not in qrels]
+        if extra_topics:
+            warn(f"note: run {run.tag}: {len(extra_topics)} topic(s) not in the qrels ignored: "
+                 + ", ".join(extra_topics[:10]) + (" ..." if len(extra_topics) > 10 else ""))
+        if store is not None:
+            unknown = {u for out in per_topic_out for u in out.unknown[ri]}
+            extra_ids = [u for t in extra_topics for u in run.ranked(t)]
+            if extra_ids:
+                found = store.kinds(extra_ids)
+                unknown.update(u for u, k in zip(extra_ids, found, strict=True) if k < 0)
+            _report_unknown(run, sorted(unknown), warn)
+        values: dict[str, dict[str, float]] = {str(s): {} for s in specs}
+        errors: dict[str, dict[str, float]] = {}
+        for topic, out in zip(topics, per_topic_out, strict=False):
+            for name, value in out.values[ri].items():
+                values.setdefault(name, {})[topic] = value
+            for name, err in out.stderr[ri].items():
+                errors.setdefault(name, {})[topic] = err
+        run_topics = topics if opts.complete else [t for t in topics if t in run.topics]
+        if classical:
+            unknown_ids = {t: set(out.unknown[ri]) for t, out in
+                           zip(topics, per_topic_out, strict=False)}
+            rankings = {t: prepare_ranking(run.ranked(t), qrels[t], unknown_ids.get(t, ()),
+                                           max_results=opts.max_results,
+                                           judged_only=opts.judged_only)
+                        for t in run_topics}
+            values.update(compute_classical([str(s) for s in classical], rankings, qrels,
+                                            relevance_level=opts.relevance_level,
+                                            missing=[t for t in run_topics
+                                                     if t not in run.topics],
+                                            qrels_path=qrels.path or None))
+        for s in specs:
+            name = str(s)
+            per = values[name]
+            vals = [per.get(t, 0.0) for t in run_topics]
+            errs = _topic_errors(errors.get(name, {}), run_topics) if is_simulated(s) else None
+            if per_topic:
+                rows.extend((run.tag, name, t, v, e) for t, v, e in
+                            zip(run_topics, vals, errs or [math.nan] * len(vals), strict=True))
+            rows.append((run.tag, name, "all", aggregate(vals, aggregation(s)),
+                         _mean_error(errs) if errs is not None else math.nan))
+    df = pd.DataFrame(rows, columns=[*COLUMNS, "stderr"])
+    return df if simulated else df.drop(columns="stderr")
+
+
+def _topic_errors(per: Mapping[str, float], topics: Sequence[str]) -> list[float]:
+    """Standard errors of a simulated measure per topic; a topic that scores 0
+    without simulation (missing from the run) has error 0."""
+    return [per.get(t, 0.0) for t in topics]
+
+
+def _mean_error(errs: Sequence[float]) -> float:
+    """Standard error of the mean over topics of a simulated measure.
+
+    Topics are simulated independently, so the standard error of the mean
+    over n topics is sqrt(sum of squared per-topic errors) / n.
+
+    >>> _mean_error([0.3, 0.4])
+    0.25
+    """
+    return float(np.sqrt(np.sum(np.square(errs))) / len(errs)) if errs else 0.0
+
+
+def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its ``stderr`` column turned into rows of their own, as the
+    command line prints them: after the rows of a simulated measure, rows
+    ``NAME stderr`` (:func:`~graphprum.evaluation.topics.stderr_name`).
+
+    >>> df = pd.DataFrame([("r", "AP", "all", 0.5, float("nan")),
+    ...                    ("r", "PRUM(exact=mc)", "1", 0.25, 0.01),
+    ...                    ("r", "PRUM(exact=mc)", "all", 0.25, 0.01)],
+    ...                   columns=[*COLUMNS, "stderr"])
+    >>> stderr_rows(df)["measure"].tolist()
+    ['AP', 'PRUM(exact=mc)', 'PRUM(exact=mc)', 'PRUM(exact=mc) stderr', 'PRUM(exact=mc) stderr']
+    """
+    if "stderr" not in df.columns:
+        return df
+    rows: list[tuple[object, object, object, object]] = []
+    pending: list[tuple[object, object, object, object]] = []
+    group: tuple[object, object] | None = None
+    for run, measure, topic, value, err in df[[*COLUMNS, "stderr"]].itertuples(index=False):
+        if (run, measure) != group:
+            rows.extend(pending)
+            pending, group = [], (run, measure)
+        rows.append((run, measure, topic, value))
+        if err == err:  # not NaN
+            pending.append((run, stderr_name(str(measure)), topic, err))
+    rows.extend(pending)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],
+                 max_results: int | None, store: Store) -> None:
+    """InputError when most result ids of ``run`` (in the qrels' topics) are not
+    in the store: the run was made for another collection or another id
+    convention, and every value would be 0.  The message shows both."""
+    missing = sum(len(u) for u in unknown)
+    total = sum(len(run.ranked(t)[:max_results]) for t in topics if t in run.topics)
+    if total == 0 or 2 * missing <= total:
+        return
+    seen = [u for ids in unknown for u in ids][:3]
+    table = store.table()
+    n = len(table)
+    rows = sorted({0, min(1, n - 1), n // 2, n - 1}) if n else []
+    expected = table.ids(rows) if rows else []
+    raise InputError(run.path or run.tag, None,
+                     f"{missing} of {total} result ids of run {run.tag} are not in the store "
+                     f"{store.location}: the run's ids look like "
+                     f"{', '.join(map(repr, seen))}; the store's like "
+                     f"{', '.join(map(repr, expected)) or '(an empty store)'} (DESIGN §1.1). "
+                     f"Load the collection the run was made for, or evaluate without the "
+                     f"store (--no-store)")
+
+
+def _check_task(task: str, runs: Sequence[Run], qrels: Qrels, strict: bool, warn: Warn) -> None:
+    """List (or, with ``strict``, refuse) what in the runs breaks ``task``'s rules."""
+    from graphprum.measures.inex import task_violations
+
+    for run in runs:
+        found = [f"topic {t}: {v}" for t in run.topics if t in qrels
+                 for v in task_violations(task, run.ranked(t))]
+        if not found:
+            continue
+        head = (f"run {run.tag}: {len(found)} result(s) break the rules of the {task} task: "
+                + "; ".join(found[:10]) + (f"; ... {len(found) - 10} more" if len(found) > 10
+                                           else ""))
+        if strict:
+            raise InputError(run.path or run.tag, None, head)
+        warn("note: " + head)
+
+
+def _usable_jobs(jobs: int, store: Store | None, n_topics: int, warn: Warn) -> int:
+    """``jobs``, or 1 where forking cannot help or is not safe."""
+    if jobs <= 1 or n_topics < 2:
+        return 1
+    if not can_fork():
+        warn("note: --jobs needs the fork start method, not available here; using 1")
+        return 1
+    if store is not None and FORK_SAFE not in store.capabilities:
+        warn("note: --jobs is ignored with a server store (a connection cannot be "
+             "shared between processes); using 1")
+        return 1
+    return min(jobs, n_topics)
+
+
+def _evaluate_topics(job: Job, jobs: int, progress: Progress) -> list[TopicOutput]:
+    """Every topic of ``job``, in topic order, in ``jobs`` processes."""
+    total = len(job.topics)
+    progress(0, total)
+    if jobs == 1:
+        outs: list[TopicOutput] = []
+        for t in job.topics:
+            outs.append(evaluate_topic(job, t, lambda f: progress(len(outs) + f, total)))
+            progress(len(outs), total)
+        return outs
+    if job.store is not None and TABLE in job.store.capabilities:
+        job.store.table()  # map the columns once, before the workers inherit them
+    return fork_map(lambda topic: evaluate_topic(job, topic), job.topics, jobs,
+                    done=lambda n: progress(n, total))
+
+
+def collection_size(store: Store | None, qrels: Qrels, given: float | None, strict: bool,
+                     warn: Warn) -> float:
+    """N of DESIGN §1.4, and a report of qrels ids the store does not hold."""
+    if store is None:
+        return math.inf if given is None else float(given)
+    ids = sorted({u for judged in qrels.values() for u in judged})
+    kinds = store.kinds(ids) if ids else np.zeros(0, np.int64)
+    unknown = [u for u, k in zip(ids, kinds, strict=True) if k < 0]
+    if unknown:
+        message = (f"{len(unknown)} of {len(ids)} judged ids are not in the store "
+                   f"{store.location}: " + ", ".join(unknown[:5])
+                   + (" ..." if len(unknown) > 5 else ""))
+        if strict:
+            raise UsageError(message)
+        warn("note: " + message)
+    if given is not None:
+        return float(given)
+    known = kinds[kinds >= 0]
+    if len(known) == 0:
+        return float(store.count_units())
+    kind = int(np.bincount(known.astype(np.int64)).argmax())
+    return float(store.count_units(kind))
+
+
+def _report_unknown(run: Run, unknown: list[str], warn: Warn) -> None:
+    """The note on result ids of ``run`` that the store does not hold (sorted)."""
+    if unknown:
+        warn(f"note: run {run.tag}: {len(unknown)} result id(s) not in the store, counted as "
+             f"non-relevant: " + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""))
+
+
+def _qrels_from_assessments(assessments: Mapping[str, TopicAssessment],
+                            store: Store | None) -> Qrels:
+    from graphprum.measures.inex_base import qrels_from_assessments
+
+    return Qrels(qrels_from_assessments(assessments, store))

@@ -1,0 +1,234 @@
+"""What :func:`graphprum.evaluate` accepts, turned into the typed core's inputs.
+
+Runs (:data:`RunsLike`): one run or several, each a file path (TREC or
+INEX XML), a :class:`~graphprum.io.runs.Run`, or an in-memory run of
+:mod:`graphprum.io.objects` (DataFrame, ``{topic: {id: score}}``, ScoredDoc
+tuples).  A single path (``str`` or ``PathLike``) is one run, never a
+sequence of characters; a list or tuple holds several runs; a mapping of
+names to runs names them (the name becomes the TAG).  An in-memory run
+without a name is called ``run1``, ``run2``, ... by its position.
+
+Qrels (:data:`QrelsLike`): a file path, a :class:`~graphprum.io.qrels.Qrels`,
+or in-memory qrels (DataFrame, ``{topic: {id: rel}}``, Qrel tuples).
+
+Measures (:data:`MeasuresLike`): one or several graphprum names (DESIGN
+§1.6: ``"PRUM@0.5"``, ``"map"``, ``"nDCG@10"``) or ir_measures measure
+objects (``ir_measures.AP``, ``ir_measures.nDCG@10``), which are taken by
+their names.
+
+Anything else is a :class:`~graphprum.errors.UsageError` of one line.
+
+Examples
+--------
+>>> measure_names("AP"), measure_names(["PRUM", "P@10"])
+(['AP'], ['PRUM', 'P@10'])
+>>> import ir_measures
+>>> measure_names([ir_measures.AP, ir_measures.nDCG@10])
+['AP', 'nDCG@10']
+>>> [name for name, _ in run_items("run.txt")]
+[None]
+>>> [name for name, _ in run_items({"bm25": "a.txt", "sections": "b.txt"})]
+['bm25', 'sections']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
+
+from graphprum.errors import UsageError
+from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.pool import fork_map
+from graphprum.io.objects import (
+    QrelLike,
+    ScoredDocLike,
+    is_frame,
+    is_nested_mapping,
+    qrels_from_object,
+    run_from_object,
+)
+from graphprum.io.qrels import Qrels
+from graphprum.io.runs import Run
+from graphprum.measures.registry import MeasureSpec
+from graphprum.store.base import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from graphprum.assessments import TopicAssessment
+
+PathLike: TypeAlias = "str | os.PathLike[str]"
+#: One run (module notes).
+RunLike: TypeAlias = ("str | os.PathLike[str] | Run | pd.DataFrame"
+                      " | Mapping[str, Mapping[str, float]] | Iterable[ScoredDocLike]")
+#: One run, several, or several by name (module notes).
+RunsLike: TypeAlias = "RunLike | Sequence[RunLike] | Mapping[str, RunLike]"
+#: Qrels (module notes).
+QrelsLike: TypeAlias = ("str | os.PathLike[str] | Qrels | pd.DataFrame"
+                        " | Mapping[str, Mapping[str, float]] | Iterable[QrelLike]")
+#: Passage assessments: a file, or already read (topic -> TopicAssessment).
+PassagesLike: TypeAlias = "str | os.PathLike[str] | Mapping[str, TopicAssessment]"
+Warn = Callable[[str], None]
+
+
+@runtime_checkable
+class MeasureObject(Protocol):
+    """An ir_measures measure (``ir_measures.AP``, ``ir_measures.nDCG@10``):
+    its ``str`` is its name."""
+
+    NAME: str
+    SUPPORTED_PARAMS: Mapping[str, object]
+
+
+#: A measure: a name, a parsed name, or an ir_measures measure.
+MeasureLike: TypeAlias = "str | MeasureSpec | MeasureObject"
+#: One measure or several.
+MeasuresLike: TypeAlias = "MeasureLike | Iterable[MeasureLike]"
+
+
+class HasStore(Protocol):
+    """Something that holds a store (a :class:`graphprum.collection.Collection`)."""
+
+    @property
+    def store(self) -> Store: ...
+
+
+#: A store, its location, or a collection holding one.
+StoreLike: TypeAlias = "Store | str | os.PathLike[str] | HasStore"
+
+
+def _is_path(obj: object) -> bool:
+    return isinstance(obj, str | os.PathLike)
+
+
+def _measure_name(m: object) -> str:
+    if isinstance(m, str):
+        return m
+    if isinstance(m, MeasureSpec | MeasureObject):
+        return str(m)
+    raise UsageError(f"measures are names such as 'PRUM@0.5' or 'map', or ir_measures "
+                     f"measures such as ir_measures.AP; got {type(m).__name__} {m!r}")
+
+
+def measure_names(measures: MeasuresLike) -> list[str]:
+    """The names of ``measures`` (one or several; module notes)."""
+    if isinstance(measures, str | MeasureSpec | MeasureObject):
+        return [_measure_name(measures)]
+    if not isinstance(measures, Iterable) or is_frame(measures) \
+            or isinstance(measures, Mapping | bytes):
+        raise UsageError(f"measures are a name, an ir_measures measure, or a list of them; "
+                         f"got {type(measures).__name__}")
+    return [_measure_name(m) for m in measures]
+
+
+def run_items(runs: RunsLike) -> list[tuple[str | None, object]]:
+    """``runs`` as (name or None, one run) pairs, in order (module notes)."""
+    if _is_path(runs) or isinstance(runs, Run) or is_frame(runs):
+        return [(None, runs)]
+    if isinstance(runs, Mapping):
+        if is_nested_mapping(runs):
+            return [(None, runs)]  # one pytrec_eval-style run
+        return [(str(name), run) for name, run in runs.items()]
+    if isinstance(runs, bytes) or not isinstance(runs, Iterable):
+        raise UsageError(_runs_expected(runs))
+    items = list(runs)
+    if items and hasattr(items[0], "query_id"):
+        return [(None, items)]  # one run of ScoredDoc tuples
+    return [(None, r) for r in items]
+
+
+def _runs_expected(obj: object) -> str:
+    return (f"runs are a file path, a DataFrame (query_id, doc_id, score), a dict "
+            f"{{topic: {{id: score}}}}, ScoredDoc tuples, or a list (or a dict by name) of "
+            f"these; got {type(obj).__name__}")
+
+
+def check_stdin(paths: Iterable[object]) -> None:
+    """UsageError when more than one input is standard input (``-``)."""
+    if [str(p) for p in paths if _is_path(p)].count("-") > 1:
+        raise UsageError("only one input can be read from standard input (-)")
+
+
+def read_runs(items: Sequence[tuple[str | None, object]], options: EvalOptions,
+              jobs: int = 1) -> list[Run]:
+    """Every run of ``items`` (:func:`run_items`), files read in ``jobs`` processes."""
+    from graphprum.io.lines import is_stream, read_bytes
+    from graphprum.io.runs import read_run
+
+    if not items:
+        raise UsageError("no run given")
+    paths = [r for _, r in items if _is_path(r)]
+    check_stdin(paths)
+    for path in paths:  # read once, before any worker is forked
+        if is_stream(path):  # type: ignore[arg-type]
+            read_bytes(path)  # type: ignore[arg-type]
+
+    def read(path: str | os.PathLike[str]) -> Run:
+        return read_run(path, order=options.order, dedup=options.dedup, trees=options.trees)
+
+    read_files = iter(fork_map(read, paths, jobs if len(paths) > 1 else 1))  # type: ignore[arg-type]
+    out: list[Run] = []
+    for i, (name, item) in enumerate(items):
+        if _is_path(item):
+            found = [next(read_files)]
+        elif isinstance(item, Run):
+            found = [item]
+        elif is_frame(item) or isinstance(item, Mapping) or (
+                isinstance(item, Iterable) and not isinstance(item, bytes)):
+            kind = "DataFrame" if is_frame(item) else type(item).__name__
+            source = f"run {name!r}" if name is not None else f"runs[{i}] ({kind})"
+            found = run_from_object(item, source, name or f"run{i + 1}", order=options.order,
+                                    dedup=options.dedup, trees=options.trees)
+            if name is not None:
+                found = [r if len(found) == 1 else dataclasses.replace(r, tag=f"{name}/{r.tag}")
+                         for r in found]
+            out.extend(found)
+            continue
+        else:
+            raise UsageError(_runs_expected(item))
+        out.extend(r if name is None else dataclasses.replace(r, tag=name) for r in found)
+    return out
+
+
+def read_qrels_like(qrels: QrelsLike) -> Qrels:
+    """:class:`~graphprum.io.qrels.Qrels` from a path or an in-memory object."""
+    from graphprum.io.qrels import read_qrels
+
+    if _is_path(qrels):
+        return read_qrels(qrels)  # type: ignore[arg-type]
+    if isinstance(qrels, bytes):
+        raise UsageError("qrels are a file path, a DataFrame, a dict or Qrel tuples; got bytes")
+    return qrels_from_object(qrels, "qrels")
+
+
+def as_store(store: StoreLike | None) -> Store | None:
+    """The store of ``store``: itself, the one at a location (opened, never
+    created), or the one a :class:`~graphprum.collection.Collection` holds."""
+    if store is None or isinstance(store, Store):
+        return store
+    if _is_path(store):
+        from graphprum.store import open_store
+
+        return open_store(store, create=False)  # type: ignore[arg-type]
+    inner = getattr(store, "store", None)
+    if isinstance(inner, Store):
+        return inner
+    raise UsageError(f"store is a Collection (graphprum.open_store), a store, or a store's "
+                     f"location; got {type(store).__name__}")
+
+
+def read_passages(passages: PassagesLike, store: Store | None, options: EvalOptions,
+                  warn: Warn) -> Mapping[str, TopicAssessment]:
+    """Passage assessments from a file (read against ``store``), or as given."""
+    if not _is_path(passages):
+        if not isinstance(passages, Mapping):
+            raise UsageError(f"passages are a file path or assessments read with "
+                             f"graphprum.assessments.read_assessments; got "
+                             f"{type(passages).__name__}")
+        return passages
+    from graphprum.assessments import read_assessments
+
+    return read_assessments(passages, store, units=options.offsets,  # type: ignore[arg-type]
+                            end=options.ends, warn=warn)
