@@ -34,7 +34,7 @@ topic
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from graphprum.errors import UsageError
@@ -273,7 +273,7 @@ def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *
     kinds = [curves] if isinstance(curves, str) else [str(c) for c in curves]
     names = [n for kind in kinds for n in curve_measures(kind, ks)]
     df = evaluate(runs, qrels, names, store=store, passages=passages, warn=warn,
-                  progress=progress, options=options, **option_values)
+                  progress=progress, options=_options(options, option_values))
     return plot_curves(df, kinds, ks=ks, topic=topic, title=title)
 
 
@@ -322,16 +322,16 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
     from graphprum.compare import BOOTSTRAP_SAMPLES, PERMUTATIONS
     from graphprum.evaluation.inputs import as_store, measure_names
     from graphprum.html_report import report_page, write_report
-    from graphprum.io.objects import is_frame
 
     opts = _options(options, option_values)
     the_store = as_store(store)
     names = measure_names(measures)
-    if not isinstance(runs, str | os.PathLike | Sequence | Mapping) and not is_frame(runs):
-        runs = list(runs)  # type: ignore[arg-type]  # read more than once
+    every: RunsLike = runs
+    if isinstance(runs, Iterator):  # e.g. a generator of ScoredDoc tuples: read more than once
+        every = list(runs)
 
     def run(names: Sequence[str]) -> pd.DataFrame:
-        return evaluate(runs, qrels, names, store=the_store, passages=passages, warn=warn,
+        return evaluate(every, qrels, names, store=the_store, passages=passages, warn=warn,
                         progress=progress, options=opts)
 
     page = report_page(run, names, curves=curves, ks=ks,
@@ -342,7 +342,8 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
                        samples=BOOTSTRAP_SAMPLES if samples is None else samples,
                        title=title, command=command,
                        parameters=lambda: describe(opts, the_store, qrels, passages),
-                       inputs=lambda tags: input_files(runs, qrels, passages, tags), warn=warn)
+                       inputs=lambda tags: input_files(every, qrels, passages, tags),
+                       warn=warn)
     if output is not None:
         write_report(page, output)
     return page

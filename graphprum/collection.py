@@ -39,6 +39,13 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
+def _paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
+    """One path (never its characters) or several, as a list."""
+    if isinstance(paths, str | os.PathLike):
+        return [paths]
+    return list(paths)
+
+
 class Collection:
     """A store and what a user does with it (see the module notes).
 
@@ -68,21 +75,27 @@ class Collection:
         return f"Collection({self.location!r})"
 
     # ------------------------------------------------------------- loading
-    def load_xml(self, paths: Iterable[PathLike], **options: Any) -> LoadReport:
-        """Load XML files or directories (:func:`graphprum.loading.load_xml`)."""
-        return loading.load_xml(self.store, paths, **options)
+    def load_xml(self, paths: PathLike | Iterable[PathLike], *, links: str | None = None,
+                 replace: bool = False, skip_bad: bool = False) -> LoadReport:
+        """Load XML files or directories (:func:`graphprum.loading.load_xml`);
+        one path or several."""
+        return loading.load_xml(self.store, _paths(paths), links=links, replace=replace,
+                                skip_bad=skip_bad)
 
-    def load_web(self, root: PathLike, **options: Any) -> LoadReport:
+    def load_web(self, root: PathLike, *, elements: bool = False,
+                 replace: bool = False) -> LoadReport:
         """Load an HTML site (:func:`graphprum.loading.load_web`)."""
-        return loading.load_web(self.store, root, **options)
+        return loading.load_web(self.store, root, elements=elements, replace=replace)
 
     def load_links(self, path: PathLike) -> LoadReport:
         """Load a link list (:func:`graphprum.loading.load_links`)."""
         return loading.load_links(self.store, path)
 
-    def load_video(self, paths: Iterable[PathLike], **options: Any) -> LoadReport:
-        """Load segment tables or subtitles (:func:`graphprum.loading.load_video`)."""
-        return loading.load_video(self.store, paths, **options)
+    def load_video(self, paths: PathLike | Iterable[PathLike], *,
+                   replace: bool = False) -> LoadReport:
+        """Load segment tables or subtitles (:func:`graphprum.loading.load_video`);
+        one path or several."""
+        return loading.load_video(self.store, _paths(paths), replace=replace)
 
     # ------------------------------------------------------------- looking
     def info(self) -> dict[str, Any]:
@@ -99,8 +112,8 @@ class Collection:
         """The fields of some units, one row each."""
         return self.store.units(list(ids))
 
-    def query(self, text: str, params: dict[str, Any] | None = None, *,
-              write: bool = False, timeout: float | None = 60.0, **named: Any,
+    def query(self, text: str, params: dict[str, object] | None = None, *,
+              write: bool = False, timeout: float | None = 60.0, **named: object,
               ) -> pd.DataFrame:
         """Run Cypher (read-only unless ``write``); rows as a DataFrame.
         Parameters come as a dict or as keywords."""

@@ -59,7 +59,7 @@ class Qrels(dict[str, dict[str, float]]):
     exh_spec: dict[str, dict[str, tuple[int, int]]]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type,unused-ignore]
         self.exh_spec = {}
 
     def __repr__(self) -> str:
@@ -214,7 +214,10 @@ def _fill(qrels: Qrels, path: PathArg) -> None:
         if judged is None:
             judged = qrels[topic] = {}
         elif unit in judged:
-            first = find_line(path, lambda f, t=topic, u=unit: f[0] == t and f[2:3] == [u])
+            def same(f: list[str], t: str = topic, u: str = unit) -> bool:
+                return f[0] == t and f[2:3] == [u]
+
+            first = find_line(path, same)
             raise InputError(path, line, f"duplicate judgement of {unit!r} for topic {topic!r}"
                                          f" (first on line {first})")
         judged[unit] = rel

@@ -173,7 +173,7 @@ class _Topic:
         self.ids: list[str] = []
         self.scores: list[float] = []
         self.ranks: list[int] = []
-        self.seen: dict = {}
+        self.seen: dict[object, None] = {}
 
 
 def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
@@ -191,10 +191,9 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     text = read_text(path)
     extra: list[int] = []
     with gc_paused():
-        parsed = _parse_fast(text, trees)
-        if parsed is None:
-            parsed = _parse_careful(path, text, dedup, trees, extra)
-    tag, topics = parsed
+        fast = _parse_fast(text, trees)
+        tag, topics = fast if fast is not None else \
+            _parse_careful(path, text, dedup, trees, extra)
     if tag is None:
         raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
     run = _finish(path, tag, topics, order, dedup, trees)
@@ -342,19 +341,19 @@ def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
         return None
     topics: dict[str, _Topic] = {}
     for topic, (ids, rank_text, score_text) in columns.items():
-        acc = topics[topic] = _Topic()
-        acc.ids = ids
+        lines = topics[topic] = _Topic()
+        lines.ids = ids
         numbers = "".join(rank_text) + "".join(score_text)
         if not numbers.isascii() or "_" in numbers:
             return None  # int() and float() take digits input files may not use
         try:
-            acc.ranks = list(map(int, rank_text))
-            acc.scores = list(map(float, score_text))
+            lines.ranks = list(map(int, rank_text))
+            lines.scores = list(map(float, score_text))
         except ValueError:
             return None
-        if np.isnan(np.asarray(acc.scores, dtype=np.float64)).any():
+        if np.isnan(np.asarray(lines.scores, dtype=np.float64)).any():
             return None
-        keys = zip(ids, acc.ranks, strict=True) if trees else ids
+        keys = zip(ids, lines.ranks, strict=True) if trees else ids
         if len(set(keys)) != len(ids):
             return None
     return tag, topics
@@ -413,7 +412,7 @@ def _normalise_ids(path: PathArg, topics: dict[str, _Topic], dedup: bool, trees:
         ids = [normalise_id(u) for u in acc.ids]
         keys = list(zip(ids, acc.ranks, strict=True)) if trees else ids
         if len(set(keys)) < len(keys):
-            first: dict = {}
+            first: dict[object, int] = {}
             keep = []
             for i, k in enumerate(keys):
                 if k in first:
