@@ -170,7 +170,7 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
     measures : str, ir_measures measure, or a list of them, optional
         The measures to compare on (default: every measure of ``results``).
     test : {"randomization", "t", "bootstrap"}
-        Paired test over topics (:mod:`graphprum.compare`); randomization
+        Paired test over topics (:mod:`graphprum.significance`); randomization
         (sign-flip permutations, exact up to 17 topics) is the default here,
         in ``graphprum compare`` and in reports.
     baseline : str, optional
@@ -193,7 +193,7 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
         One row per measure and pair of runs: ``measure, run_a, run_b,
         mean_a, mean_b, diff, test, statistic, p_value, p_adjusted,
         significant, effect_size, ci_low, ci_high, wins, losses, ties,
-        n_topics, exact`` (:data:`graphprum.compare.COLUMNS`).
+        n_topics, exact`` (:data:`graphprum.significance.COLUMNS`).
 
     Examples
     --------
@@ -205,7 +205,7 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
     >>> res[["run_a", "run_b", "diff", "p_value"]].round(4).values.tolist()
     [['a', 'b', 0.15, 0.125]]
     """
-    from graphprum.compare import BOOTSTRAP_SAMPLES, PERMUTATIONS, compare_measures
+    from graphprum.significance import BOOTSTRAP_SAMPLES, PERMUTATIONS, compare_measures
 
     names = _result_measures(results, measures)
     return compare_measures(results, names, test=test, baseline=baseline,
@@ -319,9 +319,9 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
     str
         The HTML page.
     """
-    from graphprum.compare import BOOTSTRAP_SAMPLES, PERMUTATIONS
     from graphprum.evaluation.inputs import as_store, measure_names
     from graphprum.html_report import report_page, write_report
+    from graphprum.significance import BOOTSTRAP_SAMPLES, PERMUTATIONS
 
     opts = _options(options, option_values)
     the_store = as_store(store)

@@ -172,8 +172,8 @@ def per_topic_tables(df: pd.DataFrame) -> str:
 
 
 def comparison_table(res: pd.DataFrame) -> str:
-    """Significance tests (:func:`graphprum.compare.compare` rows) as an HTML table."""
-    from graphprum.compare import format_number, format_p
+    """Significance tests (:func:`graphprum.significance.compare` rows) as an HTML table."""
+    from graphprum.significance import format_number, format_p
 
     rows = []
     for r in res.itertuples(index=False):
@@ -211,7 +211,7 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
     ks : sequence of int, optional
         Ranks of gain curves.
     comparisons : pandas.DataFrame, optional
-        :func:`graphprum.compare.compare` rows; ``comparison_note`` says how
+        :func:`graphprum.significance.compare` rows; ``comparison_note`` says how
         they were made (test, correction, seed).
     command : str, optional
         The exact command line.
@@ -333,10 +333,10 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
     ``measures``); ``parameters()`` and ``inputs(run_tags)`` describe the
     evaluation for the reproduction section.
     """
-    from graphprum.compare import compare_measures, describe_test
     from graphprum.evaluation import expand_measures
     from graphprum.measures.registry import parse_measure
     from graphprum.plots import curve_measures, is_curve
+    from graphprum.significance import compare_measures, describe_test
 
     scalar = [str(s) for s in expand_measures(measures)]
     kinds = list(curves) or [str(parse_measure(m)) for m in measures if is_curve(m)]

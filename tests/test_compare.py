@@ -1,4 +1,4 @@
-"""Paired significance tests (graphprum.compare) against independent computations."""
+"""Paired significance tests (graphprum.significance) against independent computations."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from graphprum.compare import adjust, bootstrap_p, compare, sign_flip_p, write_comparison
 from graphprum.errors import UsageError
+from graphprum.significance import adjust, bootstrap_p, compare, sign_flip_p, write_comparison
 
 
 def frame(values: dict[str, list[float]], measure: str = "AP") -> pd.DataFrame:

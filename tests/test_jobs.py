@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphprum.api import evaluate as run_evaluation
+from graphprum import evaluate
 from graphprum.assessments import read_assessments
 from graphprum.context import TopicContext
 from graphprum.errors import UsageError
@@ -60,9 +60,9 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def _eval(data: dict, measures: list[str], nav: str, jobs: int,
           runs: list[Path] | None = None, warn=None) -> pd.DataFrame:
-    return run_evaluation(runs or data["runs"], data["qrels"], measures, nav=[nav],
-                          store=data["store"], ideal_min=2, passages=data["passages"],
-                          jobs=jobs, warn=warn)
+    return evaluate(runs or data["runs"], data["qrels"], measures, nav=[nav],
+                    store=data["store"], ideal_min=2, passages=data["passages"],
+                    jobs=jobs, warn=warn)
 
 
 @pytest.mark.parametrize("nav", ["classical", "structural"])
@@ -150,9 +150,9 @@ def test_bad_jobs(data: dict, jobs) -> None:
 
 def test_no_store_jobs(data: dict) -> None:
     """Classical PRUM without a store: opaque ids, N infinite, same with 2 jobs."""
-    one = run_evaluation(data["runs"], data["qrels"], ["PRUM", "PRUM(r=1)"], ideal_min=2)
-    two = run_evaluation(data["runs"], data["qrels"], ["PRUM", "PRUM(r=1)"], ideal_min=2,
-                         jobs=2)
+    one = evaluate(data["runs"], data["qrels"], ["PRUM", "PRUM(r=1)"], ideal_min=2)
+    two = evaluate(data["runs"], data["qrels"], ["PRUM", "PRUM(r=1)"], ideal_min=2,
+                   jobs=2)
     pd.testing.assert_frame_equal(one, two, check_exact=True)
     # PRUM(r=1) without a store is 1 / (rank of the first ideal unit): checked by hand
     qrels = read_qrels(data["qrels"])
@@ -173,7 +173,7 @@ def test_bad_run_file_same_error_with_jobs(data: dict, tmp_path: Path) -> None:
     messages = []
     for jobs in (1, 2):
         with pytest.raises(InputError) as err:
-            run_evaluation([data["runs"][0], bad], data["qrels"], ["PRUM"], jobs=jobs)
+            evaluate([data["runs"][0], bad], data["qrels"], ["PRUM"], jobs=jobs)
         messages.append((str(err.value), err.value.line))
     assert messages[0] == messages[1]
     assert messages[0][1] == 2 and str(bad) in messages[0][0]
@@ -182,7 +182,7 @@ def test_bad_run_file_same_error_with_jobs(data: dict, tmp_path: Path) -> None:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_progress_reports_every_topic_once(data: dict, jobs: int) -> None:
     calls: list[tuple[int, int]] = []
-    run_evaluation(data["runs"], data["qrels"], ["PRUM"], nav="structural",
-                   store=data["store"], jobs=jobs, progress=lambda d, t: calls.append((d, t)))
+    evaluate(data["runs"], data["qrels"], ["PRUM"], nav="structural",
+             store=data["store"], jobs=jobs, progress=lambda d, t: calls.append((d, t)))
     topics = len(read_qrels(data["qrels"]))
     assert calls == [(done, topics) for done in range(topics + 1)]

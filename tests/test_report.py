@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from graphprum.errors import UsageError
-from graphprum.report import FORMATS, latex_escape, write_results
+from graphprum.results import FORMATS, latex_escape, write_results
 
 GOLDEN = Path(__file__).parent / "golden"
 RUNS = ("base_line", "new & improved")

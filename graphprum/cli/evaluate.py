@@ -18,7 +18,7 @@ from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.errors import UsageError
 
-#: Result formats (graphprum.report.FORMATS; listed here so --help needs no import).
+#: Result formats (graphprum.results.FORMATS; listed here so --help needs no import).
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
 #: eval's formats: those and trec_eval's three columns.
 EVAL_FORMATS = (*FORMATS, "trec")
@@ -100,7 +100,7 @@ def eval_command(
     files are read as they are.
     """
     from graphprum.api import evaluate
-    from graphprum.report import write_results
+    from graphprum.results import write_results
 
     measures = list(measure or [])
     if task is not None:
@@ -145,7 +145,7 @@ def compare_command(
     '*' marks differences significant at --alpha after correction.
     """
     from graphprum.api import compare, evaluate
-    from graphprum.compare import write_comparison
+    from graphprum.significance import write_comparison
 
     fmt = choose_format(fmt, FORMATS)
     with opts.progress() as bar:

@@ -355,7 +355,7 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
     """
     import json
 
-    from graphprum.report import FORMATS, json_number, latex_table, markdown_table
+    from graphprum.results import FORMATS, json_number, latex_table, markdown_table
 
     if fmt == "tsv":
         res.to_csv(out, sep="\t", index=False)
@@ -389,7 +389,7 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
 
 
 def _width(out: TextIO) -> int | None:
-    from graphprum.report import console_width
+    from graphprum.results import console_width
 
     return console_width(out)
 

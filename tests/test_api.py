@@ -1,0 +1,265 @@
+"""The Python API (graphprum.evaluate, compare, plot, report) with what a
+notebook holds.
+
+Expected values come from the files (a run read from a TREC file is the
+reference for the same run as a DataFrame, a dict or ir_measures tuples: the
+same semantics), from ir_measures itself on the same DataFrames, and from
+hand computations written here.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+import graphprum
+from graphprum.errors import InputError, UsageError
+from graphprum.evaluation import EvalOptions
+from graphprum.io.qrels import read_qrels
+from graphprum.io.runs import read_run
+
+REPO = Path(__file__).resolve().parents[1]
+PLOS = REPO / "examples" / "plos"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A run with score ties (trec_eval breaks them by id, descending) over 6
+    topics, one topic the run lacks, one the qrels lack; graded qrels."""
+    rng = np.random.default_rng(7)
+    d = tmp_path_factory.mktemp("api")
+    run_lines, qrel_lines = [], []
+    for t in range(1, 7):
+        docs = [f"d{i:02d}" for i in rng.choice(40, size=25, replace=False)]
+        scores = rng.integers(0, 6, size=len(docs)).astype(float)  # many ties
+        if t != 6:  # topic 6: judged, not retrieved
+            run_lines += [f"{t} Q0 {doc} {k + 1} {s:g} sys" for k, (doc, s) in
+                          enumerate(zip(docs, scores, strict=True))]
+        judged = rng.choice(40, size=12, replace=False)
+        qrel_lines += [f"{t} 0 d{i:02d} {int(rng.integers(0, 3))}" for i in judged]
+    run_lines += ["9 Q0 d01 1 1 sys"]  # a topic the qrels lack
+    (d / "run").write_text("\n".join(run_lines) + "\n")
+    (d / "qrels").write_text("\n".join(qrel_lines) + "\n")
+    return {"run": d / "run", "qrels": d / "qrels"}
+
+
+def run_frame(path: Path, shuffle: bool = True) -> pd.DataFrame:
+    """The run file as ir_measures' DataFrame (rows shuffled: order must not matter)."""
+    rows = [line.split() for line in path.read_text().splitlines()]
+    df = pd.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                       "score": [float(r[4]) for r in rows]})
+    return df.sample(frac=1.0, random_state=3) if shuffle else df
+
+
+def qrels_frame(path: Path) -> pd.DataFrame:
+    rows = [line.split() for line in path.read_text().splitlines()]
+    return pd.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                         "relevance": [int(r[3]) for r in rows], "iteration": "0"})
+
+
+MEASURES = ["AP", "P@5", "nDCG@10", "PRUM", "PRUM@0.5", "PRUM(r=1)", "map", "recip_rank"]
+
+
+def test_every_input_form_gives_the_files_values(files: dict[str, Path]) -> None:
+    want = graphprum.evaluate([files["run"]], files["qrels"], MEASURES)
+    want["run"] = "x"
+    runs_df = run_frame(files["run"])
+    qrels_df = qrels_frame(files["qrels"])
+    trec_df = runs_df.rename(columns={"query_id": "TOPIC", "doc_id": "ID", "score": "SCORE"})
+    as_dict: dict[str, dict[str, float]] = {}
+    for t, doc, s in runs_df.itertuples(index=False):
+        as_dict.setdefault(t, {})[doc] = s
+    scored = [ir_measures.ScoredDoc(t, doc, s) for t, doc, s in runs_df.itertuples(index=False)]
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for t, doc, rel, _ in qrels_df.itertuples(index=False):
+        qrels_dict.setdefault(t, {})[doc] = rel
+    tuples = [ir_measures.Qrel(t, doc, rel, "0") for t, doc, rel, _ in
+              qrels_df.itertuples(index=False)]
+    forms = [
+        (str(files["run"]), files["qrels"]),  # one path as a str: one run
+        (runs_df, qrels_df),
+        (trec_df, qrels_df.rename(columns={"query_id": "topic", "doc_id": "id",
+                                           "relevance": "rel"})),
+        (as_dict, qrels_dict),
+        (scored, tuples),
+        (iter(scored), iter(tuples)),
+        (read_run(files["run"]), read_qrels(files["qrels"])),
+    ]
+    for runs, qrels in forms:
+        got = graphprum.evaluate({"x": runs}, qrels, MEASURES)
+        pd.testing.assert_frame_equal(got, want, check_exact=True, obj=type(runs).__name__)
+
+
+def test_values_agree_with_ir_measures(files: dict[str, Path]) -> None:
+    """Per topic, as ir_measures computes them (which also gives the judged topic
+    the run lacks its values on an empty ranking, as graphprum's default)."""
+    runs_df, qrels_df = run_frame(files["run"]), qrels_frame(files["qrels"])
+    measures = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5,
+                ir_measures.RR]
+    got = graphprum.evaluate(runs_df, qrels_df, measures)
+    got = got[got.topic != "all"]
+    want = {(str(m.measure), m.query_id): m.value
+            for m in ir_measures.iter_calc(measures, qrels_df, runs_df)}
+    assert len(got) == len(want) == 4 * 6
+    for _, measure, topic, value in got.itertuples(index=False):
+        assert math.isclose(value, want[measure, topic], rel_tol=1e-9, abs_tol=1e-12)
+    assert set(got["measure"]) == {"AP", "nDCG@10", "P(rel=2)@5", "RR"}
+
+
+def test_tidy_result_pivots(files: dict[str, Path]) -> None:
+    df = graphprum.evaluate({"a": files["run"], "b": run_frame(files["run"])}, files["qrels"],
+                            "AP")  # one measure as a str
+    assert list(df.columns) == ["run", "measure", "topic", "value"]
+    wide = df.pivot(index="topic", columns="run", values="value")
+    assert list(wide.columns) == ["a", "b"] and (wide["a"] == wide["b"]).all()
+    # complete=True: the 6 qrels topics and the mean, topic 6 (not retrieved) 0
+    assert sorted(wide.index) == ["1", "2", "3", "4", "5", "6", "all"]
+    assert wide.loc["6", "a"] == 0.0
+    assert wide.loc["all", "a"] == pytest.approx(wide.drop("all")["a"].mean(), rel=1e-12)
+
+
+def test_runs_are_named() -> None:
+    run = pd.DataFrame({"query_id": ["1", "1", "1", "1"], "doc_id": ["a", "b", "a", "c"],
+                        "score": [2.0, 1.0, 1.0, 3.0], "tag": ["s1", "s1", "s2", "s2"]})
+    qrels = {"1": {"a": 1}}
+    df = graphprum.evaluate(run, qrels, "P@1", per_topic=False)
+    assert df["run"].tolist() == ["s1", "s2"] and df["value"].tolist() == [1.0, 0.0]
+    df = graphprum.evaluate([{"1": {"a": 1.0}}, {"1": {"b": 1.0}}], qrels, "P@1",
+                            per_topic=False)
+    assert df["run"].tolist() == ["run1", "run2"] and df["value"].tolist() == [1.0, 0.0]
+
+
+def test_simulated_measures_have_a_stderr_column() -> None:
+    run, qrels = {"1": {"a": 2.0, "b": 1.0}}, {"1": {"b": 1}}
+    plain = graphprum.evaluate(run, qrels, ["PRUM"])
+    assert "stderr" not in plain.columns
+    df = graphprum.evaluate(run, qrels, ["AP", "PRUM(exact=mc,samples=50)"])
+    assert list(df.columns) == ["run", "measure", "topic", "value", "stderr"]
+    mc = df[df.measure == "PRUM(exact=mc,samples=50)"]
+    assert mc["stderr"].notna().all() and df[df.measure == "AP"]["stderr"].isna().all()
+
+
+def test_in_memory_inputs_keep_the_files_rules() -> None:
+    qrels = {"1": {"a": 1}}
+    dup = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
+    with pytest.raises(InputError, match=r"index 1: duplicate result 'a' .*first at index 0"):
+        graphprum.evaluate(dup, qrels, "AP")
+    # dedup keeps the first row, as --dedup keeps the first line: a at score 1.0
+    df = graphprum.evaluate(pd.concat([dup, pd.DataFrame(
+        {"query_id": ["1"], "doc_id": ["b"], "score": [1.5]})], ignore_index=True),
+        qrels, "P@1", dedup=True, per_topic=False)
+    assert df["value"].tolist() == [0.0]
+    nan = dup.assign(doc_id=["a", "b"], score=[1.0, float("nan")])
+    with pytest.raises(InputError, match=r"index 1: expected SCORE a number, got nan"):
+        graphprum.evaluate(nan, qrels, "AP")
+    with pytest.raises(InputError, match=r"qrels: topic '1', id 'a': expected REL"):
+        graphprum.evaluate(dup.iloc[:1], {"1": {"a": 1.5}}, "AP")
+    with pytest.raises(InputError, match="empty run"):
+        graphprum.evaluate({"r": {}}, qrels, "AP")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: graphprum.evaluate(42, {"1": {"a": 1}}, "AP"), "runs are a file path"),
+    (lambda: graphprum.evaluate({"1": {"a": 1.0}}, 3.5, "AP"), "qrels are a file path"),
+    (lambda: graphprum.evaluate({"1": {"a": 1.0}}, {"1": {"a": 1}}, 7), "measures are"),
+    (lambda: graphprum.evaluate({"1": {"a": 1.0}}, {"1": {"a": 1}}, "AP", jbos=2),
+     "unknown option 'jbos'; did you mean 'jobs'?"),
+    (lambda: graphprum.evaluate({"1": {"a": 1.0}}, {"1": {"a": 1}}, "AP", jobs="2"),
+     "option jobs='2': expected int"),
+    (lambda: graphprum.evaluate(pd.DataFrame({"qid": ["1"], "score": [1.0]}),
+                                {"1": {"a": 1}}, "AP"), "no unit id (doc_id) column"),
+    (lambda: graphprum.evaluate({"1": {"a": 1.0}},
+                                pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]}), "AP"),
+     "no relevance column"),
+    (lambda: graphprum.evaluate({"1": {"a": 1.0}}, {"1": {"a": 1}}, "AP", store=3),
+     "store is a Collection"),
+    (lambda: graphprum.compare(pd.DataFrame({"x": [1]})), "results are the DataFrame"),
+])
+def test_what_is_not_accepted_is_one_line(call, message: str) -> None:
+    with pytest.raises(UsageError) as err:
+        call()
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_single_path_is_one_run_never_its_characters(files: dict[str, Path]) -> None:
+    one = graphprum.evaluate(str(files["run"]), str(files["qrels"]), "AP", per_topic=False)
+    assert one["run"].tolist() == ["sys"]
+
+
+def test_options_object_and_keywords() -> None:
+    opts = EvalOptions(complete=False)
+    run, qrels = {"1": {"a": 1.0}}, {"1": {"a": 1}, "2": {"b": 1}}
+    assert graphprum.evaluate(run, qrels, "AP", options=opts, per_topic=False)["value"][0] \
+        == 1.0  # averaged over the run's topic only
+    # a keyword changes one option of the object
+    assert graphprum.evaluate(run, qrels, "AP", options=opts, complete=True,
+                              per_topic=False)["value"][0] == 0.5
+    with pytest.raises(UsageError, match="--ideal-min"):
+        opts.replace(ideal_min=0)
+
+
+def test_compare_plot_report(files: dict[str, Path], tmp_path: Path) -> None:
+    from graphprum.significance import compare as compare_one
+
+    runs = {"file": files["run"], "shifted": run_frame(files["run"]).assign(
+        score=lambda d: -d["score"])}  # the reverse ranking
+    df = graphprum.evaluate(runs, files["qrels"], ["AP", ir_measures.P @ 5])
+    res = graphprum.compare(df, ir_measures.AP)
+    pd.testing.assert_frame_equal(res, compare_one(df, "AP"))
+    assert len(graphprum.compare(df)) == 2  # every measure by default
+    fig = graphprum.plot(runs, files["qrels"], ["PRUM", "P"], ks=[1, 5, 10])
+    assert len(fig.axes) == 2
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert [t.split(" (")[0] for t in legend] == ["file", "shifted"]
+    out = tmp_path / "r.html"
+    page = graphprum.report(runs, files["qrels"], ["AP"], output=out, title="API report")
+    assert out.read_text(encoding="utf-8") == page
+    assert "<title>API report</title>" in page and "shifted" in page
+    assert "(in memory: DataFrame)" in page and str(files["run"]) in page
+
+
+def test_collection_evaluate_on_its_store(tmp_path: Path) -> None:
+    """A section retrieved for a judged paragraph inside it: AP sees no match,
+    structural navigation reaches the paragraph (PRUM above classical PRUM,
+    whose only precision comes from the unranked part, N = 4 elements)."""
+    (tmp_path / "d.xml").write_text("<a><sec><p>x</p><p>y</p></sec></a>")
+    with graphprum.open_store(tmp_path / "store") as c:
+        c.load_xml(tmp_path / "d.xml")  # one path, not its characters
+        run = {"1": {"d#/a[1]/sec[1]": 1.0}}
+        qrels = {"1": {"d#/a[1]/sec[1]/p[2]": 1}}
+        classical = c.evaluate(run, qrels, ["AP", "PRUM(r=1)"], per_topic=False)
+        structural = c.evaluate(run, qrels, "PRUM(r=1)", nav="structural", per_topic=False)
+        assert classical["value"][0] == 0.0
+        assert structural["value"][0] > classical["value"][1] > 0
+        same = graphprum.evaluate(run, qrels, "PRUM(r=1)", nav="structural", store=c,
+                                  per_topic=False)
+        pd.testing.assert_frame_equal(same, structural)
+
+
+def test_recall_bases_are_shared_by_the_runs_of_a_topic(monkeypatch, tmp_path: Path) -> None:
+    """Topic-level work (the INEX recall-base) is done once per topic, whatever
+    the number of runs; run-level work once per run and topic."""
+    import graphprum.measures.inex_base as inex_base
+
+    (tmp_path / "d.xml").write_text("<a><p>xxxx</p><p>yyyy</p></a>")
+    (tmp_path / "passages").write_text("1 d 0 6\n2 d 4 8\n")
+    calls: list[int] = []
+    derive = inex_base.derive
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return derive(*args, **kwargs)
+
+    monkeypatch.setattr(inex_base, "derive", counting)
+    with graphprum.open_store(tmp_path / "store") as c:
+        c.load_xml([tmp_path / "d.xml"])
+        runs = [{"1": {"d#/a[1]/p[1]": 1.0}, "2": {"d#/a[1]": 1.0}} for _ in range(3)]
+        qrels = {"1": {"d#/a[1]/p[1]": 1}, "2": {"d#/a[1]/p[2]": 1}}
+        df = c.evaluate(runs, qrels, ["nxCG@1", "MAep"], passages=tmp_path / "passages")
+    assert len(calls) == 2  # 2 topics, 3 runs
+    assert df["run"].nunique() == 3
