@@ -36,14 +36,14 @@ Qrels({'1': {'a': 1.0, 'b': 0.0}})
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io.qrels import JudgementRow, Qrels, qrels_from_rows
-from graphprum.io.runs import ResultRow, Run, run_from_rows
+from graphprum.io.runs import Run, Where, run_from_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -153,47 +153,83 @@ def _column(df: pd.DataFrame, names: tuple[str, ...], what: str, source: str,
     return found[0]
 
 
-def _frame_runs(df: pd.DataFrame, source: str, tag: str) -> dict[str, list[ResultRow]]:
-    """The result rows of a run DataFrame, by TAG (``tag`` without a tag column)."""
+def _id_list(values: Sequence[object], source: str, where: Where, what: str) -> list[str]:
+    """Ids as text (:func:`as_id`); InputError naming the first missing one."""
+    if all(type(v) is str for v in values):
+        return list(values)  # type: ignore[arg-type]
+    out: list[str] = []
+    for i, v in enumerate(values):
+        text = as_id(v)
+        if text is None:
+            raise InputError(source, None, f"{where(i)}: missing {what}")
+        out.append(text)
+    return out
+
+
+def _number_array(values: Sequence[object], source: str, where: Where) -> np.ndarray:
+    """Scores as float64; InputError naming the first that is not a number
+    (NaN is refused later, by the run's rules)."""
+    try:
+        if not any(isinstance(v, bool | str | bytes) for v in values):
+            return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        pass
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+            raise InputError(source, None, f"{where(i)}: expected SCORE a number, got {v!r}")
+    return np.asarray(values, dtype=np.float64)  # a number type numpy refused at first
+
+
+def _rank_array(values: Sequence[object], source: str, where: Where) -> np.ndarray:
+    """Ranks as int64; InputError naming the first that is missing or not an integer."""
+    out = np.zeros(len(values), dtype=np.int64)
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating) \
+                or not float(v).is_integer():
+            missing = v is None or (isinstance(v, float | np.floating) and math.isnan(float(v)))
+            raise InputError(source, None, f"{where(i)}: " + (
+                "missing RANK" if missing else f"expected RANK an integer, got {v!r}"))
+        out[i] = int(v)
+    return out
+
+
+def _frame_runs(df: pd.DataFrame, source: str, tag: str, order: str, dedup: bool,
+                trees: bool) -> list[Run]:
+    """The run of a DataFrame, or one run per TAG with a tag column."""
     topic = _column(df, TOPIC_COLUMNS, "topic (query_id)", source)
     unit = _column(df, ID_COLUMNS, "unit id (doc_id)", source)
     score = _column(df, SCORE_COLUMNS, "score", source)
     rank = _column(df, RANK_COLUMNS, "rank", source, required=False)
     tag_column = _column(df, TAG_COLUMNS, "run tag", source, required=False)
     assert topic is not None and unit is not None and score is not None
-    n = len(df)
-    ranks: list[object] = df[rank].tolist() if rank is not None else [None] * n
-    tags: list[object] = df[tag_column].tolist() if tag_column is not None else [tag] * n
-    runs: dict[str, list[ResultRow]] = {}
-    for label, t, u, k, s, g in zip(df.index.tolist(), df[topic].tolist(), df[unit].tolist(),
-                                    ranks, df[score].tolist(), tags, strict=True):
-        where = f"index {label!r}"
-        t_id, u_id = _ids(where, source, t, u)
-        name = as_id(g)
-        if name is None:
-            raise InputError(source, None, f"{where}: missing TAG")
-        runs.setdefault(name, []).append((where, t_id, u_id, _rank(source, where, k),
-                                          _score(source, where, s)))
+    if len(df) == 0:
+        raise InputError(source, None, "empty run: no results")
+    labels = df.index.tolist()
+
+    def where(i: int) -> str:
+        return f"index {labels[i]!r}"
+
+    topics = _id_list(df[topic].tolist(), source, where, "TOPIC")
+    ids = _id_list(df[unit].tolist(), source, where, "ID")
+    scores = _number_array(df[score].tolist(), source, where)
+    ranks = _rank_array(df[rank].tolist(), source, where) if rank is not None else None
+    if tag_column is None:
+        return [run_from_columns(source, tag, topics, ids, scores, ranks, where, order=order,
+                                 dedup=dedup, trees=trees)]
+    tags = _id_list(df[tag_column].tolist(), source, where, "TAG")
+    by_tag: dict[str, list[int]] = {}
+    for i, t in enumerate(tags):
+        by_tag.setdefault(t, []).append(i)
+    runs = []
+    for t, rows in by_tag.items():
+        def where_in(k: int, rows: list[int] = rows) -> str:
+            return where(rows[k])
+
+        runs.append(run_from_columns(
+            f"{source}, tag {t!r}", t, [topics[i] for i in rows], [ids[i] for i in rows],
+            scores[rows], ranks[rows] if ranks is not None else None, where_in, order=order,
+            dedup=dedup, trees=trees))
     return runs
-
-
-def _rank(source: str, where: str, value: object) -> int | None:
-    """A rank cell: None when missing, else an integer (InputError otherwise)."""
-    if value is None or (isinstance(value, float | np.floating) and math.isnan(float(value))):
-        return None
-    if isinstance(value, int | np.integer) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float | np.floating) and float(value).is_integer():
-        return int(value)
-    raise InputError(source, None, f"{where}: expected RANK an integer, got {value!r}")
-
-
-def _score(source: str, where: str, value: object) -> float:
-    """A score: a number, not NaN (infinities allowed, as trec_eval's atof reads them)."""
-    if isinstance(value, int | float | np.integer | np.floating) \
-            and not isinstance(value, bool) and not math.isnan(float(value)):
-        return float(value)
-    raise InputError(source, None, f"{where}: expected SCORE a number, got {value!r}")
 
 
 def run_from_object(obj: object, source: str, tag: str, *, order: str = "score",
@@ -223,24 +259,23 @@ def run_from_object(obj: object, source: str, tag: str, *, order: str = "score",
         A bad value, a duplicate, no results (naming the row).
     """
     if is_frame(obj):
-        df: pd.DataFrame = obj  # type: ignore[assignment]
-        runs = _frame_runs(df, source, tag)
-        if not runs:
-            raise InputError(source, None, "empty run: no results")
-        named = len(runs) > 1 or tag not in runs
-        return [run_from_rows(f"{source}, tag {t!r}" if named else source, t, rows,
-                              order=order, dedup=dedup, trees=trees)
-                for t, rows in runs.items()]
+        return _frame_runs(obj, source, tag, order, dedup, trees)  # type: ignore[arg-type]
     if isinstance(obj, Mapping):
-        items = _mapping_items(obj, source, "score")
+        items = list(_mapping_items(obj, source, "score"))
     elif isinstance(obj, Iterable) and not isinstance(obj, str | bytes):
-        items = _record_items(obj, source, "score")
+        items = list(_record_items(obj, source, "score"))
     else:
         raise UsageError(f"{source}: a run is a file path, a DataFrame (query_id, doc_id, "
                          f"score), a dict {{topic: {{id: score}}}} or ScoredDoc tuples, got "
                          f"{type(obj).__name__}")
-    rows = ((where, t, u, None, _score(source, where, s)) for where, t, u, s in items)
-    return [run_from_rows(source, tag, rows, order=order, dedup=dedup, trees=trees)]
+
+    def where(i: int) -> str:
+        return items[i][0]
+
+    scores = _number_array([item[3] for item in items], source, where)
+    return [run_from_columns(source, tag, [item[1] for item in items],
+                             [item[2] for item in items], scores, None, where, order=order,
+                             dedup=dedup, trees=trees)]
 
 
 def qrels_from_object(obj: object, source: str) -> Qrels:

@@ -45,7 +45,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -224,21 +224,22 @@ def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, de
     return run
 
 
-#: One result of an in-memory run: (where, TOPIC, ID, RANK or None, SCORE);
-#: ``where`` names the row in error messages (``"index 3"``).
-ResultRow = tuple[str, str, str, int | None, float]
+#: Names a result of an in-memory run in error messages, by its position
+#: (``lambda i: f"index {labels[i]!r}"``).
+Where = Callable[[int], str]
 
 
-def run_from_rows(source: str, tag: str, rows: Iterable[ResultRow], *, order: str = "score",
-                  dedup: bool = False, trees: bool = False) -> Run:
+def run_from_columns(source: str, tag: str, topics: Sequence[str], ids: Sequence[str],
+                     scores: np.ndarray, ranks: np.ndarray | None, where: Where, *,
+                     order: str = "score", dedup: bool = False, trees: bool = False) -> Run:
     """A :class:`Run` from results held in memory, with the rules of the files.
 
     The same order (trec_eval's, or RANK with ``order="rank"``), the same
-    duplicate rule (an error naming both rows, unless ``dedup`` keeps the
+    duplicate rule (an error naming both results, unless ``dedup`` keeps the
     first), the same id normalisation and tree grouping as
-    :func:`read_trec_run`.  A row without RANK (None) takes its position
-    among its topic's rows (1, 2, ...); ``order="rank"`` and ``trees``
-    need every RANK.  SCORE is a number, never NaN.
+    :func:`read_trec_run`.  Without ``ranks`` each result's RANK is its
+    position among its topic's results (1, 2, ...); ``order="rank"`` and
+    ``trees`` need ranks.
 
     Parameters
     ----------
@@ -246,62 +247,87 @@ def run_from_rows(source: str, tag: str, rows: Iterable[ResultRow], *, order: st
         How errors name the input (``"runs[1] (DataFrame)"``).
     tag : str
         The run's TAG.
-    rows : iterable of (where, TOPIC, ID, RANK or None, SCORE)
+    topics, ids : sequence of str
+        TOPIC and ID of each result.
+    scores : numpy.ndarray of float64
+        SCORE of each result (infinities allowed, NaN not).
+    ranks : numpy.ndarray of int64, or None
+        RANK of each result.
+    where : callable
+        ``where(i)`` names result ``i`` in error messages.
 
     Raises
     ------
     InputError
-        A SCORE that is NaN or not a number, a RANK that is not an integer,
-        a duplicate (TOPIC, ID), no rows; naming the row.
+        A NaN SCORE, a duplicate (TOPIC, ID), no results; naming the result.
 
     Examples
     --------
-    >>> run = run_from_rows("demo", "sys", [("index 0", "1", "a", None, 0.5),
-    ...                                      ("index 1", "1", "c", None, 0.9)])
+    >>> run = run_from_columns("demo", "sys", ["1", "1"], ["a", "c"], np.array([0.5, 0.9]),
+    ...                        None, lambda i: f"row {i}")
     >>> run.tag, run.ranked("1")
     ('sys', ['c', 'a'])
-    >>> run_from_rows("demo", "sys", [("index 0", "1", "a", None, 0.5),
-    ...                               ("index 4", "1", "a", None, 0.2)])
-    ... # doctest: +ELLIPSIS
+    >>> run_from_columns("demo", "sys", ["1", "1"], ["a", "a"], np.array([0.5, 0.2]),
+    ...                  None, lambda i: f"row {i}")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    graphprum.errors.InputError: demo: index 4: duplicate result 'a' ... (first at index 0); ...
+    graphprum.errors.InputError: demo: row 1: duplicate result 'a' ... (first at row 0); ...
     """
     check_order(order)
-    topics: dict[str, _Topic] = {}
-    first: dict[tuple[str, object], str] = {}
-    need_rank = order == "rank" or trees
-    for where, topic, unit, rank, score in rows:
-        if rank is None:
-            if need_rank:
-                raise InputError(source, None, f"{where}: no RANK; "
-                                 + ("tree runs" if trees else "order='rank'")
-                                 + " need a rank for every result")
-        elif isinstance(rank, bool) or not isinstance(rank, int | np.integer):
-            raise InputError(source, None, f"{where}: expected RANK an integer, got {rank!r}")
-        if isinstance(score, bool) or not isinstance(score, int | float | np.number) \
-                or score != score:
-            raise InputError(source, None, f"{where}: expected SCORE a number, got {score!r}")
-        acc = topics.get(topic)
-        if acc is None:
-            acc = topics[topic] = _Topic()
-        position = len(acc.ids) + 1
-        key = (unit, rank) if trees else unit
-        if key in acc.seen:
-            if dedup:
-                continue
-            what = (f"duplicate result {unit!r} for topic {topic!r}" if not trees else
-                    f"unit {unit!r} repeated inside the tree of RANK {rank} of topic {topic!r}")
-            raise InputError(source, None, f"{where}: {what} (first at {first[topic, key]})"
-                             + ("; use dedup=True to keep the first" if not trees else ""))
-        acc.seen[key] = None
-        first[topic, key] = where
-        acc.ids.append(unit)
-        acc.scores.append(float(score))
-        acc.ranks.append(position if rank is None else int(rank))
-    if not topics:
+    if not len(ids):
         raise InputError(source, None, "empty run: no results")
-    return _finish(source, tag, topics, order, dedup, trees)
+    bad = np.flatnonzero(np.isnan(scores))
+    if len(bad):
+        raise InputError(source, None, f"{where(int(bad[0]))}: expected SCORE a number, "
+                                       f"got nan")
+    if ranks is None and (order == "rank" or trees):
+        raise InputError(source, None, "no RANK: " + ("tree runs need" if trees
+                                                      else "order='rank' needs")
+                         + " a rank for every result")
+    positions: dict[str, list[int]] = {}
+    for i, topic in enumerate(topics):
+        found = positions.get(topic)
+        if found is None:
+            found = positions[topic] = []
+        found.append(i)
+    score_list = scores.tolist()
+    rank_list = ranks.tolist() if ranks is not None else None
+    lines: dict[str, _Topic] = {}
+    for topic, rows in positions.items():
+        acc = lines[topic] = _Topic()
+        acc.ids = [ids[i] for i in rows]
+        acc.scores = [score_list[i] for i in rows]
+        acc.ranks = [rank_list[i] for i in rows] if rank_list is not None else \
+            list(range(1, len(rows) + 1))
+        keys: list[object] = list(zip(acc.ids, acc.ranks, strict=True)) if trees else \
+            list(acc.ids)
+        if len(set(keys)) < len(keys):
+            _in_memory_duplicates(source, topic, rows, keys, acc, where, dedup, trees)
+    return _finish(source, tag, lines, order, dedup, trees)
+
+
+def _in_memory_duplicates(source: str, topic: str, rows: list[int], keys: list[object],
+                          acc: _Topic, where: Where, dedup: bool, trees: bool) -> None:
+    """Keep the first of repeated results of ``topic`` (``dedup``), or raise the
+    duplicate error naming both."""
+    first: dict[object, int] = {}
+    keep: list[int] = []
+    for k, key in enumerate(keys):
+        if key not in first:
+            first[key] = k
+            keep.append(k)
+            continue
+        if dedup:
+            continue
+        unit = acc.ids[k]
+        what = (f"unit {unit!r} repeated inside the tree of RANK {acc.ranks[k]} of topic "
+                f"{topic!r}" if trees else f"duplicate result {unit!r} for topic {topic!r}")
+        raise InputError(source, None, f"{where(rows[k])}: {what} (first at "
+                                       f"{where(rows[first[key]])})"
+                         + ("" if trees else "; use dedup=True to keep the first"))
+    acc.ids = [acc.ids[k] for k in keep]
+    acc.scores = [acc.scores[k] for k in keep]
+    acc.ranks = [acc.ranks[k] for k in keep]
 
 
 def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
