@@ -19,13 +19,15 @@ import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from graphprum.cli.app import Progress, note, open_store, store_exists, usage
 from graphprum.evaluation.options import EvalOptions
-from graphprum.store.base import Store
+
+if TYPE_CHECKING:
+    from graphprum.store.base import Store
 
 #: The inputs, as the command line declares them: name -> (annotation, default).
 _INPUTS: dict[str, tuple[Any, Any]] = {

@@ -11,21 +11,38 @@
   :class:`~graphprum.context.TopicContext` measures read;
 - :mod:`~graphprum.evaluation.pool`: the worker pool of ``--jobs``.
 
-:func:`graphprum.evaluate` is the front door.
+:func:`graphprum.evaluate` is the front door.  The names below are imported
+on first use, so that ``graphprum.evaluation.options`` (which the command
+line reads to declare its options) costs no numeric library.
 """
 
 from __future__ import annotations
 
-from graphprum.evaluation.core import (
-    COLUMNS,
-    collection_size,
-    expand_measures,
-    needs_store,
-    run_evaluation,
-    stderr_rows,
-)
-from graphprum.evaluation.options import EvalOptions
-from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking, stderr_name
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphprum.evaluation.core import (
+        COLUMNS,
+        collection_size,
+        expand_measures,
+        needs_store,
+        run_evaluation,
+        stderr_rows,
+    )
+    from graphprum.evaluation.options import EvalOptions
+    from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking, stderr_name
 
 __all__ = ["COLUMNS", "UNKNOWN_PREFIX", "EvalOptions", "collection_size", "expand_measures",
            "needs_store", "prepare_ranking", "run_evaluation", "stderr_name", "stderr_rows"]
+
+_WHERE = {"COLUMNS": "core", "collection_size": "core", "expand_measures": "core",
+          "needs_store": "core", "run_evaluation": "core", "stderr_rows": "core",
+          "EvalOptions": "options", "UNKNOWN_PREFIX": "topics", "prepare_ranking": "topics",
+          "stderr_name": "topics"}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'graphprum.evaluation' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"graphprum.evaluation.{_WHERE[name]}"), name)
