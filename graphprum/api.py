@@ -26,6 +26,7 @@ Examples
 2  demo  PRUM(r=2)     1  0.666667
 3  demo  PRUM(r=2)   all  0.666667
 >>> df[df.topic != "all"].pivot(index="topic", columns="measure", values="value").round(4)
+... # doctest: +NORMALIZE_WHITESPACE
 measure  PRUM(r=1)  PRUM(r=2)
 topic
 1              0.5     0.6667
