@@ -10,6 +10,7 @@ hand computations written here.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import ir_measures
@@ -263,3 +264,22 @@ def test_recall_bases_are_shared_by_the_runs_of_a_topic(monkeypatch, tmp_path: P
         df = c.evaluate(runs, qrels, ["nxCG@1", "MAep"], passages=tmp_path / "passages")
     assert len(calls) == 2  # 2 topics, 3 runs
     assert df["run"].nunique() == 3
+
+
+@pytest.mark.parametrize("command", ["eval", "compare", "plot", "report"])
+def test_the_command_line_declares_the_options_of_evaluate(command: str) -> None:
+    """Every EvalOptions field with flags is an option of each evaluating
+    command, with the declaration's help text; the others are not shared."""
+    import dataclasses
+
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    out = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "300"}).output
+    for f in dataclasses.fields(EvalOptions):
+        help_ = EvalOptions.help(f.name)
+        if help_.flags:
+            assert help_.flags[0].split("/")[0] in out, (command, f.name)
+            assert help_.text.split(";")[0][:40] in " ".join(out.split()), (command, f.name)
+    assert bool(re.search(r"^\s+--task\b", out, re.M)) == (command == "eval")
