@@ -110,7 +110,6 @@ def eval_command(
         opts.options = opts.options.replace(task=task)
     measures = measures or ["PRUM"]
     fmt = choose_format(fmt, EVAL_FORMATS)
-    opts.check()
     if fmt == "trec" and len(opts.runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run "
                          "column); give one run, or use --format tsv")

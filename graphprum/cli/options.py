@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from graphprum.cli.app import Progress, note, open_store, store_exists, usage
+from graphprum.cli.app import Progress, note, open_store, store_exists
 from graphprum.evaluation.options import EvalOptions
 
 if TYPE_CHECKING:
@@ -77,11 +77,6 @@ class EvalArgs:
     options: EvalOptions
     _store: Store | None = field(default=None, repr=False)
 
-    def check(self) -> None:
-        """Usage errors that need no input file read."""
-        if self.qrels is None and self.passages is None:
-            raise usage("needs --qrels or --passages")
-
     def store(self, measures: Sequence[str]) -> Store | None:
         """The store ``--store`` names, when the measures or the navigation
         models need one, or when it exists (unless ``--no-store``)."""
@@ -94,7 +89,6 @@ class EvalArgs:
 
     def keywords(self, measures: Sequence[str]) -> dict[str, Any]:
         """What the API functions take besides runs, qrels and measures."""
-        self.check()
         return {"store": self.store(measures), "passages": self.passages,
                 "options": self.options, "warn": note}
 
