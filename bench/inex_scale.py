@@ -251,7 +251,7 @@ def _ap_reference(run_files: list[str], qrels: str) -> tuple[float, float]:
 def step_eval(store: str, data: str, n_runs: str, jobs: str, what: str) -> None:
     """``what``: comma list of ``reference``, ``measures``, ``all``, ``all1``."""
     import graphprum
-    from graphprum.evaluation import run_evaluation
+    from graphprum import evaluate as run_evaluation
     from graphprum.store.local import LocalStore
 
     d = Path(data)
@@ -296,7 +296,7 @@ def step_eval(store: str, data: str, n_runs: str, jobs: str, what: str) -> None:
 def step_growth_eval(store: str, data: str, repeat: str) -> None:
     """Best-of-``repeat`` time of the two eval calls (jobs=1) on one run, each on a
     freshly opened store (the OS page cache stays warm, the id caches do not)."""
-    from graphprum.evaluation import run_evaluation
+    from graphprum import evaluate as run_evaluation
     from graphprum.store.local import LocalStore
 
     d = Path(data)

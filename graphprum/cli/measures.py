@@ -48,7 +48,7 @@ def measures_command(
 def print_catalog(fmt: str) -> None:
     """The families, one row each, in ``fmt`` (``graphprum measures``, ``eval -m help``)."""
     from graphprum.measures.names import catalog
-    from graphprum.report import write_rows
+    from graphprum.results import write_rows
 
     write_rows(catalog(), fmt, sys.stdout)
 
