@@ -41,7 +41,7 @@ from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.io.lines import PathArg, ascii_integer, ascii_number, gc_paused, xml_source
-from graphprum.io.runs import RankedTopic, Run, ranked_topic
+from graphprum.io.ranking import RankedTopic, Run, ranked_topic
 from graphprum.io.xpaths import normalise_xpath
 
 __all__ = ["inex_doc", "normalise_xpath", "read_inex_run"]

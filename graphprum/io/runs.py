@@ -46,11 +46,11 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from graphprum.errors import InputError, UsageError
+from graphprum.io.inex_run import read_inex_run
 from graphprum.io.lines import (
     PathArg,
     expect_count,
@@ -62,106 +62,21 @@ from graphprum.io.lines import (
     read_text,
     sniff,
 )
+from graphprum.io.ranking import (
+    ORDERS,
+    RankedTopic,
+    Run,
+    check_order,
+    rank_order,
+    ranked_topic,
+    trec_order,
+)
 from graphprum.io.xpaths import is_positional_id, normalise_id
 
+__all__ = ["ORDERS", "RankedTopic", "Run", "check_order", "rank_order", "ranked_topic",
+           "read_run", "read_trec_run", "run_from_columns", "trec_order", "write_run"]
+
 _LAYOUT = "TOPIC Q0 ID RANK SCORE TAG"
-ORDERS = ("score", "rank")
-
-
-@dataclass
-class RankedTopic:
-    """The results of one topic, in evaluation order.
-
-    Attributes
-    ----------
-    ids : list of str
-        Unit ids, best first.
-    scores : numpy.ndarray of float64
-        SCORE (or INEX ``rsv``; NaN when absent) of each id, as written.
-    ranks : numpy.ndarray of int64
-        RANK (or INEX ``rank``; the position when absent) of each id, as written.
-    """
-
-    ids: list[str]
-    scores: np.ndarray
-    ranks: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-
-@dataclass
-class Run:
-    """A run: its TAG and, per topic, the ranked results.
-
-    Attributes
-    ----------
-    tag : str
-        TAG column (TREC) or ``run-id`` attribute (INEX XML).
-    topics : dict of str to RankedTopic
-        Topics in order of first appearance in the file.
-    trees : dict of str to list of list of str, or None
-        Tree runs only: per topic the retrieved trees in rank order.  Then
-        ``topics`` holds each topic's distinct units in order of first
-        appearance over the ranked trees.
-    path : str
-        The file read.
-    notes : list of str
-        What the reader let pass but a user should know (ignored fields).
-    """
-
-    tag: str
-    topics: dict[str, RankedTopic] = field(default_factory=dict)
-    trees: dict[str, list[list[str]]] | None = None
-    path: str = ""
-    notes: list[str] = field(default_factory=list)
-
-    def ranked(self, topic: str) -> list[str]:
-        """Ids of ``topic`` in evaluation order ([] when the run lacks the topic)."""
-        ranked = self.topics.get(topic)
-        return [] if ranked is None else ranked.ids
-
-    def __len__(self) -> int:
-        return len(self.topics)
-
-
-def check_order(order: str) -> None:
-    """UsageError unless ``order`` is ``"score"`` or ``"rank"``."""
-    if order not in ORDERS:
-        raise UsageError(f"unknown run order {order!r}; expected 'score' or 'rank'")
-
-
-def trec_order(ids: Sequence[str], scores: Sequence[float]) -> list[int]:
-    """Positions sorted as trec_eval does: score descending (float32), then id descending.
-
-    >>> trec_order(["a", "b", "c"], [1.0, 2.0, 1.0])
-    [1, 2, 0]
-    >>> trec_order(["a", "b"], [1.00000001, 1.0])  # equal as C floats
-    [1, 0]
-    """
-    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
-    return sorted(range(len(ids)), key=lambda i: (s32[i], ids[i]), reverse=True)
-
-
-def rank_order(ids: Sequence[str], scores: Sequence[float], ranks: Sequence[int]) -> list[int]:
-    """Positions sorted by rank ascending, ties by :func:`trec_order`'s rule.
-
-    >>> rank_order(["a", "b", "c"], [0.1, 0.2, 0.3], [2, 1, 2])
-    [1, 2, 0]
-    """
-    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
-    return sorted(range(len(ids)), key=lambda i: (-ranks[i], s32[i], ids[i]), reverse=True)
-
-
-def ranked_topic(ids: list[str], scores: list[float], ranks: list[int],
-                 positions: list[int] | None) -> RankedTopic:
-    """A :class:`RankedTopic` with the results taken in ``positions`` order (None: as given)."""
-    s = np.asarray(scores, dtype=np.float64)
-    r = np.asarray(ranks, dtype=np.int64)
-    if positions is None:
-        return RankedTopic(list(ids), s, r)
-    p = np.asarray(positions, dtype=np.int64)
-    return RankedTopic([ids[i] for i in positions], s[p], r[p])
 
 
 class _Topic:
@@ -528,8 +443,6 @@ def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bo
         if trees:
             raise UsageError(f"{path}: tree runs (--trees) must use the TREC layout, "
                              "not INEX XML")
-        from graphprum.io.inex_run import read_inex_run
-
         return read_inex_run(path, dedup=dedup, doc_prefix=doc_prefix)
     return read_trec_run(path, order=order, dedup=dedup, trees=trees)
 

@@ -1,0 +1,112 @@
+"""A run in memory: the results of every topic in evaluation order
+(:class:`Run`, :class:`RankedTopic`) and the orders trec_eval and INEX use.
+
+Every reader of runs (TREC text, INEX XML, in-memory tables) produces these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphprum.errors import UsageError
+
+ORDERS = ("score", "rank")
+
+
+@dataclass
+class RankedTopic:
+    """The results of one topic, in evaluation order.
+
+    Attributes
+    ----------
+    ids : list of str
+        Unit ids, best first.
+    scores : numpy.ndarray of float64
+        SCORE (or INEX ``rsv``; NaN when absent) of each id, as written.
+    ranks : numpy.ndarray of int64
+        RANK (or INEX ``rank``; the position when absent) of each id, as written.
+    """
+
+    ids: list[str]
+    scores: np.ndarray
+    ranks: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class Run:
+    """A run: its TAG and, per topic, the ranked results.
+
+    Attributes
+    ----------
+    tag : str
+        TAG column (TREC) or ``run-id`` attribute (INEX XML).
+    topics : dict of str to RankedTopic
+        Topics in order of first appearance in the file.
+    trees : dict of str to list of list of str, or None
+        Tree runs only: per topic the retrieved trees in rank order.  Then
+        ``topics`` holds each topic's distinct units in order of first
+        appearance over the ranked trees.
+    path : str
+        The file read.
+    notes : list of str
+        What the reader let pass but a user should know (ignored fields).
+    """
+
+    tag: str
+    topics: dict[str, RankedTopic] = field(default_factory=dict)
+    trees: dict[str, list[list[str]]] | None = None
+    path: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def ranked(self, topic: str) -> list[str]:
+        """Ids of ``topic`` in evaluation order ([] when the run lacks the topic)."""
+        ranked = self.topics.get(topic)
+        return [] if ranked is None else ranked.ids
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+
+def check_order(order: str) -> None:
+    """UsageError unless ``order`` is ``"score"`` or ``"rank"``."""
+    if order not in ORDERS:
+        raise UsageError(f"unknown run order {order!r}; expected 'score' or 'rank'")
+
+
+def trec_order(ids: Sequence[str], scores: Sequence[float]) -> list[int]:
+    """Positions sorted as trec_eval does: score descending (float32), then id descending.
+
+    >>> trec_order(["a", "b", "c"], [1.0, 2.0, 1.0])
+    [1, 2, 0]
+    >>> trec_order(["a", "b"], [1.00000001, 1.0])  # equal as C floats
+    [1, 0]
+    """
+    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+    return sorted(range(len(ids)), key=lambda i: (s32[i], ids[i]), reverse=True)
+
+
+def rank_order(ids: Sequence[str], scores: Sequence[float], ranks: Sequence[int]) -> list[int]:
+    """Positions sorted by rank ascending, ties by :func:`trec_order`'s rule.
+
+    >>> rank_order(["a", "b", "c"], [0.1, 0.2, 0.3], [2, 1, 2])
+    [1, 2, 0]
+    """
+    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+    return sorted(range(len(ids)), key=lambda i: (-ranks[i], s32[i], ids[i]), reverse=True)
+
+
+def ranked_topic(ids: list[str], scores: list[float], ranks: list[int],
+                 positions: list[int] | None) -> RankedTopic:
+    """A :class:`RankedTopic` with the results taken in ``positions`` order (None: as given)."""
+    s = np.asarray(scores, dtype=np.float64)
+    r = np.asarray(ranks, dtype=np.int64)
+    if positions is None:
+        return RankedTopic(list(ids), s, r)
+    p = np.asarray(positions, dtype=np.int64)
+    return RankedTopic([ids[i] for i in positions], s[p], r[p])
