@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from graphprum.errors import UsageError, printable
+from graphprum.floats import fixed, p_value
 
 _CSS = """
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d9dde5; --head: #f3f5f8; --accent: #2457a6; }
@@ -139,7 +140,7 @@ def summary_table(df: pd.DataFrame) -> str:
         row = [(str(r), "")]
         for m in measures:
             v = values.get((r, m))
-            row.append(("" if v is None else f"{v:.4f}",
+            row.append(("" if v is None else fixed(v),
                         "best" if v is not None and len(runs) > 1 and v == best[m] else ""))
         rows.append(row)
     return _table(["run", *measures], rows, numeric_from=1)
@@ -161,7 +162,7 @@ def per_topic_tables(df: pd.DataFrame) -> str:
             vals = [pivot.loc[t, r] if r in pivot.columns else float("nan") for r in runs]
             top = max((v for v in vals if v == v), default=None)
             rows.append([("mean" if t == "all" else str(t), "")] + [
-                ("" if v != v else f"{v:.4f}",
+                ("" if v != v else fixed(v),
                  "best" if len(runs) > 1 and top is not None and v == top else "")
                 for v in vals])
             classes.append("mean" if t == "all" else "")
@@ -173,15 +174,13 @@ def per_topic_tables(df: pd.DataFrame) -> str:
 
 def comparison_table(res: pd.DataFrame) -> str:
     """Significance tests (:func:`graphprum.significance.compare` rows) as an HTML table."""
-    from graphprum.significance import format_number, format_p
-
     rows = []
     for r in res.itertuples(index=False):
         sig = "sig" if r.significant else ""
         rows.append([(r.measure, ""), (str(r.run_a), ""), (str(r.run_b), ""),
-                     (f"{r.mean_a:.4f}", ""), (f"{r.mean_b:.4f}", ""), (f"{r.diff:+.4f}", sig),
-                     (format_number(r.effect_size, 2), ""), (f"{r.wins}/{r.losses}/{r.ties}", ""),
-                     (format_p(r.p_value), ""), (format_p(r.p_adjusted), sig),
+                     (fixed(r.mean_a), ""), (fixed(r.mean_b), ""), (fixed(r.diff, sign=True), sig),
+                     (fixed(r.effect_size, 2), ""), (f"{r.wins}/{r.losses}/{r.ties}", ""),
+                     (p_value(r.p_value), ""), (p_value(r.p_adjusted), sig),
                      ("*" if r.significant else "", sig)])
     return _table(["measure", "run A", "run B", "mean A", "mean B", "A − B", "d_z",
                    "W/L/T", "p", "p adj.", "sig."], rows, numeric_from=3)

@@ -1,8 +1,9 @@
 """Writing results: tables (rich), tsv, csv, json, LaTeX (booktabs), markdown.
 
-TSV rows are ``RUN<TAB>MEASURE<TAB>TOPIC<TAB>VALUE`` with full precision
-(``repr``), like trec_eval's output; tables (rich, LaTeX, markdown) show 4
-decimals with the best mean of each measure in bold.
+TSV rows are ``RUN<TAB>MEASURE<TAB>TOPIC<TAB>VALUE`` at full precision, like
+trec_eval's output; tables (rich, LaTeX, markdown) show ``digits`` decimals
+(default 4) with the best mean of each measure in bold.  Numbers follow the
+one rule of :mod:`graphprum.floats`.
 
 Examples
 --------
@@ -14,6 +15,14 @@ Examples
 | run | PRUM |
 |:----|-----:|
 | r1 | 0.5000 |
+>>> out = io.StringIO(); write_results(df, "latex", out, digits=2); print(out.getvalue(), end="")
+\\begin{tabular}{lr}
+\\toprule
+run & PRUM \\\\
+\\midrule
+r1 & 0.50 \\\\
+\\bottomrule
+\\end{tabular}
 """
 
 from __future__ import annotations
@@ -27,7 +36,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from graphprum import tabular
 from graphprum.errors import UsageError
+from graphprum.floats import DIGITS, exact, fixed, json_value
+from graphprum.tabular import console_width
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +48,7 @@ if TYPE_CHECKING:
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown", "trec")
 
 
-def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
+def write_results(df: pd.DataFrame, fmt: str, out: TextIO, digits: int = DIGITS) -> None:
     """Write an evaluation table in ``fmt`` to ``out``.
 
     Parameters
@@ -46,31 +58,34 @@ def write_results(df: pd.DataFrame, fmt: str, out: TextIO) -> None:
         and ``stderr`` (:func:`graphprum.evaluate`), written as rows of
         their own, ``NAME stderr`` after the measure's rows.
     fmt : str
-        One of :data:`FORMATS`: ``table`` (rich, aligned), ``tsv``, ``csv``,
-        ``json`` (full precision), ``latex`` (booktabs tabular), ``markdown``
-        (pipe table); the last two show 4 decimals, runs as rows and measures
-        as columns, the best mean per measure in bold; ``trec``
-        (:func:`write_trec`, trec_eval's layout).
+        One of :data:`FORMATS`: ``tsv``, ``csv`` and ``json`` at full
+        precision; ``table`` (rich, aligned), ``latex`` (booktabs tabular) and
+        ``markdown`` (pipe table) with ``digits`` decimals, runs as rows and
+        measures as columns, the best mean per measure in bold; ``trec``
+        (:func:`write_trec`, trec_eval's layout and its 4 decimals).
     out : text stream
+    digits : int
+        Decimals of the table formats (default 4, as trec_eval).
     """
     from graphprum.evaluation import stderr_rows
 
     df = stderr_rows(df)
     if fmt == "tsv":
         for run, measure, topic, value in df.itertuples(index=False):
-            out.write(f"{run}\t{measure}\t{topic}\t{value!r}\n")
+            out.write(f"{run}\t{measure}\t{topic}\t{exact(value)}\n")
     elif fmt == "csv":
-        df.to_csv(out, index=False, float_format=None)
+        tabular.write_rows(["run", "measure", "topic", "value"],
+                           list(df.itertuples(index=False)), "csv", out)
     elif fmt == "json":
-        json.dump([{"run": r, "measure": m, "topic": t, "value": json_number(v)}
+        json.dump([{"run": r, "measure": m, "topic": t, "value": json_value(v)}
                    for r, m, t, v in df.itertuples(index=False)], out, indent=1)
         out.write("\n")
     elif fmt == "table":
-        _write_table(df, out)
+        _write_table(df, out, digits)
     elif fmt == "trec":
         write_trec(df, out)
     elif fmt in ("latex", "markdown"):
-        header, rows, bold, align = _grid(df)
+        header, rows, bold, align = _grid(df, digits)
         writer = latex_table if fmt == "latex" else markdown_table
         out.write(writer(header, rows, align=align, bold=bold))
     else:
@@ -125,15 +140,9 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
     out.writelines(summary)
 
 
-def json_number(v: object) -> object:
-    """A value for JSON: non-finite floats become None (JSON has no NaN)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
-def _grid(df: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
-    """Runs (and topics) as rows, measures as columns, 4 decimals; cells to bold."""
+def _grid(df: pd.DataFrame, digits: int = DIGITS,
+          ) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
+    """Runs (and topics) as rows, measures as columns, ``digits`` decimals; cells to bold."""
     measures = list(dict.fromkeys(df["measure"]))
     topics = [t for t in dict.fromkeys(df["topic"]) if t != "all"]
     topics.append("all")
@@ -153,7 +162,7 @@ def _grid(df: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int, 
             cells = []
             for j, m in enumerate(measures):
                 v = values.get((topic, run, m))
-                cells.append("" if v is None else f"{v:.4f}")
+                cells.append("" if v is None else fixed(v, digits))
                 if topic == "all" and len(runs) > 1 and v is not None and v == best[m]:
                     bold.add((len(rows), first + j))
             rows.append(([topic] if with_topic else []) + [run, *cells])
@@ -236,17 +245,10 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, alig
     return "\n".join(lines) + "\n"
 
 
-def console_width(out: TextIO) -> int | None:
-    """The terminal's width on a terminal (rich decides); wide enough elsewhere,
-    so a table written to a file or pipe is never cut at 80 columns."""
-    isatty = getattr(out, "isatty", None)
-    return None if isatty is not None and isatty() else 1000
-
-
-def _write_table(df: pd.DataFrame, out: TextIO) -> None:
+def _write_table(df: pd.DataFrame, out: TextIO, digits: int = DIGITS) -> None:
     """Runs as rows, measures as columns; the best mean per measure in bold."""
     console = Console(file=out, highlight=False, width=console_width(out))
-    header, rows, bold, align = _grid(df)
+    header, rows, bold, align = _grid(df, digits)
     table = Table(show_edge=False, pad_edge=False)
     for h, a in zip(header, align, strict=True):
         table.add_column(h, justify="right" if a == "r" else "left")

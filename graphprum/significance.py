@@ -56,6 +56,8 @@ import pandas as pd
 import scipy.stats
 
 from graphprum.errors import UsageError
+from graphprum.floats import DIGITS, fixed, p_value
+from graphprum.tabular import console_width, write_rows
 
 TESTS = ("t", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "none")
@@ -315,59 +317,41 @@ def adjust(p: np.ndarray, correction: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ output
-def _grid(res: pd.DataFrame) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
+def _grid(res: pd.DataFrame, digits: int = DIGITS,
+          ) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
     """Human table of comparisons: significant rows' corrected p in bold, with ``*``."""
     header = ["measure", "run A", "run B", "mean A", "mean B", "diff", "d_z", "W/L/T", "p",
               "p adj.", ""]
     rows, bold = [], set()
     for i, r in enumerate(res.itertuples(index=False)):
-        rows.append([r.measure, str(r.run_a), str(r.run_b), f"{r.mean_a:.4f}", f"{r.mean_b:.4f}",
-                     f"{r.diff:+.4f}", format_number(r.effect_size, 2),
-                     f"{r.wins}/{r.losses}/{r.ties}",
-                     format_p(r.p_value), format_p(r.p_adjusted), "*" if r.significant else ""])
+        rows.append([r.measure, str(r.run_a), str(r.run_b), fixed(r.mean_a, digits),
+                     fixed(r.mean_b, digits), fixed(r.diff, digits, sign=True),
+                     fixed(r.effect_size, min(digits, 2)), f"{r.wins}/{r.losses}/{r.ties}",
+                     p_value(r.p_value, digits), p_value(r.p_adjusted, digits),
+                     "*" if r.significant else ""])
         if r.significant:
             bold.add((i, 9))
             bold.add((i, 5))
     return header, rows, bold, "lll" + "r" * 7 + "l"
 
 
-def format_number(v: float, digits: int) -> str:
-    """A number for tables: dash for NaN, ∞ for infinity."""
-    if math.isnan(v):
-        return "–"
-    if math.isinf(v):
-        return "∞" if v > 0 else "-∞"
-    return f"{v:.{digits}f}"
-
-
-def format_p(p: float) -> str:
-    """A p-value for tables: 4 decimals, ``<0.0001`` below that."""
-    if math.isnan(p):
-        return "–"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float = 0.05) -> None:
+def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float = 0.05,
+                     digits: int = DIGITS) -> None:
     """Write :func:`compare` results in ``fmt`` (table, tsv, csv, json, latex, markdown).
 
-    tsv/csv/json carry every column at full precision; the table formats show
-    one line per pair, ``*`` marking differences significant after correction.
+    tsv/csv/json carry every column (:data:`COLUMNS`, with a header) at full
+    precision; the table formats show one line per pair with ``digits``
+    decimals (d_z with at most 2), ``*`` marking differences significant
+    after correction.  Numbers follow :mod:`graphprum.floats`.
     """
-    import json
+    from graphprum.results import FORMATS, latex_table, markdown_table
 
-    from graphprum.results import FORMATS, json_number, latex_table, markdown_table
-
-    if fmt == "tsv":
-        res.to_csv(out, sep="\t", index=False)
-    elif fmt == "csv":
-        res.to_csv(out, index=False)
-    elif fmt == "json":
-        records = [{k: json_number(_plain(v)) for k, v in row.items()}
-                   for row in res.to_dict(orient="records")]
-        json.dump(records, out, indent=1)
-        out.write("\n")
+    if fmt in ("tsv", "csv", "json"):
+        columns = list(res.columns)
+        write_rows(columns, [[_plain(v) for v in row] for row in res.itertuples(index=False)],
+                   fmt, out)
     elif fmt in ("latex", "markdown"):
-        header, rows, bold, align = _grid(res)
+        header, rows, bold, align = _grid(res, digits)
         writer = latex_table if fmt == "latex" else markdown_table
         out.write(writer(header, rows, align=align, bold=bold))
     elif fmt == "table":
@@ -375,7 +359,7 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
         from rich.markup import escape
         from rich.table import Table
 
-        header, rows, bold, align = _grid(res)
+        header, rows, bold, align = _grid(res, digits)
         table = Table(show_edge=False, pad_edge=False,
                       caption=f"* p adj. < {alpha} ({_describe(res)})", caption_justify="left")
         for h, a in zip(header, align, strict=True):
@@ -383,15 +367,9 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
         for i, row in enumerate(rows):
             table.add_row(*[f"[bold]{escape(c)}[/bold]" if (i, j) in bold else escape(c)
                             for j, c in enumerate(row)])
-        Console(file=out, highlight=False, width=_width(out)).print(table)
+        Console(file=out, highlight=False, width=console_width(out)).print(table)
     else:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
-
-
-def _width(out: TextIO) -> int | None:
-    from graphprum.results import console_width
-
-    return console_width(out)
 
 
 def _describe(res: pd.DataFrame) -> str:
@@ -400,5 +378,5 @@ def _describe(res: pd.DataFrame) -> str:
 
 
 def _plain(v: object) -> object:
-    """numpy scalars as Python values (for JSON)."""
+    """numpy scalars as Python values."""
     return v.item() if isinstance(v, np.generic) else v

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from tolerance import text_mismatch
 
 from graphprum.errors import UsageError
 from graphprum.results import FORMATS, latex_escape, write_results
@@ -34,9 +35,9 @@ def results(per_topic: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
 
 
-def render(df: pd.DataFrame, fmt: str) -> str:
+def render(df: pd.DataFrame, fmt: str, digits: int = 4) -> str:
     out = io.StringIO()
-    write_results(df, fmt, out)
+    write_results(df, fmt, out, digits=digits)
     return out.getvalue()
 
 
@@ -44,7 +45,23 @@ def render(df: pd.DataFrame, fmt: str) -> str:
     ("latex", True, "results.tex"), ("latex", False, "means.tex"),
     ("markdown", True, "results.md"), ("markdown", False, "means.md")])
 def test_golden_tables(fmt: str, per_topic: bool, golden: str) -> None:
-    assert render(results(per_topic), fmt) == (GOLDEN / golden).read_text()
+    """Text exactly, numbers within rel 1e-9 / abs 1e-12 (tests/tolerance.py)."""
+    assert text_mismatch((GOLDEN / golden).read_text(), render(results(per_topic), fmt)) is None
+
+
+@pytest.mark.parametrize("fmt", ["table", "latex", "markdown"])
+def test_digits_in_tables_for_people(fmt: str) -> None:
+    """--digits N: N decimals (the means 0.375 and 17/24 = 0.70833...), no
+    exponent and no float noise even for tiny or inexact values."""
+    df = results(False)
+    df.loc[0, "value"] = 4.834432631412447e-05
+    df.loc[1, "value"] = 0.1 + 0.2
+    two = render(df, fmt, digits=2)
+    assert "0.71" in two and "0.30" in two and "0.00" in two and "0.7083" not in two
+    six = render(df, fmt, digits=6)
+    assert "0.708333" in six and "0.300000" in six and "0.000048" in six
+    for text in (two, six):
+        assert "e-05" not in text and "0000000000" not in text
 
 
 def test_markdown_columns_line_up_with_the_rule() -> None:

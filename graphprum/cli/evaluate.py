@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import app, choose_format, note, user_errors
+from graphprum.cli.app import Digits, app, choose_format, note, user_errors
 from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.errors import UsageError
@@ -24,11 +24,13 @@ FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
 EVAL_FORMATS = (*FORMATS, "trec")
 Format = Annotated[str | None, typer.Option(
     "--format", "-f",
-    help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown.")]
+    help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown; "
+    "tsv, csv and json at full precision.")]
 EvalFormat = Annotated[str | None, typer.Option(
     "--format", "-f",
     help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown, "
-         "or trec (trec_eval's MEASURE TOPIC VALUE, one run).")]
+         "or trec (trec_eval's MEASURE TOPIC VALUE, one run); tsv, csv and json at full "
+         "precision.")]
 Test = Annotated[str, typer.Option(
     "--test", "-t", help="Paired test over topics: randomization (default; sign-flip "
     "permutation, exact up to 17 topics), t or bootstrap.")]
@@ -80,6 +82,7 @@ def eval_command(
                                 "'graphprum measures NAME' describes one.",
         callback=measure_help, is_eager=True)] = None,
     fmt: EvalFormat = None,
+    digits: Digits = 4,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
     = False,
     no_summary: Annotated[bool, typer.Option(
@@ -118,7 +121,7 @@ def eval_command(
                       progress=bar.update, **opts.keywords(measures))
     if no_summary:
         df = df[df["topic"] != "all"]
-    write_results(df, fmt, sys.stdout)
+    write_results(df, fmt, sys.stdout, digits=digits)
 
 
 @app.command("compare")
@@ -136,6 +139,7 @@ def compare_command(
     permutations: Permutations = 2**17,
     samples: Samples = 10_000,
     fmt: Format = None,
+    digits: Digits = 4,
 ) -> None:
     """Paired significance tests between runs over topics.
 
@@ -152,7 +156,7 @@ def compare_command(
                       **opts.keywords(measure))
     res = compare(df, measure, test=test, baseline=baseline, correction=correction,
                   alpha=alpha, seed=seed, permutations=permutations, samples=samples, warn=note)
-    write_comparison(res, fmt, sys.stdout, alpha=alpha)
+    write_comparison(res, fmt, sys.stdout, alpha=alpha, digits=digits)
 
 
 @app.command("plot")

@@ -1,0 +1,155 @@
+"""Rows of values as a table for people, TSV, CSV or JSON: what ``query``,
+``summary show``, ``info``, ``show``, ``nav`` and ``compare`` print.
+
+Numbers follow :mod:`graphprum.floats`: full precision in tsv, csv and json,
+``digits`` in the table.  TSV fields escape backslash, tab, newline and
+carriage return as ``\\\\``, ``\\t``, ``\\n``, ``\\r`` so that every record
+stays on one line; CSV quotes as RFC 4180 does; JSON is a list of objects
+keyed by column.  Lists and mappings inside a cell are written as JSON text
+in tsv, csv and the table.
+
+Examples
+--------
+>>> import io, sys
+>>> rows = [["x", "y", 0.536], ["x", "z", 0.7000000000000002]]
+>>> out = io.StringIO(); write_rows(["from", "to", "p"], rows, "tsv", out)
+>>> out.getvalue().splitlines()
+['from\\tto\\tp', 'x\\ty\\t0.536', 'x\\tz\\t0.7000000000000002']
+>>> write_rows(["from", "to", "p"], rows, "table", sys.stdout)
+from  to      p
+x     y   0.536
+x     z     0.7
+>>> out = io.StringIO(); write_rows(["a", "b"], [["tab\\there", 1e-05]], "csv", out)
+>>> out.getvalue()
+'a,b\\ntab\\there,1e-05\\n'
+>>> out = io.StringIO(); write_rows(["a"], [["tab\\there"]], "tsv", out, header=False)
+>>> out.getvalue()
+'tab\\\\there\\n'
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from numbers import Real
+from typing import Any, TextIO
+
+from graphprum.errors import UsageError
+from graphprum.floats import DIGITS, exact, json_value, readable
+
+#: What :func:`write_rows` writes.
+FORMATS = ("table", "tsv", "csv", "json")
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_field(text: str) -> str:
+    """``text`` with backslash, tab, newline and carriage return escaped."""
+    return text.translate(_TSV_ESCAPES)
+
+
+def _text(value: Any) -> str:
+    """A cell as text for tsv/csv: numbers at full precision, containers as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, Mapping | list | tuple):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return exact(value)
+
+
+def _human(value: Any, digits: int, group: bool) -> str:
+    """A cell for the table: numbers by :func:`graphprum.floats.readable`."""
+    if value is None:
+        return ""
+    if isinstance(value, Mapping | list | tuple):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    if group and isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = json_value(value)
+    return readable(value, digits)
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    return json_value(value)
+
+
+def write_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, out: TextIO, *,
+               digits: int = DIGITS, header: bool = True, group_thousands: bool = False,
+               title: str | None = None, footer: str | None = None) -> None:
+    """Write ``rows`` (one value per column) in ``fmt`` to ``out``.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        Column names: the header of tsv, csv and the table, the keys of json.
+    rows : sequence of sequences
+        Values: numbers, text, None (empty), lists or mappings (JSON text).
+    fmt : {"table", "tsv", "csv", "json"}
+        ``table`` aligns columns for people (numbers to ``digits``, see
+        :mod:`graphprum.floats`), the others keep full precision.
+    header : bool
+        Write the header line in tsv and csv (records keep their keys in json).
+    group_thousands : bool
+        Write integers as ``5,037`` in the table.
+    title, footer : str, optional
+        Lines above and below the table (table format only).
+    """
+    if fmt == "tsv":
+        if header:
+            out.write("\t".join(tsv_field(c) for c in columns) + "\n")
+        for row in rows:
+            out.write("\t".join(tsv_field(_text(v)) for v in row) + "\n")
+    elif fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        if header:
+            writer.writerow(columns)
+        writer.writerows([_text(v) for v in row] for row in rows)
+    elif fmt == "json":
+        records = [{c: _json_ready(v) for c, v in zip(columns, row, strict=False)}
+                   for row in rows]
+        json.dump(records, out, indent=1, ensure_ascii=False, default=str)
+        out.write("\n")
+    elif fmt == "table":
+        _write_table(columns, rows, out, digits, group_thousands, title, footer)
+    else:
+        raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def console_width(out: TextIO) -> int | None:
+    """The terminal's width on a terminal (rich decides); wide enough elsewhere,
+    so a table written to a file or pipe is never cut at 80 columns."""
+    isatty = getattr(out, "isatty", None)
+    return None if isatty is not None and isatty() else 100_000
+
+
+def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: TextIO,
+                 digits: int, group: bool, title: str | None, footer: str | None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(file=out, highlight=False, width=console_width(out))
+    if title:
+        console.print(escape(title))
+    if columns:
+        numeric = [bool(rows) and all(_is_number(r[i]) for r in rows
+                                      if i < len(r) and r[i] is not None)
+                   for i in range(len(columns))]
+        table = Table(box=None, pad_edge=False)
+        for c, num in zip(columns, numeric, strict=True):
+            table.add_column(escape(c), justify="right" if num else "left")
+        for row in rows:
+            table.add_row(*(escape(_human(v, digits, group)) for v in row))
+        console.print(table)
+    if footer:
+        console.print(escape(footer))
