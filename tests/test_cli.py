@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,14 +28,24 @@ def test_load_info_show(tmp_path: Path, write) -> None:
     r = invoke(store, "load", "xml", str(tmp_path / "col"))
     assert r.exit_code == 0, r.output
     assert r.output.startswith("loaded 1 documents, 5 elements in ")
-    r = invoke(store, "info")
+    r = invoke(store, "info", "-f", "table")
     assert r.exit_code == 0
     lines = dict(line.split(None, 1) for line in r.output.splitlines() if line.strip()
                  and not line.startswith(("label", "size")))
     assert lines["documents"].strip() == "1" and lines["elements"].strip() == "5"
-    r = invoke(store, "show", "a#/article[1]/body[1]")
+    r = invoke(store, "info")  # not a terminal: FIELD<TAB>VALUE
+    fields = dict(line.split("\t") for line in r.output.splitlines())
+    assert fields["documents"] == "1" and fields["elements"] == "5"
+    assert fields["label_paths"] == "4" and int(fields["bytes_on_disk"]) > 0
+    r = invoke(store, "show", "a#/article[1]/body[1]", "-f", "table")
     assert r.exit_code == 0
     assert "a#/article[1]/body[1]/p[2]" in r.output and "ancestors:" in r.output
+    r = invoke(store, "show", "a#/article[1]/body[1]")  # not a terminal: FIELD<TAB>VALUE...
+    rows = [line.split("\t") for line in r.output.splitlines()]
+    assert ["ancestor", "a#/article[1]"] in rows
+    assert ["child", "a#/article[1]/body[1]/p[2]", "p", "3.0", "1"] in rows
+    # text content "onetwo": 6 characters, one whitespace-separated token
+    assert ["id", "a#/article[1]/body[1]"] in rows and ["words", "1"] in rows
     r = invoke(store, "show", "--json", "a#/article[1]/title[1]")
     assert '"length": 10.0' in r.output
 
@@ -65,15 +76,23 @@ def test_version_and_help() -> None:
     assert r.exit_code == 0 and "--replace" in r.output and "--skip-bad" in r.output
 
 
-@pytest.mark.skipif(shutil.which("graphprum") is None, reason="graphprum script not installed")
+#: The installed ``graphprum`` script of this interpreter's environment: next to
+#: ``sys.executable`` (``.venv/bin/python -m pytest`` does not put ``.venv/bin``
+#: on PATH), wherever the environment is.
+SCRIPT = shutil.which("graphprum", path=str(Path(sys.executable).parent))
+
+
+@pytest.mark.skipif(SCRIPT is None, reason=f"no graphprum script next to {sys.executable} "
+                    "(pip install -e . in this environment)")
 def test_installed_script_subprocess(tmp_path: Path, write) -> None:
+    assert SCRIPT is not None
     write("col/a.xml", DOC)
     store = tmp_path / "s"
-    p = subprocess.run(["graphprum", "--store", str(store), "load", "xml", str(tmp_path / "col")],
+    p = subprocess.run([SCRIPT, "--store", str(store), "load", "xml", str(tmp_path / "col")],
                        capture_output=True, text=True, check=False)
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""  # no progress bar when not a terminal
-    p = subprocess.run(["graphprum", "--store", str(store), "show", "a#/article[9]"],
+    p = subprocess.run([SCRIPT, "--store", str(store), "show", "a#/article[9]"],
                        capture_output=True, text=True, check=False)
     assert p.returncode == 2
     assert p.stderr.strip() == f"graphprum: error: a#/article[9]: no such unit in store {store}"
@@ -127,12 +146,16 @@ def test_show_groups_repeated_links(tmp_path: Path, write) -> None:
     write("site/b.html", "<p>leaf</p>")
     store = tmp_path / "s"
     assert invoke(store, "load", "web", str(tmp_path / "site")).exit_code == 0
-    r = invoke(store, "show", "index.html")
+    r = invoke(store, "show", "index.html", "--format", "table")
     assert r.exit_code == 0, r.output
     lines = [line.strip() for line in r.output.splitlines()]
     out = lines.index("out-links (3 to 2 units):")
     assert lines[out + 1:out + 3] == ["a.html  x2", "b.html"]
     assert "in-links (1 to 1 unit):" in lines
+    r = invoke(store, "show", "index.html", "--format", "tsv")
+    rows = [line.split("\t") for line in r.output.splitlines()]
+    assert [row for row in rows if row[0].endswith("_link")] == [
+        ["out_link", "a.html", "2"], ["out_link", "b.html", "1"], ["in_link", "a.html", "1"]]
     r = invoke(store, "show", "--json", "index.html")
     data = json.loads(r.output)
     assert data["out_links"] == ["a.html", "a.html", "b.html"]  # JSON keeps the multiplicity

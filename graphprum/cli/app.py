@@ -171,14 +171,37 @@ def show_progress(quiet: bool = False) -> bool:
     return not (quiet or state.quiet) and sys.stderr.isatty()
 
 
+#: What every command that prints a table accepts (some accept more).
+TABLE_FORMATS = ("table", "tsv", "csv", "json")
+
+
 def choose_format(fmt: str | None, formats: Sequence[str], option: str = "--format") -> str:
     """``fmt``, checked against ``formats``; by default ``table`` on a terminal
-    and ``tsv`` otherwise (nothing is ever cut to a terminal's width in a pipe)."""
+    and ``tsv`` otherwise (nothing is ever cut to a terminal's width in a pipe).
+
+    Every command that prints a table picks its format here, so all of them
+    behave alike in a pipe.
+    """
     if fmt is None:
         fmt = "table" if sys.stdout.isatty() else "tsv"
     if fmt not in formats:
         raise usage(f"{option} {fmt!r}: choose one of {', '.join(formats)}")
     return fmt
+
+
+def format_option(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> Any:
+    """The ``--format``/``-f`` option of a command that prints ``formats``
+    (an ``Annotated`` type for the command's signature; default None, see
+    :func:`choose_format`)."""
+    return Annotated[str | None, typer.Option(
+        "--format", "-f", help=f"{', '.join(formats)}: table on a terminal, tsv otherwise "
+        f"(tsv, csv and json at full precision).{' ' + more if more else ''}")]
+
+
+#: The ``--digits`` option: decimals of the formats for people.
+Digits = Annotated[int, typer.Option(
+    "--digits", min=0, max=17, help="Decimals shown by the formats for people (table, "
+    "latex, markdown; default 4, as trec_eval); tsv, csv and json keep full precision.")]
 
 
 class Progress:

@@ -1,32 +1,79 @@
-"""``graphprum info``, ``show`` and ``nav``: look at what a store holds."""
+"""``graphprum info``, ``show`` and ``nav``: look at what a store holds.
+
+Each prints a layout for people on a terminal and TSV otherwise (``--format``
+chooses): ``info`` and ``show`` as ``FIELD<TAB>VALUE...`` lines, ``nav`` as
+``FROM<TAB>TO<TAB>P`` lines, the layout of the navigation files it reads.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
 
-from graphprum.cli.app import app, note, open_store, state, user_errors
+from graphprum.cli.app import (
+    TABLE_FORMATS,
+    Digits,
+    app,
+    choose_format,
+    format_option,
+    note,
+    open_store,
+    state,
+    user_errors,
+)
 from graphprum.errors import printable
+from graphprum.floats import readable
+
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
+Format = format_option()
 
 
 @app.command()
 @user_errors
 def info(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
+    fmt: Format = None,
 ) -> None:
     """Counts per kind, documents, links, summaries, store format and size on disk."""
+    from graphprum.tabular import write_rows
+
+    fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = open_store(create=False)
     data = store.info()
-    if as_json:
+    if fmt == "json":
         print(json.dumps(data, indent=1, default=str))
-        return
-    rows = info_rows(data, state.store or "")
-    width = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(printable(f"{k:<{width}}  {v}"))
+    elif fmt == "table":
+        rows = info_rows(data, state.store or "")
+        width = max(len(k) for k, _ in rows)
+        for k, v in rows:
+            print(printable(f"{k:<{width}}  {v}"))
+    else:
+        write_rows(["field", "value"], info_records(data), fmt, sys.stdout, header=False)
+
+
+def info_records(data: Mapping[str, Any], prefix: str = "") -> list[list[Any]]:
+    """``info`` as (field, value) records for tsv and csv: nested fields as
+    ``link_stats.pages``, lists of plain values joined by commas.
+
+    >>> info_records({"elements": 12, "summaries": ["p*", "c"], "degrees": {"out": "2 units"}})
+    [['elements', 12], ['summaries', 'p*,c'], ['degrees.out', '2 units']]
+    """
+    rows: list[list[Any]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            rows.extend(info_records(value, name + "."))
+        elif isinstance(value, list | tuple) and all(
+                isinstance(v, str | int | float) for v in value):
+            rows.append([name, ",".join(str(v) for v in value)])
+        else:
+            rows.append([name, value])
+    return rows
 
 
 def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]:
@@ -74,43 +121,88 @@ def human_bytes(n: float) -> str:
 def show(
     uid: Annotated[str, typer.Argument(
         metavar="ID", help="A unit id, e.g. doc#/article[1]/sec[2].")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: AsJson = False,
+    fmt: Format = None,
+    digits: Digits = 4,
 ) -> None:
-    """A unit with its ancestors, children (with lengths), links and summary partitions."""
-    from rich.console import Console
-    from rich.table import Table
+    """A unit with its ancestors, children (with lengths), links and summary partitions.
 
+    Off a terminal (or with -f tsv) one FIELD<TAB>VALUE... line each: the
+    unit's fields, its text and '@NAME VALUE' attributes, then 'partition
+    SUMMARY SID', 'ancestor ID', 'child ID TAG LENGTH WORDS', 'out_link ID
+    COUNT' and 'in_link ID COUNT' lines.
+    """
     from graphprum.inspect import describe_unit
+    from graphprum.tabular import write_rows
 
+    fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = open_store(create=False)
     data = describe_unit(store, uid)
-    if as_json:
+    if fmt == "json":
         print(json.dumps(data, indent=1, default=str))
-        return
+    elif fmt == "table":
+        _print_unit(data, digits)
+    else:
+        write_rows(["field", "value"], show_records(data), fmt, sys.stdout, header=False)
+
+
+#: The unit fields ``show`` prints, in order.
+UNIT_FIELDS = ("doc", "label_path", "depth", "pre", "post", "size", "start", "end", "length",
+               "words")
+
+
+def show_records(data: Mapping[str, Any]) -> list[list[Any]]:
+    """What :func:`describe_unit <graphprum.inspect.describe_unit>` found, as
+    ``FIELD VALUE...`` records (the tsv and csv of ``show``).
+
+    >>> data = {"unit": {"id": "v#1", "kind": "segment", "tag": "segment", "start": 0.0},
+    ...         "partitions": {}, "ancestors": ["v"], "children": [],
+    ...         "out_links": ["v#2", "v#2"], "in_links": []}
+    >>> show_records(data)
+    [['id', 'v#1'], ['kind', 'segment'], ['tag', 'segment'], ['start', 0.0], \
+['ancestor', 'v'], ['out_link', 'v#2', 2]]
+    """
+    u = data["unit"]
+    rows: list[list[Any]] = [[f, u[f]] for f in ("id", "kind", "tag", *UNIT_FIELDS) if f in u]
+    if u.get("text"):
+        rows.append(["text", u["text"]])
+    rows += [[f"@{name}", value] for name, value in (u.get("attributes") or {}).items()]
+    rows += [["partition", name, sid] for name, sid in data.get("partitions", {}).items()]
+    rows += [["ancestor", a] for a in data.get("ancestors", [])]
+    rows += [["child", c["id"], c["tag"], c["length"], c["words"]]
+             for c in data.get("children", [])]
+    for direction in ("out_links", "in_links"):
+        counts = Counter(data.get(direction, []))
+        rows += [[direction[:-1], link, n] for link, n in counts.items()]
+    return rows
+
+
+def _print_unit(data: Mapping[str, Any], digits: int) -> None:
+    """``show`` for people: the unit, then its neighbourhood, numbers readable."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console(highlight=False, soft_wrap=True)
     u = data["unit"]
-    console.print(f"[bold]{u['id']}[/bold]  ({u['kind']} <{u['tag']}>)")
-    fields = ["doc", "label_path", "depth", "pre", "post", "size", "start", "end", "length",
-              "words"]
-    for f in fields:
-        v = u[f]
-        if isinstance(v, float) and v.is_integer():
-            v = int(v)
-        console.print(f"  {f:<11} {v}")
+    console.print(f"[bold]{escape(u['id'])}[/bold]  ({u['kind']} <{escape(u['tag'])}>)")
+    for f in UNIT_FIELDS:
+        console.print(f"  {f:<11} {escape(readable(u[f], digits))}")
     if u.get("text"):
         console.print(f"  {'text':<11} {u['text']}", markup=False)
     for name, value in (u.get("attributes") or {}).items():
         console.print(f"  @{name:<10} {value}", markup=False)
     for name, sid in data.get("partitions", {}).items():
-        console.print(f"  summary {name}: partition {sid}")
+        console.print(f"  summary {escape(name)}: partition {sid}")
     if data["ancestors"]:
         console.print("ancestors:")
         for a in data["ancestors"]:
-            console.print(f"  {a}")
+            console.print(f"  {escape(a)}")
     if data["children"]:
         t = Table("child", "tag", "length", "words", box=None, pad_edge=False)
         for c in data["children"]:
-            t.add_row(c["id"], c["tag"], _num(c["length"]), str(c["words"]))
+            t.add_row(escape(c["id"]), escape(c["tag"]), readable(c["length"], digits),
+                      readable(c["words"], digits))
         console.print(f"children ({len(data['children'])}):")
         console.print(t)
     for direction in ("out_links", "in_links"):
@@ -120,13 +212,9 @@ def show(
             console.print(f"{direction.replace('_', '-')} ({len(links)} to {len(counts)} "
                           f"{'units' if len(counts) > 1 else 'unit'}):")
             for link, n in list(counts.items())[:50]:
-                console.print(f"  {link}" + (f"  x{n}" if n > 1 else ""))
+                console.print(f"  {escape(link)}" + (f"  x{n}" if n > 1 else ""))
             if len(counts) > 50:
                 console.print(f"  ... {len(counts) - 50} more")
-
-
-def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:.3f}"
 
 
 @app.command()
@@ -138,11 +226,16 @@ def nav(
     sources: Annotated[list[str], typer.Option("--from", help="Source unit id (repeat).")],
     targets: Annotated[list[str], typer.Option("--to", help="Target unit id (repeat).")],
     topic: Annotated[str, typer.Option(help="Topic (for topic-specific models).")] = "",
+    fmt: Format = None,
+    digits: Digits = 4,
 ) -> None:
-    """Print FROM TO P under a navigation model, tab separated."""
+    """P(FROM -> TO) under a navigation model: a table on a terminal, otherwise
+    FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file)."""
     from graphprum.context import TopicContext
     from graphprum.navigation.base import parse_model
+    from graphprum.tabular import write_rows
 
+    fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]
     store = open_store(create=False) if any(m.needs_store for m in models) else None
     if store is not None:
@@ -153,6 +246,5 @@ def nav(
                  + ", ".join(unknown))
     ctx = TopicContext(topic=topic, ranked=list(sources), qrels={}, models=models, store=store)
     p = ctx.nav(sources, targets).toarray()
-    for i, s in enumerate(sources):
-        for j, t in enumerate(targets):
-            print(f"{s}\t{t}\t{float(p[i, j])!r}")
+    rows = [[s, t, float(p[i, j])] for i, s in enumerate(sources) for j, t in enumerate(targets)]
+    write_rows(["from", "to", "p"], rows, fmt, sys.stdout, digits=digits, header=fmt != "tsv")

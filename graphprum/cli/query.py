@@ -3,14 +3,23 @@ copying a collection between stores."""
 
 from __future__ import annotations
 
-import json
+import sys
 from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import app, open_store, usage, user_errors
+from graphprum.cli.app import (
+    TABLE_FORMATS,
+    Digits,
+    app,
+    choose_format,
+    format_option,
+    open_store,
+    usage,
+    user_errors,
+)
 
-QUERY_FORMATS = ["table", "json", "tsv"]
+Format = format_option()
 
 
 @app.command()
@@ -22,9 +31,10 @@ def query(
                               "never run as Cypher.")] = [],  # noqa: B006
     write: Annotated[bool, typer.Option(help="Allow the query to write (Bolt stores).")]
     = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or tsv.")] = "table",
     timeout: Annotated[float, typer.Option(
         help="Give up after SECONDS (0: no limit), on every store.")] = 60.0,
+    fmt: Format = None,
+    digits: Digits = 4,
 ) -> None:
     """Run Cypher against the store (read-only unless --write).
 
@@ -38,34 +48,18 @@ def query(
     Example: graphprum query 'MATCH (s:Unit {tag: $t}) RETURN count(s) AS n'
     --param t=sec
     """
-    from rich.console import Console
-    from rich.table import Table
-
     from graphprum.query import parse_param, run_query
+    from graphprum.tabular import write_rows
 
-    if fmt not in QUERY_FORMATS:
-        raise usage(f"--format {fmt!r}: choose one of {', '.join(QUERY_FORMATS)}")
+    fmt = choose_format(fmt, TABLE_FORMATS)
     if not timeout >= 0:  # NaN too
         raise usage(f"--timeout {timeout}: seconds, 0 or more")
     params = dict(parse_param(p) for p in param)
     store = open_store(create=False)
     rows = run_query(store, cypher, params, write=write, timeout=timeout or None)
-    if fmt == "json":
-        print(json.dumps(rows, indent=1, default=str, ensure_ascii=False))
-        return
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    if fmt == "tsv":
-        print("\t".join(columns))
-        for r in rows:
-            print("\t".join(str(r.get(c, "")) for c in columns))
-        return
-    t = Table(*columns, box=None, pad_edge=False) if columns else None
-    for r in rows:
-        t.add_row(*(str(r.get(c, "")) for c in columns))  # type: ignore[union-attr]
-    console = Console(highlight=False)
-    if t is not None:
-        console.print(t)
-    console.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    write_rows(columns, [[r.get(c) for c in columns] for r in rows], fmt, sys.stdout,
+               digits=digits, footer=f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
 
 @app.command()

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import open_store, status, sub_app, usage, user_errors
+from graphprum.cli.app import (
+    TABLE_FORMATS,
+    Digits,
+    choose_format,
+    open_store,
+    status,
+    sub_app,
+    usage,
+    user_errors,
+)
 from graphprum.errors import printable
 
 summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
-SUMMARY_FORMATS = ["table", "json", "dot", "png", "html"]
+SUMMARY_FORMATS = [*TABLE_FORMATS, "dot", "png", "html"]
 
 
 @summary_app.command("build")
@@ -41,12 +51,15 @@ def summary_build(
 @user_errors
 def summary_show(
     axpre: Annotated[str, typer.Argument(help="A built summary: label, p, p*, c, p*|c, c*.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, dot, png or html.")]
-    = "table",
+    fmt: Annotated[str | None, typer.Option(
+        "--format", "-f", help="table (on a terminal), tsv (otherwise; sid key extent length "
+        "pi, with a header), csv, json (partitions and edges), dot, png or html.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File for png, html.")]
     = None,
     weight: Annotated[str | None, typer.Option(help="Show π under another weight.")] = None,
-    limit: Annotated[int, typer.Option(help="Table rows shown (0 = all).")] = 50,
+    limit: Annotated[int | None, typer.Option(
+        help="Rows shown (0 = all; default 50 in the table, all in tsv and csv).")] = None,
+    digits: Digits = 4,
     run: Annotated[Path | None, typer.Option(help="html: a run to overlay.")] = None,
     qrels: Annotated[Path | None, typer.Option(help="html: qrels to overlay.")] = None,
 ) -> None:
@@ -55,14 +68,11 @@ def summary_show(
     --format html writes one self-contained page to explore every summary
     (those not stored are built for the page), with --run/--qrels overlaid.
     """
-    from rich.console import Console
-    from rich.table import Table
-
     from graphprum.summaries import render
     from graphprum.summaries.stored import stored_summary
+    from graphprum.tabular import write_rows
 
-    if fmt not in SUMMARY_FORMATS:
-        raise usage(f"--format {fmt!r}: choose one of {', '.join(SUMMARY_FORMATS)}")
+    fmt = choose_format(fmt, SUMMARY_FORMATS)
     if fmt != "html" and (run is not None or qrels is not None):
         raise usage("--run and --qrels go with --format html")
     store = open_store(create=False)
@@ -91,15 +101,15 @@ def summary_show(
                            else "")))
     else:
         rows = render.table_rows(summary)
-        t = Table("SID", "key", "extent", "length", "π", box=None, pad_edge=False)
-        for r in rows[: limit or None]:
-            length = r["length"]
-            t.add_row(r["sid"], r["key"], f"{r['extent']:,}",
-                      str(int(length)) if float(length).is_integer() else f"{length:.3f}",
-                      f"{r['pi']:.4f}")
-        console = Console(highlight=False)
-        console.print(f"{summary.axpre} summary, weight {summary.weight}: {len(summary)} "
-                      f"partitions, {len(summary.edges)} edges")
-        console.print(t)
-        if limit and len(rows) > limit:
-            console.print(f"... {len(rows) - limit} more (--limit 0 shows all)")
+        if limit is None:
+            limit = 50 if fmt == "table" else 0
+        shown = rows[: limit or None]
+        more = len(rows) - len(shown)
+        columns = (["SID", "key", "extent", "length", "π"] if fmt == "table" else
+                   ["sid", "key", "extent", "length", "pi"])
+        write_rows(columns,
+                   [[r["sid"], r["key"], r["extent"], r["length"], r["pi"]] for r in shown],
+                   fmt, sys.stdout, digits=digits, group_thousands=True,
+                   title=f"{summary.axpre} summary, weight {summary.weight}: {len(summary)} "
+                         f"partitions, {len(summary.edges)} edges",
+                   footer=f"... {more} more (--limit 0 shows all)" if more else None)
