@@ -12,7 +12,9 @@ Rules (also stated in docs/index.md):
   is that block's output: its lines (trailing spaces stripped) must appear,
   in order and consecutively, in what the commands printed (stdout and
   stderr together).  A line ``...`` skips any number of lines; ``...``
-  inside a line matches any text (timings, paths).
+  inside a line matches any text (timings, paths).  Numbers agree within
+  relative 1e-9 or absolute 1e-12 (the looser), text exactly
+  (:mod:`tolerance`): the last digit of a float differs between machines.
 * Speed: a plain ``graphprum ...`` command (no pipes, redirections,
   variables or globs) is run by a worker that imported ``graphprum.cli``
   and the heavy third-party libraries once and forks a fresh process per
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from tolerance import line_matches
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = sorted((REPO / "docs").glob("*.md"))
@@ -127,10 +130,6 @@ def split_commands(lines: list[str]) -> list[str]:
     return out
 
 
-def _line_pattern(expected: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in expected.split("...")))
-
-
 def match_output(expected: list[str], actual: str) -> str | None:
     """None when ``expected`` appears in ``actual`` (rules in the module
     docstring), else a message naming the first expected line not found.
@@ -138,6 +137,7 @@ def match_output(expected: list[str], actual: str) -> str | None:
     >>> match_output(["b", "...", "d ... s"], "a\\nb\\nc\\nd in 0.2 s  \\n")
     >>> match_output(["b", "c"], "b\\nx\\nc\\n")
     "expected line 1 'b' followed by 'c'"
+    >>> match_output(["x\\tz\\t0.7000000000000002"], "x\\tz\\t0.7000000000000001\\n")
     """
     exp = [x.rstrip() for x in expected]
     while exp and not exp[0]:
@@ -155,9 +155,8 @@ def match_output(expected: list[str], actual: str) -> str | None:
     for seg in segments:
         if not seg:
             continue
-        pats = [_line_pattern(x) for x in seg]
         for start in range(pos, len(got) - len(seg) + 1):
-            if all(p.fullmatch(got[start + k]) for k, p in enumerate(pats)):
+            if all(line_matches(x, got[start + k]) for k, x in enumerate(seg)):
                 pos = start + len(seg)
                 break
         else:
@@ -165,7 +164,8 @@ def match_output(expected: list[str], actual: str) -> str | None:
             best = 0
             for start in range(pos, len(got)):
                 k = 0
-                while k < len(seg) and start + k < len(got) and pats[k].fullmatch(got[start + k]):
+                while (k < len(seg) and start + k < len(got)
+                       and line_matches(seg[k], got[start + k])):
                     k += 1
                 best = max(best, k)
             if best == 0:
@@ -419,6 +419,9 @@ def test_matcher_rejects_what_is_not_printed():
     assert match_output(["0.5 ... s"], "0.5 in 3 s\n") is None
     assert match_output(["0.5 ... s"], "0.6 in 3 s\n") is not None
     assert match_output(["a  "], "a\n") is None  # trailing spaces ignored
+    assert match_output(["p 0.536"], "p 0.5359999999999999\n") is None  # numbers: tolerance
+    assert match_output(["p 0.536"], "p 0.5361\n") is not None
+    assert match_output(["P@10 0.5"], "P@100 0.5\n") is not None  # text: exactly
 
 
 def test_installed_script_runs():
