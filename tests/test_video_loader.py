@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import tarfile
 from datetime import datetime
 from pathlib import Path
 
@@ -177,39 +174,98 @@ def test_empty_inputs(write):
 
 
 # ---------------------------------------------------------------------------
-# real subtitle files shipped in the pysrt and webvtt-py source packages.  Their
-# text is copyrighted: they are fetched into a cache at test time, never committed.
+# Subtitle files as they come from the wild.  No test reaches the network:
+#
+# * ``subtitle_samples`` are files *made at test time* from the subtitles the
+#   project ships (examples/video/bbb_trailer.srt), dressed the way real
+#   files are: a BOM and CRLF, cue 0, hour-long times, several text lines,
+#   <i> tags and {\an8} codes (SubRip); NOTE blocks with a Netflix-style
+#   segment index, lines of spaces only, cue identifiers, cue settings,
+#   mm:ss.ttt times and non-ASCII text (WebVTT).
+# * ``cached_samples`` are two real files shipped in the pysrt and webvtt-py
+#   source packages (their text is copyrighted, so never committed).  The
+#   tests use them only when they are already in the cache
+#   ($GRAPHPRUM_TESTDATA, default ~/.cache/graphprum-testdata) and skip
+#   otherwise; ``python tests/fetch_testdata.py`` puts them there.
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "video" / "bbb_trailer.srt"
 CACHE = Path(os.environ.get("GRAPHPRUM_TESTDATA", Path.home() / ".cache" / "graphprum-testdata"))
-SAMPLES = {
-    "utf-8.srt": ("pysrt==1.1.2", "pysrt-1.1.2/tests/static/utf-8.srt"),
-    "netflix_chicas_del_cable.vtt": ("webvtt-py==0.6.0",
-                                     "webvtt_py-0.6.0/tests/samples/netflix_chicas_del_cable.vtt"),
-}
+CACHED = ("utf-8.srt", "netflix_chicas_del_cable.vtt")  # see tests/fetch_testdata.py
+#: Copies of the shipped cues in the made samples (so they are long, like real files).
+REPEATS = 40
+
+
+def _shipped_cues() -> list[tuple[float, float, str]]:
+    """(start, end, text) of the shipped example, read without graphprum."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    cues = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = block.splitlines()
+        a, b = lines[1].split(" --> ")
+        cues.append((_clock(a), _clock(b), " ".join(lines[2:])))
+    return cues
+
+
+def _stamp(seconds: float, sep: str, hours: bool = True) -> str:
+    ms = round(seconds * 1000)
+    h, rest = divmod(ms, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, ms = divmod(rest, 1000)
+    return (f"{h:02d}:" if hours or h else "") + f"{m:02d}:{s:02d}{sep}{ms:03d}"
+
+
+def make_srt(path: Path) -> Path:
+    """A SubRip file of REPEATS copies of the shipped cues, starting past 1 h."""
+    cues = _shipped_cues()
+    span = cues[-1][1]
+    out = []
+    for k in range(REPEATS):
+        for i, (a, b, text) in enumerate(cues):
+            n = k * len(cues) + i  # numbered from 0, as some tools do
+            t0, t1 = 3600 + k * span + a, 3600 + k * span + b
+            words = text.split()
+            half = len(words) // 2
+            body = [f"<i>{' '.join(words[:half])}</i>", " ".join(words[half:])] if half \
+                else [text]
+            if n % 7 == 0:
+                body[0] = "{\\an8}" + body[0]
+            out.append(f"{n}\n{_stamp(t0, ',')} --> {_stamp(t1, ',')}\n" + "\n".join(body))
+    path.write_bytes(("\ufeff" + "\n\n".join(out) + "\n").replace("\n", "\r\n")
+                     .encode("utf-8"))
+    return path
+
+
+def make_vtt(path: Path) -> Path:
+    """A WebVTT file of REPEATS copies of the shipped cues, shaped like a Netflix export."""
+    cues = _shipped_cues()
+    span = cues[-1][1]
+    out = ["WEBVTT", "NOTE Netflix\nNOTE Profile: webvtt-lssdh-ios8",
+           "NOTE SegmentIndex\nNOTE Segment=597.080 20887@419 153\nNOTE /SegmentIndex",
+           " " * 51, " " * 20]
+    for k in range(REPEATS):
+        for i, (a, b, text) in enumerate(cues):
+            t0, t1 = k * span + a, k * span + b
+            settings = "  position:50.00%,middle  align:middle size:80.00%  line:84.67% "
+            out.append(f"{k * len(cues) + i + 1}\n{_stamp(t0, '.', hours=False)} --> "
+                       f"{_stamp(t1, '.', hours=False)}{settings}\n"
+                       f"[Narrador] <i>{text}</i>\n<i>—¿Qué pasa, conejo?</i>")
+    path.write_text("\n\n".join(out) + "\n", encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="session")
-def subtitle_samples() -> dict[str, Path]:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    out = {}
-    for name, (requirement, member) in SAMPLES.items():
-        target = CACHE / name
-        if not target.exists():
-            dl = CACHE / "sdist"
-            done = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                 "--disable-pip-version-check", "-q", "-d", str(dl), requirement],
-                capture_output=True, text=True, timeout=300)
-            archives = sorted(dl.glob(requirement.split("==")[0].replace("-", "?") + "*.tar.gz"))
-            if done.returncode != 0 or not archives:
-                pytest.skip(f"cannot fetch {requirement} from the package index "
-                            f"(offline?): {done.stderr.strip()[-200:]}")
-            with tarfile.open(archives[-1]) as tar:
-                data = tar.extractfile(member)
-                assert data is not None
-                target.write_bytes(data.read())
-        out[name] = target
-    return out
+def subtitle_samples(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("subtitles")
+    return {"made.srt": make_srt(tmp / "made.srt"), "made.vtt": make_vtt(tmp / "made.vtt")}
+
+
+@pytest.fixture(scope="session")
+def cached_samples() -> dict[str, Path]:
+    missing = [str(CACHE / name) for name in CACHED if not (CACHE / name).exists()]
+    if missing:
+        pytest.skip(f"real subtitle samples not cached: {', '.join(missing)} (tests never "
+                    f"download; python tests/fetch_testdata.py fetches them)")
+    return {name: CACHE / name for name in CACHED}
 
 
 def _clock(text: str) -> float:
@@ -217,27 +273,43 @@ def _clock(text: str) -> float:
     return t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6
 
 
-@pytest.mark.parametrize("name, cues", [
-    # pysrt's own test suite asserts 1332 items for this file (cues 0..1331;
-    # DATA.md's 1,331 is the last cue number)
-    ("utf-8.srt", 1332),
-    ("netflix_chicas_del_cable.vtt", 865),
-])
-def test_real_subtitles(subtitle_samples, name, cues):
-    path = subtitle_samples[name]
+def _check_cues(path: Path, cues: int) -> None:
+    """The loader's segments against an independent reading of the timing lines."""
     [doc] = read_segments(path)
     assert len(doc.tags) - 1 == cues
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")
     timings = re.findall(r"^(\S+) --> (\S+)", text, flags=re.M)
     assert len(timings) == cues  # an independent count of timing lines
-    fix = (lambda s: s) if name.endswith(".srt") else (lambda s: s if s.count(":") == 2
-                                                      else "00:" + s)
+    fix = (lambda s: s) if path.suffix == ".srt" else (lambda s: s if s.count(":") == 2
+                                                       else "00:" + s)
     starts = np.array([_clock(fix(a)) for a, _ in timings])
     ends = np.array([_clock(fix(b)) for _, b in timings])
     assert doc.columns["start"][1:] == pytest.approx(starts)
     assert doc.columns["length"][1:] == pytest.approx(ends - starts)
     assert doc.columns["length"][0] == pytest.approx(ends.max())
     assert (doc.columns["words"][1:] > 0).all()
+
+
+@pytest.mark.parametrize("name", ["made.srt", "made.vtt"])
+def test_subtitles_made_from_the_shipped_example(subtitle_samples, name):
+    path = subtitle_samples[name]
+    _check_cues(path, REPEATS * len(_shipped_cues()))
+    [doc] = read_segments(path)
+    if name.endswith(".srt"):  # the made file starts past one hour, with a BOM and CRLF
+        assert path.read_bytes().startswith("\ufeff0\r\n01:00:00,000 --> ".encode())
+        assert doc.columns["start"][1] == pytest.approx(3600.0)
+    else:  # tags removed: "[Narrador] <i>Title card: ...</i>" + "<i>—¿Qué pasa, conejo?</i>"
+        first = _shipped_cues()[0][2]
+        assert doc.columns["words"][1] == 1 + len(first.split()) + 3
+
+
+@pytest.mark.parametrize("name, cues", [
+    # pysrt's own test suite asserts 1332 items for this file (cues 0..1331)
+    ("utf-8.srt", 1332),
+    ("netflix_chicas_del_cable.vtt", 865),
+])
+def test_real_subtitles(cached_samples, name, cues):
+    _check_cues(cached_samples[name], cues)
 
 
 def test_t2i_on_overlapping_segments(write, tmp_path):
