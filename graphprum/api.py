@@ -252,7 +252,7 @@ def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *
     topic : str
         ``"all"`` (the mean over topics) or one topic's curves.
     title : str, optional
-        Figure title.
+        Figure title (default: what is averaged, and the navigation model).
 
     Returns
     -------
@@ -273,9 +273,10 @@ def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *
 
     kinds = [curves] if isinstance(curves, str) else [str(c) for c in curves]
     names = [n for kind in kinds for n in curve_measures(kind, ks)]
+    opts = _options(options, option_values)
     df = evaluate(runs, qrels, names, store=store, passages=passages, warn=warn,
-                  progress=progress, options=_options(options, option_values))
-    return plot_curves(df, kinds, ks=ks, topic=topic, title=title)
+                  progress=progress, options=opts)
+    return plot_curves(df, kinds, ks=ks, topic=topic, title=title, nav=opts.nav)
 
 
 def report(runs: RunsLike, qrels: QrelsLike | None,
@@ -344,7 +345,7 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
                        title=title, command=command,
                        parameters=lambda: describe(opts, the_store, qrels, passages),
                        inputs=lambda tags: input_files(every, qrels, passages, tags),
-                       warn=warn)
+                       warn=warn, nav=opts.nav)
     if output is not None:
         write_report(page, output)
     return page

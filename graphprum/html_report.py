@@ -47,6 +47,8 @@ h2 { font-size: 1.25rem; margin: 2.2rem 0 .6rem; padding-bottom: .25rem;
      border-bottom: 2px solid var(--line); }
 h3 { font-size: 1.05rem; margin: 1.4rem 0 .4rem; }
 p.meta, p.note, figcaption { color: var(--muted); font-size: .9rem; }
+p.nav-model { margin: .2rem 0 .4rem; padding: .35rem .7rem; background: var(--head);
+              border-left: 3px solid var(--accent); font-size: .92rem; }
 nav { margin: .6rem 0 1rem; font-size: .92rem; }
 nav a { color: var(--accent); margin-right: 1rem; text-decoration: none; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -186,6 +188,46 @@ def comparison_table(res: pd.DataFrame) -> str:
                    "W/L/T", "p", "p adj.", "sig."], rows, numeric_from=3)
 
 
+def navigation_note(nav: Sequence[str] | None) -> str:
+    """The navigation models as a line for the top of the summary.
+
+    >>> navigation_note(["structural"])
+    '<p class="nav-model">Navigation model (<code>--nav</code>): <code>structural</code>. \
+User-model measures (PRUM, EPRUM, SR, ...) depend on it; classical ones (AP, P@k, nDCG) do not.</p>'
+    """
+    if not nav:
+        return ""
+    models = " + ".join(f"<code>{_e(m)}</code>" for m in nav)
+    combined = " (combined by noisy-or)" if len(nav) > 1 else ""
+    return (f'<p class="nav-model">Navigation model{"s" if len(nav) > 1 else ""} '
+            f"(<code>--nav</code>): {models}{combined}. User-model measures (PRUM, EPRUM, "
+            "SR, ...) depend on it; classical ones (AP, P@k, nDCG) do not.</p>")
+
+
+def _without_per_topic_figure(results: pd.DataFrame, figures: bool, limit: int) -> str:
+    """A note naming the measures that get no per-topic figure, and why."""
+    measures = list(dict.fromkeys(results["measure"]))
+    per_topic = set(results.loc[results["topic"] != "all", "measure"])
+    if not figures:
+        return ""
+    if not per_topic:
+        return ('<p class="note">No per-topic figures: the results hold only means over '
+                "topics.</p>")
+    reasons = []
+    drawn = [m for m in measures if m in per_topic][:limit]
+    skipped = [m for m in measures if m in per_topic and m not in drawn]
+    if skipped:
+        reasons.append(f"No per-topic figure for {', '.join(_e(m) for m in skipped)}: a report "
+                       f"draws per-topic figures for its first {limit} measures "
+                       f"({', '.join(_e(m) for m in drawn)}); every measure's per-topic values "
+                       f'are in the <a href="#per-topic">per-topic tables</a>.')
+    means_only = [m for m in measures if m not in per_topic]
+    if means_only:
+        reasons.append(f"No per-topic figure for {', '.join(_e(m) for m in means_only)}: "
+                       "the results hold only its mean over topics.")
+    return "".join(f'<p class="note">{r}</p>' for r in reasons)
+
+
 def _params(items: Mapping[str, Any]) -> str:
     body = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items.items())
     return f'<dl class="params">{body}</dl>'
@@ -196,7 +238,8 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
                  comparisons: pd.DataFrame | None = None, comparison_note: str = "",
                  command: str | None = None, parameters: Mapping[str, Any] | None = None,
                  inputs: Sequence[Mapping[str, str]] = (), title: str = "graphprum report",
-                 figures: bool = True, per_topic_figures: int = 3) -> str:
+                 figures: bool = True, per_topic_figures: int = 3,
+                 nav: Sequence[str] | None = None) -> str:
     """The report as one HTML string.
 
     Parameters
@@ -220,7 +263,10 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
         Input files: ``role``, ``path``, ``sha256`` (and ``tag`` for runs).
     figures : bool
         Draw the figures (per-topic figures for the first ``per_topic_figures``
-        measures, and the curves).
+        measures, and the curves); the page says which measures got none, and why.
+    nav : sequence of str, optional
+        The navigation models (``--nav``), stated next to the summary table
+        and in the figures' titles.
     """
     from graphprum.plots import figure_svg, plot_curves, plot_per_topic
 
@@ -228,7 +274,8 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
     runs = list(dict.fromkeys(results["run"]))
     topics = [t for t in dict.fromkeys(results["topic"]) if t != "all"]
     sections = []
-    sections.append(('summary', "Summary", f'<p class="note">Mean over {len(topics)} topics; '
+    sections.append(("summary", "Summary", navigation_note(nav)
+                     + f'<p class="note">Mean over {len(topics)} topics; '
                      "the best mean of each measure is in bold.</p>" + summary_table(results)))
     if comparisons is not None and len(comparisons):
         sections.append(("significance", "Significance tests",
@@ -238,19 +285,20 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
     if figures:
         for kind in curve_kinds:
             assert curves is not None
-            fig = plot_curves(curves, [kind], ks=ks)
+            fig = plot_curves(curves, [kind], ks=ks, nav=nav)
             figs.append(f"<figure>{figure_svg(fig)}<figcaption>{_e(kind)} curve, mean over "
                         f"{len(topics)} topics.</figcaption></figure>")
         if topics:
             measures = list(dict.fromkeys(results[results["topic"] != "all"]["measure"]))
             for m in measures[:per_topic_figures]:
-                fig = plot_per_topic(results, m)
+                fig = plot_per_topic(results, m, nav=nav)
                 wide = ' class="wide"' if len(topics) > 20 else ""
                 figs.append(f"<figure{wide}>{figure_svg(fig)}<figcaption>{_e(m)} per topic, topics "
                             f"sorted by {_e(runs[0])}.</figcaption></figure>")
-    if figs:
-        sections.append(("figures", "Figures",
-                         '<div class="figures">' + "\n".join(figs) + "</div>"))
+    missing = _without_per_topic_figure(results, figures, per_topic_figures)
+    if figs or missing:
+        sections.append(("figures", "Figures", missing
+                         + '<div class="figures">' + "\n".join(figs) + "</div>"))
     if topics:
         sections.append(("per-topic", "Per-topic values", per_topic_tables(results)))
     repro = []
@@ -324,13 +372,15 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
                 title: str = "graphprum report", command: str | None = None,
                 parameters: Callable[[], dict[str, str]] | None = None,
                 inputs: Callable[[Sequence[str]], Sequence[Mapping[str, str]]] | None = None,
-                warn: Callable[[str], None] | None = None) -> str:
+                warn: Callable[[str], None] | None = None,
+                nav: Sequence[str] | None = None) -> str:
     """Evaluate, compare and draw, then :func:`build_report`: the whole report.
 
     ``evaluate(names)`` returns the per-topic evaluation of the measure
     names it is given; ``curves`` are curve kinds (default: the curves of
     ``measures``); ``parameters()`` and ``inputs(run_tags)`` describe the
-    evaluation for the reproduction section.
+    evaluation for the reproduction section; ``nav`` (the ``--nav``
+    models) is stated next to the summary and in the figures.
     """
     from graphprum.evaluation import expand_measures
     from graphprum.measures.registry import parse_measure
@@ -359,4 +409,5 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
     tags = list(dict.fromkeys(df["run"]))
     return build_report(results, curves=df, curve_kinds=kinds, ks=ks, comparisons=comparisons,
                         comparison_note=note_text, command=command, parameters=params,
-                        inputs=inputs(tags) if inputs is not None else (), title=title)
+                        inputs=inputs(tags) if inputs is not None else (), title=title,
+                        nav=nav)

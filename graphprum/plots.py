@@ -92,9 +92,23 @@ def is_curve(spec: str) -> bool:
     return True
 
 
+def navigation_label(nav: Sequence[str] | None) -> str:
+    """How a figure names the navigation model(s) of the evaluation.
+
+    >>> navigation_label(["structural"]), navigation_label(["links:hops=2", "bep"])
+    ('navigation: structural', 'navigation: links:hops=2 + bep (noisy-or)')
+    >>> navigation_label(None)
+    ''
+    """
+    if not nav:
+        return ""
+    joined = " + ".join(nav)
+    return f"navigation: {joined}" + (" (noisy-or)" if len(nav) > 1 else "")
+
+
 def plot_curves(df: pd.DataFrame, kinds: Sequence[str], *, ks: Sequence[int] | None = None,
                 runs: Sequence[str] | None = None, topic: str = "all",
-                title: str | None = None) -> Figure:
+                title: str | None = None, nav: Sequence[str] | None = None) -> Figure:
     """One panel per curve kind, one line per run, a legend in each panel.
 
     Parameters
@@ -111,7 +125,10 @@ def plot_curves(df: pd.DataFrame, kinds: Sequence[str], *, ks: Sequence[int] | N
     topic : str
         ``all`` (mean over topics) or one topic id.
     title : str, optional
-        Figure title (default: what is averaged).
+        Figure title (default: what is averaged, and the navigation model).
+    nav : sequence of str, optional
+        The navigation models (``--nav``) of the evaluation, named in the
+        default title: user-model measures such as PRUM depend on them.
 
     Returns
     -------
@@ -136,6 +153,8 @@ def plot_curves(df: pd.DataFrame, kinds: Sequence[str], *, ks: Sequence[int] | N
     if title is None:
         title = (f"topic {topic}" if topic != "all" else
                  f"mean over {n_topics} topics" if n_topics else "mean over topics")
+        if nav:
+            title += f"; {navigation_label(nav)}"
     fig.suptitle(title)
     return fig
 
@@ -177,11 +196,13 @@ def _panel(ax: Axes, kind: str, values: dict, runs: list[str],
     ax.legend(loc="best", fontsize="small", frameon=True)
 
 
-def plot_per_topic(df: pd.DataFrame, measure: str, *, runs: Sequence[str] | None = None) -> Figure:
+def plot_per_topic(df: pd.DataFrame, measure: str, *, runs: Sequence[str] | None = None,
+                   nav: Sequence[str] | None = None) -> Figure:
     """Per-topic values of one measure: one marker series per run, topics on the x axis.
 
     Topics are sorted by the first run's value (descending), so runs can be
-    compared topic by topic at a glance.
+    compared topic by topic at a glance; ``nav`` (the ``--nav`` models) is
+    named in the title.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame([("a", "AP", "q1", .2), ("a", "AP", "q2", .6), ("b", "AP", "q1", .4),
@@ -220,7 +241,7 @@ def plot_per_topic(df: pd.DataFrame, measure: str, *, runs: Sequence[str] | None
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0)
-    ax.set_title(f"{measure} per topic")
+    ax.set_title(f"{measure} per topic" + (f" ({navigation_label(nav)})" if nav else ""))
     return fig
 
 

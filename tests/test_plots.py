@@ -147,3 +147,17 @@ def test_per_topic_figure_and_inline_svg() -> None:
     assert "http://purl.org" not in svg and "<!DOCTYPE" not in svg
     with pytest.raises(UsageError, match="no per-topic values of P@5"):
         plot_per_topic(df, "P@5")
+
+
+def test_titles_name_the_navigation_model() -> None:
+    a = [1.0 - i / 10 for i in range(11)]
+    df = curve_frame({"A": a}, "PRUM")
+    fig = plot_curves(df, ["PRUM"], nav=["structural"])
+    assert fig.get_suptitle() == "mean over 2 topics; navigation: structural"
+    fig = plot_curves(df, ["PRUM"], topic="t1", nav=["links:hops=2", "bep"])
+    assert fig.get_suptitle() == "topic t1; navigation: links:hops=2 + bep (noisy-or)"
+    assert plot_curves(df, ["PRUM"], nav=["t2i"], title="mine").get_suptitle() == "mine"
+    per = pd.DataFrame([("A", "AP", "q1", 0.5), ("A", "AP", "q2", 0.2)],
+                       columns=["run", "measure", "topic", "value"])
+    assert plot_per_topic(per, "AP", nav=["classical"]).axes[0].get_title() == \
+        "AP per topic (navigation: classical)"

@@ -77,6 +77,7 @@ def test_plot_command(app: typer.Typer, files: dict[str, Path], tmp_path: Path) 
                str(files["qrels"]), "-m", "PRUM", "--per-topic", "t1", "-o", str(out))
     assert r.exit_code == 0, r.output
     assert "<svg" in out.read_text()
+    assert "topic t1; navigation: classical" in out.read_text()  # --nav's default
     r = invoke(app, files, "plot", str(files["a"]), "--qrels", str(files["qrels"]),
                "-m", "PRUM", "-o", str(tmp_path / "x.gif"))
     assert r.exit_code == 2 and "figure type '.gif' unknown" in r.output
@@ -178,3 +179,38 @@ def test_report_escapes_names() -> None:
     page = build_report(df, figures=False, title="a & b")
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     assert "<title>a &amp; b</title>" in page
+
+
+def _four_measures() -> pd.DataFrame:
+    rows = [(run, m, t, v) for run, base in (("a", 0.2), ("b", 0.4))
+            for m in ("PRUM", "AP", "nDCG", "P@10")
+            for t, v in (("q1", base), ("q2", base + 0.1), ("all", base + 0.05))]
+    return pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+
+
+def test_report_names_the_navigation_model_next_to_the_numbers() -> None:
+    page = build_report(_four_measures(), figures=False, nav=["structural", "links:hops=2"])
+    doc = lxml.html.document_fromstring(page)
+    summary = doc.xpath("//section[@id='summary']")[0]
+    note = summary.xpath(".//p[@class='nav-model']")
+    assert len(note) == 1
+    assert [c.text for c in note[0].xpath("./code")] == ["--nav", "structural", "links:hops=2"]
+    # above the summary table, not only in the reproduction section at the bottom
+    assert note[0].getnext().getnext().xpath(".//table")
+
+
+def test_report_says_why_a_measure_has_no_per_topic_figure() -> None:
+    page = build_report(_four_measures(), nav=["classical"])
+    doc = lxml.html.document_fromstring(page)
+    figures = doc.xpath("//section[@id='figures']")[0]
+    assert len(figures.xpath(".//*[local-name()='svg']")) == 3  # PRUM, AP, nDCG
+    notes = [p.text_content() for p in figures.xpath(".//p[@class='note']")]
+    assert len(notes) == 1 and notes[0].startswith("No per-topic figure for P@10: ")
+    assert "first 3 measures (PRUM, AP, nDCG)" in notes[0]
+    # every figure's title names the navigation model
+    titles = figures.xpath(".//*[local-name()='svg']")
+    assert all("navigation: classical" in t.text_content() for t in titles)
+    means = _four_measures().query("topic == 'all'")
+    page = build_report(means)
+    doc = lxml.html.document_fromstring(page)
+    assert "only means over topics" in doc.xpath("//section[@id='figures']")[0].text_content()

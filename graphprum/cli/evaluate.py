@@ -173,7 +173,8 @@ def plot_command(
     per_topic: Annotated[str | None, typer.Option(
         "--per-topic", help="Plot this topic's curves instead of the mean.")] = None,
     ranks: Ranks = None,
-    title: Annotated[str | None, typer.Option(help="Figure title.")] = None,
+    title: Annotated[str | None, typer.Option(
+        help="Figure title (default: what is averaged and the navigation model).")] = None,
 ) -> None:
     """Precision-recall curves (11 recall levels) or gain curves (ranks) of several runs."""
     from graphprum.api import plot
