@@ -86,17 +86,17 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
         names the runs; unnamed in-memory runs are ``run1``, ``run2``, ...
         Results are ordered as trec_eval orders a file.
     qrels : path, DataFrame, dict, Qrel tuples, or None
-        ``TOPIC ITER ID REL`` judgements (DESIGN §1.3): a file, a DataFrame
+        ``TOPIC ITER ID REL`` judgements (docs/formats.md): a file, a DataFrame
         with ``query_id, doc_id, relevance`` (or ``topic, id, rel``), a dict
         ``{topic: {id: rel}}``, ``ir_measures.Qrel`` tuples; None with
         ``passages``.
     measures : str, ir_measures measure, or a list of them
-        Names of DESIGN §1.6 (``"PRUM"``, ``"PRUM@0.5"``, ``"map"``,
+        Measure names, as `graphprum measures` lists them (``"PRUM"``, ``"PRUM@0.5"``, ``"map"``,
         ``"nDCG@10"``) or ir_measures objects (``ir_measures.AP``,
         ``ir_measures.nDCG@10``).
     store : Collection, store, or a store's location, optional
         The collection (:func:`graphprum.open_store`); needed by structural
-        navigation models and measures, and then N of DESIGN §1.4.
+        navigation models and measures, and the collection size N of the unranked part.
     passages : path or assessments, optional
         Passage assessments (INEX measures, T2I).
     per_topic : bool

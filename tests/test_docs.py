@@ -404,13 +404,45 @@ def test_blocks_are_sh_or_text_and_links_resolve(path):
 def test_docs_exist_and_have_commands():
     names = {p.name for p in DOCS}
     for need in ("index.md", "tutorial.md", "formats.md", "measures-prum.md", "measures-sr.md",
-                 "measures-inex.md", "measures-t2i.md"):
+                 "measures-inex.md", "measures-t2i.md", "errata.md"):
         assert need in names
     for p in DOCS:
-        if p.name in ("errata-inex.md", "index.md"):
+        if p.name in ("errata.md", "errata-inex.md", "index.md"):
             continue
         blocks = parse_blocks(p.read_text(encoding="utf-8"))
         assert any(b.lang == "sh" and b.commands for b in blocks), f"{p.name} runs nothing"
+
+
+#: What a clone of the project does not hold: pointers to it help no reader.
+OUTSIDE = re.compile(r"\.\./shared|shared/papers|DESIGN(\.md| §)|ERRATA\.md")
+
+
+def test_readers_are_pointed_only_inside_the_project():
+    """README, docs/, examples/ and every --help text cite papers by title and
+    DOI and point to docs/errata.md, never to files outside a clone."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    pages = [*FILES, *sorted((REPO / "examples").rglob("*.md")),
+             *sorted((REPO / "examples").rglob("*.txt"))]
+    for page in pages:
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            assert not OUTSIDE.search(line), f"{page.relative_to(REPO)}:{n}: {line}"
+    runner = CliRunner()
+    groups = {"": ["load", "info", "show", "nav", "summary", "eval", "compare", "plot",
+                   "report", "query", "copy", "server"],
+              "load": ["xml", "web", "links", "video"], "summary": ["build", "show"],
+              "server": ["start", "stop", "status"]}
+    for group, commands in groups.items():
+        for command in ["", *commands]:
+            argv = [a for a in (group, command) if a] + ["--help"]
+            r = runner.invoke(app, argv)
+            assert r.exit_code == 0, (argv, r.output)
+            assert not OUTSIDE.search(r.output) and "§" not in r.output, (argv, r.output)
+    errata = (REPO / "docs" / "errata.md").read_text(encoding="utf-8")
+    for doi in ("10.1145/1198296.1198297", "10.1007/978-3-540-73888-6_3"):
+        assert doi in errata
 
 
 def test_matcher_rejects_what_is_not_printed():

@@ -11,7 +11,7 @@ directory. Without either option the articles already in ``articles/`` are
 used. Everything else (topics, qrels, runs, navigation file) is recomputed
 deterministically from the articles and the judgments written below.
 
-Element ids follow DESIGN §1.1: ``DOC#XPATH``, DOC the file path relative to
+Element ids follow docs/formats.md: ``DOC#XPATH``, DOC the file path relative to
 ``articles/`` without ``.xml``, XPATH with one positional 1-based step per
 element, counted among same-tag siblings; comments and processing
 instructions are not counted.

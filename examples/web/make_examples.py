@@ -91,7 +91,7 @@ HUB_PATHS = {
 
 
 def page_links(path: Path, root: Path) -> list[str]:
-    """Site-relative paths of the ``.html`` pages that ``path`` links to (DESIGN §1.3)."""
+    """Site-relative paths of the ``.html`` pages that ``path`` links to (docs/formats.md)."""
     doc = html.parse(str(path))
     rel = PurePosixPath(path.relative_to(root).as_posix())
     out = []
