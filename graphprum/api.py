@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from graphprum.errors import UsageError
+from graphprum.floats import readable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -379,14 +380,14 @@ def describe(options: EvalOptions, store: Store | None, qrels: QrelsLike | None,
 
     params = {"navigation models (--nav)": ", ".join(options.nav)}
     if options.collection_size is not None:
-        params["collection size N"] = f"{options.collection_size:g} (--collection-size)"
+        params["collection size N"] = f"{readable(options.collection_size)} (--collection-size)"
     elif store is None:
         params["collection size N"] = "infinite (no store: unranked units add no precision)"
     elif qrels is None:
         params["collection size N"] = "units in the store of the judged kind"
     else:
         n = collection_size(store, read_qrels_like(qrels), None, False, lambda message: None)
-        params["collection size N"] = (f"{n:g} (units in the store of the judged kind)"
+        params["collection size N"] = (f"{readable(n)} (units in the store of the judged kind)"
                                        if math.isfinite(n) else "∞")
     params.update({"ideal units": f"REL >= {options.ideal_min:g}", "run order": options.order,
                    "dedup": str(options.dedup), "tree runs": str(options.trees),

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from graphprum.floats import readable
 from graphprum.store.base import LinkWalk
 
 
@@ -169,6 +170,6 @@ def degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, str]:
         deg = np.bincount(ends, minlength=n)
         has = deg[deg > 0]
         q = np.percentile(has, [50, 90, 99]).round(1)
-        out[label] = (f"{len(has):,} units; mean {has.mean():.2f}, median {q[0]:g}, "
-                      f"p90 {q[1]:g}, p99 {q[2]:g}, max {int(has.max()):,}")
+        out[label] = (f"{len(has):,} units; mean {has.mean():.2f}, median {readable(q[0])}, "
+                      f"p90 {readable(q[1])}, p99 {readable(q[2])}, max {int(has.max()):,}")
     return out

@@ -16,8 +16,8 @@ Examples
 digraph "p*" {
   rankdir=TB;
   node [shape=box, style="rounded,filled", fillcolor="#dbe9f6", fontname="Helvetica"];
-  S1 [label="S1\\n/a\\nextent 1  π 0.5000"];
-  S2 [label="S2\\n/a/b\\nextent 2  π 0.5000"];
+  S1 [label="S1\\n/a\\nextent 1  π 0.5"];
+  S2 [label="S2\\n/a/b\\nextent 2  π 0.5"];
   S1 -> S2 [label="2", penwidth=6.00];
 }
 """
@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from graphprum.floats import readable
 from graphprum.summaries.axpre import Summary
 
 
@@ -75,14 +76,14 @@ def to_dot(summary: Summary) -> str:
              'fontname="Helvetica"];']
     for row in table_rows(summary):
         label = f"{row['sid']}\\n{_dot_string(row['key'])}\\nextent {row['extent']}  " \
-                f"π {row['pi']:.4f}"
+                f"π {readable(row['pi'])}"
         lines.append(f'  {row["sid"]} [label="{label}"];')
     w = edge_weights(summary)
     top = w.max() if len(w) else 1.0
     for (s, d), x in zip(summary.edges[["src", "dst"]].itertuples(index=False), w,
                          strict=True):
         width = 1.0 + 5.0 * x / top if top > 0 else 1.0
-        lines.append(f'  {sids[int(s)]} -> {sids[int(d)]} [label="{x:g}", '
+        lines.append(f'  {sids[int(s)]} -> {sids[int(d)]} [label="{readable(float(x))}", '
                      f"penwidth={width:.2f}];")
     lines.append("}")
     return "\n".join(lines)
