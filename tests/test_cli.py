@@ -120,7 +120,7 @@ def test_topic_missing_from_run_is_an_empty_ranking(tmp_path: Path) -> None:
     topic2 = {m: float(v) for _, m, t, v in rows if t == "2"}
     assert topic2 == pytest.approx({"PRUM": 0.5, "SRP@5": 0.0, "AP": 0.0}, abs=1e-12)
     topic1 = {m: float(v) for _, m, t, v in rows if t == "1"}
-    assert topic1["PRUM"] == 1.0 and topic1["AP"] == 1.0 and topic1["SRP@5"] == 0.2
+    assert topic1 == pytest.approx({"PRUM": 1.0, "AP": 1.0, "SRP@5": 0.2}, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize(("args", "message"), [
