@@ -2,7 +2,9 @@
 ``summary show``, ``info``, ``show``, ``nav`` and ``compare`` print.
 
 Numbers follow :mod:`graphprum.floats`: full precision in tsv, csv and json,
-``digits`` in the table.  TSV fields escape backslash, tab, newline and
+``digits`` in the table.  Text that is not valid UTF-8 (undecodable bytes
+of file names) shows them as ``\\xNN`` (:func:`graphprum.errors.printable`).
+TSV fields escape backslash, tab, newline and
 carriage return as ``\\\\``, ``\\t``, ``\\n``, ``\\r`` so that every record
 stays on one line; CSV quotes as RFC 4180 does; JSON is a list of objects
 keyed by column.  Lists and mappings inside a cell are written as JSON text
@@ -35,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any, TextIO
 
-from graphprum.errors import UsageError
+from graphprum.errors import UsageError, printable
 from graphprum.floats import DIGITS, exact, json_value, readable
 
 #: What :func:`write_rows` writes.
@@ -54,8 +56,8 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, Mapping | list | tuple):
-        return json.dumps(value, default=str, ensure_ascii=False)
-    return exact(value)
+        return printable(json.dumps(value, default=str, ensure_ascii=False))
+    return printable(exact(value))
 
 
 def _human(value: Any, digits: int, group: bool) -> str:
@@ -63,19 +65,21 @@ def _human(value: Any, digits: int, group: bool) -> str:
     if value is None:
         return ""
     if isinstance(value, Mapping | list | tuple):
-        return json.dumps(value, default=str, ensure_ascii=False)
+        return printable(json.dumps(value, default=str, ensure_ascii=False))
     if group and isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         value = json_value(value)
-    return readable(value, digits)
+    return printable(readable(value, digits))
 
 
 def _json_ready(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {str(k): _json_ready(v) for k, v in value.items()}
+        return {printable(str(k)): _json_ready(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_ready(v) for v in value]
+    if isinstance(value, str):
+        return printable(value)
     return json_value(value)
 
 

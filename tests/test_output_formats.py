@@ -154,3 +154,21 @@ def test_unknown_format_is_a_usage_error(store, eval_files) -> None:
         r = runner.invoke(app, [*argv, "-f", "xlsx"])
         assert r.exit_code == 2, name
         assert "xlsx" in r.output and "Traceback" not in r.output
+
+
+def test_undecodable_file_name_bytes_print_as_escapes() -> None:
+    """A value holding a file name's undecodable byte (a lone surrogate) is
+    written as \\xNN in every format instead of failing to encode."""
+    from graphprum.tabular import write_rows
+
+    name = "a" + bytes([0xFF]).decode("utf-8", "surrogateescape") + "b"
+    shown = {}
+    for fmt in ("tsv", "csv", "json", "table"):
+        out = io.StringIO()
+        write_rows(["name"], [[name]], fmt, out)
+        out.getvalue().encode("utf-8")  # writable to a UTF-8 stream
+        shown[fmt] = out.getvalue()
+    assert _unescape(shown["tsv"].splitlines()[1]) == "a\\xffb"
+    assert list(csv.reader(io.StringIO(shown["csv"])))[1] == ["a\\xffb"]
+    assert json.loads(shown["json"]) == [{"name": "a\\xffb"}]
+    assert "a\\xffb" in shown["table"]
