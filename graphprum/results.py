@@ -260,13 +260,14 @@ def _write_table(df: pd.DataFrame, out: TextIO, digits: int = DIGITS) -> None:
 
 
 #: Formats of :func:`write_rows`.
-ROW_FORMATS = ("table", "tsv", "json")
+ROW_FORMATS = tabular.FORMATS
 
 
 def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:
-    """Rows of text (a listing such as ``graphprum measures``) in ``fmt``:
-    ``table`` (rich, aligned, never cut off a terminal), ``tsv`` (a header
-    line, then one line per row) or ``json`` (a list of objects).
+    """Rows of text (a listing such as ``graphprum measures``) in ``fmt``, as
+    :func:`graphprum.tabular.write_rows` writes every table: ``table`` (rich,
+    aligned, never cut off a terminal), ``tsv`` (a header line, then one line
+    per row), ``csv`` or ``json`` (a list of objects).
 
     >>> import io
     >>> out = io.StringIO(); write_rows([{"name": "PRUM", "cutoff": "level"}], "tsv", out)
@@ -274,20 +275,4 @@ def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:
     'name\\tcutoff\\nPRUM\\tlevel\\n'
     """
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    if fmt == "json":
-        json.dump(list(rows), out, indent=1, ensure_ascii=False)
-        out.write("\n")
-    elif fmt == "tsv":
-        out.write("\t".join(columns) + "\n")
-        for r in rows:
-            out.write("\t".join(str(r.get(c, "")).replace("\t", " ") for c in columns) + "\n")
-    elif fmt == "table":
-        console = Console(file=out, highlight=False, width=console_width(out))
-        table = Table(show_edge=False, pad_edge=False, box=None)
-        for c in columns:
-            table.add_column(c, overflow="fold")
-        for r in rows:
-            table.add_row(*[escape(str(r.get(c, ""))) for c in columns])
-        console.print(table)
-    else:
-        raise UsageError(f"unknown format {fmt!r}; choose {', '.join(ROW_FORMATS)}")
+    tabular.write_rows(columns, [[r.get(c, "") for c in columns] for r in rows], fmt, out)

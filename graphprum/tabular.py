@@ -151,7 +151,7 @@ def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: Tex
                    for i in range(len(columns))]
         table = Table(box=None, pad_edge=False)
         for c, num in zip(columns, numeric, strict=True):
-            table.add_column(escape(c), justify="right" if num else "left")
+            table.add_column(escape(c), justify="right" if num else "left", overflow="fold")
         for row in rows:
             table.add_row(*(escape(_human(v, digits, group)) for v in row))
         console.print(table)

@@ -59,6 +59,7 @@ def commands(store: Path, f: dict[str, Path]) -> dict[str, list[str]]:
         "summary show": [*s, "summary", "show", "p*"],
         "info": [*s, "info"],
         "show": [*s, "show", unit],
+        "measures": ["measures"],
     }
 
 
@@ -68,7 +69,7 @@ def _unescape(field: str) -> str:
 
 
 @pytest.mark.parametrize("name", ["eval", "compare", "nav", "query", "summary show", "info",
-                                  "show"])
+                                  "show", "measures"])
 def test_off_a_terminal_tsv_by_default_and_csv_json_agree(store, eval_files, name) -> None:
     argv = commands(store, eval_files)[name]
     default = runner.invoke(app, argv)

@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import app, choose_format, user_errors
+from graphprum.cli.app import TABLE_FORMATS, app, choose_format, user_errors
 
-LIST_FORMATS = ("table", "tsv", "json")
+LIST_FORMATS = TABLE_FORMATS
 
 
 @app.command("measures")
@@ -20,7 +20,8 @@ def measures_command(
         metavar="NAME", help="A measure to describe: a graphprum family (PRUM, SRP, ...), "
         "a trec_eval name (map, P_10) or an ir_measures name (nDCG).")] = None,
     fmt: Annotated[str | None, typer.Option(
-        "--format", "-f", help="table (terminal default), tsv (default otherwise) or json.")]
+        "--format", "-f", help="table (terminal default), tsv (default otherwise), csv or "
+        "json.")]
     = None,
 ) -> None:
     """List graphprum's measure families, or describe one: its parameters,
