@@ -1,7 +1,7 @@
-// Create or update Document nodes (seq only on creation, so a re-run keeps the order)
+// Documents of a load, written incomplete: invisible to every read until
+// load/flip_documents.cypher relabels them (seq: load order; kind_counts: units
+// per kind; anames: attribute name -> units having it, JSON in first-seen order)
 UNWIND $docs AS r
-MERGE (d:Document {name: r.name})
-ON CREATE SET d.seq = r.seq
+MERGE (d:IncompleteDocument {name: r.name})
 SET d.source = r.source, d.kind = r.kind, d.length = r.length, d.count = r.count,
-    d.digest = r.digest, d.complete = false
-RETURN d.name AS name, d.seq AS seq
+    d.seq = r.seq, d.digest = r.digest, d.kind_counts = r.kind_counts, d.anames = r.anames

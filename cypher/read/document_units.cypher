@@ -1,6 +1,5 @@
-// The units of some documents in preorder, with their tag, label path and columns
-MATCH (u:Unit)
-WHERE u.doc IN $names
-RETURN u.doc AS doc, [u.pre, u.kind, u.depth, u.ppre, u.post, u.size, u.pos, u.start,
-       u.length, u.words] AS v, u.tag AS tag, u.path AS path
-ORDER BY doc, u.pre
+// The units of some stored documents (numbers, tag, label path), any order
+UNWIND $names AS name
+MATCH (u:Unit {doc: name})
+RETURN name, [u.pre, u.kind, u.depth, u.ppre, u.post, u.size, u.pos, u.start, u.length,
+       u.words] AS v, u.tag AS tag, u.path AS path

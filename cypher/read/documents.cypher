@@ -1,4 +1,5 @@
+// The stored (complete) documents in load order
 MATCH (d:Document)
 RETURN d.name AS name, d.source AS source, d.kind AS kind, d.length AS length,
-       d.count AS count, d.seq AS seq, d.digest AS digest, d.complete AS complete
+       d.count AS count, d.seq AS seq
 ORDER BY seq

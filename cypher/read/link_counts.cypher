@@ -1,3 +1,5 @@
+// Link records of stored documents, and the LINK edges they became
 MATCH (p:PendingLink)
-OPTIONAL MATCH (s:Unit {uid: p.src})-[l:LINK {key: p.key}]->(:Unit)
-RETURN count(p) AS records, count(l) AS resolved
+MATCH (d:Document {name: p.src_doc})
+WHERE d.seq = p.seq OR p.seq = -1
+RETURN count(p) AS records

@@ -1,4 +1,4 @@
-// Resolved LINK edges as (source seq, source pre, target seq, target pre) in link order
+// Every LINK edge as (source document, pre, target document, pre), in load order
 MATCH (s:Unit)-[l:LINK]->(t:Unit)
-RETURN s.seq AS sseq, s.pre AS spre, t.seq AS tseq, t.pre AS tpre, l.lseq AS lseq
+RETURN s.doc AS sdoc, s.pre AS spre, t.doc AS tdoc, t.pre AS tpre, l.lseq AS lseq
 ORDER BY lseq

@@ -1,4 +1,8 @@
-// Every unit as one list (decoded into numpy columns by the store)
-MATCH (u:Unit)
-RETURN [u.seq, u.pre, u.kind, u.depth, u.ppre, u.post, u.size, u.pos, u.start, u.length,
-        u.words] AS v, u.tag AS tag, u.path AS path
+// Every field of some units, by id (the parent's id through CHILD)
+UNWIND $ids AS id
+MATCH (u:Unit {uid: id})
+OPTIONAL MATCH (p:Unit)-[:CHILD]->(u)
+RETURN id, u.doc AS doc, u.kind AS kind, u.tag AS tag, u.path AS path, u.depth AS depth,
+       coalesce(p.uid, '') AS parent, u.pre AS pre, u.post AS post, u.size AS size,
+       u.pos AS pos, u.start AS start, u.length AS length, u.words AS words,
+       u.text AS text, u.attributes AS attributes

@@ -4,4 +4,4 @@ MATCH (s:Summary {axpre: $axpre})<-[:IN_PARTITION]-(p:Unit)-[:CHILD]->(c:Unit)
 WITH s, t, count(*) AS n, sum(c.length) AS len
 MERGE (s)-[e:SUMMARY_EDGE]->(t)
 SET e.count = n, e.length = len
-RETURN s.sid AS source, t.sid AS target, n AS count, len AS length
+RETURN count(*) AS edges

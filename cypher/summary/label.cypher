@@ -1,3 +1,3 @@
-// AxPRE label: same tag
-MATCH (u:Unit)
-RETURN u.seq AS seq, u.pre AS pre, u.tag AS key
+// AxPRE label: the partition key of an XML element is its tag
+MATCH (u:Unit {kind: 0})
+SET u._part = u.tag

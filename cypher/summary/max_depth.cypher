@@ -1,2 +1,2 @@
-MATCH (u:Unit)
+MATCH (u:Unit {kind: 0})
 RETURN max(u.depth) AS depth

@@ -1,4 +1,4 @@
-// AxPRE p: same tag and same parent tag ('' for a root)
-MATCH (u:Unit)
-OPTIONAL MATCH (p:Unit)-[:CHILD]->(u)
-RETURN u.seq AS seq, u.pre AS pre, u.tag + '|' + coalesce(p.tag, '') AS key
+// AxPRE p: tag and parent's tag ('/tag' for a root): 'parent/tag'
+MATCH (u:Unit {kind: 0})
+OPTIONAL MATCH (p:Unit {kind: 0})-[:CHILD]->(u)
+SET u._part = CASE WHEN p IS NULL THEN '/' ELSE p.tag + '/' END + u.tag

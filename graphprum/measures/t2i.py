@@ -183,14 +183,11 @@ def _effort_outside(m: Measure, ctx: TopicContext, frags: Fragments, tau: float)
     """I = ceil((D - D_R) / tau)."""
     d = m["D"]
     if d is None:
-        table = ctx.table
-        starts = table.columns["start"][table.docs["first"].to_numpy(dtype=np.int64)] \
-            if len(table.docs) else np.zeros(0)
-        lengths = doc_ends(table) - starts
-        kinds = table.docs["kind"].to_numpy()
-        if len(frags.doc):
-            lengths = lengths[np.isin(kinds, np.unique(kinds[frags.doc]))]
-        d = float(lengths.sum())
+        view = ctx.units_view()
+        kinds = view.table.docs["kind"].to_numpy()
+        present = np.unique(kinds[frags.doc]) if len(frags.doc) else np.unique(
+            view.collection["kind"] if view.collection is not None else kinds)
+        d = view.total_length(present.tolist())
     return float(max(0, math.ceil((d - frags.relevant_length()) / tau - _EPS)))
 
 

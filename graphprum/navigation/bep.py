@@ -89,7 +89,7 @@ class BepModel:
         cols = tj[np.repeat(lo, counts) + offs]
         start = table.columns["start"]
         vals = bep_similarity(start[src[rows]], start[tgt[cols]], self.a,
-                              mean_document_length(table))
+                              ctx.units_view().mean_document_length())
         return sp.csr_array((vals, (rows, cols)), shape=shape)
 
 

@@ -76,12 +76,30 @@ class UnitView:
         Row of every unit id the view was asked for and holds.
     store : Store
         The store it came from (for partitions and links).
+    collection : pandas.DataFrame
+        Statistics of the whole store that measures need beyond the view:
+        per document ``kind``, the number of ``documents`` and their total
+        ``length`` (see :func:`document_statistics`).
     """
 
     table: UnitTable
     rows: dict[str, int]
     store: Any = field(repr=False, default=None)
     fallback: Any = field(repr=False, default=None)
+    collection: pd.DataFrame | None = field(repr=False, default=None)
+
+    def mean_document_length(self) -> float:
+        """Mean length of the store's documents (0 for none)."""
+        stats = self.collection if self.collection is not None \
+            else document_statistics(self.table.docs)
+        n = int(stats["documents"].sum())
+        return float(stats["length"].sum()) / n if n else 0.0
+
+    def total_length(self, kinds: Sequence[int]) -> float:
+        """Total length of the store's documents of ``kinds``."""
+        stats = self.collection if self.collection is not None \
+            else document_statistics(self.table.docs)
+        return float(stats.loc[stats["kind"].isin(list(kinds)), "length"].sum())
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:
         """Rows of ``ids`` in :attr:`table` (-1 for ids the view does not hold).
@@ -100,6 +118,25 @@ class UnitView:
                 out[missing] = found
                 self.rows.update(zip(asked, np.asarray(found).tolist(), strict=True))
         return out
+
+
+def document_statistics(docs: pd.DataFrame) -> pd.DataFrame:
+    """Per document kind: ``documents`` and their total ``length``, from a
+    table of documents (columns ``kind``, ``length``).
+
+    >>> document_statistics(pd.DataFrame({"kind": [0, 0, 3], "length": [1.0, 2.0, 4.0]}))
+       kind  documents  length
+    0     0          2     3.0
+    1     3          1     4.0
+    """
+    kind = docs["kind"].to_numpy(dtype=np.int64)
+    length = docs["length"].to_numpy(dtype=np.float64)
+    kinds = np.unique(kind)
+    return pd.DataFrame({"kind": kinds,
+                         "documents": np.array([int(np.count_nonzero(kind == k))
+                                                for k in kinds], dtype=np.int64),
+                         "length": np.array([float(length[kind == k].sum()) for k in kinds],
+                                            dtype=np.float64)})
 
 
 @dataclass

@@ -22,9 +22,13 @@ field   content
         followed by ``/tag``; then empty
 3       index of the unit's document in ``$docs`` / ``$seqs``
 4..14   tag, pos, kind, depth, pre, ppre, post, size, start, length, words
+15      the text snippet
+16      the attributes as JSON (:func:`attribute_json`), or empty
 ======  ==================================================================
 
-Numbers are decimal (floats with ``repr``, so they arrive exactly).  Records are in preorder within
+Numbers are decimal integers; a float that is not one is written ``MpE``
+(M * 2^E, :func:`float_text`), which the query reads back exactly
+(FalkorDB reads a string with ``toFloat`` as a 32-bit float).  Records are in preorder within
 each document, so a parent's record comes before its children's and the
 query rebuilds ids and paths with one ``reduce``.  When a unit's parent was
 written by an earlier batch, the parent's record is sent again (with its
@@ -42,15 +46,17 @@ Examples
 >>> doc = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"], cols)
 >>> first, second = pack_units([(doc, 1)], max_units=2, max_bytes=None, fs="|", rs=";")
 >>> first.records
-['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0', '0|||0|b|1|0|1|1|0|0|1|0|0|0']
+['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0||', '0|||0|b|1|0|1|1|0|0|1|0|0|0||']
 >>> second.records  # the parent again, then the second b
-['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0', '0|||0|b|2|0|1|2|0|1|1|0|0|0']
+['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0||', '0|||0|b|2|0|1|2|0|1|1|0|0|0||']
 >>> [unpack(b) for b in (first, second)]
 [[('d#/a[1]', '/a'), ('d#/a[1]/b[1]', '/a/b')], [('d#/a[1]', '/a'), ('d#/a[1]/b[2]', '/a/b')]]
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -76,15 +82,34 @@ def spliced_size(value) -> int:
 
 
 def _number(value) -> str:
-    """Decimal text of an int or float; floats exact (``repr``), integral
-    floats without ``.0``.
+    """Text of an int or float that the load query reads back exactly
+    (:func:`float_text` for floats).
 
     >>> [_number(3), _number(2.0), _number(0.1)]
-    ['3', '2', '0.1']
+    ['3', '2', '7205759403792794p-56']
     """
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+        return float_text(value)
     return str(value)
+
+
+def float_text(value: float) -> str:
+    """A float as text that Cypher turns back into the same double without
+    ``toFloat`` on a string (FalkorDB 4.16 reads such a string as a 32-bit
+    float): an integer when it is one, else ``MpE`` for M * 2^E with M an
+    integer of at most 53 bits, read by ``toInteger(M) * 2.0 ^ toInteger(E)``.
+
+    >>> float_text(12.0), float_text(0.5), float_text(2.0**60)
+    ('12', '4503599627370496p-53', '4503599627370496p8')
+    >>> m, e = float_text(0.1).split("p"); int(m) * 2.0 ** int(e) == 0.1
+    True
+    """
+    if not math.isfinite(value):
+        raise ValueError(f"{value} cannot be stored")
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    mantissa, exponent = math.frexp(value)
+    return f"{int(mantissa * 2**53)}p{exponent - 53}"
 
 
 def unit_ids(doc: ParsedDocument) -> list[str]:
@@ -139,21 +164,43 @@ def separators_of(texts: Iterable[str]) -> tuple[str, str]:
 
 def separators(docs: Iterable[ParsedDocument]) -> tuple[str, str]:
     """Record and field separators: the first two of :data:`SEPARATORS` that
-    no document name, tag or label path of ``docs`` contains (ids are made
-    of those and ``#/[]`` and digits).
+    no document name, tag, label path, text or attribute of ``docs``
+    contains (ids are made of names, tags, ``#/[]`` and digits).
 
     >>> separators([])
     ('\\x1e', '\\x1f')
     """
-    return separators_of(doc.name + "".join(doc.tags) + "".join(doc.paths) for doc in docs)
+    return separators_of(_document_text(doc) for doc in docs)
+
+
+def _document_text(doc: ParsedDocument) -> str:
+    """Every string of ``doc`` that a packed record carries, joined."""
+    return (doc.name + "".join(doc.tags) + "".join(doc.paths) + "".join(doc.texts or ())
+            + "".join(k + v for _, a in doc.attributes for k, v in a.items()))
+
+
+def attribute_json(doc: ParsedDocument) -> list[str]:
+    """The ``attributes`` property of every unit of ``doc``: its attributes
+    as compact JSON (what the embedded store writes), "" for none.
+
+    >>> d = ParsedDocument("d", "", 0, ["a", "b"], ["/a", "/a/b"], {},
+    ...                    attributes=[(1, {"id": "x", "é": "1"})])
+    >>> attribute_json(d)
+    ['', '{"id":"x","é":"1"}']
+    """
+    out = [""] * len(doc.tags)
+    for row, attrs in doc.attributes:
+        if attrs:
+            out[row] = json.dumps(attrs, ensure_ascii=False, separators=(",", ":"))
+    return out
 
 
 def _column_text(values: np.ndarray) -> list[str]:
-    """Decimal text of a numeric column: integers as they are, floats exact
-    (``repr``), integral floats without ``.0``.
+    """Text of a numeric column: integers as they are, floats by
+    :func:`float_text`.
 
-    >>> _column_text(np.array([2.0, 0.1]))
-    ['2', '0.1']
+    >>> _column_text(np.array([2.0, 0.5]))
+    ['2', '4503599627370496p-53']
     """
     if values.dtype.kind == "f":
         if np.all(np.isfinite(values)) and np.all(values == np.floor(values)) \
@@ -163,14 +210,17 @@ def _column_text(values: np.ndarray) -> list[str]:
     return [str(v) for v in values.tolist()]
 
 
-def _tails(doc: ParsedDocument, fs: str) -> list[str]:
-    """Fields 4..14 of every unit of ``doc``, joined with ``fs``."""
+def _tails(doc: ParsedDocument, fs: str, attrs: list[str] | None = None) -> list[str]:
+    """Fields 4..16 of every unit of ``doc``, joined with ``fs``."""
     n = len(doc.tags)
     cols = doc.columns
     text = {c: _column_text(np.asarray(cols[c])) for c in _TAIL if c not in ("pre", "ppre")}
     text["pre"] = [str(i) for i in range(n)]
     text["ppre"] = [str(p) for p in cols["parent"].tolist()]
-    return [fs.join(f) for f in zip(doc.tags, *(text[c] for c in _TAIL), strict=True)]
+    texts = doc.texts if doc.texts is not None else [""] * n
+    attrs = attrs if attrs is not None else attribute_json(doc)
+    return [fs.join(f) for f in zip(doc.tags, *(text[c] for c in _TAIL), texts, attrs,
+                                    strict=True)]
 
 
 @dataclass
@@ -212,11 +262,12 @@ def _cost(text: str) -> int:
 class _Doc:
     """One document's fields for packing, and its records."""
 
-    def __init__(self, doc: ParsedDocument, ids: list[str], fs: str) -> None:
+    def __init__(self, doc: ParsedDocument, ids: list[str], fs: str,
+                 attrs: list[str] | None = None) -> None:
         self.ids, self.paths, self.tags, self.fs = ids, doc.paths, doc.tags, fs
         self.parent = doc.columns["parent"].tolist()
         self.pos = doc.columns["pos"].tolist()
-        self.tails = _tails(doc, fs)
+        self.tails = _tails(doc, fs, attrs)
 
     def record(self, i: int, where: dict[int, int], doc_index: int) -> str:
         """Record of unit ``i``; its parent's record index from ``where``
@@ -238,16 +289,18 @@ def pack_units(docs: Iterable[tuple], *, max_units: int, max_bytes: int | None,
     records and, when given, about ``max_bytes`` spliced bytes of ``$data``,
     ``$docs`` and ``$seqs``.  A document may span batches.
 
-    ``docs`` yields ``(document, seq)``, or ``(document, seq, ids)`` when the
-    ids (:func:`unit_ids`) are at hand.  ``rs`` and ``fs`` must not occur in
+    ``docs`` yields ``(document, seq)``, or ``(document, seq, ids)`` or
+    ``(document, seq, ids, attributes)`` when the ids (:func:`unit_ids`) and
+    attribute JSON (:func:`attribute_json`) are at hand.  ``rs`` and ``fs`` must not occur in
     any document (:func:`separators`).
     """
     batch = PackedBatch(rs, fs)
     for doc, seq, *known in docs:
-        text = doc.name + "".join(doc.tags) + "".join(doc.paths)
+        text = _document_text(doc)
         if fs in text or rs in text:
             raise ValueError(f"{doc.name!r} contains a separator; see separators()")
-        d = _Doc(doc, known[0] if known else unit_ids(doc), fs)
+        d = _Doc(doc, known[0] if known else unit_ids(doc), fs,
+                 known[1] if len(known) > 1 else None)
         where: dict[int, int] = {}  # row in doc -> record index in the current batch
         doc_index = -1
         for i, p in enumerate(d.parent):

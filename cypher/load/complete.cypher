@@ -1,3 +1,0 @@
-UNWIND $names AS name
-MATCH (d:Document {name: name})
-SET d.complete = true

@@ -1,3 +1,0 @@
-UNWIND $names AS name
-MATCH (p:PendingLink {src_doc: name})
-DELETE p

@@ -1,0 +1,4 @@
+// Remove the units of the stored (complete) version of documents a load replaces
+UNWIND $names AS name
+MATCH (u:Unit {doc: name})
+DETACH DELETE u

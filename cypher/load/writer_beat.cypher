@@ -1,0 +1,4 @@
+// A running load says it is alive
+MATCH (m:Meta {key: 'graphprum'})
+WHERE m.writer = $writer
+SET m.beat = $now

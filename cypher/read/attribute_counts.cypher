@@ -1,0 +1,4 @@
+// Attribute name counts of every stored document, in load order
+MATCH (d:Document)
+RETURN d.anames AS anames
+ORDER BY d.seq

@@ -1,0 +1,3 @@
+MATCH (:Unit {uid: $uid})-[:CHILD]->(c:Unit)
+RETURN c.uid AS uid
+ORDER BY c.pre

@@ -1,0 +1,4 @@
+// Per document kind: stored documents and their total length
+MATCH (d:Document)
+RETURN d.kind AS kind, count(d) AS documents, sum(d.length) AS length
+ORDER BY kind

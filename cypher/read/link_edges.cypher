@@ -1,0 +1,2 @@
+MATCH (:Unit)-[l:LINK]->(:Unit)
+RETURN count(l) AS n

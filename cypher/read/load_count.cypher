@@ -1,2 +1,0 @@
-MATCH (m:Meta {key: 'graphprum'})
-RETURN m.load_count AS n

@@ -1,0 +1,4 @@
+// The partition of the units of some stored documents under a stored summary
+UNWIND $names AS name
+MATCH (u:Unit {doc: name})-[:IN_PARTITION]->(s:Summary {axpre: $axpre})
+RETURN name, u.pre AS pre, s.sid AS sid

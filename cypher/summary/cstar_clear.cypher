@@ -1,3 +1,0 @@
-MATCH (u:Unit)
-WHERE u._cstar IS NOT NULL
-REMOVE u._cstar

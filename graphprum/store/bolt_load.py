@@ -1,0 +1,747 @@
+"""Loading into a Bolt store: documents become visible only when complete.
+
+A load writes its documents and units with the labels ``IncompleteDocument``
+and ``IncompleteUnit``, which no read matches, and relabels them
+``Document`` and ``Unit`` at its end (``cypher/load/flip_*.cypher``), after
+removing the stored versions of the documents it replaces.  A load that
+fails removes what it wrote; one that is killed leaves incomplete documents
+that the next load, or ``graphprum load --resume`` (:meth:`BoltLoads.resume_loads`),
+removes.  A load claims the store first (``Meta.writer``, with a heartbeat):
+a second load refuses to start while the first is alive, and takes over
+from one that died.
+
+Two ways to write:
+
+* **bulk**, into an empty FalkorDB whose Redis port this machine reaches:
+  the documents go with ``GRAPH.BULK`` (:mod:`graphprum.store.falkor_bulk`)
+  into a new graph under a temporary key, which is finished there (indexes,
+  attribute properties, meta) and then renamed onto the graph the Bolt port
+  serves, atomically: readers see nothing, then the whole collection;
+* **merge**, for every other load: ``UNWIND`` batches of packed units
+  (:mod:`graphprum.store.bolt_pack`) merged on their ids, written in order by
+  one background writer (:class:`~graphprum.store.bolt_io.WritePipe`) while
+  the load parses the next documents.  On FalkorDB the writes go through the
+  Redis port when it is reachable (see :mod:`graphprum.store.falkor_redis`
+  for why), else over Bolt, one at a time.
+
+Attribute properties: every unit keeps its attributes as JSON
+(``attributes``), and the :data:`MAX_ATTRIBUTE_PROPERTIES` most frequent
+attribute names of the stored collection are also properties ``@NAME``, as
+in the embedded store's graph.  Counts per document are kept on the
+documents (``anames``); after each load the names that left the most
+frequent are removed from the units and those that entered are filled in
+from the JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from graphprum.errors import InputError, StoreError
+from graphprum.store.bolt_io import WritePipe
+from graphprum.store.bolt_pack import (
+    attribute_json,
+    pack_units,
+    separators,
+    separators_of,
+    unit_ids,
+)
+from graphprum.store.falkor_bulk import EdgeToken, NodeToken, bulk_command, encode_value
+from graphprum.store.falkor_redis import BOLT_GRAPH, RedisError
+from graphprum.store.local.graph import MAX_ATTRIBUTE_PROPERTIES
+from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_PAGE,
+    DocumentBatch,
+    LoadReport,
+    ParsedDocument,
+    page_units,
+)
+
+FORMAT = "graphprum-bolt"
+#: Units sent by one ``GRAPH.BULK`` call.
+BULK_UNITS = 50_000
+#: Units parsed before their writes are queued (merge loads).
+FLUSH_UNITS = 5_000
+#: Seconds after which the writer of a load that stopped beating is taken over.
+STALE_WRITER = 300.0
+#: Seconds between heartbeats of a running load.
+BEAT_EVERY = 15.0
+#: Prefix of the temporary graph keys of bulk loads.
+BULK_PREFIX = "graphprum-bulk-"
+
+_DOC_PROPS = ["name", "source", "kind", "length", "count", "seq", "digest", "kind_counts",
+              "anames"]
+_LINK_PROPS = ["key", "seq", "src", "src_doc", "src_pre", "target", "anchor", "lseq"]
+_INT_PROPS = ["seq", "kind", "depth", "pre", "ppre", "post", "size", "pos", "words"]
+_FLOAT_PROPS = ["start", "length"]
+
+
+def documents_of(items: Iterable[ParsedDocument | DocumentBatch]) -> Iterator[ParsedDocument]:
+    """Single documents of a stream of documents and batches."""
+    for item in items:
+        if isinstance(item, DocumentBatch):
+            yield from item.documents()
+        else:
+            yield item
+
+
+def digest(doc: ParsedDocument) -> str:
+    """A fingerprint of everything a document stores (a re-run of a load
+    leaves a document with the same fingerprint as it is)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps([doc.name, doc.source, int(doc.kind), doc.tags, doc.paths,
+                         [list(x) for x in doc.links], doc.texts,
+                         [[r, a] for r, a in doc.attributes]]).encode())
+    for c in sorted(doc.columns):
+        h.update(c.encode())
+        h.update(np.ascontiguousarray(doc.columns[c]).tobytes())
+    return h.hexdigest()
+
+
+def attribute_counts(doc: ParsedDocument) -> dict[str, int]:
+    """Units per attribute name of ``doc``, names in first-seen order.
+
+    >>> d = ParsedDocument("d", "", 0, ["a", "b"], ["/a", "/a/b"], {},
+    ...                    attributes=[(0, {"x": "1", "y": "2"}), (1, {"y": "3"})])
+    >>> attribute_counts(d)
+    {'x': 1, 'y': 2}
+    """
+    out: dict[str, int] = {}
+    for _, attrs in doc.attributes:
+        for name in attrs:
+            out[name] = out.get(name, 0) + 1
+    return out
+
+
+def most_frequent(counts: Counter[str]) -> list[str]:
+    """The attribute names stored as properties: the most frequent, ties in
+    first-seen order (as the embedded store picks them)."""
+    return [n for n, _ in counts.most_common(MAX_ATTRIBUTE_PROPERTIES)]
+
+
+def prop(name: str) -> str:
+    """The property of attribute ``name`` in backquotes (``@sec-type`` ->
+    ```@sec-type```).
+
+    >>> prop("sec-type")
+    '`@sec-type`'
+    """
+    return "`@" + name.replace("`", "``") + "`"
+
+
+def _kind_counts(doc: ParsedDocument) -> list[int]:
+    kind = np.asarray(doc.columns["kind"], dtype=np.int64)
+    return np.bincount(kind, minlength=4)[:4].tolist() if len(kind) else [0, 0, 0, 0]
+
+
+def _alive(host: str, pid: int) -> bool:
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _Doc:
+    """A document of a load, with what its writes need."""
+
+    __slots__ = ("attrs", "doc", "ids", "lseq", "seq")
+
+    def __init__(self, doc: ParsedDocument, seq: int, lseq: int) -> None:
+        self.doc, self.seq, self.lseq = doc, seq, lseq
+        self.ids = unit_ids(doc)
+        self.attrs = attribute_json(doc)
+
+    def row(self, digest_: str) -> dict[str, Any]:
+        doc = self.doc
+        return {"name": doc.name, "source": doc.source, "kind": int(doc.kind),
+                "length": float(doc.length), "count": len(self.ids), "seq": self.seq,
+                "digest": digest_, "kind_counts": _kind_counts(doc),
+                "anames": json.dumps(attribute_counts(doc), ensure_ascii=False)}
+
+    def links(self) -> list[dict[str, Any]]:
+        doc = self.doc
+        return [{"key": f"{doc.name}\x1f{self.seq}\x1f{k}", "seq": self.seq,
+                 "src": self.ids[row], "src_doc": doc.name, "src_pre": int(row),
+                 "target": target, "anchor": anchor or "", "lseq": self.lseq + k}
+                for k, (row, target, anchor) in enumerate(doc.links)]
+
+
+class BoltLoads:
+    """The loads of :class:`~graphprum.store.bolt.BoltStore` (see the module notes)."""
+
+    location: str
+
+    # ------------------------------------------------------------ claiming
+    def _claim(self) -> str:
+        """Claim the store for a load; StoreError while another load runs."""
+        me = f"{socket.gethostname()} {os.getpid()} {uuid.uuid4().hex[:8]}"
+        for _ in range(5):
+            meta = self._meta()
+            current = meta["writer"]
+            if current and not self._stale(current, meta["beat"]):
+                host, pid, _ = ([*current.split(" "), "", "", ""])[:3]
+                since = time.strftime("%H:%M:%S", time.localtime(meta["beat"]))
+                raise StoreError(
+                    f"{self.location}: another load is writing to this store (process {pid} "
+                    f"on {host}, alive at {since}); wait for it to finish (a load that was "
+                    f"killed is taken over after {STALE_WRITER:.0f} s without news)")
+            rows = self._write("load/writer", expected=current, writer=me, now=time.time())
+            if rows and rows[0][0] == me:
+                return me
+        raise StoreError(f"{self.location}: could not claim the store for a load")
+
+    @staticmethod
+    def _stale(writer: str, beat: float) -> bool:
+        host, _, rest = writer.partition(" ")
+        pid = rest.split(" ")[0]
+        if pid.isdigit() and not _alive(host, int(pid)):
+            return True
+        return time.time() - beat > STALE_WRITER
+
+    def _release(self, me: str) -> None:
+        with contextlib.suppress(Exception):
+            self._write("load/writer_release", writer=me, timeout=10.0)
+
+    # ------------------------------------------------------- interrupted loads
+    def _remove_incomplete(self, timeout: float | None = None) -> int:
+        """Remove the documents and units left incomplete (the caller holds
+        the store); returns how many documents."""
+        docs = self._q("read/incomplete")
+        if docs:
+            self._write_rows("load/remove_incomplete_links", "docs",
+                             [{"name": n, "seq": int(s)} for n, s in docs], timeout=timeout)
+        while self._write("load/remove_incomplete_units", timeout=timeout)[0][0]:
+            pass
+        if docs:
+            self._write_rows("load/remove_incomplete_documents", "names", [n for n, _ in docs],
+                             timeout=timeout)
+        return len(docs)
+
+    def resume_loads(self) -> int:
+        """Finish what interrupted loads left: remove their incomplete
+        documents (and temporary bulk graphs of dead processes); returns how
+        many documents were removed."""
+        self.ensure_schema()
+        me = self._claim()
+        try:
+            removed = self._remove_incomplete()
+            redis = self._redis()
+            if redis is not None:
+                self._drop_dead_bulk_keys(redis)
+        finally:
+            self._release(me)
+            self._invalidate()
+        return removed
+
+    def _drop_dead_bulk_keys(self, redis) -> None:
+        cursor = "0"
+        while True:
+            cursor, keys = redis.command("SCAN", cursor, "MATCH", BULK_PREFIX + "*",
+                                         "COUNT", 1000)
+            for key in keys:
+                host, _, rest = key[len(BULK_PREFIX):].rpartition("-")[0].rpartition("-")
+                pid = rest
+                if pid.isdigit() and not _alive(host, int(pid)):
+                    redis.command("DEL", key)
+            if cursor == "0":
+                return
+
+    # --------------------------------------------------------------- loading
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False, description: dict | None = None,
+                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
+                       link_stats: dict | None = None) -> LoadReport:
+        """Add documents (and raw page-to-page link pairs), all or nothing
+        (see the module notes for what a killed load leaves)."""
+        t0 = time.perf_counter()
+        self._schema_done = False
+        self.ensure_schema()
+        me = self._claim()
+        try:
+            self._remove_incomplete()
+            self._invalidate()
+            if self._bulk_ready(link_pairs):
+                report = self._bulk_load(docs, description, link_stats)
+            else:
+                report = self._merge_load(docs, replace, description, link_pairs, link_stats,
+                                          me)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self._remove_incomplete(timeout=30.0)
+            raise
+        finally:
+            self._release(me)
+            self._invalidate()
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _history(self, meta: dict, report: LoadReport, description: dict | None,
+                 link_stats: dict | None, unchanged: int) -> dict[str, Any]:
+        """Parameters of ``load/meta`` after this load."""
+        loads, stats = list(meta["loads"]), dict(meta["link_stats"])
+        for k, v in (link_stats or {}).items():
+            stats[k] = stats.get(k, 0) + v if isinstance(v, int) else v
+        desc = {k: v for k, v in (description or {}).items() if k != "paths"}
+        paths = [str(p) for p in (description or {}).get("paths", [])]
+        desc["paths"] = paths[:5] + ([f"... {len(paths) - 5} more"] if len(paths) > 5 else [])
+        loads.append({**desc, "documents": report.documents, "units": report.elements,
+                      "replaced": report.replaced, "unchanged": unchanged,
+                      "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        while len(loads) > 1 and len(json.dumps(loads)) > 2500:
+            loads.pop(0)  # the recent history (a query under FalkorDB's Bolt limit)
+        return {"format": FORMAT, "loads": json.dumps(loads), "link_stats": json.dumps(stats),
+                "load_count": meta["load_count"] + 1}
+
+    # ----------------------------------------------------------- merge loads
+    def _merge_load(self, docs, replace: bool, description: dict | None, link_pairs,
+                    link_stats: dict | None, me: str) -> LoadReport:
+        stored: dict[str, tuple[int, str]] = {}
+        next_seq = 1
+        for name, seq, dig, labels in self._q("read/document_versions"):
+            next_seq = max(next_seq, int(seq) + 1)
+            if "Document" in labels:
+                stored[name] = (int(seq), dig)
+        meta = self._meta()
+        counts = self._attribute_counts()
+        old_props = set(meta["attribute_properties"])
+        always: set[str] | None = None
+        ever: set[str] = set()
+        report = LoadReport()
+        unchanged = 0
+        seen: set[str] = set()
+        new_docs: list[tuple[str, int]] = []
+        replaced: list[str] = []
+        batch: list[tuple[_Doc, str]] = []
+        units = 0
+        lseq = (meta["load_count"] + 1) * 10**9
+        pipe = WritePipe(self._timeout(), lambda: self._late("a write of this load"))
+        beat = [time.monotonic()]
+
+        def flush() -> None:
+            nonlocal always
+            for d, _ in batch:
+                counts.update(attribute_counts(d.doc))
+            names = set(most_frequent(counts))
+            always = names if always is None else always & names
+            ever.update(names)
+            self._queue_documents(pipe, batch, names)
+            if time.monotonic() - beat[0] > BEAT_EVERY:
+                beat[0] = time.monotonic()
+                pipe.submit(lambda: self._write("load/writer_beat", writer=me, now=time.time()))
+            batch.clear()
+
+        try:
+            for doc in documents_of(docs):
+                if doc.name in seen:
+                    raise InputError(doc.source, None,
+                                     f"document id {doc.name!r} occurs twice in this load")
+                seen.add(doc.name)
+                dig = digest(doc)
+                found = stored.get(doc.name)
+                if found is not None:
+                    if found[1] == dig and not replace:
+                        unchanged += 1  # stored as it is: a re-run converges
+                        continue
+                    if not replace:
+                        raise InputError(doc.source, None,
+                                         f"document {doc.name!r} is already stored; "
+                                         f"use --replace to replace it")
+                    replaced.append(doc.name)
+                    report.replaced += 1
+                d = _Doc(doc, next_seq, lseq)
+                next_seq += 1
+                lseq += len(doc.links)
+                batch.append((d, dig))
+                new_docs.append((doc.name, d.seq))
+                units += len(doc.tags)
+                report.documents += 1
+                report.elements += len(doc.tags)
+                report.links += len(doc.links)
+                if units >= FLUSH_UNITS:
+                    flush()
+                    units = 0
+            if batch:
+                flush()
+            pipe.drain()
+        finally:
+            pipe.close()
+        pair_sources: list[str] = []
+        if link_pairs is not None:
+            before = len(new_docs)
+            n, pair_sources = self._merge_link_pairs(link_pairs, stored, new_docs, next_seq,
+                                                     lseq)
+            report.links += n
+            report.documents += len(new_docs) - before
+            report.elements += len(new_docs) - before
+        if report.documents == 0 and unchanged == 0 and link_pairs is None:
+            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                             None, "nothing to load")
+        self._flip(new_docs, set(replaced))
+        names = [name for name, _ in new_docs]
+        self._write_rows("load/resolve_links_to", "names", names)
+        self._write_rows("load/resolve_links_from", "names",
+                         list(dict.fromkeys(names + pair_sources)))
+        self._reconcile_attributes(old_props, always or set(), ever)
+        self._write("load/meta", **self._history(meta, report, description, link_stats,
+                                                 unchanged))
+        if report.documents:
+            for axpre in self.summary_names():
+                self._write("summary/delete", axpre=axpre)  # stale now
+        report.extra["unchanged"] = unchanged
+        return report
+
+    def _queue_documents(self, pipe: WritePipe, batch: list[tuple[_Doc, str]],
+                         names: set[str]) -> None:
+        """Queue the writes of a batch of documents: document nodes, units,
+        attribute properties ``names``, ROOT edges, link records."""
+        rows = [d.row(dig) for d, dig in batch]
+        rs, fs = separators(d.doc for d, _ in batch)
+        budget = self._wbudget("load/units", data="", rs=rs, fs=fs, docs=[], seqs=[])
+        packed = list(pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
+                                 max_units=self.batch_size, max_bytes=budget, rs=rs, fs=fs))
+        attrs: dict[str, list[str]] = {}
+        for d, _ in batch:
+            for row, values in d.doc.attributes:
+                for name, value in values.items():
+                    if name in names:
+                        attrs.setdefault(name, []).append(d.ids[row] + fs + value)
+        roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
+        links = [link for d, _ in batch for link in d.links()]
+        pipe.submit(lambda: self._write_rows("load/documents", "docs", rows))
+        for p in packed:
+            params = p.params()
+            pipe.submit(lambda params=params: self._write("load/units", **params))
+        for name, records in attrs.items():
+            pipe.submit(lambda name=name, records=records: self._write_packed(
+                "load/unit_attribute", records, rs, fs, property=prop(name)))
+        pipe.submit(lambda: self._write_rows("load/root", "docs", roots))
+        if links:
+            pipe.submit(lambda: self._write_rows("load/pending_links", "links", links))
+
+    def _write_packed(self, name: str, records: list[str], rs: str, fs: str,
+                      graph: str | None = None, **template: str) -> None:
+        """Run ``name`` on ``records`` joined with ``rs`` (as ``$data``), in
+        as many queries as the server's limit on query size needs."""
+        budget = self._wbudget(name, graph=graph, template=template, data="", rs=rs, fs=fs)
+        chunk: list[str] = []
+        used = 0
+        for rec in records:
+            size = len(rec.encode("utf-8")) + rec.count("'") + rec.count("\\") + 1
+            if chunk and ((budget is not None and used + size > budget)
+                          or len(chunk) >= 10 * self.batch_size):
+                self._write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs,
+                            fs=fs)
+                chunk, used = [], 0
+            chunk.append(rec)
+            used += size
+        if chunk:
+            self._write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs, fs=fs)
+
+    def _merge_link_pairs(self, link_pairs, stored: dict[str, tuple[int, str]],
+                          new_docs: list[tuple[str, int]], next_seq: int,
+                          lseq: int) -> tuple[int, list[str]]:
+        """Links FROM -> TO between pages; pages not stored become page units
+        (written incomplete, made visible with the load)."""
+        listed = self.documents()
+        kinds = dict(zip(listed["name"].tolist(), listed["kind"].tolist(), strict=True))
+        pages = {n: r for n, r in self._root_ids(list(stored)).items()
+                 if int(kinds.get(n, -1)) in (KIND_ELEMENT, KIND_PAGE)}
+        n = 0
+        sources: list[str] = []
+        pipe = WritePipe(self._timeout(), lambda: self._late("a write of this load"))
+        try:
+            for froms, tos in link_pairs:
+                fresh = [name for name in dict.fromkeys([*froms, *tos]) if name not in pages]
+                if fresh:
+                    batch = []
+                    for doc in page_units(fresh).documents():
+                        d = _Doc(doc, next_seq, 0)
+                        next_seq += 1
+                        batch.append((d, digest(doc)))
+                        new_docs.append((doc.name, d.seq))
+                        pages[doc.name] = doc.name
+                    self._queue_documents(pipe, batch, set())
+                links = []
+                for f, t in zip(froms, tos, strict=True):
+                    links.append({"key": f"\x1epairs\x1f{lseq}", "seq": -1, "src": pages[f],
+                                  "src_doc": f, "src_pre": 0, "target": t, "anchor": "",
+                                  "lseq": lseq})
+                    lseq += 1
+                    n += 1
+                    sources.append(f)
+                pipe.submit(lambda links=links: self._write_rows("load/pending_links", "links",
+                                                                 links))
+            pipe.drain()
+        finally:
+            pipe.close()
+        return n, list(dict.fromkeys(sources))
+
+    def _flip(self, new_docs: list[tuple[str, int]], replaced: set[str]) -> None:
+        """Make the documents of a load visible, replacing stored versions."""
+        step = 500
+        for i in range(0, len(new_docs), step):
+            part = new_docs[i:i + step]
+            names = [n for n, _ in part]
+            gone = [n for n in names if n in replaced]
+            if gone:
+                self._write_rows("load/replaced_units", "names", gone)
+                self._write_rows("load/replaced_links", "docs",
+                                 [{"name": n, "seq": s} for n, s in part if n in replaced])
+                self._write_rows("load/replaced_documents", "names", gone)
+            self._write_rows("load/flip_units", "names", names)
+            self._write_rows("load/flip_documents", "names", names)
+
+    # ------------------------------------------------------ attribute names
+    def _attribute_counts(self, graph: str | None = None) -> Counter[str]:
+        """Units per attribute name over the stored documents, names in
+        first-seen order (load order, then document order)."""
+        counts: Counter[str] = Counter()
+        for (anames,) in self._read("read/attribute_counts", graph=graph):
+            if anames:
+                counts.update(json.loads(anames))
+        return counts
+
+    def _reconcile_attributes(self, old: set[str], always: set[str], ever: set[str],
+                              graph: str | None = None) -> None:
+        """Make the ``@NAME`` properties those of the most frequent names:
+        drop the others, fill in those some units lack."""
+        top = most_frequent(self._attribute_counts(graph))
+        for name in sorted((old | ever) - set(top)):
+            while self._write("load/attribute_prune", graph=graph,
+                              template={"property": prop(name)})[0][0]:
+                pass
+        for name in top:
+            if name in old and name in always:
+                continue
+            done: set[str] = set()
+            while True:
+                rows = self._read("load/attribute_missing", graph=graph,
+                                  template={"property": prop(name)},
+                                  needle=json.dumps(name, ensure_ascii=False) + ":")
+                records = []
+                for uid, attrs in rows:
+                    value = json.loads(attrs).get(name) if attrs else None
+                    if value is not None and uid not in done:
+                        records.append((uid, value))
+                        done.add(uid)
+                if not records:
+                    break
+                rs, fs = separators_of(u + v for u, v in records)
+                self._write_packed("load/attribute_backfill", [u + fs + v for u, v in records],
+                                   rs, fs, graph=graph, property=prop(name))
+        self._write("load/attribute_names", graph=graph, names=json.dumps(top))
+
+    # ------------------------------------------------------------ bulk loads
+    def _bulk_ready(self, link_pairs) -> bool:
+        """Whether this load can go in bulk: FalkorDB's Redis port reachable,
+        nothing stored but the Meta node, not a link list."""
+        if link_pairs is not None or os.environ.get("GRAPHPRUM_BOLT_BULK", "1") == "0":
+            return False
+        if self._redis() is None:
+            return False
+        (n,), = self._q("read/node_count")
+        return int(n) == 0
+
+    def _bulk_load(self, docs, description: dict | None, link_stats: dict | None
+                   ) -> LoadReport:
+        redis = self._redis()
+        key = f"{BULK_PREFIX}{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        meta = self._meta()
+        loader = _BulkLoader(redis, key, self._timeout(), self._late)
+        try:
+            report = loader.load(documents_of(docs), lseq=(meta["load_count"] + 1) * 10**9)
+            if report.documents == 0:
+                raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                                 None, "nothing to load")
+            loader.finish()
+            for statement in self._schema_statements():
+                self._write_text(statement, graph=key)
+            self._reconcile_attributes(set(), loader.always or set(), loader.ever, graph=key)
+            self._write("load/meta", graph=key,
+                        **self._history(meta, report, description, link_stats, 0))
+            (n,), = self._q("read/node_count")
+            if int(n):
+                raise StoreError(f"{self.location}: another load wrote to the store during "
+                                 f"this bulk load; nothing of this load was kept")
+            redis.command("RENAME", key, BOLT_GRAPH)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                redis.command("DEL", key, timeout=30.0)
+            raise
+        self._schema_done = False
+        report.extra["unchanged"] = 0
+        report.extra["bulk"] = True
+        return report
+
+
+class _BulkLoader:
+    """The documents of a bulk load as ``GRAPH.BULK`` calls on graph ``key``."""
+
+    def __init__(self, redis, key: str, timeout: float,
+                 late: Callable[[str], BaseException]) -> None:
+        self.redis, self.key, self.timeout, self.late = redis, key, timeout, late
+        self.next_id = 0
+        self.begun = False
+        self.roots: dict[str, int] = {}
+        self.links: list[tuple[int, dict[str, Any]]] = []
+        self.counts: Counter[str] = Counter()
+        self.always: set[str] | None = None
+        self.ever: set[str] = set()
+
+    def load(self, docs: Iterator[ParsedDocument], lseq: int) -> LoadReport:
+        report = LoadReport()
+        seen: set[str] = set()
+        batch: list[tuple[_Doc, str]] = []
+        units = 0
+        seq = 1
+        for doc in docs:
+            if doc.name in seen:
+                raise InputError(doc.source, None,
+                                 f"document id {doc.name!r} occurs twice in this load")
+            seen.add(doc.name)
+            d = _Doc(doc, seq, lseq)
+            seq += 1
+            lseq += len(doc.links)
+            batch.append((d, digest(doc)))
+            units += len(doc.tags)
+            report.documents += 1
+            report.elements += len(doc.tags)
+            report.links += len(doc.links)
+            if units >= BULK_UNITS:
+                self._send(batch)
+                batch, units = [], 0
+        if batch:
+            self._send(batch)
+        return report
+
+    def _call(self, args: list) -> None:
+        try:
+            self.redis.command(*args, timeout=self.timeout)
+        except TimeoutError:
+            raise self.late("a bulk write of this load") from None
+        except RedisError as exc:
+            raise StoreError(f"{self.redis.where}: GRAPH.BULK refused: {exc}") from None
+
+    def _send(self, batch: list[tuple[_Doc, str]]) -> None:
+        for d, _ in batch:
+            self.counts.update(attribute_counts(d.doc))
+        names = most_frequent(self.counts)
+        self.always = set(names) if self.always is None else self.always & set(names)
+        self.ever.update(names)
+        where = {n: i for i, n in enumerate(names)}
+        n_docs = len(batch)
+        n_units = sum(len(d.ids) for d, _ in batch)
+        base_doc, base_unit = self.next_id, self.next_id + n_docs
+        base_link = base_unit + n_units
+        documents = NodeToken("Document", _DOC_PROPS)
+        units = NodeToken("Unit", ["uid", "doc", "tag", "path", "text", "attributes",
+                                   *("@" + n for n in names), *_INT_PROPS, *_FLOAT_PROPS])
+        pending = NodeToken("PendingLink", _LINK_PROPS)
+        root = EdgeToken("ROOT", [])
+        child = EdgeToken("CHILD", [])
+        unit_id = base_unit
+        link_id = base_link
+        nulls = b"\x00" * len(names)
+        for i, (d, dig) in enumerate(batch):
+            doc = d.doc
+            row = d.row(dig)
+            try:
+                documents.add([row[p] for p in _DOC_PROPS])
+                strings = self._strings(d, names, where, nulls)
+            except ValueError as exc:
+                raise InputError(doc.source, None, f"{exc}") from None
+            numbers = _numbers(d)
+            for rec, num in zip(strings, numbers, strict=True):
+                units.add_encoded(rec + num)
+            root.add(base_doc + i, unit_id, [])
+            parent = np.asarray(doc.columns["parent"], dtype=np.int64)
+            kids = np.flatnonzero(parent >= 0)
+            if len(kids):
+                pairs = np.stack([unit_id + parent[kids], unit_id + kids], axis=1)
+                child.add_raw(pairs.astype("<u8").tobytes(), len(kids))
+            self.roots[doc.name] = unit_id
+            for link in d.links():
+                pending.add([link[p] for p in _LINK_PROPS])
+                self.links.append((unit_id + link["src_pre"], link))
+                link_id += 1
+            unit_id += len(d.ids)
+        self._call(bulk_command(self.key, not self.begun, [documents, units, pending],
+                                [root, child]))
+        self.begun = True
+        self.next_id = link_id
+
+    @staticmethod
+    def _strings(d: _Doc, names: list[str], where: dict[str, int], nulls: bytes) -> list[bytes]:
+        """The string values of every unit of ``d``: uid, doc, tag, path,
+        text, attributes, then one per attribute property."""
+        doc = d.doc
+        name = encode_value(doc.name)
+        texts = doc.texts if doc.texts is not None else [""] * len(d.ids)
+        by_row = dict(doc.attributes)
+        out = []
+        for i, (uid, tag, path, text, attrs) in enumerate(zip(d.ids, doc.tags, doc.paths,
+                                                             texts, d.attrs, strict=True)):
+            head = b"".join((encode_value(uid), name, encode_value(tag), encode_value(path),
+                             encode_value(text), encode_value(attrs) if attrs else b"\x00"))
+            if attrs and names:
+                props = [b"\x00"] * len(names)
+                for k, v in by_row[i].items():
+                    j = where.get(k)
+                    if j is not None:
+                        props[j] = encode_value(v)
+                out.append(head + b"".join(props))
+            else:
+                out.append(head + nulls)
+        return out
+
+    def finish(self) -> None:
+        """The LINK edges whose target document was loaded."""
+        link = EdgeToken("LINK", ["key", "anchor", "lseq"])
+        for src, rec in self.links:
+            dst = self.roots.get(rec["target"])
+            if dst is not None:
+                link.add(src, dst, [rec["key"], rec["anchor"], rec["lseq"]])
+                if link.count >= BULK_UNITS:
+                    self._call(bulk_command(self.key, False, [], [link]))
+                    link = EdgeToken("LINK", ["key", "anchor", "lseq"])
+        if link.count:
+            self._call(bulk_command(self.key, False, [], [link]))
+
+
+def _numbers(d: _Doc) -> list[bytes]:
+    """The number values of every unit of ``d`` (:data:`_INT_PROPS`, then
+    :data:`_FLOAT_PROPS`), encoded, one bytes object per unit."""
+    doc = d.doc
+    n = len(d.ids)
+    cols = doc.columns
+    fields = []
+    for p in _INT_PROPS + _FLOAT_PROPS:
+        fields += [(f"t_{p}", "u1"), (f"v_{p}", "<f8" if p in _FLOAT_PROPS else "<i8")]
+    rec = np.zeros(n, dtype=np.dtype(fields))
+    values = {"seq": np.full(n, d.seq), "pre": np.arange(n), "ppre": cols["parent"]}
+    for p in _INT_PROPS:
+        rec[f"t_{p}"] = 4
+        rec[f"v_{p}"] = np.asarray(values[p] if p in values else cols[p], dtype=np.int64)
+    for p in _FLOAT_PROPS:
+        rec[f"t_{p}"] = 2
+        rec[f"v_{p}"] = np.asarray(cols[p], dtype=np.float64)
+    data = rec.tobytes()
+    size = rec.dtype.itemsize
+    return [data[i * size:(i + 1) * size] for i in range(n)]

@@ -1,0 +1,123 @@
+"""AxPRE summaries in a Bolt store, derived and kept by the graph database.
+
+:meth:`BoltSummaries.derive_partitions` computes every element's partition
+key with the queries of ``cypher/summary/`` (into a scratch property
+``_part``, level by level of depth for ``p*`` and ``c*``), then one query
+groups the elements by key into ``(:Summary)`` nodes numbered ``S1, S2,
+...`` in load order of their first element with ``IN_PARTITION`` from each
+element, and another counts the ``SUMMARY_EDGE {count, length}`` between
+them.  Only the partitions' statistics come back to the client, which
+computes the steady state π (:mod:`graphprum.summaries.stored`) and stores
+it on the nodes (:meth:`BoltSummaries.save_summary`).  Membership stays in
+the graph: the evaluator asks for the partitions of a topic's units
+(:meth:`~graphprum.store.bolt_read.BoltReads.partitions`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from graphprum.errors import UsageError
+from graphprum.store.bolt_pack import float_text
+
+
+#: The AxPRE expressions the graph queries derive (those of
+#: :mod:`graphprum.summaries.axpre`, which the store layer does not import).
+AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")
+
+
+class BoltSummaries:
+    """The summaries of :class:`~graphprum.store.bolt.BoltStore`."""
+
+    location: str
+
+    def summary_names(self) -> list[str]:
+        """AxPRE summaries stored in the graph."""
+        return [r[0] for r in self._q("summary/names")]
+
+    def _clear_parts(self) -> None:
+        while self._write("summary/part_clear")[0][0]:
+            pass
+
+    def _max_depth(self) -> int:
+        (depth,), = self._q("summary/max_depth") or [(None,)]
+        return int(depth) if depth is not None else -1
+
+    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Derive the ``axpre`` partitions and summary edges in the graph and
+        store them as ``(:Summary)`` nodes (see the module notes); returns
+        their statistics (``partition_extent``, ``partition_length``,
+        ``edge_*``) and ``{"tags": ..., "keys": ...}``."""
+        if axpre not in AXPRES:
+            raise UsageError(f"unknown AxPRE {axpre!r} (one of {', '.join(AXPRES)})")
+        self.ensure_schema()
+        self._write("summary/delete", axpre=axpre)
+        self._clear_parts()
+        depth = self._max_depth()
+        if axpre in ("label", "c"):
+            self._write("summary/label")
+        elif axpre == "p":
+            self._write("summary/p")
+        elif axpre in ("p*", "p*|c"):
+            for d in range(depth + 1):
+                self._write("summary/pstar_level", depth=d)
+        else:  # c*
+            for d in range(depth, -1, -1):
+                self._write("summary/cstar_level", depth=d)
+        if axpre in ("c", "p*|c"):
+            self._write("summary/child_tags")
+        self._write("summary/number", axpre=axpre)
+        self._write("summary/edges", axpre=axpre)
+        if axpre == "c*":
+            self._write("summary/cstar_keys", axpre=axpre)
+        self._clear_parts()
+        arrays, meta = self._read_summary(axpre)
+        return arrays, meta
+
+    def _read_summary(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        rows = self._q("summary/read_partitions", axpre=axpre)
+        rows.sort(key=lambda r: int(r[0][1:]))
+        edges = self._q("summary/read_edges", axpre=axpre)
+        src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
+        dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
+        count = np.array([int(e[2]) for e in edges], dtype=np.int64)
+        length = np.array([float(e[3]) for e in edges], dtype=np.float64)
+        order = np.lexsort((dst, src))
+        arrays = {"partition_extent": np.array([int(r[3]) for r in rows], np.int64),
+                  "partition_length": np.array([float(r[4]) for r in rows], np.float64),
+                  "edge_src": src[order], "edge_dst": dst[order],
+                  "edge_count": count[order], "edge_length": length[order]}
+        meta = {"tags": [r[2] or "" for r in rows], "keys": [r[1] for r in rows],
+                "weight": rows[0][5] if rows else None,
+                "pi": [float(r[6]) if r[6] is not None else 0.0 for r in rows]}
+        return arrays, meta
+
+    def save_summary(self, name: str, arrays: dict[str, np.ndarray],
+                     meta: dict[str, Any]) -> None:
+        """Store a summary: its partitions are graph nodes (derived here
+        unless already derived); π and the weighting go on the nodes."""
+        if name not in self.summary_names():
+            self.derive_partitions(name)
+        pi = np.asarray(arrays["pi"], dtype=np.float64)
+        parts = [{"sid": f"S{i + 1}", "pi": float_text(float(p)), "tag": str(tag)}
+                 for i, (p, tag) in enumerate(zip(pi, meta["tags"], strict=True))]
+        self._write_rows("summary/write_pi", "parts", parts, axpre=name,
+                         weight=str(meta["weight"]))
+
+    def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        """A stored summary's arrays (without membership, which stays in the
+        graph) and metadata."""
+        if name not in self.summary_names():
+            return None
+        arrays, found = self._read_summary(name)
+        weight = found["weight"] or "count"
+        w = arrays["edge_count"].astype(np.float64) if weight == "count" \
+            else arrays["edge_length"]
+        arrays.update({"pi": np.array(found["pi"], dtype=np.float64),
+                       "weight_src": arrays["edge_src"], "weight_dst": arrays["edge_dst"],
+                       "weight_w": w})
+        meta = {"format": "graphprum-summary", "version": 1, "axpre": name,
+                "weight": weight, "tags": found["tags"], "keys": found["keys"]}
+        return arrays, meta
