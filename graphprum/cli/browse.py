@@ -98,6 +98,10 @@ def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]
     for k, v in data.get("degrees", {}).items():
         rows.append((k, str(v)))
     rows.append(("summaries", ", ".join(data.get("summaries", [])) or "none"))
+    if data.get("incomplete_documents"):
+        rows.append(("incomplete documents",
+                     f"{data['incomplete_documents']:,} (a load was interrupted: the next "
+                     f"load or 'graphprum load --resume' removes them)"))
     if "bytes_on_disk" in data:
         rows.append(("size on disk", human_bytes(data["bytes_on_disk"])))
     return rows

@@ -13,6 +13,25 @@ from graphprum.cli.app import Progress, note, open_store, status, sub_app, user_
 
 load_app = sub_app("load", "Load a collection into the store.")
 
+
+@load_app.callback(invoke_without_command=True)
+@user_errors
+def load_group(
+    ctx: typer.Context,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Finish what interrupted loads left: remove the documents they "
+                         "never completed (a Bolt store; the next load does it too).")] = False,
+) -> None:
+    """Load a collection into the store."""
+    if resume:
+        removed = open_store(create=False).resume_loads()
+        print(f"removed {removed:,} incomplete documents" if removed
+              else "nothing to resume: no incomplete documents")
+        raise typer.Exit()
+    if ctx.invoked_subcommand is None:
+        print(ctx.get_help())
+        raise typer.Exit(2)
+
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 Graph = Annotated[bool, typer.Option(
     "--graph/--no-graph",

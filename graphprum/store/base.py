@@ -284,6 +284,11 @@ class Store(Protocol):
         """Add documents (and raw page-to-page link pairs) all or nothing."""
         ...
 
+    def resume_loads(self) -> int:
+        """Finish what interrupted loads left (documents never made visible):
+        remove them; returns how many documents were removed."""
+        ...
+
     def close(self) -> None:
         """Release what the store holds open."""
         ...

@@ -22,7 +22,6 @@ import numpy as np
 from graphprum.errors import UsageError
 from graphprum.store.bolt_pack import float_text
 
-
 #: The AxPRE expressions the graph queries derive (those of
 #: :mod:`graphprum.summaries.axpre`, which the store layer does not import).
 AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")

@@ -343,6 +343,11 @@ class TableStore:
         """Not needed here: summaries are built in numpy from :meth:`table`."""
         raise StoreError(f"{self.location}: partitions are computed from the unit table")
 
+    def resume_loads(self) -> int:
+        """Nothing to finish: loads here are all or nothing (a generation is
+        committed whole, or the memory state replaced whole)."""
+        return 0
+
     def close(self) -> None:
         """Release cached tables."""
         self._reset_caches()

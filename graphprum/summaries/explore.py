@@ -116,6 +116,10 @@ def collect_summaries(store: Any, weight: str | None = None,
     for name in (a for a in AXPRES if a in wanted):
         if name in stored:
             summary = stored_summary(store, name)
+            if len(summary.membership) != len(table):
+                # a server keeps membership in its graph: the same partitions,
+                # numbered the same way, from the table at hand
+                summary.membership = build_summary(table, name).membership
         else:
             summary = build_summary(table, name, weight or "count")
             built.append(name)

@@ -2,10 +2,13 @@
 store answers.
 
 ``backend`` is parametrised over ``memory``, ``local`` and ``bolt``; the
-Bolt backend runs against a FalkorDB server started on 127.0.0.1 for the
-module (or ``$GRAPHPRUM_TEST_BOLT_URI``, e.g. a scratch Neo4j database:
-``GRAPHPRUM_TEST_BOLT_URI=bolt://localhost:7687 NEO4J_USERNAME=neo4j
-NEO4J_PASSWORD=... python -m pytest tests/store``).
+Bolt backend runs against FalkorDB servers started on 127.0.0.1 for the
+module, or against two scratch databases given as ``$GRAPHPRUM_TEST_BOLT_URI``
+and ``$GRAPHPRUM_TEST_BOLT_URI_2`` (e.g. two Neo4j servers:
+``GRAPHPRUM_TEST_BOLT_URI=bolt://localhost:7687
+GRAPHPRUM_TEST_BOLT_URI_2=bolt://localhost:7688 NEO4J_USERNAME=neo4j
+NEO4J_PASSWORD=... python -m pytest tests/store``); graphprum's nodes there
+are deleted.
 """
 
 from __future__ import annotations
@@ -25,10 +28,7 @@ from graphprum.store.memory import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent.parent
 EXAMPLES = REPO / "examples"
-# TEMPORARY until the Bolt store answers the whole contract (texts, attributes,
-# neighbourhood pulls): set GRAPHPRUM_CONFORMANCE_BOLT=1 to include it.
-BACKENDS = ["memory", "local"] + (["bolt"] if os.environ.get("GRAPHPRUM_CONFORMANCE_BOLT")
-                                  else [])
+BACKENDS = ["memory", "local", "bolt"]
 
 sys.path.insert(0, str(REPO / "tests"))
 from bolt_fixtures import falkordb_uri  # noqa: E402, F401  (a module fixture)

@@ -214,9 +214,10 @@ def _copy(conn: Any, table: str, frame: pd.DataFrame) -> None:
 
 
 def _strings(values: list[str | None]) -> Any:
-    """A nullable string column for COPY (pandas' string dtype: LadybugDB
-    0.22 crashes on object columns whose first values are all None)."""
-    return pd.array(values, dtype="string")
+    """A nullable string column for COPY: an object column whose missing
+    values are None (LadybugDB 0.22 stores pandas' ``pd.NA`` as the string
+    ``'<NA>'``)."""
+    return pd.Series(values, dtype=object)
 
 
 def _copy_documents(conn: Any, table: UnitTable) -> None:
