@@ -1,6 +1,6 @@
-// Every link as loaded, resolved or not: source unit, its document and that
-// document's seq (-1 for a link list's pairs, which outlive a replaced page),
-// target document, anchor, load order
+// Every link as loaded, resolved or not: source unit and document, target
+// document, anchor, load order; the load that wrote it (load) and whether that
+// load finished (complete); pair: from a link list (kept when its page is replaced)
 UNWIND $links AS l
 MERGE (p:PendingLink {key: l.key})
 SET p += l

@@ -1,4 +1,3 @@
-// Remove documents left incomplete by an interrupted load
 UNWIND $names AS name
-MATCH (d:IncompleteDocument {name: name})
+MATCH (d:Document {name: name})
 DETACH DELETE d

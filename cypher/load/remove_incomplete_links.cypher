@@ -1,5 +1,6 @@
-// Remove the link records of incomplete documents ($docs: name and seq)
-UNWIND $docs AS r
-MATCH (p:PendingLink {src_doc: r.name})
-WHERE p.seq = r.seq
+// Remove the link records of loads that did not finish (in batches until 0)
+MATCH (p:PendingLink)
+WHERE NOT p.complete
+WITH p LIMIT 20000
 DELETE p
+RETURN count(*) AS n

@@ -1,5 +1,6 @@
-// Remove the link records of the replaced versions ($docs: name and the new seq)
-UNWIND $docs AS r
-MATCH (p:PendingLink {src_doc: r.name})
-WHERE p.seq <> r.seq AND p.seq <> -1
+// Remove the link records of the stored versions of replaced documents (a link
+// list's pairs stay)
+UNWIND $names AS name
+MATCH (p:PendingLink {src_doc: name})
+WHERE p.complete AND NOT p.pair
 DELETE p

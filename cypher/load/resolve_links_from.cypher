@@ -2,9 +2,11 @@
 // target document is stored
 UNWIND $names AS name
 MATCH (sd:Document {name: name})
+WHERE sd.complete
 MATCH (p:PendingLink {src_doc: name})
-WHERE sd.seq = p.seq OR p.seq = -1
+WHERE p.complete
 MATCH (d:Document {name: p.target})-[:ROOT]->(t:Unit)
+WHERE d.complete
 MATCH (s:Unit {uid: p.src})
 MERGE (s)-[l:LINK {key: p.key}]->(t)
 SET l.anchor = p.anchor, l.lseq = p.lseq

@@ -1,5 +1,5 @@
-// ROOT edge from an incomplete document to its root unit
+// ROOT edge from a document to its root unit
 UNWIND $docs AS r
-MATCH (d:IncompleteDocument {name: r.name})
-MATCH (u:IncompleteUnit {uid: r.root})
+MATCH (d:Document {name: r.name})
+MATCH (u:Unit {uid: r.root})
 MERGE (d)-[:ROOT]->(u)

@@ -1,11 +1,12 @@
-// Unit nodes of incomplete documents, merged on their id, with the CHILD edge
+// Unit nodes, merged on their id, with the CHILD edge
 // from their parent, from packed records (format: graphprum/store/bolt_pack.py):
 // 0 parent's record, 1 '='id, 2 '='label path, 3 document, 4 tag, 5 pos, 6 kind,
 // 7 depth, 8 pre, 9 ppre, 10 post, 11 size, 12 start, 13 length, 14 words,
 // 15 text, 16 attributes (JSON, '' for none).  start and length are integers or
 // 'MpE' for M * 2^E (exact; FalkorDB's toFloat of a string is a 32-bit float).  An empty id is the parent's id +
-// '/tag[pos]', an empty path the parent's path + '/tag'.  Properties are set one
-// by one: FalkorDB 4.16 crashed on `SET u += r` re-setting an indexed property.
+// '/tag[pos]', an empty path the parent's path + '/tag'.  The properties go in
+// one map (three times faster than one SET each on FalkorDB), the merged id
+// not among them (FalkorDB 4.16 crashed re-setting an indexed id that way).
 // MERGE passes on matched nodes before created ones, hence the ORDER BY.
 WITH [r IN split($data, $rs) | split(r, $fs)] AS recs
 WITH recs, reduce(a = [], f IN recs | a + [[
@@ -15,15 +16,17 @@ WITH recs, reduce(a = [], f IN recs | a + [[
 ]]) AS ids
 UNWIND range(0, size(recs) - 1) AS i
 WITH i, recs[i] AS f, ids[i] AS id
-MERGE (u:IncompleteUnit {uid: id[0]})
-SET u.path = id[1], u.doc = $docs[toInteger(f[3])], u.seq = $seqs[toInteger(f[3])],
-u.tag = f[4], u.pos = toInteger(f[5]), u.kind = toInteger(f[6]), u.depth = toInteger(f[7]),
-u.pre = toInteger(f[8]), u.ppre = toInteger(f[9]), u.post = toInteger(f[10]),
-u.size = toInteger(f[11]),
-u.start = CASE WHEN f[12] CONTAINS 'p' THEN toInteger(split(f[12], 'p')[0]) * 2.0 ^ toInteger(split(f[12], 'p')[1]) ELSE toFloat(toInteger(f[12])) END,
-u.length = CASE WHEN f[13] CONTAINS 'p' THEN toInteger(split(f[13], 'p')[0]) * 2.0 ^ toInteger(split(f[13], 'p')[1]) ELSE toFloat(toInteger(f[13])) END,
-u.words = toInteger(f[14]), u.text = f[15],
-u.attributes = CASE f[16] WHEN '' THEN null ELSE f[16] END
+MERGE (u:Unit {uid: id[0]})
+SET u += {path: id[1], doc: $docs[toInteger(f[3])], seq: $seqs[toInteger(f[3])],
+  tag: f[4], pos: toInteger(f[5]), kind: toInteger(f[6]), depth: toInteger(f[7]),
+  pre: toInteger(f[8]), ppre: toInteger(f[9]), post: toInteger(f[10]), size: toInteger(f[11]),
+  start: CASE WHEN f[12] CONTAINS 'p'
+         THEN toInteger(split(f[12], 'p')[0]) * 2.0 ^ toInteger(split(f[12], 'p')[1])
+         ELSE toFloat(toInteger(f[12])) END,
+  length: CASE WHEN f[13] CONTAINS 'p'
+          THEN toInteger(split(f[13], 'p')[0]) * 2.0 ^ toInteger(split(f[13], 'p')[1])
+          ELSE toFloat(toInteger(f[13])) END,
+  words: toInteger(f[14]), text: f[15], attributes: CASE f[16] WHEN '' THEN null ELSE f[16] END}
 WITH i, f[0] AS parent, u ORDER BY i
 WITH collect(u) AS nodes, collect(parent) AS parents
 UNWIND range(0, size(nodes) - 1) AS i

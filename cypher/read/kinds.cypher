@@ -1,4 +1,6 @@
-// The kind of some units, by id
+// The kind of some stored units, by id
 UNWIND $ids AS id
 MATCH (u:Unit {uid: id})
+MATCH (d:Document {name: u.doc})
+WHERE d.complete
 RETURN id, u.kind AS kind

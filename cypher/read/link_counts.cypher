@@ -1,5 +1,6 @@
-// Link records of stored documents, and the LINK edges they became
+// Link records of stored documents
 MATCH (p:PendingLink)
+WHERE p.complete
 MATCH (d:Document {name: p.src_doc})
-WHERE d.seq = p.seq OR p.seq = -1
+WHERE d.complete
 RETURN count(p) AS records

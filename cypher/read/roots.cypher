@@ -1,4 +1,5 @@
 // The root unit of some stored documents
 UNWIND $names AS name
-MATCH (:Document {name: name})-[:ROOT]->(u:Unit)
+MATCH (d:Document {name: name})-[:ROOT]->(u:Unit)
+WHERE d.complete
 RETURN name, u.uid AS uid

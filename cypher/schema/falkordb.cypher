@@ -3,11 +3,9 @@
 CREATE INDEX FOR (u:Unit) ON (u.uid);
 CREATE INDEX FOR (u:Unit) ON (u.doc);
 CREATE INDEX FOR (d:Document) ON (d.name);
-CREATE INDEX FOR (u:IncompleteUnit) ON (u.uid);
-CREATE INDEX FOR (u:IncompleteUnit) ON (u.doc);
-CREATE INDEX FOR (d:IncompleteDocument) ON (d.name);
 CREATE INDEX FOR (p:PendingLink) ON (p.key);
 CREATE INDEX FOR (p:PendingLink) ON (p.src_doc);
 CREATE INDEX FOR (p:PendingLink) ON (p.target);
+CREATE INDEX FOR (p:PendingLink) ON (p.load);
 CREATE INDEX FOR (s:Summary) ON (s.axpre);
 CREATE INDEX FOR (s:Summary) ON (s.sid);

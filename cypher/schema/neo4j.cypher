@@ -2,11 +2,9 @@
 CREATE CONSTRAINT graphprum_unit_uid IF NOT EXISTS FOR (u:Unit) REQUIRE u.uid IS UNIQUE;
 CREATE CONSTRAINT graphprum_document_name IF NOT EXISTS FOR (d:Document) REQUIRE d.name IS UNIQUE;
 CREATE INDEX graphprum_unit_doc IF NOT EXISTS FOR (u:Unit) ON (u.doc);
-CREATE INDEX graphprum_incomplete_uid IF NOT EXISTS FOR (u:IncompleteUnit) ON (u.uid);
-CREATE INDEX graphprum_incomplete_doc IF NOT EXISTS FOR (u:IncompleteUnit) ON (u.doc);
-CREATE INDEX graphprum_incomplete_name IF NOT EXISTS FOR (d:IncompleteDocument) ON (d.name);
 CREATE INDEX graphprum_pending_key IF NOT EXISTS FOR (p:PendingLink) ON (p.key);
 CREATE INDEX graphprum_pending_src_doc IF NOT EXISTS FOR (p:PendingLink) ON (p.src_doc);
 CREATE INDEX graphprum_pending_target IF NOT EXISTS FOR (p:PendingLink) ON (p.target);
+CREATE INDEX graphprum_pending_load IF NOT EXISTS FOR (p:PendingLink) ON (p.load);
 CREATE INDEX graphprum_summary_axpre IF NOT EXISTS FOR (s:Summary) ON (s.axpre);
 CREATE INDEX graphprum_summary_sid IF NOT EXISTS FOR (s:Summary) ON (s.sid);

@@ -1,14 +1,17 @@
 """Loading into a Bolt store: documents become visible only when complete.
 
-A load writes its documents and units with the labels ``IncompleteDocument``
-and ``IncompleteUnit``, which no read matches, and relabels them
-``Document`` and ``Unit`` at its end (``cypher/load/flip_*.cypher``), after
-removing the stored versions of the documents it replaces.  A load that
-fails removes what it wrote; one that is killed leaves incomplete documents
-that the next load, or ``graphprum load --resume`` (:meth:`BoltLoads.resume_loads`),
-removes.  A load claims the store first (``Meta.writer``, with a heartbeat):
-a second load refuses to start while the first is alive, and takes over
-from one that died.
+A load writes its documents with ``complete = false``, which every read of
+the store filters on (:mod:`graphprum.store.bolt_read`), and sets it at its
+end (``cypher/load/complete.cypher``).  A document that replaces a stored
+one is written under a name of its own and renamed then, after the stored
+version is removed, so the stored version stays readable while the load
+runs.  A load that fails removes what it wrote; one that is killed leaves
+incomplete documents that the next load, or ``graphprum load --resume``
+(:meth:`BoltLoads.resume_loads`), removes.  A load claims the store first
+(``Meta.writer``, with a heartbeat): a second load refuses to start while
+the first is alive, and takes over from one that died.  (A label per state
+would hide incomplete documents from any query, but relabelling costs
+FalkorDB 4.16 about 0.4 ms per node.)
 
 Two ways to write:
 
@@ -36,6 +39,7 @@ from the JSON.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -52,6 +56,7 @@ from graphprum.errors import InputError, StoreError
 from graphprum.store.bolt_io import WritePipe
 from graphprum.store.bolt_pack import (
     attribute_json,
+    pack_literal_units,
     pack_units,
     separators,
     separators_of,
@@ -82,8 +87,9 @@ BEAT_EVERY = 15.0
 BULK_PREFIX = "graphprum-bulk-"
 
 _DOC_PROPS = ["name", "source", "kind", "length", "count", "seq", "digest", "kind_counts",
-              "anames"]
-_LINK_PROPS = ["key", "seq", "src", "src_doc", "src_pre", "target", "anchor", "lseq"]
+              "anames", "complete"]
+_LINK_PROPS = ["key", "load", "complete", "pair", "src", "src_doc", "src_pre", "target",
+               "anchor", "lseq"]
 _INT_PROPS = ["seq", "kind", "depth", "pre", "ppre", "post", "size", "pos", "words"]
 _FLOAT_PROPS = ["start", "length"]
 
@@ -159,27 +165,34 @@ def _alive(host: str, pid: int) -> bool:
 
 
 class _Doc:
-    """A document of a load, with what its writes need."""
+    """A document of a load, with what its writes need.  ``name`` is the
+    name it is written under (its own, or a name of its own when it
+    replaces a stored document: ``replaces``)."""
 
-    __slots__ = ("attrs", "doc", "ids", "lseq", "seq")
+    __slots__ = ("attrs", "doc", "ids", "lseq", "replaces", "seq")
 
-    def __init__(self, doc: ParsedDocument, seq: int, lseq: int) -> None:
-        self.doc, self.seq, self.lseq = doc, seq, lseq
+    def __init__(self, doc: ParsedDocument, seq: int, lseq: int,
+                 replaces: str | None = None) -> None:
+        if replaces is not None:
+            doc = dataclasses.replace(doc, name=f"\x1dreplacing\x1d{seq}\x1d{doc.name}")
+        self.doc, self.seq, self.lseq, self.replaces = doc, seq, lseq, replaces
         self.ids = unit_ids(doc)
         self.attrs = attribute_json(doc)
 
-    def row(self, digest_: str) -> dict[str, Any]:
+    def row(self, digest_: str, complete: bool = False) -> dict[str, Any]:
         doc = self.doc
         return {"name": doc.name, "source": doc.source, "kind": int(doc.kind),
                 "length": float(doc.length), "count": len(self.ids), "seq": self.seq,
                 "digest": digest_, "kind_counts": _kind_counts(doc),
-                "anames": json.dumps(attribute_counts(doc), ensure_ascii=False)}
+                "anames": json.dumps(attribute_counts(doc), ensure_ascii=False),
+                "complete": complete, "replaces": self.replaces}
 
-    def links(self) -> list[dict[str, Any]]:
+    def links(self, load: str, complete: bool = False) -> list[dict[str, Any]]:
         doc = self.doc
-        return [{"key": f"{doc.name}\x1f{self.seq}\x1f{k}", "seq": self.seq,
-                 "src": self.ids[row], "src_doc": doc.name, "src_pre": int(row),
-                 "target": target, "anchor": anchor or "", "lseq": self.lseq + k}
+        return [{"key": f"{doc.name}\x1f{k}", "load": load, "complete": complete,
+                 "pair": False, "src": self.ids[row], "src_doc": doc.name,
+                 "src_pre": int(row), "target": target, "anchor": anchor or "",
+                 "lseq": self.lseq + k}
                 for k, (row, target, anchor) in enumerate(doc.links)]
 
 
@@ -221,18 +234,18 @@ class BoltLoads:
 
     # ------------------------------------------------------- interrupted loads
     def _remove_incomplete(self, timeout: float | None = None) -> int:
-        """Remove the documents and units left incomplete (the caller holds
-        the store); returns how many documents."""
-        docs = self._q("read/incomplete")
-        if docs:
-            self._write_rows("load/remove_incomplete_links", "docs",
-                             [{"name": n, "seq": int(s)} for n, s in docs], timeout=timeout)
-        while self._write("load/remove_incomplete_units", timeout=timeout)[0][0]:
+        """Remove the documents (and link records) of loads that did not
+        finish (the caller holds the store); returns how many documents."""
+        names = [name for name, _ in self._q("read/incomplete")]
+        for i in range(0, len(names), 200):
+            part = names[i:i + 200]
+            while any(n for (n,) in self._write_rows("load/remove_incomplete_units", "names",
+                                                     part, timeout=timeout)):
+                pass
+        self._write_rows("load/remove_incomplete_documents", "names", names, timeout=timeout)
+        while self._write("load/remove_incomplete_links", timeout=timeout)[0][0]:
             pass
-        if docs:
-            self._write_rows("load/remove_incomplete_documents", "names", [n for n, _ in docs],
-                             timeout=timeout)
-        return len(docs)
+        return len(names)
 
     def resume_loads(self) -> int:
         """Finish what interrupted loads left: remove their incomplete
@@ -314,9 +327,9 @@ class BoltLoads:
                     link_stats: dict | None, me: str) -> LoadReport:
         stored: dict[str, tuple[int, str]] = {}
         next_seq = 1
-        for name, seq, dig, labels in self._q("read/document_versions"):
+        for name, seq, dig, complete in self._q("read/document_versions"):
             next_seq = max(next_seq, int(seq) + 1)
-            if "Document" in labels:
+            if complete:
                 stored[name] = (int(seq), dig)
         meta = self._meta()
         counts = self._attribute_counts()
@@ -326,10 +339,10 @@ class BoltLoads:
         report = LoadReport()
         unchanged = 0
         seen: set[str] = set()
-        new_docs: list[tuple[str, int]] = []
-        replaced: list[str] = []
+        written: list[_Doc] = []
         batch: list[tuple[_Doc, str]] = []
         units = 0
+        load = me.rsplit(" ", 1)[-1]
         lseq = (meta["load_count"] + 1) * 10**9
         pipe = WritePipe(self._timeout(), lambda: self._late("a write of this load"))
         beat = [time.monotonic()]
@@ -341,7 +354,7 @@ class BoltLoads:
             names = set(most_frequent(counts))
             always = names if always is None else always & names
             ever.update(names)
-            self._queue_documents(pipe, batch, names)
+            self._queue_documents(pipe, batch, names, load)
             if time.monotonic() - beat[0] > BEAT_EVERY:
                 beat[0] = time.monotonic()
                 pipe.submit(lambda: self._write("load/writer_beat", writer=me, now=time.time()))
@@ -355,6 +368,7 @@ class BoltLoads:
                 seen.add(doc.name)
                 dig = digest(doc)
                 found = stored.get(doc.name)
+                replaces = None
                 if found is not None:
                     if found[1] == dig and not replace:
                         unchanged += 1  # stored as it is: a re-run converges
@@ -363,13 +377,13 @@ class BoltLoads:
                         raise InputError(doc.source, None,
                                          f"document {doc.name!r} is already stored; "
                                          f"use --replace to replace it")
-                    replaced.append(doc.name)
+                    replaces = doc.name
                     report.replaced += 1
-                d = _Doc(doc, next_seq, lseq)
+                d = _Doc(doc, next_seq, lseq, replaces)
                 next_seq += 1
                 lseq += len(doc.links)
                 batch.append((d, dig))
-                new_docs.append((doc.name, d.seq))
+                written.append(d)
                 units += len(doc.tags)
                 report.documents += 1
                 report.elements += len(doc.tags)
@@ -384,17 +398,17 @@ class BoltLoads:
             pipe.close()
         pair_sources: list[str] = []
         if link_pairs is not None:
-            before = len(new_docs)
-            n, pair_sources = self._merge_link_pairs(link_pairs, stored, new_docs, next_seq,
-                                                     lseq)
+            before = len(written)
+            n, pair_sources = self._merge_link_pairs(link_pairs, stored, written, next_seq,
+                                                     lseq, load)
             report.links += n
-            report.documents += len(new_docs) - before
-            report.elements += len(new_docs) - before
+            report.documents += len(written) - before
+            report.elements += len(written) - before
         if report.documents == 0 and unchanged == 0 and link_pairs is None:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
-        self._flip(new_docs, set(replaced))
-        names = [name for name, _ in new_docs]
+        self._complete(written, load)
+        names = [d.replaces or d.doc.name for d in written]
         self._write_rows("load/resolve_links_to", "names", names)
         self._write_rows("load/resolve_links_from", "names",
                          list(dict.fromkeys(names + pair_sources)))
@@ -408,14 +422,17 @@ class BoltLoads:
         return report
 
     def _queue_documents(self, pipe: WritePipe, batch: list[tuple[_Doc, str]],
-                         names: set[str]) -> None:
+                         names: set[str], load: str) -> None:
         """Queue the writes of a batch of documents: document nodes, units,
         attribute properties ``names``, ROOT edges, link records."""
         rows = [d.row(dig) for d, dig in batch]
         rs, fs = separators(d.doc for d, _ in batch)
         budget = self._wbudget("load/units", data="", rs=rs, fs=fs, docs=[], seqs=[])
-        packed = list(pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
-                                 max_units=self.batch_size, max_bytes=budget, rs=rs, fs=fs))
+        query = "load/units" if budget is not None else "load/units_literal"
+        docs = ((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch)
+        packed = list(pack_units(docs, max_units=self.batch_size, max_bytes=budget, rs=rs,
+                                 fs=fs) if budget is not None else
+                      pack_literal_units(docs, max_units=self.batch_size, rs=rs, fs=fs))
         attrs: dict[str, list[str]] = {}
         for d, _ in batch:
             for row, values in d.doc.attributes:
@@ -423,11 +440,11 @@ class BoltLoads:
                     if name in names:
                         attrs.setdefault(name, []).append(d.ids[row] + fs + value)
         roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
-        links = [link for d, _ in batch for link in d.links()]
+        links = [link for d, _ in batch for link in d.links(load)]
         pipe.submit(lambda: self._write_rows("load/documents", "docs", rows))
         for p in packed:
             params = p.params()
-            pipe.submit(lambda params=params: self._write("load/units", **params))
+            pipe.submit(lambda params=params: self._write(query, **params))
         for name, records in attrs.items():
             pipe.submit(lambda name=name, records=records: self._write_packed(
                 "load/unit_attribute", records, rs, fs, property=prop(name)))
@@ -455,8 +472,8 @@ class BoltLoads:
             self._write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs, fs=fs)
 
     def _merge_link_pairs(self, link_pairs, stored: dict[str, tuple[int, str]],
-                          new_docs: list[tuple[str, int]], next_seq: int,
-                          lseq: int) -> tuple[int, list[str]]:
+                          written: list[_Doc], next_seq: int, lseq: int,
+                          load: str) -> tuple[int, list[str]]:
         """Links FROM -> TO between pages; pages not stored become page units
         (written incomplete, made visible with the load)."""
         listed = self.documents()
@@ -475,12 +492,13 @@ class BoltLoads:
                         d = _Doc(doc, next_seq, 0)
                         next_seq += 1
                         batch.append((d, digest(doc)))
-                        new_docs.append((doc.name, d.seq))
+                        written.append(d)
                         pages[doc.name] = doc.name
-                    self._queue_documents(pipe, batch, set())
+                    self._queue_documents(pipe, batch, set(), load)
                 links = []
                 for f, t in zip(froms, tos, strict=True):
-                    links.append({"key": f"\x1epairs\x1f{lseq}", "seq": -1, "src": pages[f],
+                    links.append({"key": f"\x1epairs\x1f{load}\x1f{lseq}", "load": load,
+                                  "complete": False, "pair": True, "src": pages[f],
                                   "src_doc": f, "src_pre": 0, "target": t, "anchor": "",
                                   "lseq": lseq})
                     lseq += 1
@@ -493,20 +511,23 @@ class BoltLoads:
             pipe.close()
         return n, list(dict.fromkeys(sources))
 
-    def _flip(self, new_docs: list[tuple[str, int]], replaced: set[str]) -> None:
-        """Make the documents of a load visible, replacing stored versions."""
-        step = 500
-        for i in range(0, len(new_docs), step):
-            part = new_docs[i:i + step]
-            names = [n for n, _ in part]
-            gone = [n for n in names if n in replaced]
-            if gone:
-                self._write_rows("load/replaced_units", "names", gone)
-                self._write_rows("load/replaced_links", "docs",
-                                 [{"name": n, "seq": s} for n, s in part if n in replaced])
-                self._write_rows("load/replaced_documents", "names", gone)
-            self._write_rows("load/flip_units", "names", names)
-            self._write_rows("load/flip_documents", "names", names)
+    def _complete(self, written: list[_Doc], load: str) -> None:
+        """Make the documents of a load visible: remove the stored versions
+        of those it replaces and give the new ones their names; then its
+        link records count."""
+        step = 200
+        replacing = [d for d in written if d.replaces is not None]
+        for i in range(0, len(replacing), step):
+            part = replacing[i:i + step]
+            names = [d.replaces for d in part]
+            renames = [{"name": d.replaces, "tmp": d.doc.name} for d in part]
+            self._write_rows("load/replaced_units", "names", names)
+            self._write_rows("load/replaced_links", "names", names)
+            self._write_rows("load/replaced_documents", "names", names)
+            self._write_rows("load/rename", "docs", renames)
+            self._write_rows("load/rename_links", "docs", renames)
+        self._write_rows("load/complete", "names", [d.replaces or d.doc.name for d in written])
+        self._write("load/complete_links", load=load)
 
     # ------------------------------------------------------ attribute names
     def _attribute_counts(self, graph: str | None = None) -> Counter[str]:
@@ -661,7 +682,7 @@ class _BulkLoader:
         nulls = b"\x00" * len(names)
         for i, (d, dig) in enumerate(batch):
             doc = d.doc
-            row = d.row(dig)
+            row = d.row(dig, complete=True)
             try:
                 documents.add([row[p] for p in _DOC_PROPS])
                 strings = self._strings(d, names, where, nulls)
@@ -677,7 +698,7 @@ class _BulkLoader:
                 pairs = np.stack([unit_id + parent[kids], unit_id + kids], axis=1)
                 child.add_raw(pairs.astype("<u8").tobytes(), len(kids))
             self.roots[doc.name] = unit_id
-            for link in d.links():
+            for link in d.links(self.key, complete=True):
                 pending.add([link[p] for p in _LINK_PROPS])
                 self.links.append((unit_id + link["src_pre"], link))
                 link_id += 1

@@ -332,6 +332,51 @@ def pack_units(docs: Iterable[tuple], *, max_units: int, max_bytes: int | None,
         yield batch
 
 
+def pack_literal_units(docs: Iterable[tuple], *, max_units: int, rs: str = "\x1e",
+                       fs: str = "\x1f") -> Iterator[PackedBatch]:
+    """Batches of at most ``max_units`` records for
+    ``cypher/load/units_literal.cypher``, where every record carries its id,
+    its label path and, in field 0, its parent's id (``=``-prefixed; empty for
+    a root): the query finds parents by id, so a batch is independent of the
+    others and the work is linear in its size (the derivation of
+    :func:`pack_units` copies a list at every record, and the packed format's
+    parent indices make FalkorDB copy the batch's node list at every edge).
+    ``docs`` as for :func:`pack_units`.
+
+    >>> import numpy as np
+    >>> from graphprum.units import UnitTable
+    >>> t = UnitTable.from_tree("d", ["a", "b"], [-1, 0])
+    >>> doc = ParsedDocument("d", "", 0, ["a", "b"], ["/a", "/a/b"],
+    ...     {c: t.columns[c] for c in ("parent", "depth", "post", "size", "pos",
+    ...                                "start", "length", "words", "kind")})
+    >>> [batch] = pack_literal_units([(doc, 1)], max_units=5, fs="|")
+    >>> batch.records[1]
+    '=d#/a[1]|=d#/a[1]/b[1]|=/a/b|0|b|1|0|1|1|0|0|1|0|0|0||'
+    """
+    batch = PackedBatch(rs, fs)
+    for doc, seq, *known in docs:
+        text = _document_text(doc)
+        if fs in text or rs in text:
+            raise ValueError(f"{doc.name!r} contains a separator; see separators()")
+        ids = known[0] if known else unit_ids(doc)
+        tails = _tails(doc, fs, known[1] if len(known) > 1 else None)
+        parent = doc.columns["parent"].tolist()
+        doc_index = -1
+        for i in range(len(ids)):
+            if len(batch.records) >= max_units:
+                yield batch
+                batch, doc_index = PackedBatch(rs, fs), -1
+            if doc_index < 0:
+                doc_index = len(batch.docs)
+                batch.docs.append(doc.name)
+                batch.seqs.append(seq)
+            p = parent[i]
+            batch.records.append(fs.join(("=" + ids[p] if p >= 0 else "", "=" + ids[i],
+                                          "=" + doc.paths[i], str(doc_index), tails[i])))
+    if batch.records:
+        yield batch
+
+
 def unpack(batch: PackedBatch) -> list[tuple[str, str]]:
     """(id, label path) of every record of ``batch`` as the query derives
     them: the ``reduce`` of ``cypher/load/units.cypher`` written in Python."""

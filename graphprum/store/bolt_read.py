@@ -7,9 +7,9 @@ evaluation pulls the documents that hold its units (:meth:`BoltReads.view`),
 the partitions of those units (:meth:`BoltReads.partitions`) and the part of
 the LINK graph a walk into its targets can use (:meth:`BoltReads.link_walk`).
 
-Units and documents of a load still being written carry the labels
-``IncompleteUnit`` and ``IncompleteDocument``; every query here matches
-``Unit`` and ``Document`` only, so they are invisible until complete.
+The documents of a load still being written have ``complete = false``;
+every query here reads complete documents only (by name, or through the
+document of a unit found by its id), so they are invisible until complete.
 """
 
 from __future__ import annotations
@@ -387,9 +387,7 @@ class BoltReads:
                 (name, int(pre)): (text, attrs) for name, pre, text, attrs in
                 self._qb("read/document_texts", "names", names)}
             links: dict[str, list[tuple[int, str, str]]] = {}
-            for doc, pre, target, anchor, _ in self._qb(
-                    "read/pending_links", "docs",
-                    [{"name": d["name"], "seq": int(d["seq"])} for d in part]):
+            for doc, pre, target, anchor, _ in self._qb("read/pending_links", "names", names):
                 links.setdefault(doc, []).append((int(pre), target, anchor or ""))
             for d, rec in enumerate(part):
                 first, count = int(table.docs["first"].iat[d]), int(rec["count"])

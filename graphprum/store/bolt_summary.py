@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from graphprum.errors import UsageError
+from graphprum.errors import StoreError, UsageError
 from graphprum.store.bolt_pack import float_text
 
 #: The AxPRE expressions the graph queries derive (those of
@@ -52,6 +52,11 @@ class BoltSummaries:
         if axpre not in AXPRES:
             raise UsageError(f"unknown AxPRE {axpre!r} (one of {', '.join(AXPRES)})")
         self.ensure_schema()
+        incomplete = self._q("read/incomplete")
+        if incomplete:
+            raise StoreError(f"{self.location}: {len(incomplete)} documents are being loaded "
+                             f"or were left by an interrupted load; wait for the load to "
+                             f"finish, or run 'graphprum load --resume'")
         self._write("summary/delete", axpre=axpre)
         self._clear_parts()
         depth = self._max_depth()
