@@ -1,6 +1,6 @@
 // Remove everything graphprum stored (in batches: the store repeats until 0)
 MATCH (n)
-WHERE n:Unit OR n:Document OR n:PendingLink OR n:Summary OR n:Meta
+WHERE n:Unit OR n:Document OR n:Attribute OR n:PendingLink OR n:Summary OR n:Meta
 WITH n LIMIT 20000
 DETACH DELETE n
 RETURN count(*) AS n

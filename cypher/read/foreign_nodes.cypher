@@ -1,4 +1,4 @@
 // Nodes that are not graphprum's
 MATCH (n)
-WHERE NOT (n:Unit OR n:Document OR n:PendingLink OR n:Summary OR n:Meta)
+WHERE NOT (n:Unit OR n:Document OR n:Attribute OR n:PendingLink OR n:Summary OR n:Meta)
 RETURN count(n) AS n

@@ -3,6 +3,7 @@
 CREATE INDEX FOR (u:Unit) ON (u.uid);
 CREATE INDEX FOR (u:Unit) ON (u.doc);
 CREATE INDEX FOR (d:Document) ON (d.name);
+CREATE INDEX FOR (a:Attribute) ON (a.nid);
 CREATE INDEX FOR (p:PendingLink) ON (p.key);
 CREATE INDEX FOR (p:PendingLink) ON (p.src_doc);
 CREATE INDEX FOR (p:PendingLink) ON (p.target);

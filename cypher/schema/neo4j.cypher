@@ -2,6 +2,7 @@
 CREATE CONSTRAINT graphprum_unit_uid IF NOT EXISTS FOR (u:Unit) REQUIRE u.uid IS UNIQUE;
 CREATE CONSTRAINT graphprum_document_name IF NOT EXISTS FOR (d:Document) REQUIRE d.name IS UNIQUE;
 CREATE INDEX graphprum_unit_doc IF NOT EXISTS FOR (u:Unit) ON (u.doc);
+CREATE CONSTRAINT graphprum_attribute_nid IF NOT EXISTS FOR (a:Attribute) REQUIRE a.nid IS UNIQUE;
 CREATE INDEX graphprum_pending_key IF NOT EXISTS FOR (p:PendingLink) ON (p.key);
 CREATE INDEX graphprum_pending_src_doc IF NOT EXISTS FOR (p:PendingLink) ON (p.src_doc);
 CREATE INDEX graphprum_pending_target IF NOT EXISTS FOR (p:PendingLink) ON (p.target);

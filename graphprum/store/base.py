@@ -124,11 +124,14 @@ def document_statistics(docs: pd.DataFrame) -> pd.DataFrame:
     """Per document kind: ``documents`` and their total ``length``, from a
     table of documents (columns ``kind``, ``length``).
 
+    >>> import pandas as pd
     >>> document_statistics(pd.DataFrame({"kind": [0, 0, 3], "length": [1.0, 2.0, 4.0]}))
        kind  documents  length
     0     0          2     3.0
     1     3          1     4.0
     """
+    import pandas as pd
+
     kind = docs["kind"].to_numpy(dtype=np.int64)
     length = docs["length"].to_numpy(dtype=np.float64)
     kinds = np.unique(kind)

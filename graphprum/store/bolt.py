@@ -79,6 +79,8 @@ from graphprum.store.bolt_load import BoltLoads
 from graphprum.store.bolt_pack import spliced_size
 from graphprum.store.bolt_read import BoltReads
 from graphprum.store.bolt_summary import BoltSummaries
+from graphprum.store.cypher_literal import check_integers, splice
+from graphprum.store.deadline import call_with_timeout
 from graphprum.store.falkor_redis import (
     BOLT_GRAPH,
     DEFAULT_TIMEOUT,
@@ -87,9 +89,6 @@ from graphprum.store.falkor_redis import (
     find_redis_port,
     unavailable,
 )
-
-from graphprum.store.cypher_literal import check_integers, splice
-from graphprum.store.deadline import call_with_timeout
 from graphprum.store.uri import BoltURI, parse_store_uri, redact
 
 if TYPE_CHECKING:
@@ -101,10 +100,12 @@ FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 1000
 #: Connections writing at once during a load on Neo4j (FalkorDB: one).
 DEFAULT_WORKERS = 1
-#: FalkorDB 4.16 splices parameters into the query text and aborts (the whole
-#: server) when query + parameters exceed about 4 KB; batches stay under this.
-#: (``get_query`` in its src/bolt/bolt_api.c writes into ``char[4096]``.)
-FALKOR_PARAM_LIMIT = 4000
+#: Bytes of query text (parameters spliced in) sent to FalkorDB's Bolt port at
+#: most.  FalkorDB 4.16 writes a query *with* parameters into ``char[4096]``
+#: and aborts above it, but the store sends it none (``get_query`` in its
+#: src/bolt/bolt_api.c); a query without parameters that spans its 4 KB read
+#: chunks is copied onto the main thread's stack, so it stays well under 8 MB.
+FALKOR_PARAM_LIMIT = 1_000_000
 #: Rows per query written through FalkorDB's Redis port (no size limit there).
 REDIS_ROWS = 5000
 
@@ -283,7 +284,7 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
         size = len(query.encode("utf-8"))
         if size > FALKOR_PARAM_LIMIT:
             raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
-                             f"FalkorDB's Bolt port crashes above about 4 KB")
+                             f"FalkorDB's Bolt port takes {FALKOR_PARAM_LIMIT:,} at most")
         return query, {}
 
     def run(self, text: str, params: dict | None = None, *, write: bool = False,
@@ -308,7 +309,7 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
             out = []
             for query, params in sent:
                 result = tx.run(query, params)
-                out.append([r.data() for r in result] if raw
+                out.append([dict(r.items()) for r in result] if raw
                            else [tuple(r.values()) for r in result])
             return out
 
@@ -544,12 +545,23 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
         return [{k: _plain(v) for k, v in r.items()} for r in rows]
 
 
+#: Properties the store keeps for itself, left out of nodes and relationships
+#: that a query returns (as the embedded store leaves out its own), by label or type.
+_INTERNAL = {"Document": {"seq", "digest", "kind_counts", "complete", "replaces"},
+             "Unit": {"seq", "ppre", "_part"}, "Attribute": {"nid"},
+             "Summary": {"tag", "pi", "weight"}, "LINK": {"key", "lseq"}}
+
+
 def _plain(value):
-    """Driver values (nodes, relationships, paths) as plain data."""
+    """Driver values (nodes, relationships, paths) as plain data, the way
+    the embedded store gives them (:func:`graphprum.store.local.graph.plain`)."""
     if hasattr(value, "labels") and hasattr(value, "items"):
-        return {"labels": sorted(value.labels), **dict(value.items())}
+        hidden = set().union(*(_INTERNAL.get(label, set()) for label in value.labels))
+        return {"labels": sorted(value.labels),
+                **{k: v for k, v in value.items() if k not in hidden}}
     if hasattr(value, "type") and hasattr(value, "items") and hasattr(value, "nodes"):
-        return {"type": value.type, **dict(value.items())}
+        hidden = _INTERNAL.get(value.type, set())
+        return {"type": value.type, **{k: v for k, v in value.items() if k not in hidden}}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value

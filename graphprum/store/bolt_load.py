@@ -18,7 +18,7 @@ Two ways to write:
 * **bulk**, into an empty FalkorDB whose Redis port this machine reaches:
   the documents go with ``GRAPH.BULK`` (:mod:`graphprum.store.falkor_bulk`)
   into a new graph under a temporary key, which is finished there (indexes,
-  attribute properties, meta) and then renamed onto the graph the Bolt port
+  meta) and then renamed onto the graph the Bolt port
   serves, atomically: readers see nothing, then the whole collection;
 * **merge**, for every other load: ``UNWIND`` batches of packed units
   (:mod:`graphprum.store.bolt_pack`) merged on their ids, written in order by
@@ -27,13 +27,11 @@ Two ways to write:
   Redis port when it is reachable (see :mod:`graphprum.store.falkor_redis`
   for why), else over Bolt, one at a time.
 
-Attribute properties: every unit keeps its attributes as JSON
-(``attributes``), and the :data:`MAX_ATTRIBUTE_PROPERTIES` most frequent
-attribute names of the stored collection are also properties ``@NAME``, as
-in the embedded store's graph.  Counts per document are kept on the
-documents (``anames``); after each load the names that left the most
-frequent are removed from the units and those that entered are filled in
-from the JSON.
+Attributes: every unit keeps its attributes as JSON (``attributes``), and
+every distinct attribute (name, value) of the store is one ``Attribute``
+node that the units carrying it point to (``HAS_ATTRIBUTE``), as in the
+embedded store's graph; loads that remove documents remove the Attribute
+nodes left without units.
 """
 
 from __future__ import annotations
@@ -46,7 +44,6 @@ import os
 import socket
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -56,15 +53,12 @@ from graphprum.errors import InputError, StoreError
 from graphprum.store.bolt_io import WritePipe
 from graphprum.store.bolt_pack import (
     attribute_json,
-    pack_literal_units,
     pack_units,
     separators,
-    separators_of,
     unit_ids,
 )
 from graphprum.store.falkor_bulk import EdgeToken, NodeToken, bulk_command, encode_value
 from graphprum.store.falkor_redis import BOLT_GRAPH, RedisError
-from graphprum.store.local.graph import MAX_ATTRIBUTE_PROPERTIES
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -87,7 +81,7 @@ BEAT_EVERY = 15.0
 BULK_PREFIX = "graphprum-bulk-"
 
 _DOC_PROPS = ["name", "source", "kind", "length", "count", "seq", "digest", "kind_counts",
-              "anames", "complete"]
+              "complete"]
 _LINK_PROPS = ["key", "load", "complete", "pair", "src", "src_doc", "src_pre", "target",
                "anchor", "lseq"]
 _INT_PROPS = ["seq", "kind", "depth", "pre", "ppre", "post", "size", "pos", "words"]
@@ -116,35 +110,13 @@ def digest(doc: ParsedDocument) -> str:
     return h.hexdigest()
 
 
-def attribute_counts(doc: ParsedDocument) -> dict[str, int]:
-    """Units per attribute name of ``doc``, names in first-seen order.
+def attribute_nid(name: str, value: str) -> str:
+    """The key of an Attribute node (the embedded store's).
 
-    >>> d = ParsedDocument("d", "", 0, ["a", "b"], ["/a", "/a/b"], {},
-    ...                    attributes=[(0, {"x": "1", "y": "2"}), (1, {"y": "3"})])
-    >>> attribute_counts(d)
-    {'x': 1, 'y': 2}
+    >>> attribute_nid("sec-type", "methods")
+    'sec-type=methods'
     """
-    out: dict[str, int] = {}
-    for _, attrs in doc.attributes:
-        for name in attrs:
-            out[name] = out.get(name, 0) + 1
-    return out
-
-
-def most_frequent(counts: Counter[str]) -> list[str]:
-    """The attribute names stored as properties: the most frequent, ties in
-    first-seen order (as the embedded store picks them)."""
-    return [n for n, _ in counts.most_common(MAX_ATTRIBUTE_PROPERTIES)]
-
-
-def prop(name: str) -> str:
-    """The property of attribute ``name`` in backquotes (``@sec-type`` ->
-    ```@sec-type```).
-
-    >>> prop("sec-type")
-    '`@sec-type`'
-    """
-    return "`@" + name.replace("`", "``") + "`"
+    return f"{name}={value}"
 
 
 def _kind_counts(doc: ParsedDocument) -> list[int]:
@@ -184,7 +156,6 @@ class _Doc:
         return {"name": doc.name, "source": doc.source, "kind": int(doc.kind),
                 "length": float(doc.length), "count": len(self.ids), "seq": self.seq,
                 "digest": digest_, "kind_counts": _kind_counts(doc),
-                "anames": json.dumps(attribute_counts(doc), ensure_ascii=False),
                 "complete": complete, "replaces": self.replaces}
 
     def links(self, load: str, complete: bool = False) -> list[dict[str, Any]]:
@@ -245,6 +216,8 @@ class BoltLoads:
         self._write_rows("load/remove_incomplete_documents", "names", names, timeout=timeout)
         while self._write("load/remove_incomplete_links", timeout=timeout)[0][0]:
             pass
+        if names:
+            self._write("load/orphan_attributes", timeout=timeout)
         return len(names)
 
     def resume_loads(self) -> int:
@@ -332,10 +305,6 @@ class BoltLoads:
             if complete:
                 stored[name] = (int(seq), dig)
         meta = self._meta()
-        counts = self._attribute_counts()
-        old_props = set(meta["attribute_properties"])
-        always: set[str] | None = None
-        ever: set[str] = set()
         report = LoadReport()
         unchanged = 0
         seen: set[str] = set()
@@ -348,13 +317,7 @@ class BoltLoads:
         beat = [time.monotonic()]
 
         def flush() -> None:
-            nonlocal always
-            for d, _ in batch:
-                counts.update(attribute_counts(d.doc))
-            names = set(most_frequent(counts))
-            always = names if always is None else always & names
-            ever.update(names)
-            self._queue_documents(pipe, batch, names, load)
+            self._queue_documents(pipe, batch, load)
             if time.monotonic() - beat[0] > BEAT_EVERY:
                 beat[0] = time.monotonic()
                 pipe.submit(lambda: self._write("load/writer_beat", writer=me, now=time.time()))
@@ -412,7 +375,8 @@ class BoltLoads:
         self._write_rows("load/resolve_links_to", "names", names)
         self._write_rows("load/resolve_links_from", "names",
                          list(dict.fromkeys(names + pair_sources)))
-        self._reconcile_attributes(old_props, always or set(), ever)
+        if report.replaced:
+            self._write("load/orphan_attributes")
         self._write("load/meta", **self._history(meta, report, description, link_stats,
                                                  unchanged))
         if report.documents:
@@ -422,32 +386,31 @@ class BoltLoads:
         return report
 
     def _queue_documents(self, pipe: WritePipe, batch: list[tuple[_Doc, str]],
-                         names: set[str], load: str) -> None:
+                         load: str) -> None:
         """Queue the writes of a batch of documents: document nodes, units,
-        attribute properties ``names``, ROOT edges, link records."""
+        Attribute nodes and HAS_ATTRIBUTE edges, ROOT edges, link records."""
         rows = [d.row(dig) for d, dig in batch]
         rs, fs = separators(d.doc for d, _ in batch)
         budget = self._wbudget("load/units", data="", rs=rs, fs=fs, docs=[], seqs=[])
-        query = "load/units" if budget is not None else "load/units_literal"
-        docs = ((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch)
-        packed = list(pack_units(docs, max_units=self.batch_size, max_bytes=budget, rs=rs,
-                                 fs=fs) if budget is not None else
-                      pack_literal_units(docs, max_units=self.batch_size, rs=rs, fs=fs))
-        attrs: dict[str, list[str]] = {}
+        packed = list(pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
+                                 max_units=self.batch_size, max_bytes=budget, rs=rs, fs=fs))
+        nodes: dict[str, dict[str, str]] = {}
+        carried: list[str] = []
         for d, _ in batch:
             for row, values in d.doc.attributes:
                 for name, value in values.items():
-                    if name in names:
-                        attrs.setdefault(name, []).append(d.ids[row] + fs + value)
+                    nid = attribute_nid(name, value)
+                    nodes.setdefault(nid, {"nid": nid, "name": name, "value": value})
+                    carried.append(d.ids[row] + fs + nid)
         roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
         links = [link for d, _ in batch for link in d.links(load)]
         pipe.submit(lambda: self._write_rows("load/documents", "docs", rows))
         for p in packed:
             params = p.params()
-            pipe.submit(lambda params=params: self._write(query, **params))
-        for name, records in attrs.items():
-            pipe.submit(lambda name=name, records=records: self._write_packed(
-                "load/unit_attribute", records, rs, fs, property=prop(name)))
+            pipe.submit(lambda params=params: self._write("load/units", **params))
+        if nodes:
+            pipe.submit(lambda: self._write_rows("load/attributes", "attrs", list(nodes.values())))
+            pipe.submit(lambda: self._write_packed("load/has_attribute", carried, rs, fs))
         pipe.submit(lambda: self._write_rows("load/root", "docs", roots))
         if links:
             pipe.submit(lambda: self._write_rows("load/pending_links", "links", links))
@@ -494,7 +457,7 @@ class BoltLoads:
                         batch.append((d, digest(doc)))
                         written.append(d)
                         pages[doc.name] = doc.name
-                    self._queue_documents(pipe, batch, set(), load)
+                    self._queue_documents(pipe, batch, load)
                 links = []
                 for f, t in zip(froms, tos, strict=True):
                     links.append({"key": f"\x1epairs\x1f{load}\x1f{lseq}", "load": load,
@@ -529,46 +492,6 @@ class BoltLoads:
         self._write_rows("load/complete", "names", [d.replaces or d.doc.name for d in written])
         self._write("load/complete_links", load=load)
 
-    # ------------------------------------------------------ attribute names
-    def _attribute_counts(self, graph: str | None = None) -> Counter[str]:
-        """Units per attribute name over the stored documents, names in
-        first-seen order (load order, then document order)."""
-        counts: Counter[str] = Counter()
-        for (anames,) in self._read("read/attribute_counts", graph=graph):
-            if anames:
-                counts.update(json.loads(anames))
-        return counts
-
-    def _reconcile_attributes(self, old: set[str], always: set[str], ever: set[str],
-                              graph: str | None = None) -> None:
-        """Make the ``@NAME`` properties those of the most frequent names:
-        drop the others, fill in those some units lack."""
-        top = most_frequent(self._attribute_counts(graph))
-        for name in sorted((old | ever) - set(top)):
-            while self._write("load/attribute_prune", graph=graph,
-                              template={"property": prop(name)})[0][0]:
-                pass
-        for name in top:
-            if name in old and name in always:
-                continue
-            done: set[str] = set()
-            while True:
-                rows = self._read("load/attribute_missing", graph=graph,
-                                  template={"property": prop(name)},
-                                  needle=json.dumps(name, ensure_ascii=False) + ":")
-                records = []
-                for uid, attrs in rows:
-                    value = json.loads(attrs).get(name) if attrs else None
-                    if value is not None and uid not in done:
-                        records.append((uid, value))
-                        done.add(uid)
-                if not records:
-                    break
-                rs, fs = separators_of(u + v for u, v in records)
-                self._write_packed("load/attribute_backfill", [u + fs + v for u, v in records],
-                                   rs, fs, graph=graph, property=prop(name))
-        self._write("load/attribute_names", graph=graph, names=json.dumps(top))
-
     # ------------------------------------------------------------ bulk loads
     def _bulk_ready(self, link_pairs) -> bool:
         """Whether this load can go in bulk: FalkorDB's Redis port reachable,
@@ -594,7 +517,6 @@ class BoltLoads:
             loader.finish()
             for statement in self._schema_statements():
                 self._write_text(statement, graph=key)
-            self._reconcile_attributes(set(), loader.always or set(), loader.ever, graph=key)
             self._write("load/meta", graph=key,
                         **self._history(meta, report, description, link_stats, 0))
             (n,), = self._q("read/node_count")
@@ -613,7 +535,8 @@ class BoltLoads:
 
 
 class _BulkLoader:
-    """The documents of a bulk load as ``GRAPH.BULK`` calls on graph ``key``."""
+    """The documents of a bulk load as ``GRAPH.BULK`` calls on graph ``key``
+    (node ids counted as FalkorDB gives them: in the order they are sent)."""
 
     def __init__(self, redis, key: str, timeout: float,
                  late: Callable[[str], BaseException]) -> None:
@@ -622,9 +545,7 @@ class _BulkLoader:
         self.begun = False
         self.roots: dict[str, int] = {}
         self.links: list[tuple[int, dict[str, Any]]] = []
-        self.counts: Counter[str] = Counter()
-        self.always: set[str] | None = None
-        self.ever: set[str] = set()
+        self.attributes: dict[str, int] = {}  # Attribute nid -> node id
 
     def load(self, docs: Iterator[ParsedDocument], lseq: int) -> LoadReport:
         report = LoadReport()
@@ -661,35 +582,41 @@ class _BulkLoader:
             raise StoreError(f"{self.redis.where}: GRAPH.BULK refused: {exc}") from None
 
     def _send(self, batch: list[tuple[_Doc, str]]) -> None:
-        for d, _ in batch:
-            self.counts.update(attribute_counts(d.doc))
-        names = most_frequent(self.counts)
-        self.always = set(names) if self.always is None else self.always & set(names)
-        self.ever.update(names)
-        where = {n: i for i, n in enumerate(names)}
+        """One ``GRAPH.BULK`` call: documents, units, link records and new
+        Attribute nodes (node ids in that order), then ROOT, CHILD and
+        HAS_ATTRIBUTE edges."""
         n_docs = len(batch)
         n_units = sum(len(d.ids) for d, _ in batch)
+        n_links = sum(len(d.doc.links) for d, _ in batch)
         base_doc, base_unit = self.next_id, self.next_id + n_docs
-        base_link = base_unit + n_units
+        attr_id = base_unit + n_units + n_links
         documents = NodeToken("Document", _DOC_PROPS)
         units = NodeToken("Unit", ["uid", "doc", "tag", "path", "text", "attributes",
-                                   *("@" + n for n in names), *_INT_PROPS, *_FLOAT_PROPS])
+                                   *_INT_PROPS, *_FLOAT_PROPS])
         pending = NodeToken("PendingLink", _LINK_PROPS)
+        attributes = NodeToken("Attribute", ["nid", "name", "value"])
         root = EdgeToken("ROOT", [])
         child = EdgeToken("CHILD", [])
+        has = EdgeToken("HAS_ATTRIBUTE", [])
         unit_id = base_unit
-        link_id = base_link
-        nulls = b"\x00" * len(names)
         for i, (d, dig) in enumerate(batch):
             doc = d.doc
             row = d.row(dig, complete=True)
             try:
                 documents.add([row[p] for p in _DOC_PROPS])
-                strings = self._strings(d, names, where, nulls)
+                strings = _strings(d)
+                for r, values in doc.attributes:
+                    for name, value in values.items():
+                        nid = attribute_nid(name, value)
+                        node = self.attributes.get(nid)
+                        if node is None:
+                            attributes.add([nid, name, value])
+                            node = self.attributes[nid] = attr_id
+                            attr_id += 1
+                        has.add(unit_id + r, node, [])
             except ValueError as exc:
                 raise InputError(doc.source, None, f"{exc}") from None
-            numbers = _numbers(d)
-            for rec, num in zip(strings, numbers, strict=True):
+            for rec, num in zip(strings, _numbers(d), strict=True):
                 units.add_encoded(rec + num)
             root.add(base_doc + i, unit_id, [])
             parent = np.asarray(doc.columns["parent"], dtype=np.int64)
@@ -701,36 +628,11 @@ class _BulkLoader:
             for link in d.links(self.key, complete=True):
                 pending.add([link[p] for p in _LINK_PROPS])
                 self.links.append((unit_id + link["src_pre"], link))
-                link_id += 1
             unit_id += len(d.ids)
-        self._call(bulk_command(self.key, not self.begun, [documents, units, pending],
-                                [root, child]))
+        self._call(bulk_command(self.key, not self.begun,
+                                [documents, units, pending, attributes], [root, child, has]))
         self.begun = True
-        self.next_id = link_id
-
-    @staticmethod
-    def _strings(d: _Doc, names: list[str], where: dict[str, int], nulls: bytes) -> list[bytes]:
-        """The string values of every unit of ``d``: uid, doc, tag, path,
-        text, attributes, then one per attribute property."""
-        doc = d.doc
-        name = encode_value(doc.name)
-        texts = doc.texts if doc.texts is not None else [""] * len(d.ids)
-        by_row = dict(doc.attributes)
-        out = []
-        for i, (uid, tag, path, text, attrs) in enumerate(zip(d.ids, doc.tags, doc.paths,
-                                                             texts, d.attrs, strict=True)):
-            head = b"".join((encode_value(uid), name, encode_value(tag), encode_value(path),
-                             encode_value(text), encode_value(attrs) if attrs else b"\x00"))
-            if attrs and names:
-                props = [b"\x00"] * len(names)
-                for k, v in by_row[i].items():
-                    j = where.get(k)
-                    if j is not None:
-                        props[j] = encode_value(v)
-                out.append(head + b"".join(props))
-            else:
-                out.append(head + nulls)
-        return out
+        self.next_id = attr_id
 
     def finish(self) -> None:
         """The LINK edges whose target document was loaded."""
@@ -744,6 +646,18 @@ class _BulkLoader:
                     link = EdgeToken("LINK", ["key", "anchor", "lseq"])
         if link.count:
             self._call(bulk_command(self.key, False, [], [link]))
+
+
+def _strings(d: _Doc) -> list[bytes]:
+    """The string values of every unit of ``d`` (uid, doc, tag, path, text,
+    attributes), encoded, one bytes object per unit."""
+    doc = d.doc
+    name = encode_value(doc.name)
+    texts = doc.texts if doc.texts is not None else [""] * len(d.ids)
+    return [b"".join((encode_value(uid), name, encode_value(tag), encode_value(path),
+                      encode_value(text), encode_value(attrs) if attrs else b"\x00"))
+            for uid, tag, path, text, attrs in zip(d.ids, doc.tags, doc.paths, texts, d.attrs,
+                                                   strict=True)]
 
 
 def _numbers(d: _Doc) -> list[bytes]:

@@ -1,26 +1,19 @@
 """Packed unit batches for the Bolt store: many units per query, few bytes each.
 
-FalkorDB 4.16's Bolt port reads parameters only as literals in the query
-text (it splices them into a buffer of 4,096 bytes, ``get_query`` in its
-``src/bolt/bolt_api.c``, and aborts when the text overflows it; the store
-writes the literals itself, :mod:`graphprum.store.cypher_literal`, and keeps
-every query under that size).  A list of maps (one per unit, every
-key repeated) fits about 14 units under that limit, and parsing the spliced
-literals costs FalkorDB more than writing the nodes.  So units travel as one
+A list of maps (one per unit, every key repeated) is a long literal for the
+server to parse, and FalkorDB takes parameters only as literals in the
+query text (:mod:`graphprum.store.cypher_literal`).  So units travel as one
 string parameter, ``$data``: records separated by ``$rs``, fields by ``$fs``
 (control characters that no document of the load contains), split apart by
-the query itself (``cypher/load/units.cypher``).  Only what the server cannot
-derive is sent:
+the query itself (``cypher/load/units.cypher``):
 
 ======  ==================================================================
 field   content
 ======  ==================================================================
-0       index of the parent's record in this batch, or empty
-1       the unit's id, ``=``-prefixed, unless it is the parent's id
-        followed by ``/tag[pos]``; then empty
-2       the label path, ``=``-prefixed, unless it is the parent's path
-        followed by ``/tag``; then empty
-3       index of the unit's document in ``$docs`` / ``$seqs``
+0       the id of the unit's parent, or empty for a root
+1       the unit's id
+2       its label path
+3       index of its document in ``$docs`` / ``$seqs``
 4..14   tag, pos, kind, depth, pre, ppre, post, size, start, length, words
 15      the text snippet
 16      the attributes as JSON (:func:`attribute_json`), or empty
@@ -28,13 +21,14 @@ field   content
 
 Numbers are decimal integers; a float that is not one is written ``MpE``
 (M * 2^E, :func:`float_text`), which the query reads back exactly
-(FalkorDB reads a string with ``toFloat`` as a 32-bit float).  Records are in preorder within
-each document, so a parent's record comes before its children's and the
-query rebuilds ids and paths with one ``reduce``.  When a unit's parent was
-written by an earlier batch, the parent's record is sent again (with its
-literal id) just before it: merged on its id, it changes nothing, and the
-CHILD edge is made in the same query.  So every edge is created together with
-its child, whatever order concurrent batches run in.
+(FalkorDB reads a string with ``toFloat`` as a 32-bit float).  Records are
+in preorder within each document and the query finds a parent by its id,
+created earlier in the same query or by an earlier batch, so every CHILD
+edge is made with its child and a batch needs nothing of the others.  (An
+earlier format derived ids from the parent's record to save bytes under
+FalkorDB's 4 KB limit on spliced parameters, which the store no longer
+meets: FalkorDB gets no parameters; but the derivation's ``reduce`` copied
+its list at every record, quadratic in the batch size.)
 
 Examples
 --------
@@ -46,18 +40,16 @@ Examples
 >>> doc = ParsedDocument("d", "", 0, ["a", "b", "b"], ["/a", "/a/b", "/a/b"], cols)
 >>> first, second = pack_units([(doc, 1)], max_units=2, max_bytes=None, fs="|", rs=";")
 >>> first.records
-['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0||', '0|||0|b|1|0|1|1|0|0|1|0|0|0||']
->>> second.records  # the parent again, then the second b
-['|=d#/a[1]|=/a|0|a|1|0|0|0|-1|2|3|0|0|0||', '0|||0|b|2|0|1|2|0|1|1|0|0|0||']
->>> [unpack(b) for b in (first, second)]
-[[('d#/a[1]', '/a'), ('d#/a[1]/b[1]', '/a/b')], [('d#/a[1]', '/a'), ('d#/a[1]/b[2]', '/a/b')]]
+['|d#/a[1]|/a|0|a|1|0|0|0|-1|2|3|0|0|0||', 'd#/a[1]|d#/a[1]/b[1]|/a/b|0|b|1|0|1|1|0|0|1|0|0|0||']
+>>> second.records
+['d#/a[1]|d#/a[1]/b[2]|/a/b|0|b|2|0|1|2|0|1|1|0|0|0||']
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -259,99 +251,16 @@ def _cost(text: str) -> int:
     return n + text.count("'") + text.count("\\")
 
 
-class _Doc:
-    """One document's fields for packing, and its records."""
-
-    def __init__(self, doc: ParsedDocument, ids: list[str], fs: str,
-                 attrs: list[str] | None = None) -> None:
-        self.ids, self.paths, self.tags, self.fs = ids, doc.paths, doc.tags, fs
-        self.parent = doc.columns["parent"].tolist()
-        self.pos = doc.columns["pos"].tolist()
-        self.tails = _tails(doc, fs, attrs)
-
-    def record(self, i: int, where: dict[int, int], doc_index: int) -> str:
-        """Record of unit ``i``; its parent's record index from ``where``
-        (absent: the id and path are sent in full, and no edge is made)."""
-        p = self.parent[i]
-        if p not in where:
-            head = ("", "=" + self.ids[i], "=" + self.paths[i])
-        else:
-            uid, path = self.ids[i], self.paths[i]
-            head = (str(where[p]),
-                    "" if uid == f"{self.ids[p]}/{self.tags[i]}[{self.pos[i]}]" else "=" + uid,
-                    "" if path == f"{self.paths[p]}/{self.tags[i]}" else "=" + path)
-        return self.fs.join((*head, str(doc_index), self.tails[i]))
-
-
 def pack_units(docs: Iterable[tuple], *, max_units: int, max_bytes: int | None,
                rs: str = "\x1e", fs: str = "\x1f") -> Iterator[PackedBatch]:
     """Split documents into :class:`PackedBatch` es of at most ``max_units``
-    records and, when given, about ``max_bytes`` spliced bytes of ``$data``,
-    ``$docs`` and ``$seqs``.  A document may span batches.
+    records and, when given, about ``max_bytes`` bytes of ``$data``,
+    ``$docs`` and ``$seqs`` as literals.  A document may span batches.
 
     ``docs`` yields ``(document, seq)``, or ``(document, seq, ids)`` or
     ``(document, seq, ids, attributes)`` when the ids (:func:`unit_ids`) and
-    attribute JSON (:func:`attribute_json`) are at hand.  ``rs`` and ``fs`` must not occur in
-    any document (:func:`separators`).
-    """
-    batch = PackedBatch(rs, fs)
-    for doc, seq, *known in docs:
-        text = _document_text(doc)
-        if fs in text or rs in text:
-            raise ValueError(f"{doc.name!r} contains a separator; see separators()")
-        d = _Doc(doc, known[0] if known else unit_ids(doc), fs,
-                 known[1] if len(known) > 1 else None)
-        where: dict[int, int] = {}  # row in doc -> record index in the current batch
-        doc_index = -1
-        for i, p in enumerate(d.parent):
-            for _attempt in range(2):
-                new_doc = doc_index < 0
-                if new_doc:
-                    doc_index = len(batch.docs)
-                recs = []
-                if p >= 0 and p not in where:  # parent from an earlier batch: again
-                    recs.append(d.record(p, {}, doc_index))
-                    where[p] = len(batch.records)
-                recs.append(d.record(i, where, doc_index))
-                cost = sum(_cost(r) + 1 for r in recs)
-                if new_doc:
-                    cost += _cost(doc.name) + len(str(seq)) + 6
-                full = len(batch.records) + len(recs) > max_units or (
-                    max_bytes is not None and batch.size + cost > max_bytes)
-                if not (full and batch.records):
-                    break
-                yield batch
-                batch, where, doc_index = PackedBatch(rs, fs), {}, -1
-            if new_doc:
-                batch.docs.append(doc.name)
-                batch.seqs.append(seq)
-            where[i] = len(batch.records) + len(recs) - 1
-            batch.records.extend(recs)
-            batch.size += cost
-    if batch.records:
-        yield batch
-
-
-def pack_literal_units(docs: Iterable[tuple], *, max_units: int, rs: str = "\x1e",
-                       fs: str = "\x1f") -> Iterator[PackedBatch]:
-    """Batches of at most ``max_units`` records for
-    ``cypher/load/units_literal.cypher``, where every record carries its id,
-    its label path and, in field 0, its parent's id (``=``-prefixed; empty for
-    a root): the query finds parents by id, so a batch is independent of the
-    others and the work is linear in its size (the derivation of
-    :func:`pack_units` copies a list at every record, and the packed format's
-    parent indices make FalkorDB copy the batch's node list at every edge).
-    ``docs`` as for :func:`pack_units`.
-
-    >>> import numpy as np
-    >>> from graphprum.units import UnitTable
-    >>> t = UnitTable.from_tree("d", ["a", "b"], [-1, 0])
-    >>> doc = ParsedDocument("d", "", 0, ["a", "b"], ["/a", "/a/b"],
-    ...     {c: t.columns[c] for c in ("parent", "depth", "post", "size", "pos",
-    ...                                "start", "length", "words", "kind")})
-    >>> [batch] = pack_literal_units([(doc, 1)], max_units=5, fs="|")
-    >>> batch.records[1]
-    '=d#/a[1]|=d#/a[1]/b[1]|=/a/b|0|b|1|0|1|1|0|0|1|0|0|0||'
+    attribute JSON (:func:`attribute_json`) are at hand.  ``rs`` and ``fs``
+    must not occur in any document (:func:`separators`).
     """
     batch = PackedBatch(rs, fs)
     for doc, seq, *known in docs:
@@ -363,68 +272,22 @@ def pack_literal_units(docs: Iterable[tuple], *, max_units: int, rs: str = "\x1e
         parent = doc.columns["parent"].tolist()
         doc_index = -1
         for i in range(len(ids)):
-            if len(batch.records) >= max_units:
+            p = parent[i]
+            record = fs.join((ids[p] if p >= 0 else "", ids[i], doc.paths[i],
+                              str(max(doc_index, 0)), tails[i]))
+            cost = _cost(record) + 1 + (0 if doc_index >= 0 else _cost(doc.name) + 24)
+            if batch.records and (len(batch.records) >= max_units or (
+                    max_bytes is not None and batch.size + cost > max_bytes)):
                 yield batch
                 batch, doc_index = PackedBatch(rs, fs), -1
+                cost += _cost(doc.name) + 24
             if doc_index < 0:
                 doc_index = len(batch.docs)
                 batch.docs.append(doc.name)
                 batch.seqs.append(seq)
-            p = parent[i]
-            batch.records.append(fs.join(("=" + ids[p] if p >= 0 else "", "=" + ids[i],
-                                          "=" + doc.paths[i], str(doc_index), tails[i])))
+                record = fs.join((ids[p] if p >= 0 else "", ids[i], doc.paths[i],
+                                  str(doc_index), tails[i]))
+            batch.records.append(record)
+            batch.size += cost
     if batch.records:
         yield batch
-
-
-def unpack(batch: PackedBatch) -> list[tuple[str, str]]:
-    """(id, label path) of every record of ``batch`` as the query derives
-    them: the ``reduce`` of ``cypher/load/units.cypher`` written in Python."""
-    out: list[tuple[str, str]] = []
-    for rec in batch.records:
-        f = rec.split(batch.fs)
-        uid = f[1][1:] if f[1] else out[int(f[0])][0] + f"/{f[4]}[{f[5]}]"
-        path = f[2][1:] if f[2] else out[int(f[0])][1] + "/" + f[4]
-        out.append((uid, path))
-    return out
-
-
-def pack_members(docs: Iterable[tuple[str, Sequence[int]]], *, max_items: int,
-                 max_bytes: int | None, rs: str = "\x1e", fs: str = "\x1f") -> Iterator[str]:
-    """``$data`` strings of ``cypher/summary/write_members.cypher``: for each
-    document (name, partition number of each unit in preorder), records
-    ``name FS first-pre FS n,n,n...``, cut so that each string holds at most
-    ``max_items`` units and about ``max_bytes`` spliced bytes.
-
-    >>> list(pack_members([("d", [1, 2, 2]), ("e", [3])], max_items=2,
-    ...                   max_bytes=None, rs=";", fs="|"))
-    ['d|0|1,2', 'd|2|2;e|0|3']
-    """
-    records: list[str] = []
-    size = items = 0
-    for name, codes in docs:
-        head = _cost(name) + 3
-        lo = 0
-        while lo < len(codes):
-            room_items = max_items - items
-            room_bytes = None if max_bytes is None else max_bytes - size - head - 8
-            hi = lo
-            used = 0
-            while hi < len(codes) and hi - lo < room_items:
-                width = len(str(codes[hi])) + 1
-                if room_bytes is not None and used + width > room_bytes:
-                    break
-                used += width
-                hi += 1
-            if hi == lo:  # no room left in this string
-                if not records:
-                    raise ValueError(f"no room for a unit of {name!r} in {max_bytes} bytes")
-                yield rs.join(records)
-                records, size, items = [], 0, 0
-                continue
-            records.append(fs.join((name, str(lo), ",".join(map(str, codes[lo:hi])))))
-            size += head + len(str(lo)) + used
-            items += hi - lo
-            lo = hi
-    if records:
-        yield rs.join(records)

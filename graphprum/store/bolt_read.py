@@ -367,13 +367,12 @@ class BoltReads:
         }
 
     def _meta(self) -> dict[str, Any]:
-        """The store's Meta node: load history, link statistics, load count,
-        attribute properties, writer."""
+        """The store's Meta node: load history, link statistics, load count, writer."""
         rows = self._q("read/meta")
-        loads, stats, count, attrs, writer, beat = rows[0] if rows else (None,) * 6
+        loads, stats, count, writer, beat = rows[0] if rows else (None,) * 5
         return {"loads": json.loads(loads or "[]"), "link_stats": json.loads(stats or "{}"),
-                "load_count": int(count or 0), "attribute_properties": json.loads(attrs or "[]"),
-                "writer": writer or "", "beat": float(beat or 0.0)}
+                "load_count": int(count or 0), "writer": writer or "",
+                "beat": float(beat or 0.0)}
 
     def iter_documents(self, chunk: int = 200) -> Iterator[ParsedDocument]:
         """Every stored document as the loader gave it (links, texts,

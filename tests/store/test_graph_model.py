@@ -18,13 +18,22 @@ QUERIES = [
     # sections whose title text is Methods
     ("MATCH (s:Unit {tag: 'sec'})-[:CHILD]->(t:Unit {tag: 'title'}) WHERE t.text = $title "
      "RETURN s.uid AS uid, s.depth AS depth ORDER BY uid", {"title": "Methods"}),
-    # an attribute property and the attributes as JSON
-    ("MATCH (u:Unit) WHERE u.`@sec-type` IS NOT NULL "
-     "RETURN u.`@sec-type` AS type, count(*) AS n ORDER BY type", {}),
+    # attributes as nodes and as JSON
+    ("MATCH (u:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute {name: 'sec-type'}) "
+     "RETURN a.value AS type, count(*) AS n ORDER BY type", {}),
+    ("MATCH (a:Attribute) RETURN count(a) AS attributes, count(DISTINCT a.name) AS names", {}),
+    ("MATCH (:Unit)-[h:HAS_ATTRIBUTE]->(:Attribute) RETURN count(h) AS n", {}),
     ("MATCH (u:Unit) WHERE u.attributes IS NULL RETURN count(*) AS n", {}),
-    ("MATCH (u:Unit {uid: $uid}) RETURN u.attributes AS a, u.`@id` AS id, u.text AS text, "
+    ("MATCH (u:Unit {uid: $uid}) RETURN u.attributes AS a, u.text AS text, "
      "u.start AS start, u.length AS length, u.words AS words, u.post AS post",
      {"uid": "pmed-1001300#/article[1]/body[1]/sec[1]"}),
+    # nodes and relationships as returned values
+    ("MATCH (d:Document {name: $name})-[r:ROOT]->(u:Unit) RETURN d, r, u",
+     {"name": "bbb_trailer"}),
+    ("MATCH (u:Unit {uid: $uid})-[:HAS_ATTRIBUTE]->(a:Attribute) RETURN a ORDER BY a.name",
+     {"uid": "pmed-1001300#/article[1]/body[1]/sec[1]"}),
+    ("MATCH (:Unit {uid: $page})-[l:LINK]->(t:Unit) RETURN l, t.uid AS target, l.anchor AS anchor "
+     "ORDER BY target, anchor LIMIT 3", {"page": "library/index.html"}),
     # links into a page, with multiplicity
     ("MATCH (s:Unit)-[l:LINK]->(t:Unit {uid: $page}) RETURN s.uid AS src, count(l) AS n "
      "ORDER BY src", {"page": "library/os.path.html"}),
