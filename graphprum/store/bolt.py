@@ -87,6 +87,7 @@ from graphprum.store.falkor_redis import (
     FalkorRedis,
     RedisError,
     find_redis_port,
+    server_state,
     unavailable,
 )
 from graphprum.store.uri import BoltURI, parse_store_uri, redact
@@ -244,7 +245,9 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
         elif "DatabaseNotFound" in code:
             msg = f"no database {self.database!r} on this server"
         elif isinstance(exc, ne.ServiceUnavailable | ne.SessionExpired | OSError):
-            msg = "server unavailable (is it running? graphprum server start)"
+            host, port = self._host_port()
+            msg = "server unavailable: " + server_state(host, port,
+                                                         self.__dict__.get("_redis_link"))
         else:
             text = redact(str(getattr(exc, "message", None) or exc))
             msg = f"{type(exc).__name__}: {' '.join(text.split())[:300]}"

@@ -271,28 +271,29 @@ def _listening_pid(port: int) -> int | None:
 
 
 def server_state(host: str, bolt_port: int, redis: FalkorRedis | None) -> str:
-    """What is known about a server that stopped answering, in a few words:
-    whether its Bolt port accepts connections and answers the Bolt
-    handshake, and whether its Redis port answers PING."""
-    parts = []
+    """What a Bolt server that stopped answering is doing, in a few words:
+    whether anything listens on its port, whether it answers the Bolt
+    handshake, and (FalkorDB) whether its Redis port answers PING."""
+    where = f"{host}:{bolt_port}"
     try:
         with socket.create_connection((host, bolt_port), timeout=2.0) as s:
             s.settimeout(2.0)
             s.sendall(b"\x60\x60\xb0\x17" + b"\x00\x00\x04\x05" + b"\x00" * 12)
             answered = len(s.recv(4)) == 4
-        parts.append("its Bolt port accepts connections and "
-                     + ("answers the handshake" if answered else
-                        "does not answer the handshake (the server is stuck)"))
+    except ConnectionRefusedError:
+        return (f"nothing listens on {where} (start a server with 'graphprum server start'; "
+                f"if one ran there, it stopped or crashed: see its redis.log)")
     except TimeoutError:
-        parts.append("its Bolt port accepts connections but does not answer the handshake "
-                     "(the server is stuck)")
-    except OSError:
-        parts.append("its Bolt port refuses connections (the server is not running: it "
-                     "stopped or crashed; see its redis.log)")
+        answered = False
+    except OSError as exc:
+        return f"{where} cannot be reached ({exc.strerror or exc})"
+    if answered:
+        return f"{where} answers again: the connection was lost (try again)"
+    state = f"{where} accepts connections but does not answer: the server is stuck"
     if redis is not None:
-        parts.append("its Redis port " + ("answers PING" if redis.ping()
-                                          else "does not answer PING"))
-    return "; ".join(parts)
+        state += (" (its Redis port still answers PING)" if redis.ping()
+                  else " (its Redis port does not answer either)")
+    return state
 
 
 def unavailable(where: str, what: str, host: str, bolt_port: int,
