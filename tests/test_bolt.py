@@ -112,7 +112,8 @@ def test_each_way_of_loading_writes_the_embedded_graph(tmp_path, bolt_store, mon
     assert report.extra.get("bulk", False) == (way == "bulk")
     assert_same_graph(local, bolt)
     assert bolt.info()["dangling_links"] == local.info()["dangling_links"] == 1
-    # the real articles, added by a second load (merge) or alone (bulk)
+    # the real articles, added by a second load (merge), in full-size batches
+    bolt.batch_size = 1000
     load_xml(local, [PLOS])
     load_xml(bolt, [PLOS])
     assert_same_graph(local, bolt)

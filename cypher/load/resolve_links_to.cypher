@@ -1,11 +1,16 @@
-// LINK edges for link records whose target document is one of $names (now stored)
+// LINK edges for link records whose target document is one of $names (now
+// stored).  WITH between the matches: FalkorDB 4.16 otherwise joins them by
+// scanning every Unit instead of looking each up in its index.
 UNWIND $names AS name
-MATCH (d:Document {name: name})-[:ROOT]->(t:Unit)
-WHERE d.complete
 MATCH (p:PendingLink {target: name})
 WHERE p.complete
+WITH p, name
+MATCH (d:Document {name: name})-[:ROOT]->(t:Unit)
+WHERE d.complete
+WITH p, t
 MATCH (sd:Document {name: p.src_doc})
 WHERE sd.complete
+WITH p, t
 MATCH (s:Unit {uid: p.src})
 MERGE (s)-[l:LINK {key: p.key}]->(t)
 SET l.anchor = p.anchor, l.lseq = p.lseq

@@ -2,9 +2,11 @@
 // the other (pre/post interval test); P = length of the inner unit / length of the
 // outer one ($measure is 'length' or 'words'); a unit of length 0 leads nowhere and
 // is reached from nowhere (P = 0), and a unit to itself is left to the caller (P = 1).
-// Portable: no toFloat (LadybugDB) and no APOC.
+// Portable: no toFloat (LadybugDB) and no APOC; WITH before the second match, or
+// FalkorDB 4.16 joins by scanning every Unit.
 UNWIND $sources AS sid
 MATCH (x:Unit {uid: sid})
+WITH x
 MATCH (y:Unit {doc: x.doc})
 WHERE y.uid IN $targets AND x.uid <> y.uid
   AND ((y.pre <= x.pre AND x.post <= y.post) OR (x.pre <= y.pre AND y.post <= x.post))

@@ -1,6 +1,7 @@
 // Every field of some stored units, by id (the parent's id through CHILD)
 UNWIND $ids AS id
 MATCH (u:Unit {uid: id})
+WITH id, u
 MATCH (d:Document {name: u.doc})
 WHERE d.complete
 OPTIONAL MATCH (p:Unit)-[:CHILD]->(u)

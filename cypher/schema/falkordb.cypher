@@ -10,3 +10,4 @@ CREATE INDEX FOR (p:PendingLink) ON (p.target);
 CREATE INDEX FOR (p:PendingLink) ON (p.load);
 CREATE INDEX FOR (s:Summary) ON (s.axpre);
 CREATE INDEX FOR (s:Summary) ON (s.sid);
+CREATE INDEX FOR (c:CStarClass) ON (c.key);

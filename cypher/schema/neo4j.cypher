@@ -9,3 +9,4 @@ CREATE INDEX graphprum_pending_target IF NOT EXISTS FOR (p:PendingLink) ON (p.ta
 CREATE INDEX graphprum_pending_load IF NOT EXISTS FOR (p:PendingLink) ON (p.load);
 CREATE INDEX graphprum_summary_axpre IF NOT EXISTS FOR (s:Summary) ON (s.axpre);
 CREATE INDEX graphprum_summary_sid IF NOT EXISTS FOR (s:Summary) ON (s.sid);
+CREATE INDEX graphprum_cstar_key IF NOT EXISTS FOR (c:CStarClass) ON (c.key);

@@ -360,10 +360,14 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
                 where = find_redis_port(*self._host_port())
                 if where is not None:
                     link = FalkorRedis(*where, timeout=self._timeout())
-                    if link.ping():
+                    if link.ping(timeout=10.0):
                         found = link
             self.__dict__["_redis_link"] = found
         return self.__dict__["_redis_link"]
+
+    def _bolt_writes_falkordb(self) -> bool:
+        """Whether writes go to FalkorDB over Bolt (its Redis port out of reach)."""
+        return self.backend == "falkordb" and self._redis() is None
 
     def _template(self, name: str, template: dict[str, str] | None) -> str:
         text = cypher(name)
@@ -551,7 +555,7 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
 #: Properties the store keeps for itself, left out of nodes and relationships
 #: that a query returns (as the embedded store leaves out its own), by label or type.
 _INTERNAL = {"Document": {"seq", "digest", "kind_counts", "complete", "replaces"},
-             "Unit": {"seq", "ppre", "_part"}, "Attribute": {"nid"},
+             "Unit": {"seq", "ppre", "_part", "_cid"}, "Attribute": {"nid"},
              "Summary": {"tag", "pi", "weight"}, "LINK": {"key", "lseq"}}
 
 

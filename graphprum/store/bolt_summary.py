@@ -2,7 +2,10 @@
 
 :meth:`BoltSummaries.derive_partitions` computes every element's partition
 key with the queries of ``cypher/summary/`` (into a scratch property
-``_part``, level by level of depth for ``p*`` and ``c*``), then one query
+``_part``, which every derivation sets anew for every element; level by
+level of depth for ``c*``, whose keys name
+the classes of the children by the ids of scratch ``CStarClass`` nodes, one
+per distinct key, so that keys stay short), then one query
 groups the elements by key into ``(:Summary)`` nodes numbered ``S1, S2,
 ...`` in load order of their first element with ``IN_PARTITION`` from each
 element, and another counts the ``SUMMARY_EDGE {count, length}`` between
@@ -36,10 +39,6 @@ class BoltSummaries:
         """AxPRE summaries stored in the graph."""
         return [r[0] for r in self._q("summary/names")]
 
-    def _clear_parts(self) -> None:
-        while self._write("summary/part_clear")[0][0]:
-            pass
-
     def _max_depth(self) -> int:
         (depth,), = self._q("summary/max_depth") or [(None,)]
         return int(depth) if depth is not None else -1
@@ -58,25 +57,28 @@ class BoltSummaries:
                              f"or were left by an interrupted load; wait for the load to "
                              f"finish, or run 'graphprum load --resume'")
         self._write("summary/delete", axpre=axpre)
-        self._clear_parts()
-        depth = self._max_depth()
         if axpre in ("label", "c"):
             self._write("summary/label")
         elif axpre == "p":
             self._write("summary/p")
         elif axpre in ("p*", "p*|c"):
-            for d in range(depth + 1):
-                self._write("summary/pstar_level", depth=d)
+            self._write("summary/pstar")
         else:  # c*
-            for d in range(depth, -1, -1):
-                self._write("summary/cstar_level", depth=d)
+            depth = self._max_depth()
+            try:
+                for d in range(depth, -1, -1):
+                    self._write("summary/cstar_level", depth=d)
+                    self._write("summary/cstar_classes", depth=d)
+                    self._write("summary/cstar_ids", depth=d)
+            finally:
+                while self._write("summary/cstar_clear")[0][0]:
+                    pass
         if axpre in ("c", "p*|c"):
             self._write("summary/child_tags")
         self._write("summary/number", axpre=axpre)
         self._write("summary/edges", axpre=axpre)
         if axpre == "c*":
             self._write("summary/cstar_keys", axpre=axpre)
-        self._clear_parts()
         arrays, meta = self._read_summary(axpre)
         return arrays, meta
 
