@@ -148,24 +148,31 @@ def topic_files(store: BoltStore, work: Path, name: str, seed: int = 3) -> tuple
     return run, qrels
 
 
+#: Runs a command and prints its peak RSS (KiB): started from this small
+#: process, the command's peak is its own (a process started by a big one
+#: inherits the big one's peak through vfork and exec).
+_MEASURE = ("import resource, subprocess, sys\n"
+            "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)\n")
+
+
 def timed_process(cmd: list[str], env: dict[str, str] | None = None,
                   timeout: float | None = None) -> tuple[float, int, int]:
     """Wall seconds, peak RSS (bytes) and exit status of a process; status
     -1 when it ran past ``timeout`` and was killed."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", _MEASURE, *cmd], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, start_new_session=True,
                             env={**os.environ, **(env or {})})
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            return time.perf_counter() - t0, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(
-                status)
-        if deadline is not None and time.monotonic() > deadline:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            return time.perf_counter() - t0, 0, -1
-        time.sleep(0.01)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)  # the command too, not only the wrapper
+        proc.communicate()
+        return time.perf_counter() - t0, 0, -1
+    wall = time.perf_counter() - t0
+    rss, code = out.split()[-2:]
+    return wall, int(rss) * 1024, int(code)
 
 
 def bench_eval(name: str, coll: Path, uri: str, work: Path, repeat: int) -> dict:
