@@ -54,8 +54,8 @@ from pathlib import Path
 import numpy as np
 
 from graphprum.loading import load_xml
-from graphprum.store import falkor_server
 from graphprum.store.bolt import BoltStore
+from graphprum.store.bolt import server as falkor_server
 from graphprum.store.local import LocalStore
 
 HERE = Path(__file__).resolve().parent

@@ -343,7 +343,7 @@ NOTES = [
     "- *Run length*: below about 1,000 results the per-call fixed costs (reading qrels and "
     "passages, opening the store, counting N) dominate, hence exponents below 1.",
     "- *Bolt load*: into an empty FalkorDB the store sends the documents with `GRAPH.BULK` "
-    "through the Redis port next to the Bolt port (`graphprum/store/falkor_bulk.py`) into a "
+    "through the Redis port next to the Bolt port (`graphprum/store/bolt/bulk.py`) into a "
     "temporary graph renamed into place at the end; other loads write `UNWIND` batches of "
     "1,000 packed units, created with their CHILD edges, through the Redis port when it is "
     "reachable, else over Bolt. Writes go one query at a time: two concurrent write "

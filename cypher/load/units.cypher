@@ -1,7 +1,7 @@
 // Unit nodes of new documents, created, with the CHILD edge from their parent
 // (a load removes what an interrupted one left and writes a replacement under a
 // name of its own, so no id exists yet; three times faster than MERGE and SET
-// on FalkorDB), from packed records (graphprum/store/bolt_pack.py): 0 the parent's id ('' for a
+// on FalkorDB), from packed records (graphprum/store/bolt/pack.py): 0 the parent's id ('' for a
 // root), 1 id, 2 label path, 3 document, 4 tag, 5 pos, 6 kind, 7 depth, 8 pre,
 // 9 ppre, 10 post, 11 size, 12 start, 13 length, 14 words, 15 text,
 // 16 attributes (JSON, '' for none).  start and length are integers or 'MpE'

@@ -2,7 +2,7 @@
 // load/units.cypher, which creates them, but safe to run twice: over FalkorDB's
 // Bolt port, where the driver may run a write again after a lost connection and
 // FalkorDB has no transaction to undo the first), from packed records
-// (graphprum/store/bolt_pack.py): 0 the parent's id ('' for a
+// (graphprum/store/bolt/pack.py): 0 the parent's id ('' for a
 // root), 1 id, 2 label path, 3 document, 4 tag, 5 pos, 6 kind, 7 depth, 8 pre,
 // 9 ppre, 10 post, 11 size, 12 start, 13 length, 14 words, 15 text,
 // 16 attributes (JSON, '' for none).  start and length are integers or 'MpE'

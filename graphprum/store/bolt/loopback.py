@@ -20,7 +20,7 @@ file for the machine's architecture (x86-64 or AArch64, Linux).
 
 Whatever the mechanism, :func:`public_listeners` reads the listening
 sockets of the server process from ``/proc`` afterwards, and
-:mod:`graphprum.store.falkor_server` stops a server that listens anywhere
+:mod:`graphprum.store.bolt.server` stops a server that listens anywhere
 but loopback.
 
 Examples

