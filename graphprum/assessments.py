@@ -225,7 +225,7 @@ def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
         raise UsageError(f"passage ends must be one of {', '.join(_ENDS)}, got {end!r}")
     if units == "bytes" and doc_text is None:
         raise UsageError("byte offsets need the documents' text to convert them to characters")
-    table = _table(store)
+    table = _table(store, path, doc_prefix)
     head = sniff(path)
     if head.startswith(b"<"):
         raw = _read_xrai(path, table, doc_prefix)
@@ -345,12 +345,33 @@ def check_consistency(assessments: dict[str, TopicAssessment], table: UnitTable)
     return out
 
 
-def _table(store: Any) -> UnitTable | None:
+def _table(store: Any, path: PathArg | None = None, doc_prefix: str = "") -> UnitTable | None:
+    """The units the assessments of ``path`` may name: the whole collection
+    of a store that holds it as rows, else (a server) the assessed documents."""
+    from graphprum.store.base import TABLE
+
     if store is None:
         return None
     if isinstance(store, UnitTable):
         return store
-    return store.table()
+    if path is None or TABLE in store.capabilities:
+        return store.table()
+    return store.view([], sorted(_assessed_documents(path, doc_prefix))).table
+
+
+def _assessed_documents(path: PathArg, doc_prefix: str) -> set[str]:
+    """The document names an assessment file names (without resolving paths)."""
+    if not sniff(path).startswith(b"<"):
+        return {doc for docs in _read_text(path, doc_prefix).values() for doc in docs}
+    from lxml import etree
+
+    try:
+        tree = etree.parse(xml_source(path))
+    except (etree.XMLSyntaxError, OSError):
+        return set()  # the reader itself reports it
+    return {inex_doc(name, doc_prefix) for el in tree.getroot().iter()
+            if isinstance(el.tag, str) and _local(el) == "file"
+            and (name := el.get("file") or el.get("name"))}
 
 
 def _find_row(table: UnitTable, doc: str, xpath: str) -> int | None:

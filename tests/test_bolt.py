@@ -399,3 +399,35 @@ def test_unit_floats_survive_falkordb(tmp_path, bolt_store, monkeypatch):
         units = bolt.units(["v#1", "v#2"])
         assert units["start"].tolist() == [1.001, 2.003]
         assert np.array_equal(units["end"].to_numpy(), np.array([1.001 + 1.002, 1000.999]))
+
+
+def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store):
+    """INEX measures from passage assessments (an INEX-shaped collection from
+    bench/): the same table as on the memory store, and the assessments
+    never pull the whole collection from the server."""
+    from graphprum.evaluation import run_evaluation
+    from graphprum.store.memory import MemoryStore
+
+    bench = REPO / "bench"
+    col, out = tmp_path / "col", tmp_path / "runs"
+    subprocess.run([sys.executable, str(bench / "gen_collection.py"), str(col),
+                    "--articles", "30", "--seed", "3"], check=True, capture_output=True)
+    subprocess.run([sys.executable, str(bench / "gen_runs.py"), str(col), str(out),
+                    "--topics", "4", "--runs", "2", "--k", "60", "--seed", "5",
+                    "--docs-per-topic", "3"], check=True, capture_output=True)
+    memory, bolt = MemoryStore(), bolt_store()
+    for s in (memory, bolt):
+        load_xml(s, [col])
+    type(bolt).table = lambda self: pytest.fail("the whole collection was read")
+    try:
+        measures = ["PRUM", "nxCG@10", "MAep", "AgP", "BEPD"]
+        runs = sorted(out.glob("run-*.txt"))
+        got, want = (run_evaluation(runs, None, measures, nav=["structural"], store=s,
+                                    ideal_min=2, passages=out / "passages.txt")
+                     for s in (bolt, memory))
+    finally:
+        del type(bolt).table
+    assert got[["run", "measure", "topic"]].equals(want[["run", "measure", "topic"]])
+    bad = want[~np.isclose(got["value"], want["value"], rtol=0, atol=1e-12)]
+    assert bad.empty, (bad, got.loc[bad.index])
+    assert want["value"].abs().sum() > 0

@@ -8,6 +8,7 @@ import pytest
 from graphprum.assessments import byte_to_char, read_assessments
 from graphprum.errors import InputError, UsageError
 from graphprum.measures.inex_base import qrels_from_assessments
+from graphprum.store.memory import MemoryStore
 from graphprum.units import UnitTable
 
 # d: a(60) = own [0,10) + s1 [10,30) (p1 [10,20), p2 [20,30)) + s2 [30,60)
@@ -88,12 +89,7 @@ def test_xrai_with_paths_and_consistency(tmp_path):
                                       "d#/a[1]/s[1]/p[1]": 1.0, "d#/a[1]/s[2]": .5})
 
 
-class _Store:
-    def table(self):
-        return TABLE
-
-
-TABLE_STORE = _Store()
+TABLE_STORE = MemoryStore.of_table(TABLE)
 
 
 def test_xrai_paths_need_a_store(tmp_path):

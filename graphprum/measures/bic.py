@@ -29,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,7 +37,7 @@ from graphprum.context import CacheKind
 from graphprum.measures.inex_base import run_rows, topic_assessment
 from graphprum.measures.interpolation import min_recall
 from graphprum.measures.registry import Curve, Family, Measure, Param
-from graphprum.navigation.bep import bep_similarity, mean_document_length
+from graphprum.navigation.bep import bep_similarity
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -120,22 +119,12 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
     ok = (rows >= 0) & ~np.isnan(bep)
     if ok.any():
         table = ctx.table
-        if mean_length is None:
-            mean_length = _mean_length(table)
+        if mean_length is None:  # of the whole collection, not of the topic's view
+            mean_length = ctx.units_view().mean_document_length()
         s[ok] = bep_similarity(table.columns["start"][rows[ok]], bep[ok], a, mean_length)
     out = (s, len(ta.beps))
     ctx.cache.put(BEP_PROBABILITIES, key, out)
     return out
-
-
-_MEAN_LENGTH: list = []  # [(weak reference to the last table asked for, its L)]
-
-
-def _mean_length(table: Any) -> float:
-    """:func:`mean_document_length`, computed once per table (an O(documents) pass)."""
-    if not _MEAN_LENGTH or _MEAN_LENGTH[0][0]() is not table:
-        _MEAN_LENGTH[:] = [(weakref.ref(table), mean_document_length(table))]
-    return _MEAN_LENGTH[0][1]
 
 
 def _params(m: Measure) -> tuple[float, float | None]:

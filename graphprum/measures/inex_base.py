@@ -278,7 +278,9 @@ def qrels_from_assessments(assessments: Mapping[str, TopicAssessment],
     (its name as id) with REL = 1 when it holds highlighted text, else 0.
     """
     out: dict[str, dict[str, float]] = {}
-    table = store.table() if store is not None else None
+    table = None
+    if store is not None:  # the assessed documents (the whole collection of a table store)
+        table = store.view([], sorted({d for a in assessments.values() for d in a.docs})).table
     for topic, a in assessments.items():
         if table is None:
             out[topic] = {d: (1.0 if a.trel(d) > 0 else 0.0) for d in a.docs}

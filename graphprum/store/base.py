@@ -37,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -88,18 +89,30 @@ class UnitView:
     fallback: Any = field(repr=False, default=None)
     collection: pd.DataFrame | None = field(repr=False, default=None)
 
+    def statistics(self) -> pd.DataFrame:
+        """:attr:`collection`, or (a view that is the whole collection) the
+        same statistics of :attr:`table`, computed once per table."""
+        if self.collection is not None:
+            return self.collection
+        table = self.table
+        hit = _STATISTICS.get(id(table))
+        if hit is None or hit[0]() is not table:
+            for key in [k for k, (ref, _) in _STATISTICS.items() if ref() is None]:
+                del _STATISTICS[key]
+            hit = _STATISTICS[id(table)] = (weakref.ref(table), document_statistics(table.docs))
+        return hit[1]
+
     def mean_document_length(self) -> float:
         """Mean length of the store's documents (0 for none)."""
-        stats = self.collection if self.collection is not None \
-            else document_statistics(self.table.docs)
+        stats = self.statistics()
         n = int(stats["documents"].sum())
         return float(stats["length"].sum()) / n if n else 0.0
 
     def total_length(self, kinds: Sequence[int]) -> float:
         """Total length of the store's documents of ``kinds``."""
-        stats = self.collection if self.collection is not None \
-            else document_statistics(self.table.docs)
+        stats = self.statistics()
         return float(stats.loc[stats["kind"].isin(list(kinds)), "length"].sum())
+
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:
         """Rows of ``ids`` in :attr:`table` (-1 for ids the view does not hold).
@@ -118,6 +131,10 @@ class UnitView:
                 out[missing] = found
                 self.rows.update(zip(asked, np.asarray(found).tolist(), strict=True))
         return out
+
+
+#: Document statistics of whole-collection tables (weak reference, statistics).
+_STATISTICS: dict[int, tuple[Any, Any]] = {}
 
 
 def document_statistics(docs: pd.DataFrame) -> pd.DataFrame:
