@@ -405,7 +405,7 @@ def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store)
     """INEX measures from passage assessments (an INEX-shaped collection from
     bench/): the same table as on the memory store, and the assessments
     never pull the whole collection from the server."""
-    from graphprum.evaluation import run_evaluation
+    from graphprum import evaluate
     from graphprum.store.memory import MemoryStore
 
     bench = REPO / "bench"
@@ -422,8 +422,8 @@ def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store)
     try:
         measures = ["PRUM", "nxCG@10", "MAep", "AgP", "BEPD"]
         runs = sorted(out.glob("run-*.txt"))
-        got, want = (run_evaluation(runs, None, measures, nav=["structural"], store=s,
-                                    ideal_min=2, passages=out / "passages.txt")
+        got, want = (evaluate(runs, None, measures, nav=["structural"], store=s, ideal_min=2,
+                              passages=out / "passages.txt")
                      for s in (bolt, memory))
     finally:
         del type(bolt).table
