@@ -6,7 +6,7 @@
 Collections: the 9 PLOS example articles (about 19,000 elements) and a large
 one: the 122-article PLOS starter corpus when ``--corpus`` names its
 directory (about 298,000 elements; ``pip download --no-deps allofplos==0.11.1``
-and unzip ``allofplos/starter_corpus/*``, see DATA.md), else an INEX-shaped
+and unzip ``allofplos/starter_corpus/*`` from the wheel), else an INEX-shaped
 collection of ``--articles`` articles from ``bench/gen_collection.py``.
 
 Rows (``bench``):
