@@ -320,7 +320,7 @@ def with_free_ports(text: str) -> str:
     >>> lines[0].split()[-1] == lines[1].split()[-1], lines[2]
     (True, 'other: 127687')
     """
-    from graphprum.store.falkor_server import free_port  # a port FalkorDB accepts
+    from graphprum.store.bolt.server import free_port  # a port FalkorDB accepts
 
     for port in set(SERVER_PORT.findall(text)):
         text = re.sub(rf"(?<!\d){port}(?!\d)", str(free_port()), text)
