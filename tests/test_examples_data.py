@@ -18,9 +18,10 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 from lxml import etree, html
 
-ROOT = Path(__file__).resolve().parent.parent
-PLOS = ROOT / "examples" / "plos"
-WEB = ROOT / "examples" / "web"
+from tests.support import REPO
+
+PLOS = REPO / "examples" / "plos"
+WEB = REPO / "examples" / "web"
 NS = {"mml": "http://www.w3.org/1998/Math/MathML", "xlink": "http://www.w3.org/1999/xlink"}
 
 
@@ -181,7 +182,7 @@ def test_web_subset_links_and_ids() -> None:
 
 
 def _gen(out: Path, n: int, seed: int) -> dict:
-    res = subprocess.run([sys.executable, str(ROOT / "bench" / "gen_collection.py"), str(out),
+    res = subprocess.run([sys.executable, str(REPO / "bench" / "gen_collection.py"), str(out),
                           "--articles", str(n), "--seed", str(seed)],
                          check=True, capture_output=True, text=True)
     return json.loads(res.stdout)
@@ -213,7 +214,7 @@ def test_generator_deterministic_and_well_formed(tmp_path: Path) -> None:
 def test_gen_runs_passages_match_text(tmp_path: Path) -> None:
     coll, out = tmp_path / "coll", tmp_path / "runs"
     _gen(coll, 40, 3)
-    cmd = [sys.executable, str(ROOT / "bench" / "gen_runs.py"), str(coll), str(out),
+    cmd = [sys.executable, str(REPO / "bench" / "gen_runs.py"), str(coll), str(out),
            "--topics", "4", "--runs", "2", "--k", "60", "--seed", "5"]
     subprocess.run(cmd, check=True, capture_output=True)
     first = {p.name: p.read_bytes() for p in out.iterdir()}

@@ -25,8 +25,8 @@ from graphprum.cli import app
 from graphprum.errors import UsageError
 from graphprum.store.cypher_literal import cypher_literal, literal_size, splice
 from graphprum.store.uri import parse_store_uri, redact
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(sys.executable).with_name("graphprum")
 runner = CliRunner()
 PASSWORD = "Sup3rS3cretPW"

@@ -14,24 +14,16 @@ are deleted.
 from __future__ import annotations
 
 import os
-import sys
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from graphprum.loading import load_video, load_web, load_xml
 from graphprum.store.base import Store
-from graphprum.store.local import LocalStore
 from graphprum.store.memory import MemoryStore
+from tests.support.stores import factory, load_examples
 
-REPO = Path(__file__).resolve().parent.parent.parent
-EXAMPLES = REPO / "examples"
 BACKENDS = ["memory", "local", "bolt"]
-
-sys.path.insert(0, str(REPO / "tests"))
-from bolt_fixtures import falkordb_uri  # noqa: E402, F401  (a module fixture)
 
 
 @pytest.fixture(scope="module")
@@ -61,47 +53,13 @@ def backend(request) -> str:
     return request.param
 
 
-def _factory(backend: str, base: Path, request, server: str = "falkordb_uri"
-             ) -> tuple[Callable[[], Store], list[Store]]:
-    opened: list[Store] = []
-
-    def make() -> Store:
-        if backend == "memory":
-            store: Store = MemoryStore()
-        elif backend == "local":
-            store = LocalStore(base / f"s{len(opened)}")
-        else:
-            uri = request.getfixturevalue(server)
-            from graphprum.store.bolt import BoltStore
-
-            if not os.environ.get("GRAPHPRUM_TEST_BOLT_URI"):
-                for var in ("NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
-                    os.environ.pop(var, None)
-            for s in opened:  # FalkorDB's Bolt port serves one graph: one store at a time
-                s.close()
-            bolt = BoltStore(uri, database=f"t{uuid.uuid4().hex[:12]}")
-            bolt.clear()
-            store = bolt
-        opened.append(store)
-        return store
-
-    return make, opened
-
-
 @pytest.fixture
 def make_store(backend: str, tmp_path: Path, request) -> Iterator[Callable[[], Store]]:
     """A factory of empty stores of ``backend``."""
-    make, opened = _factory(backend, tmp_path, request)
+    make, opened = factory(backend, tmp_path, request)
     yield make
     for s in opened:
         s.close()
-
-
-def load_examples(store: Store) -> None:
-    """The bundled collections: PLOS articles, the Python docs site, the trailer."""
-    load_xml(store, [EXAMPLES / "plos" / "articles"])
-    load_web(store, EXAMPLES / "web" / "site")
-    load_video(store, [EXAMPLES / "video" / "bbb_trailer.srt"])
 
 
 _REFERENCE: dict[str, MemoryStore] = {}
@@ -121,7 +79,7 @@ def reference() -> MemoryStore:
 def examples_store(backend: str, tmp_path_factory, request) -> Iterator[Store]:
     """A store of the backend under test holding the bundled collections
     (one per module: tests that use it only read, or build summaries)."""
-    make, opened = _factory(backend, tmp_path_factory.mktemp(backend), request,
+    make, opened = factory(backend, tmp_path_factory.mktemp(backend), request,
                             "examples_falkordb_uri")
     store = make()
     load_examples(store)

@@ -10,13 +10,14 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, REPO, _factory
 
 from graphprum.loading import load_web, load_xml
 from graphprum.query import parse_param, run_query
 from graphprum.store.base import CYPHER, Store
 from graphprum.store.local import LocalStore
 from graphprum.summaries.stored import build_stored
+from tests.support import EXAMPLES, REPO
+from tests.support.stores import factory
 
 QUERY_DOC = REPO / "docs" / "query.md"
 
@@ -68,8 +69,8 @@ def stores(backend, tmp_path_factory, request) -> dict[str, Store]:
         pytest.skip("the memory store runs no Cypher")
     base = tmp_path_factory.mktemp(f"cypher-{backend}")
     # two servers for bolt: FalkorDB's Bolt port serves one graph
-    make, _ = _factory(backend, base / "plos", request, "falkordb_uri")
-    make_web, _ = _factory(backend, base / "web", request, "examples_falkordb_uri")
+    make, _ = factory(backend, base / "plos", request, "falkordb_uri")
+    make_web, _ = factory(backend, base / "web", request, "examples_falkordb_uri")
     return _stores(make, make_web)
 
 

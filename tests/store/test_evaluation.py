@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES
 
 from graphprum import evaluate as run_evaluation
 from graphprum.context import TopicContext
 from graphprum.navigation.base import parse_model
 from graphprum.store.base import Store
 from graphprum.summaries.stored import build_stored, stored_summary
+from tests.support import EXAMPLES
 
 PLOS = EXAMPLES / "plos"
 WEB = EXAMPLES / "web"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import load_examples
 
 from graphprum.store.base import CYPHER, Store
 from graphprum.store.local import LocalStore
 from graphprum.summaries.stored import build_stored
+from tests.support.stores import load_examples
 
 QUERIES = [
     # units per tag

@@ -11,8 +11,9 @@ from lxml import etree
 
 from graphprum.store.memory import MemoryStore
 from graphprum.units import KIND_ELEMENT, KIND_PAGE, UnitTable
+from tests.support import DATA
 
-BOOK = Path(__file__).resolve().parent / "data" / "book.xml"
+BOOK = DATA / "book.xml"
 
 
 def xml_elements(path: Path) -> tuple[list[str], list[int], list[float]]:

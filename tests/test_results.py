@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from tolerance import text_mismatch
 
 from graphprum.errors import UsageError
 from graphprum.results import FORMATS, latex_escape, write_results
+from tests.support import GOLDEN
+from tests.support.tolerance import text_mismatch
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = GOLDEN
 RUNS = ("base_line", "new & improved")
 MEASURES = ("PRUM", "nxCG@10", "T2I-PR(tau=15)@0.5")
 PER_TOPIC = {  # (run, measure) -> values on q1, q2
@@ -45,7 +45,7 @@ def render(df: pd.DataFrame, fmt: str, digits: int = 4) -> str:
     ("latex", True, "results.tex"), ("latex", False, "means.tex"),
     ("markdown", True, "results.md"), ("markdown", False, "means.md")])
 def test_golden_tables(fmt: str, per_topic: bool, golden: str) -> None:
-    """Text exactly, numbers within rel 1e-9 / abs 1e-12 (tests/tolerance.py)."""
+    """Text exactly, numbers within rel 1e-9 / abs 1e-12 (tests/support/tolerance.py)."""
     assert text_mismatch((GOLDEN / golden).read_text(), render(results(per_topic), fmt)) is None
 
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from bolt_fixtures are redefined as arguments)
+
 """What is particular to the Bolt store, against a FalkorDB server started by
 a fixture (the contract itself is tests/store/'s): the graph each way of
 loading writes equals the embedded store's, loads that are interrupted
@@ -20,17 +20,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bolt_fixtures import bolt_store, falkordb_uri  # noqa: F401
-
 from graphprum.errors import ServerError, StoreError, UsageError
 from graphprum.loading import load_xml
 from graphprum.query import run_query
 from graphprum.store.local import LocalStore
 from graphprum.summaries.stored import build_stored
+from tests.support import REPO
 
 pytestmark = pytest.mark.bolt
-REPO = Path(__file__).resolve().parents[1]
 PLOS = REPO / "examples" / "plos" / "articles"
 SCRIPT = Path(sys.executable).with_name("graphprum")
 FALKORDB = not os.environ.get("GRAPHPRUM_TEST_BOLT_URI")

@@ -14,6 +14,7 @@ from graphprum.errors import InputError
 from graphprum.loaders.video import read_segments, read_videos
 from graphprum.store import open_store
 from graphprum.units import KIND_SEGMENT, KIND_VIDEO
+from tests.support import REPO
 
 
 def test_segment_table_into_store(write, tmp_path):
@@ -188,7 +189,7 @@ def test_empty_inputs(write):
 #   ($GRAPHPRUM_TESTDATA, default ~/.cache/graphprum-testdata) and skip
 #   otherwise; ``python tests/fetch_testdata.py`` puts them there.
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "video" / "bbb_trailer.srt"
+EXAMPLE = REPO / "examples" / "video" / "bbb_trailer.srt"
 CACHE = Path(os.environ.get("GRAPHPRUM_TESTDATA", Path.home() / ".cache" / "graphprum-testdata"))
 CACHED = ("utf-8.srt", "netflix_chicas_del_cable.vtt")  # see tests/fetch_testdata.py
 #: Copies of the shipped cues in the made samples (so they are long, like real files).

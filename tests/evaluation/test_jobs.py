@@ -30,8 +30,9 @@ from graphprum.loading import load_xml
 from graphprum.measures.registry import family
 from graphprum.navigation.base import parse_model
 from graphprum.store.local import LocalStore
+from tests.support import REPO
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = REPO / "bench"
 USER = ["PRUM", "PRUM@0.5", "SRP@10", "nxCG@10", "MAep", "AgP", "BEPD"]
 
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from bolt_fixtures are redefined as arguments)
+
 """Data safety and security (issue 18) against a real FalkorDB server: the
 Cypher literal encoder round-trips hostile values, the --param injection
 reproducer no longer writes, query --timeout, and ``server start`` listens
@@ -18,9 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bolt_fixtures import bolt_store, falkordb_uri  # noqa: F401
 
 from graphprum.cli import app
 from graphprum.errors import UsageError

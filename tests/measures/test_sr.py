@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from test_summaries_support import BOOK, TableStore, book_table, forest_table, random_tree
 
 from graphprum.context import TopicContext
 from graphprum.loading import load_xml
@@ -18,6 +17,7 @@ from graphprum.measures.sr import compute_sr, compute_srp, topic_contributions
 from graphprum.navigation.base import parse_model
 from graphprum.navigation.summary import SummaryModel
 from graphprum.summaries.axpre import build_summary
+from tests.support.summaries import BOOK, TableStore, book_table, forest_table, random_tree
 
 # Example 4.4 subtrees by Fig. 2 preorder id (ERRATA SR 6)
 T_L = [1, 2, 14, 3, 15, 4]

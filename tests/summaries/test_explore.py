@@ -1,19 +1,17 @@
 """The summary explorer page (summary show -f html): the data it embeds, recounted.
 
-Expected values come from tests/explore_recount.py, which reads the PLOS
+Expected values come from tests/support/explore_recount.py, which reads the PLOS
 articles with lxml and groups elements by the AxPRE definitions in plain
 Python; run and qrels files are read with str.split.  The page's script is
-exercised in tests/test_summaries_browser.py.
+exercised in tests/summaries/test_explore_browser.py.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from explore_recount import AXPRES, read_lines, recount
 from typer.testing import CliRunner
 
 from graphprum.cli import app
@@ -30,8 +28,10 @@ from graphprum.summaries.explore import (
 )
 from graphprum.summaries.stored import build_stored
 from graphprum.units import UnitTable
+from tests.support import REPO
+from tests.support.explore_recount import AXPRES, read_lines, recount
 
-PLOS = Path(__file__).resolve().parents[1] / "examples" / "plos"
+PLOS = REPO / "examples" / "plos"
 RUN = PLOS / "run-bm25.txt"
 QRELS = PLOS / "qrels.txt"
 

@@ -3,7 +3,7 @@
 The page's hash ``#click=SID`` dispatches a real click event on that
 partition's node once the page is drawn; ``--dump-dom`` then prints the DOM,
 whose side panel is compared with counts made in plain Python from the
-PLOS XML files, the run and the qrels (tests/explore_recount.py).  Two
+PLOS XML files, the run and the qrels (tests/support/explore_recount.py).  Two
 screenshots (1400x900 and 820x1000) are written to $GRAPHPRUM_SCREENSHOTS
 (default: the test's temporary directory) to be looked at.
 
@@ -23,19 +23,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from explore_recount import read_lines, recount
 from lxml import html
 
 from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 from graphprum.summaries.explore import read_embedded, unit_ids, write_explorer
+from tests.support import REPO
+from tests.support.explore_recount import read_lines, recount
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium), "
                              "so the explorer page is not run in a browser")
 
-PLOS = Path(__file__).resolve().parents[1] / "examples" / "plos"
+PLOS = REPO / "examples" / "plos"
 RUN = PLOS / "run-bm25.txt"
 QRELS = PLOS / "qrels.txt"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

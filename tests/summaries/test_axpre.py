@@ -10,7 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from test_summaries_support import (
+
+from graphprum.errors import InputError, UsageError
+from graphprum.loading import load_xml
+from graphprum.summaries.axpre import AXPRES, Summary, build_summary
+from graphprum.summaries.steady import symmetric_pi, walk_pi
+from graphprum.units import UnitTable
+from tests.support.summaries import (
     BOOK,
     book_table,
     brute_force_classes,
@@ -18,12 +24,6 @@ from test_summaries_support import (
     random_tree,
     xml_elements,
 )
-
-from graphprum.errors import InputError, UsageError
-from graphprum.loading import load_xml
-from graphprum.summaries.axpre import AXPRES, Summary, build_summary
-from graphprum.summaries.steady import symmetric_pi, walk_pi
-from graphprum.units import UnitTable
 
 # SR Fig. 2, preorder ids 1..17 (ERRATA SR 6); rows are ids - 1.
 PSTAR_EXTENTS = [{1}, {2}, {3, 7, 10}, {4, 8, 9, 11, 12, 13}, {5, 6}, {14}, {15, 16, 17}]

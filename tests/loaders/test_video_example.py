@@ -3,15 +3,14 @@ end to end; expected values worked out by hand in examples/video/README.md."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import graphprum
 from graphprum.loading import load_video
 from graphprum.store import open_store
+from tests.support import REPO
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "video"
+EXAMPLE = REPO / "examples" / "video"
 
 
 def test_video_example(tmp_path):

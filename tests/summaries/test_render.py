@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
-from test_summaries_support import book_table
 
 from graphprum.loading import load_xml
 from graphprum.summaries.axpre import build_summary
 from graphprum.summaries.render import outline_figure, table_rows, to_dot, to_json, to_png
+from tests.support import REPO
+from tests.support.summaries import book_table
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def plos_table(tmp_path_factory):
     from graphprum.store.local import LocalStore
 
     store = LocalStore(tmp_path_factory.mktemp("plos") / "s")
-    load_xml(store, [Path(__file__).resolve().parents[1] / "examples" / "plos" / "articles"])
+    load_xml(store, [REPO / "examples" / "plos" / "articles"])
     return store.table()
 
 

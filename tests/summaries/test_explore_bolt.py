@@ -1,24 +1,19 @@
-# ruff: noqa: F811  (pytest fixtures imported from bolt_fixtures are redefined as arguments)
+
 """The explorer page of a Bolt store (FalkorDB from a fixture) holds the same data as
 that of a local store with the same collection."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bolt_fixtures import bolt_store, falkordb_uri  # noqa: F401
 
 from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 from graphprum.summaries.explore import write_explorer
 from graphprum.summaries.stored import build_stored
+from tests.support import REPO
 
 pytestmark = pytest.mark.bolt
-PLOS = Path(__file__).resolve().parents[1] / "examples" / "plos"
+PLOS = REPO / "examples" / "plos"
 
 
 def test_bolt_page_equals_local_page(tmp_path, bolt_store):
