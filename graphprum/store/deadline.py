@@ -28,15 +28,17 @@ from graphprum.errors import UsageError
 T = TypeVar("T")
 
 
-def call_with_timeout(work: Callable[[], T], timeout: float | None, what: str) -> T:
-    """``work()``, or UsageError naming ``what`` when it has not returned
-    after ``timeout`` seconds (None or infinite: no limit).  The thread is
-    then left behind: it ends with the process, and a server may finish the
-    query on its own."""
-    if timeout is None or math.isinf(timeout):
+def bounded(work: Callable[[], T], timeout: float | None,
+            late: Callable[[], BaseException]) -> T:
+    """``work()``, or the exception ``late()`` builds when it has not
+    returned after ``timeout`` seconds (None: no limit).  The thread is then
+    left behind: it ends with the process.
+
+    >>> bounded(lambda: 42, 1.0, lambda: RuntimeError("late"))
+    42
+    """
+    if timeout is None:
         return work()
-    if not timeout > 0:
-        raise UsageError(f"timeout {timeout:g}: must be a positive number of seconds")
     out: dict[str, object] = {}
 
     def target() -> None:
@@ -45,12 +47,24 @@ def call_with_timeout(work: Callable[[], T], timeout: float | None, what: str) -
         except BaseException as exc:  # handed to the caller
             out["error"] = exc
 
-    thread = threading.Thread(target=target, name="graphprum-query", daemon=True)
+    thread = threading.Thread(target=target, name="graphprum-bounded-call", daemon=True)
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        raise UsageError(f"{what}: the query ran past its timeout ({timeout:g} s); "
-                         f"give --timeout SECONDS, or narrow the query (WHERE, LIMIT)")
+        raise late()
     if "error" in out:
         raise out["error"]  # type: ignore[misc]
     return out["value"]  # type: ignore[return-value]
+
+
+def call_with_timeout(work: Callable[[], T], timeout: float | None, what: str) -> T:
+    """``work()``, or UsageError naming ``what`` when it has not returned
+    after ``timeout`` seconds (None or infinite: no limit); a server may
+    finish the query on its own."""
+    if timeout is None or math.isinf(timeout):
+        return work()
+    if not timeout > 0:
+        raise UsageError(f"timeout {timeout:g}: must be a positive number of seconds")
+    return bounded(work, timeout, lambda: UsageError(
+        f"{what}: the query ran past its timeout ({timeout:g} s); "
+        f"give --timeout SECONDS, or narrow the query (WHERE, LIMIT)"))

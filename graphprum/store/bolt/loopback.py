@@ -177,6 +177,14 @@ def listening_sockets(pid: int | None = None) -> list[tuple[str, int]]:
                     inodes.add(target[8:-1])
         except OSError:
             return []
+    return [(address, port) for address, port, inode in listening_table()
+            if inodes is None or inode in inodes]
+
+
+def listening_table() -> list[tuple[str, int, str]]:
+    """``(address, port, socket inode)`` of every listening TCP socket of
+    this machine's network namespace, from ``/proc/net/tcp`` and
+    ``/proc/net/tcp6`` (empty where ``/proc`` is not there)."""
     out = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -187,10 +195,8 @@ def listening_sockets(pid: int | None = None) -> list[tuple[str, int]]:
             fields = line.split()
             if len(fields) < 10 or fields[3] != "0A":  # 0A: LISTEN
                 continue
-            if inodes is not None and fields[9] not in inodes:
-                continue
             address, port = fields[1].split(":")
-            out.append((_proc_address(address), int(port, 16)))
+            out.append((_proc_address(address), int(port, 16), fields[9]))
     return out
 
 

