@@ -36,6 +36,7 @@ import pandas as pd
 
 from graphprum.errors import UsageError, printable
 from graphprum.floats import fixed, p_value
+from graphprum.version import __version__
 
 _CSS = """
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d9dde5; --head: #f3f5f8; --accent: #2457a6; }
@@ -78,8 +79,6 @@ pre.command { background: var(--head); padding: .7rem 1rem; border-radius: 4px;
 
 def versions() -> dict[str, str]:
     """Versions of graphprum, the numeric libraries and Python."""
-    from graphprum.version import __version__
-
     out = {"graphprum": __version__}
     for name, dist in (("numpy", "numpy"), ("scipy", "scipy"), ("pandas", "pandas"),
                        ("matplotlib", "matplotlib"), ("ir_measures", "ir_measures"),

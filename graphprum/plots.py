@@ -52,6 +52,7 @@ from matplotlib.ticker import MaxNLocator
 from graphprum.errors import UsageError
 from graphprum.measures.names import curve
 from graphprum.measures.registry import CURVE_LEVELS, CURVE_RANKS, MeasureSpec
+from graphprum.version import __version__
 
 #: Recall levels of the precision–recall kinds.
 LEVELS = CURVE_LEVELS
@@ -258,8 +259,6 @@ def save_figure(fig: Figure, path: str | os.PathLike[str]) -> None:
 
 
 def _metadata(suffix: str) -> dict[str, str | None]:
-    from graphprum.version import __version__
-
     software = f"graphprum {__version__}"
     if suffix == ".png":
         return {"Software": software}

@@ -28,6 +28,7 @@ from graphprum.cli.app import (
 )
 from graphprum.errors import printable
 from graphprum.floats import readable
+from graphprum.tabular import write_rows
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
 Format = format_option()
@@ -40,8 +41,6 @@ def info(
     fmt: Format = None,
 ) -> None:
     """Counts per kind, documents, links, summaries, store format and size on disk."""
-    from graphprum.tabular import write_rows
-
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = open_store(create=False)
     data = store.info()
@@ -137,7 +136,6 @@ def show(
     COUNT' and 'in_link ID COUNT' lines.
     """
     from graphprum.inspect import describe_unit
-    from graphprum.tabular import write_rows
 
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = open_store(create=False)
@@ -237,7 +235,6 @@ def nav(
     FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file)."""
     from graphprum.context import TopicContext
     from graphprum.navigation.base import parse_model
-    from graphprum.tabular import write_rows
 
     fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from graphprum.cli.app import Progress, note, open_store, status, sub_app, user_errors
+from graphprum.errors import StoreError
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -44,8 +45,6 @@ def build_graph(store: Any, wanted: bool) -> str:
     the phrase the load's summary line ends with."""
     if not wanted:
         return ""
-    from graphprum.errors import StoreError
-
     t0 = time.perf_counter()
     try:
         with status("building the graph for 'graphprum query' ..."):

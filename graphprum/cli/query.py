@@ -18,6 +18,7 @@ from graphprum.cli.app import (
     usage,
     user_errors,
 )
+from graphprum.tabular import write_rows
 
 Format = format_option()
 
@@ -49,7 +50,6 @@ def query(
     --param t=sec
     """
     from graphprum.query import parse_param, run_query
-    from graphprum.tabular import write_rows
 
     fmt = choose_format(fmt, TABLE_FORMATS)
     if not timeout >= 0:  # NaN too

@@ -20,6 +20,7 @@ from graphprum.cli.app import (
     user_errors,
 )
 from graphprum.errors import printable
+from graphprum.tabular import write_rows
 
 summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
 SUMMARY_FORMATS = [*TABLE_FORMATS, "dot", "png", "html"]
@@ -70,7 +71,6 @@ def summary_show(
     """
     from graphprum.summaries import render
     from graphprum.summaries.stored import stored_summary
-    from graphprum.tabular import write_rows
 
     fmt = choose_format(fmt, SUMMARY_FORMATS)
     if fmt != "html" and (run is not None or qrels is not None):

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphprum.context import CacheKind
+from graphprum.errors import InputError
 from graphprum.measures.inex_base import run_rows, topic_assessment
 from graphprum.measures.interpolation import min_recall
 from graphprum.measures.registry import Curve, Family, Measure, Param
@@ -142,8 +143,6 @@ def require_beps(names: list[str], assessments: Any) -> None:
     ...
     graphprum.errors.InputError: passages: the passages have no best entry points: ...
     """
-    from graphprum.errors import InputError
-
     if names and not any(ta.beps for ta in assessments.values()):
         raise InputError(getattr(assessments, "path", "") or "passages", None,
                          f"the passages have no best entry points: {', '.join(names)} need "

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import itertools
 
+from graphprum.errors import UsageError
+
 #: The measures INEX 2006 reported per task (§4.3, 5.3, 6.3, 7.3), for a
 #: ``--task`` option: ``-m`` names each preset stands for.
 TASK_PRESETS: dict[str, list[str]] = {
@@ -52,8 +54,6 @@ def task_measures(task: str) -> list[str]:
     >>> task_measures("focused")
     ['nxCG']
     """
-    from graphprum.errors import UsageError
-
     task = TASK_ALIASES.get(task, task)
     if task not in TASK_PRESETS:
         raise UsageError(f"unknown INEX task {task!r}; known: {', '.join(TASK_PRESETS)}")
