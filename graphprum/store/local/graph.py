@@ -34,9 +34,9 @@ unit's row in the columns) and ``nid`` are the embedded store's keys.
 
 from __future__ import annotations
 
-import json
 import os
 from decimal import Decimal
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -271,12 +271,15 @@ def _attribute_json(gen: Path, n: int) -> list[str | None]:
         return out
     names = StringColumn(gen / "attributes" / "names").all()
     values = StringColumn(gen / "attributes" / "values").all()
+    # each name and value encoded once as a JSON string (json.dumps of the
+    # row's dict gives the same text: attribute names are unique in an element)
+    pairs = [f"{encode_basestring(k)}:{encode_basestring(v)}"
+             for k, v in zip(names, values, strict=True)]
     bounds = np.flatnonzero(np.diff(rows)) + 1
     starts = [0, *bounds.tolist()]
     ends = [*bounds.tolist(), len(rows)]
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    for a, b in zip(starts, ends, strict=True):
-        out[int(rows[a])] = dumps(dict(zip(names[a:b], values[a:b], strict=True)))
+    for a, b, r in zip(starts, ends, rows[starts].tolist(), strict=True):
+        out[r] = "{" + ",".join(pairs[a:b]) + "}"
     return out
 
 
