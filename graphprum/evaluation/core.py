@@ -21,8 +21,9 @@ ids the store does not hold are non-relevant (DESIGN §4: they are replaced
 by ids no qrels can judge); ``judged_only`` then drops results the qrels do
 not judge with REL >= 0 (``-J``).
 
-The result is a tidy DataFrame, one row per run, measure and topic:
-:data:`COLUMNS`, and a ``stderr`` column (NaN where there is none) when a
+The result is one row per run, measure and topic
+(:class:`~graphprum.evaluation.rows.ResultRows`; :func:`graphprum.evaluate`
+makes it a tidy DataFrame): :data:`COLUMNS`, and a standard error when a
 measure is simulated (``PRUM(exact=mc)``).
 """
 
@@ -34,7 +35,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from graphprum.errors import InputError, UsageError
 from graphprum.evaluation.inputs import (
@@ -53,12 +53,12 @@ from graphprum.evaluation.inputs import (
 )
 from graphprum.evaluation.options import EvalOptions
 from graphprum.evaluation.pool import can_fork, fork_map
+from graphprum.evaluation.rows import COLUMNS, ResultRows, printed_rows
 from graphprum.evaluation.topics import (
     Job,
     TopicOutput,
     evaluate_topic,
     prepare_ranking,
-    stderr_name,
 )
 from graphprum.io.qrels import Qrels
 from graphprum.measures.classical import compute_classical
@@ -69,11 +69,11 @@ from graphprum.navigation.base import parse_model
 from graphprum.store.base import FORK_SAFE, TABLE, Store
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from graphprum.assessments import TopicAssessment
     from graphprum.io.runs import Run
 
-#: Columns of the result (and ``stderr`` when a measure has one).
-COLUMNS = ["run", "measure", "topic", "value"]
 Warn = Callable[[str], None]
 #: ``progress(done, total)``: called as work finishes.
 Progress = Callable[[float, int], None]
@@ -116,7 +116,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
                    options: EvalOptions | None = None, store: StoreLike | None = None,
                    passages: PassagesLike | None = None, per_topic: bool = True,
                    warn: Warn | None = None, progress: Progress | None = None
-                   ) -> pd.DataFrame:
+                   ) -> ResultRows:
     """Evaluate; see :func:`graphprum.evaluate` for the inputs and the result.
 
     ``options`` (:class:`~graphprum.evaluation.options.EvalOptions`) say
@@ -201,7 +201,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
 
 
 def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[TopicOutput],
-           opts: EvalOptions, per_topic: bool, warn: Warn) -> pd.DataFrame:
+           opts: EvalOptions, per_topic: bool, warn: Warn) -> ResultRows:
     """The result rows: per run, per measure, the topics' values and their aggregate."""
     qrels, topics, store = job.qrels, job.topics, job.store
     classical = [s for s in specs if family(s.name) is None]
@@ -249,8 +249,7 @@ def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[Topic
                             zip(run_topics, vals, errs or [math.nan] * len(vals), strict=True))
             rows.append((run.tag, name, "all", aggregate(vals, aggregation(s)),
                          _mean_error(errs) if errs is not None else math.nan))
-    df = pd.DataFrame(rows, columns=[*COLUMNS, "stderr"])
-    return df if simulated else df.drop(columns="stderr")
+    return ResultRows(rows, simulated)
 
 
 def _topic_errors(per: Mapping[str, float], topics: Sequence[str]) -> list[float]:
@@ -274,8 +273,9 @@ def _mean_error(errs: Sequence[float]) -> float:
 def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with its ``stderr`` column turned into rows of their own, as the
     command line prints them: after the rows of a simulated measure, rows
-    ``NAME stderr`` (:func:`~graphprum.evaluation.topics.stderr_name`).
+    ``NAME stderr`` (:func:`~graphprum.evaluation.rows.printed_rows`).
 
+    >>> import pandas as pd
     >>> df = pd.DataFrame([("r", "AP", "all", 0.5, float("nan")),
     ...                    ("r", "PRUM(exact=mc)", "1", 0.25, 0.01),
     ...                    ("r", "PRUM(exact=mc)", "all", 0.25, 0.01)],
@@ -285,17 +285,9 @@ def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
     """
     if "stderr" not in df.columns:
         return df
-    rows: list[tuple[object, object, object, object]] = []
-    pending: list[tuple[object, object, object, object]] = []
-    group: tuple[object, object] | None = None
-    for run, measure, topic, value, err in df[[*COLUMNS, "stderr"]].itertuples(index=False):
-        if (run, measure) != group:
-            rows.extend(pending)
-            pending, group = [], (run, measure)
-        rows.append((run, measure, topic, value))
-        if err == err:  # not NaN
-            pending.append((run, stderr_name(str(measure)), topic, err))
-    rows.extend(pending)
+    import pandas as pd
+
+    rows = printed_rows(list(df[[*COLUMNS, "stderr"]].itertuples(index=False)))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -24,7 +24,6 @@ graphprum.errors.InputError: run.txt:7: no
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -64,6 +63,8 @@ def _call(i: int) -> object:
 
 def can_fork() -> bool:
     """Whether this platform has the ``fork`` start method."""
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -86,6 +87,8 @@ def fork_map(func: Callable[[T], R], items: Sequence[T], jobs: int,
         return out
     if _TASK is not None:
         raise RuntimeError("fork_map is not re-entrant")
+    import multiprocessing
+
     _TASK = _Task(func, items)  # type: ignore[arg-type]
     results: list[object] = []
     try:
