@@ -388,7 +388,7 @@ def _reading_jobs(jobs: int | str, items: Sequence[tuple[str | None, object]]) -
         for path in paths:
             # standard input, or a file read_run will report, counts nothing
             with contextlib.suppress(OSError, ValueError):
-                size += os.stat(path).st_size  # type: ignore[arg-type]
+                size += os.stat(path).st_size
         if size < AUTO_MIN_RUN_BYTES:
             return 1
     return _usable_jobs(jobs, None, len(paths), lambda message: None)

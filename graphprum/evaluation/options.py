@@ -172,8 +172,7 @@ class EvalOptions:
         if self.offsets not in OFFSETS:
             raise UsageError(f"--offsets {self.offsets!r}: choose chars or bytes")
         if isinstance(self.jobs, str) and self.jobs != AUTO:
-            raise UsageError(f"option jobs={self.jobs!r}: expected int (processes) or "
-                             f"{AUTO!r}")
+            raise UsageError(f"--jobs must be a positive integer or auto, got {self.jobs!r}")
         if isinstance(self.jobs, int) and self.jobs < 1:
             raise UsageError(f"--jobs must be a positive integer or auto, got {self.jobs!r}")
         if self.max_results is not None and self.max_results < 1:
