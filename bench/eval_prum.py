@@ -98,8 +98,8 @@ def structural(collection: Path, topics: int, results: int, ideal: int, repeat: 
         for t in range(topics):
             # a topic is about a few documents: ideal units and results concentrate there
             topic_docs = rng.choice(len(docs), size=max(1, results // 40), replace=False)
-            rows = np.concatenate([np.arange(docs["first"].iat[d], docs["first"].iat[d]
-                                             + docs["count"].iat[d]) for d in topic_docs])
+            rows = np.concatenate([np.arange(docs["first"][d], docs["first"][d]
+                                             + docs["count"][d]) for d in topic_docs])
             ranked = rng.choice(rows, size=min(results, len(rows)), replace=False)
             if len(ranked) < results:
                 extra = rng.choice(n, size=results - len(ranked), replace=False)

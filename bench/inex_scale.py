@@ -143,9 +143,9 @@ def write_topics(store_dir: Path, out_dir: Path, topics: int, k: int, ideal: int
 
     table = LocalStore(store_dir).table()
     rng = np.random.default_rng(seed)
-    first = table.docs["first"].to_numpy()
-    count = table.docs["count"].to_numpy()
-    names = table.docs["name"].to_numpy()
+    first = table.docs["first"]
+    count = table.docs["count"]
+    names = table.docs["name"]
     start = np.asarray(table.columns["start"])
     length = np.asarray(table.columns["length"])
     parent = np.asarray(table.columns["parent"])

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         StoreLike,
     )
     from graphprum.evaluation.options import EvalOptions
+    from graphprum.evaluation.rows import ResultRows
     from graphprum.store.base import Store
 
 __all__ = ["compare", "evaluate", "plot", "report"]
@@ -150,6 +151,24 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
     >>> evaluate(d / "run", {"1": {"a": 1, "b": 1}}, ir_measures.P@2, per_topic=False)
         run measure topic  value
     0  demo     P@2   all    0.5
+    """
+    return evaluate_rows(runs, qrels, measures, store=store, passages=passages,
+                         per_topic=per_topic, warn=warn, progress=progress, options=options,
+                         **option_values).to_frame()
+
+
+def evaluate_rows(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
+                  store: StoreLike | None = None, passages: PassagesLike | None = None,
+                  per_topic: bool = True, warn: Warn | None = None,
+                  progress: Progress | None = None, options: EvalOptions | None = None,
+                  **option_values: object) -> ResultRows:
+    """:func:`evaluate`, the result as plain rows
+    (:class:`~graphprum.evaluation.rows.ResultRows`) rather than a DataFrame:
+    what ``graphprum eval`` prints, without loading pandas.
+
+    >>> res = evaluate_rows({"demo": {"1": {"a": 2.0, "x": 1.0}}}, {"1": {"a": 1}}, "PRUM(r=1)")
+    >>> res.rows
+    [('demo', 'PRUM(r=1)', '1', 1.0, nan), ('demo', 'PRUM(r=1)', 'all', 1.0, nan)]
     """
     from graphprum.evaluation.core import run_evaluation
 

@@ -288,7 +288,7 @@ def _check_inside(path: PathArg, topic: str, doc: str, rec: dict, ranges: np.nda
             i = table.doc_index(doc)
         except KeyError:
             return
-        root = int(table.docs["first"].iat[i])
+        root = int(table.docs["first"][i])
         limit = float(table.columns["start"][root] + table.columns["length"][root])
     over = np.flatnonzero(ranges[:, 1] > limit) if len(ranges) else np.zeros(0, np.int64)
     unit = "bytes" if text is not None else "characters"
@@ -380,8 +380,8 @@ def _find_row(table: UnitTable, doc: str, xpath: str) -> int | None:
         i = table.doc_index(doc)
     except KeyError:
         return None
-    first = int(table.docs["first"].iat[i])
-    count = int(table.docs["count"].iat[i])
+    first = int(table.docs["first"][i])
+    count = int(table.docs["count"][i])
     cache = table.__dict__.setdefault("_inex_xpaths", {})
     paths = cache.get(doc)
     if paths is None:

@@ -23,15 +23,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-import numpy as np
-import scipy.sparse as sp
+if TYPE_CHECKING:
+    import numpy as np
+    import scipy.sparse as sp
 
-from graphprum.assessments import TopicAssessment
-from graphprum.navigation.base import NavigationModel, combine
-from graphprum.store.base import Store, UnitView
-from graphprum.units import UnitTable
+    from graphprum.assessments import TopicAssessment
+    from graphprum.navigation.base import NavigationModel
+    from graphprum.store.base import Store, UnitView
+    from graphprum.units import UnitTable
 
 T = TypeVar("T")
 
@@ -187,6 +188,8 @@ class TopicContext:
 
     def nav(self, sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
         """P(sources[i] -> targets[j]) under the noisy-or of all ``--nav`` models."""
+        from graphprum.navigation.base import combine
+
         return combine(self.models, list(sources), list(targets), self)
 
 

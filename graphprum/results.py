@@ -32,12 +32,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from graphprum import tabular
 from graphprum.errors import UsageError
+from graphprum.evaluation.rows import COLUMNS, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
 from graphprum.tabular import console_width
 
@@ -48,15 +45,18 @@ if TYPE_CHECKING:
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown", "trec")
 
 
-def write_results(df: pd.DataFrame, fmt: str, out: TextIO, digits: int = DIGITS) -> None:
+def write_results(df: pd.DataFrame | ResultRows, fmt: str, out: TextIO,
+                  digits: int = DIGITS) -> None:
     """Write an evaluation table in ``fmt`` to ``out``.
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    df : pandas.DataFrame or ResultRows
         Columns ``run, measure, topic, value`` (topic ``all`` for means),
         and ``stderr`` (:func:`graphprum.evaluate`), written as rows of
-        their own, ``NAME stderr`` after the measure's rows.
+        their own, ``NAME stderr`` after the measure's rows; or the same as
+        rows (:class:`~graphprum.evaluation.rows.ResultRows`, what
+        ``graphprum eval`` writes without loading pandas).
     fmt : str
         One of :data:`FORMATS`: ``tsv``, ``csv`` and ``json`` at full
         precision; ``table`` (rich, aligned), ``latex`` (booktabs tabular) and
@@ -67,32 +67,41 @@ def write_results(df: pd.DataFrame, fmt: str, out: TextIO, digits: int = DIGITS)
     digits : int
         Decimals of the table formats (default 4, as trec_eval).
     """
-    from graphprum.evaluation import stderr_rows
-
-    df = stderr_rows(df)
+    rows = result_rows(df)
     if fmt == "tsv":
-        for run, measure, topic, value in df.itertuples(index=False):
-            out.write(f"{run}\t{measure}\t{topic}\t{exact(value)}\n")
+        out.writelines(f"{run}\t{measure}\t{topic}\t{exact(value)}\n"
+                       for run, measure, topic, value in rows)
     elif fmt == "csv":
-        tabular.write_rows(["run", "measure", "topic", "value"],
-                           list(df.itertuples(index=False)), "csv", out)
+        tabular.write_rows(list(COLUMNS), rows, "csv", out)
     elif fmt == "json":
         json.dump([{"run": r, "measure": m, "topic": t, "value": json_value(v)}
-                   for r, m, t, v in df.itertuples(index=False)], out, indent=1)
+                   for r, m, t, v in rows], out, indent=1)
         out.write("\n")
     elif fmt == "table":
-        _write_table(df, out, digits)
+        _write_table(rows, out, digits)
     elif fmt == "trec":
-        write_trec(df, out)
+        write_trec(rows, out)
     elif fmt in ("latex", "markdown"):
-        header, rows, bold, align = _grid(df, digits)
+        header, cells, bold, align = _grid(rows, digits)
         writer = latex_table if fmt == "latex" else markdown_table
-        out.write(writer(header, rows, align=align, bold=bold))
+        out.write(writer(header, cells, align=align, bold=bold))
     else:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
 
 
-def write_trec(df: pd.DataFrame, out: TextIO) -> None:
+def result_rows(results: pd.DataFrame | ResultRows | Sequence[PrintedRow]) -> list[PrintedRow]:
+    """The rows ``(run, measure, topic, value)`` of an evaluation as printed:
+    standard errors as rows of their own
+    (:func:`~graphprum.evaluation.rows.printed_rows`)."""
+    if isinstance(results, ResultRows):
+        return results.printed()
+    if isinstance(results, Sequence):
+        return list(results)
+    columns = [*COLUMNS, "stderr"] if "stderr" in results.columns else list(COLUMNS)
+    return printed_rows(list(results[columns].itertuples(index=False, name=None)))
+
+
+def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO) -> None:
     """trec_eval's output: ``MEASURE<TAB>TOPIC<TAB>VALUE``, one run.
 
     As trec_eval prints them: the measure name left-justified in 22
@@ -114,7 +123,8 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
     """
     from graphprum.measures.names import aggregation_of
 
-    runs = list(dict.fromkeys(df["run"]))
+    rows = result_rows(df)
+    runs = list(dict.fromkeys(r for r, _, _, _ in rows))
     if len(runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run column); "
                          "give one run, or use --format tsv")
@@ -130,7 +140,6 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
             else f"{value:6.4f}"
         return f"{measure:<22}\t{topic}\t{text}\n"
 
-    rows = list(df.itertuples(index=False))
     for topic in dict.fromkeys(t for _, _, t, _ in rows if t != "all"):
         out.writelines(line(m, t, v) for _, m, t, v in rows
                        if t == topic and kind(m) != "gmean")
@@ -140,14 +149,14 @@ def write_trec(df: pd.DataFrame, out: TextIO) -> None:
     out.writelines(summary)
 
 
-def _grid(df: pd.DataFrame, digits: int = DIGITS,
+def _grid(result: Sequence[PrintedRow], digits: int = DIGITS,
           ) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
     """Runs (and topics) as rows, measures as columns, ``digits`` decimals; cells to bold."""
-    measures = list(dict.fromkeys(df["measure"]))
-    topics = [t for t in dict.fromkeys(df["topic"]) if t != "all"]
+    measures = list(dict.fromkeys(m for _, m, _, _ in result))
+    topics = [t for t in dict.fromkeys(t for _, _, t, _ in result) if t != "all"]
     topics.append("all")
-    runs = list(dict.fromkeys(df["run"]))
-    values = {(t, r, m): v for r, m, t, v in df.itertuples(index=False)}
+    runs = list(dict.fromkeys(r for r, _, _, _ in result))
+    values = {(t, r, m): v for r, m, t, v in result}
     best = {m: max((values[("all", r, m)] for r in runs if ("all", r, m) in values),
                    default=math.nan) for m in measures}
     with_topic = len(topics) > 1
@@ -245,10 +254,14 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, alig
     return "\n".join(lines) + "\n"
 
 
-def _write_table(df: pd.DataFrame, out: TextIO, digits: int = DIGITS) -> None:
+def _write_table(result: Sequence[PrintedRow], out: TextIO, digits: int = DIGITS) -> None:
     """Runs as rows, measures as columns; the best mean per measure in bold."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console(file=out, highlight=False, width=console_width(out))
-    header, rows, bold, align = _grid(df, digits)
+    header, rows, bold, align = _grid(result, digits)
     table = Table(show_edge=False, pad_edge=False)
     for h, a in zip(header, align, strict=True):
         table.add_column(h, justify="right" if a == "r" else "left")

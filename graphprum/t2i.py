@@ -401,7 +401,7 @@ def _thresholds_from(x: float, a: np.ndarray, b: np.ndarray, p: np.ndarray,
 
 def doc_ends(table: Any) -> np.ndarray:
     """End of every document's medium: its root's ``start + length``."""
-    first = table.docs["first"].to_numpy(dtype=np.int64)
+    first = np.asarray(table.docs["first"], dtype=np.int64)
     if len(first) == 0:
         return np.zeros(0)
     return table.columns["start"][first] + table.columns["length"][first]

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Unit kinds, stored as int8 in the ``kind`` column.
 KIND_ELEMENT = 0
@@ -58,6 +61,78 @@ UNIT_COLUMNS: dict[str, type] = {
 
 #: Columns of the document table.
 DOC_COLUMNS = ["name", "source", "kind", "length", "first", "count"]
+#: Their numpy dtypes (names and sources are Python strings).
+DOC_DTYPES: dict[str, Any] = {"name": object, "source": object, "kind": np.int8,
+                              "length": np.float64, "first": np.int64, "count": np.int64}
+
+
+class DocTable:
+    """One row per document, as numpy columns (:data:`DOC_COLUMNS`).
+
+    ``docs["first"]`` is a numpy array (names and sources are object
+    arrays of str), ``len(docs)`` the number of documents.  Built from any
+    mapping of column name to values (a dict of lists, a pandas DataFrame);
+    :meth:`to_frame` gives a pandas DataFrame.
+
+    Examples
+    --------
+    >>> docs = DocTable({"name": ["a", "b"], "first": [0, 3], "count": [3, 2]})
+    >>> len(docs), docs["first"].tolist(), docs["name"][1], docs["kind"].tolist()
+    (2, [0, 3], 'b', [0, 0])
+    >>> next(docs.records())["count"]
+    3
+    """
+
+    __slots__ = ("_columns",)
+
+    def __init__(self, columns: Any) -> None:
+        if isinstance(columns, DocTable):
+            self._columns: dict[str, np.ndarray] = dict(columns._columns)
+            return
+        n = len(columns["name"])
+        out = {}
+        for c in DOC_COLUMNS:
+            dtype = DOC_DTYPES[c]
+            if c in columns:
+                values = columns[c]
+                if dtype is object:
+                    arr = np.empty(n, dtype=object)
+                    arr[:] = [str(v) for v in values]
+                else:
+                    arr = np.asarray(values, dtype=dtype)
+            elif dtype is object:
+                arr = np.empty(n, dtype=object)
+                arr[:] = [""] * n
+            else:
+                arr = np.zeros(n, dtype=dtype)
+            if len(arr) != n:
+                raise ValueError(f"document column {c}: {len(arr)} values for {n} documents")
+            out[c] = arr
+        self._columns = out
+
+    def __len__(self) -> int:
+        return len(self._columns["name"])
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self._columns[column]
+
+    def __contains__(self, column: object) -> bool:
+        return column in self._columns
+
+    def __repr__(self) -> str:
+        return f"DocTable({len(self)} documents)"
+
+    def records(self) -> Any:
+        """Every document as a dict of its columns (Python values), in order."""
+        lists = {c: v.tolist() for c, v in self._columns.items()}
+        for i in range(len(self)):
+            yield {c: v[i] for c, v in lists.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The documents as a pandas DataFrame (columns :data:`DOC_COLUMNS`)."""
+        import pandas as pd
+
+        return pd.DataFrame({c: v for c, v in self._columns.items()})
 
 
 @dataclass
@@ -72,16 +147,22 @@ class UnitTable:
         Tag vocabulary (``columns["tag"]`` indexes it).
     paths : list of str
         Label-path vocabulary (``columns["path"]`` indexes it).
-    docs : pandas.DataFrame
+    docs : DocTable
         One row per document, columns :data:`DOC_COLUMNS`; ``first`` is the
         global row of the document's root and ``count`` its number of units.
+        Given as any mapping of columns (a dict, a pandas DataFrame), it is
+        turned into a :class:`DocTable`.
     """
 
     columns: dict[str, np.ndarray]
     tags: list[str]
     paths: list[str]
-    docs: pd.DataFrame
+    docs: DocTable
     _doc_index: dict[str, int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.docs, DocTable):
+            self.docs = DocTable(self.docs)
 
     def __len__(self) -> int:
         return len(self.columns["doc"])
@@ -95,7 +176,7 @@ class UnitTable:
     @property
     def pre(self) -> np.ndarray:
         """Local preorder number of every row (0 for a document root)."""
-        first = self.docs["first"].to_numpy()[self.columns["doc"]]
+        first = self.docs["first"][self.columns["doc"]]
         return np.arange(len(self), dtype=np.int64) - first
 
     @property
@@ -128,7 +209,7 @@ class UnitTable:
         """Unit ids (DESIGN §1.1) of ``rows`` (all rows by default)."""
         if rows is None:
             rows = range(len(self))
-        names = self.docs["name"].to_numpy()
+        names = self.docs["name"]
         kinds = self.columns["kind"]
         docs = self.columns["doc"]
         out = []
@@ -145,7 +226,7 @@ class UnitTable:
 
     def pre_of(self, row: int) -> int:
         """Local preorder number of one row."""
-        return int(row - self.docs["first"].iat[int(self.columns["doc"][row])])
+        return int(row - self.docs["first"][int(self.columns["doc"][row])])
 
     @classmethod
     def from_tree(
@@ -216,7 +297,7 @@ class UnitTable:
             "words": np.zeros(n, dtype=np.int32) if words is None
             else np.asarray(words, dtype=np.int32),
         }
-        docs = pd.DataFrame(
+        docs = DocTable(
             {"name": [doc], "source": [""], "kind": [KIND_ELEMENT],
              "length": [float(length[0]) if n else 0.0], "first": [0], "count": [n]}
         )

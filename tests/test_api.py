@@ -171,7 +171,7 @@ def test_in_memory_inputs_keep_the_files_rules() -> None:
     (lambda: graphprum.evaluate({"1": {"a": 1.0}}, {"1": {"a": 1}}, "AP", jbos=2),
      "unknown option 'jbos'; did you mean 'jobs'?"),
     (lambda: graphprum.evaluate({"1": {"a": 1.0}}, {"1": {"a": 1}}, "AP", jobs="2"),
-     "option jobs='2': expected int"),
+     "jobs must be a positive integer or auto, got '2'"),
     (lambda: graphprum.evaluate(pd.DataFrame({"qid": ["1"], "score": [1.0]}),
                                 {"1": {"a": 1}}, "AP"), "no unit id (doc_id) column"),
     (lambda: graphprum.evaluate({"1": {"a": 1.0}},

@@ -129,6 +129,8 @@ BAD_INPUTS = [
      "{d}/hugeq.txt:1"),
     ("eval qrels empty", ["eval", "{d}/run.txt", "--qrels", "{d}/empty.txt"],
      "{d}/empty.txt"),
+    ("eval jobs a word", ["eval", "{d}/run.txt", "--qrels", "{d}/qrels.txt", "-j", "many"],
+     "--jobs"),
     ("eval unknown measure", ["eval", "{d}/run.txt", "--qrels", "{d}/qrels.txt", "-m", "NOPE"],
      "NOPE"),
     ("eval walk file missing", ["eval", "{d}/run.txt", "--qrels", "{d}/qrels.txt",

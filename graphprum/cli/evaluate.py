@@ -102,7 +102,7 @@ def eval_command(
     topics). A RUN or --qrels of '-' is read from standard input; gzip
     files are read as they are.
     """
-    from graphprum.api import evaluate
+    from graphprum.api import evaluate_rows
     from graphprum.results import write_results
 
     measures = list(measure or [])
@@ -117,11 +117,11 @@ def eval_command(
         raise UsageError("--format trec writes one run (trec_eval's layout has no run "
                          "column); give one run, or use --format tsv")
     with opts.progress() as bar:
-        df = evaluate(opts.runs, opts.qrels, measures, per_topic=per_topic,
-                      progress=bar.update, **opts.keywords(measures))
+        result = evaluate_rows(opts.runs, opts.qrels, measures, per_topic=per_topic,
+                               progress=bar.update, **opts.keywords(measures))
     if no_summary:
-        df = df[df["topic"] != "all"]
-    write_results(df, fmt, sys.stdout, digits=digits)
+        result = result.without_summary()
+    write_results(result, fmt, sys.stdout, digits=digits)
 
 
 @app.command("compare")

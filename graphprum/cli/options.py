@@ -43,9 +43,12 @@ _INPUTS: dict[str, tuple[Any, Any]] = {
 
 
 def _cli_type(hint: object) -> object:
-    """The type typer is given for an EvalOptions field (a tuple of str is a repeatable list)."""
+    """The type typer is given for an EvalOptions field (a tuple of str is a repeatable
+    list; a number or a word, ``--jobs 2`` or ``--jobs auto``, is text EvalOptions checks)."""
     if typing.get_origin(hint) is tuple:
         return list[str]
+    if hint == int | str:
+        return str
     return hint
 
 
@@ -58,12 +61,28 @@ def _shared_options() -> dict[str, tuple[Any, Any]]:
         if not help_.flags:
             continue
         default = list(f.default) if isinstance(f.default, tuple) else f.default
+        metavar = "N|auto" if hints[f.name] == int | str else None
         out[f.name] = (Annotated[_cli_type(hints[f.name]),  # type: ignore[valid-type]
-                                 typer.Option(*help_.flags, help=help_.text)], default)
+                                 typer.Option(*help_.flags, help=help_.text,
+                                              metavar=metavar)], default)
     return out
 
 
 _OPTIONS = _shared_options()
+
+
+#: The options that take a number or a word (``--jobs 2``, ``--jobs auto``).
+_NUMBER_OR_WORD = {name for name, hint in typing.get_type_hints(EvalOptions).items()
+                   if hint == int | str}
+
+
+def _from_cli(name: str, value: Any) -> Any:
+    """An option's value as the command line gave it, a number as a number
+    where the option takes a number or a word."""
+    if name in _NUMBER_OR_WORD and isinstance(value, str) and value.isascii() \
+            and value.isdigit():
+        return int(value)
+    return value
 
 
 @dataclass
@@ -115,7 +134,7 @@ def eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
         inputs = {name: kwargs.pop(name) for name in _INPUTS}
-        values = {name: kwargs.pop(name) for name in _OPTIONS}
+        values = {name: _from_cli(name, kwargs.pop(name)) for name in _OPTIONS}
         opts = EvalArgs(**inputs, options=EvalOptions.from_keywords(**values))
         return func(opts=opts, **kwargs)
 

@@ -9,6 +9,8 @@
   measures (:func:`run_evaluation`);
 - :mod:`~graphprum.evaluation.topics`: one topic, every run, with the
   :class:`~graphprum.context.TopicContext` measures read;
+- :mod:`~graphprum.evaluation.rows`: the result as rows
+  (:class:`ResultRows`), a DataFrame on request;
 - :mod:`~graphprum.evaluation.pool`: the worker pool of ``--jobs``.
 
 :func:`graphprum.evaluate` is the front door.  The names below are imported
@@ -23,7 +25,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from graphprum.evaluation.core import (
-        COLUMNS,
         collection_size,
         expand_measures,
         needs_store,
@@ -31,15 +32,17 @@ if TYPE_CHECKING:
         stderr_rows,
     )
     from graphprum.evaluation.options import EvalOptions
-    from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking, stderr_name
+    from graphprum.evaluation.rows import COLUMNS, ResultRows, stderr_name
+    from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking
 
-__all__ = ["COLUMNS", "UNKNOWN_PREFIX", "EvalOptions", "collection_size", "expand_measures",
-           "needs_store", "prepare_ranking", "run_evaluation", "stderr_name", "stderr_rows"]
+__all__ = ["COLUMNS", "UNKNOWN_PREFIX", "EvalOptions", "ResultRows", "collection_size",
+           "expand_measures", "needs_store", "prepare_ranking", "run_evaluation", "stderr_name",
+           "stderr_rows"]
 
-_WHERE = {"COLUMNS": "core", "collection_size": "core", "expand_measures": "core",
+_WHERE = {"COLUMNS": "rows", "collection_size": "core", "expand_measures": "core",
           "needs_store": "core", "run_evaluation": "core", "stderr_rows": "core",
-          "EvalOptions": "options", "UNKNOWN_PREFIX": "topics", "prepare_ranking": "topics",
-          "stderr_name": "topics"}
+          "EvalOptions": "options", "ResultRows": "rows", "UNKNOWN_PREFIX": "topics",
+          "prepare_ranking": "topics", "stderr_name": "rows"}
 
 
 def __getattr__(name: str) -> object:

@@ -21,20 +21,23 @@ ids the store does not hold are non-relevant (DESIGN §4: they are replaced
 by ids no qrels can judge); ``judged_only`` then drops results the qrels do
 not judge with REL >= 0 (``-J``).
 
-The result is a tidy DataFrame, one row per run, measure and topic:
-:data:`COLUMNS`, and a ``stderr`` column (NaN where there is none) when a
+The result is one row per run, measure and topic
+(:class:`~graphprum.evaluation.rows.ResultRows`; :func:`graphprum.evaluate`
+makes it a tidy DataFrame): :data:`COLUMNS`, and a standard error when a
 measure is simulated (``PRUM(exact=mc)``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from graphprum.errors import InputError, UsageError
 from graphprum.evaluation.inputs import (
@@ -51,14 +54,14 @@ from graphprum.evaluation.inputs import (
     read_runs,
     run_items,
 )
-from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.options import AUTO, EvalOptions
 from graphprum.evaluation.pool import can_fork, fork_map
+from graphprum.evaluation.rows import COLUMNS, ResultRows, printed_rows
 from graphprum.evaluation.topics import (
     Job,
     TopicOutput,
     evaluate_topic,
     prepare_ranking,
-    stderr_name,
 )
 from graphprum.io.qrels import Qrels
 from graphprum.measures.classical import compute_classical
@@ -69,11 +72,11 @@ from graphprum.navigation.base import parse_model
 from graphprum.store.base import FORK_SAFE, TABLE, Store
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from graphprum.assessments import TopicAssessment
     from graphprum.io.runs import Run
 
-#: Columns of the result (and ``stderr`` when a measure has one).
-COLUMNS = ["run", "measure", "topic", "value"]
 Warn = Callable[[str], None]
 #: ``progress(done, total)``: called as work finishes.
 Progress = Callable[[float, int], None]
@@ -116,7 +119,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
                    options: EvalOptions | None = None, store: StoreLike | None = None,
                    passages: PassagesLike | None = None, per_topic: bool = True,
                    warn: Warn | None = None, progress: Progress | None = None
-                   ) -> pd.DataFrame:
+                   ) -> ResultRows:
     """Evaluate; see :func:`graphprum.evaluate` for the inputs and the result.
 
     ``options`` (:class:`~graphprum.evaluation.options.EvalOptions`) say
@@ -164,7 +167,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
         judged = _qrels_from_assessments(assessments, the_store)
     else:
         judged = read_qrels_like(qrels)
-    read = read_runs(items, opts, _usable_jobs(opts.jobs, None, 2, lambda message: None))
+    read = read_runs(items, opts, _reading_jobs(opts.jobs, items))
     for r in read:
         for message in r.notes:
             warn(message)
@@ -186,7 +189,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
               max_results=opts.max_results)
     if user or the_store is not None:
         per_topic_out = _evaluate_topics(job, _usable_jobs(opts.jobs, the_store, len(topics),
-                                                           warn),
+                                                           warn), opts.jobs == AUTO,
                                          progress or (lambda done, total: None))
     else:
         per_topic_out = []
@@ -201,7 +204,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
 
 
 def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[TopicOutput],
-           opts: EvalOptions, per_topic: bool, warn: Warn) -> pd.DataFrame:
+           opts: EvalOptions, per_topic: bool, warn: Warn) -> ResultRows:
     """The result rows: per run, per measure, the topics' values and their aggregate."""
     qrels, topics, store = job.qrels, job.topics, job.store
     classical = [s for s in specs if family(s.name) is None]
@@ -249,8 +252,7 @@ def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[Topic
                             zip(run_topics, vals, errs or [math.nan] * len(vals), strict=True))
             rows.append((run.tag, name, "all", aggregate(vals, aggregation(s)),
                          _mean_error(errs) if errs is not None else math.nan))
-    df = pd.DataFrame(rows, columns=[*COLUMNS, "stderr"])
-    return df if simulated else df.drop(columns="stderr")
+    return ResultRows(rows, simulated)
 
 
 def _topic_errors(per: Mapping[str, float], topics: Sequence[str]) -> list[float]:
@@ -274,8 +276,9 @@ def _mean_error(errs: Sequence[float]) -> float:
 def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with its ``stderr`` column turned into rows of their own, as the
     command line prints them: after the rows of a simulated measure, rows
-    ``NAME stderr`` (:func:`~graphprum.evaluation.topics.stderr_name`).
+    ``NAME stderr`` (:func:`~graphprum.evaluation.rows.printed_rows`).
 
+    >>> import pandas as pd
     >>> df = pd.DataFrame([("r", "AP", "all", 0.5, float("nan")),
     ...                    ("r", "PRUM(exact=mc)", "1", 0.25, 0.01),
     ...                    ("r", "PRUM(exact=mc)", "all", 0.25, 0.01)],
@@ -285,17 +288,9 @@ def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
     """
     if "stderr" not in df.columns:
         return df
-    rows: list[tuple[object, object, object, object]] = []
-    pending: list[tuple[object, object, object, object]] = []
-    group: tuple[object, object] | None = None
-    for run, measure, topic, value, err in df[[*COLUMNS, "stderr"]].itertuples(index=False):
-        if (run, measure) != group:
-            rows.extend(pending)
-            pending, group = [], (run, measure)
-        rows.append((run, measure, topic, value))
-        if err == err:  # not NaN
-            pending.append((run, stderr_name(str(measure)), topic, err))
-    rows.extend(pending)
+    import pandas as pd
+
+    rows = printed_rows(list(df[[*COLUMNS, "stderr"]].itertuples(index=False)))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -341,34 +336,109 @@ def _check_task(task: str, runs: Sequence[Run], qrels: Qrels, strict: bool, warn
         warn("note: " + head)
 
 
-def _usable_jobs(jobs: int, store: Store | None, n_topics: int, warn: Warn) -> int:
-    """``jobs``, or 1 where forking cannot help or is not safe."""
-    if jobs <= 1 or n_topics < 2:
+#: ``jobs="auto"`` forks workers once the topics left are estimated to take at
+#: least this many seconds in one process.  Forking costs little (the workers
+#: inherit everything; ~10 ms per worker at 150 MB), but a worker's topics
+#: cost ~30% more CPU than the same topics in one process (copy-on-write
+#: faults, the store's per-document id tables built again in each worker):
+#: on 2 cores the gain passes the cost from about 0.2 s of work left.
+AUTO_MIN_SECONDS = 0.2
+
+
+def cpu_count() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _usable_jobs(jobs: int | str, store: Store | None, n_topics: int, warn: Warn) -> int:
+    """The most processes ``jobs`` may use (``auto``: one per CPU), or 1 where
+    forking cannot help or is not safe (a note when ``jobs`` asked for more)."""
+    asked = jobs != AUTO
+    most = cpu_count() if jobs == AUTO else int(jobs)
+    if most <= 1 or n_topics < 2:
         return 1
     if not can_fork():
-        warn("note: --jobs needs the fork start method, not available here; using 1")
+        if asked:
+            warn("note: --jobs needs the fork start method, not available here; using 1")
         return 1
     if store is not None and FORK_SAFE not in store.capabilities:
-        warn("note: --jobs is ignored with a server store (a connection cannot be "
-             "shared between processes); using 1")
+        if asked:
+            warn("note: --jobs is ignored with a server store (a connection cannot be "
+                 "shared between processes); using 1")
         return 1
-    return min(jobs, n_topics)
+    return min(most, n_topics)
 
 
-def _evaluate_topics(job: Job, jobs: int, progress: Progress) -> list[TopicOutput]:
-    """Every topic of ``job``, in topic order, in ``jobs`` processes."""
-    total = len(job.topics)
+#: ``jobs="auto"`` reads run files in workers when there are several and they
+#: hold this many bytes together (about 0.15 s of reading on one core): a run
+#: read in a worker comes back pickled, which costs about a third of reading it.
+AUTO_MIN_RUN_BYTES = 8 << 20
+
+
+def _reading_jobs(jobs: int | str, items: Sequence[tuple[str | None, object]]) -> int:
+    """How many processes read the run files of ``items``."""
+    paths = [run for _, run in items if isinstance(run, str | os.PathLike)]
+    if len(paths) < 2:
+        return 1
+    if jobs == AUTO:
+        size = 0
+        for path in paths:
+            # standard input, or a file read_run will report, counts nothing
+            with contextlib.suppress(OSError, ValueError):
+                size += os.stat(path).st_size
+        if size < AUTO_MIN_RUN_BYTES:
+            return 1
+    return _usable_jobs(jobs, None, len(paths), lambda message: None)
+
+
+def _topic_size(job: Job, topic: str) -> int:
+    """What the work on ``topic`` grows with: its results over every run (at least 1)."""
+    return max(1, sum(len(run.ranked(topic)) for run in job.runs if topic in run.topics))
+
+
+def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress) -> list[TopicOutput]:
+    """Every topic of ``job``, in topic order, in at most ``jobs`` processes.
+
+    Topics are evaluated here, one after the other, until the ones left are
+    worth forking for: at once with an explicit ``jobs`` > 1 (after the first
+    topic), and with ``auto`` when the topics left are estimated to take
+    :data:`AUTO_MIN_SECONDS` or more, from the time per result of the topics
+    done since the first (which also pays for loading what every topic
+    needs).  The first topic is always evaluated here: what every topic needs
+    (the modules of the measures and models, the store's look-up tables) is
+    then loaded once, before the workers inherit it, not once in every worker.
+    """
+    topics = job.topics
+    total = len(topics)
     progress(0, total)
-    if jobs == 1:
-        outs: list[TopicOutput] = []
-        for t in job.topics:
-            outs.append(evaluate_topic(job, t, lambda f: progress(len(outs) + f, total)))
-            progress(len(outs), total)
-        return outs
-    if job.store is not None and TABLE in job.store.capabilities:
+    outs: list[TopicOutput] = []
+    if jobs > 1 and job.store is not None and TABLE in job.store.capabilities:
         job.store.table()  # map the columns once, before the workers inherit them
-    return fork_map(lambda topic: evaluate_topic(job, topic), job.topics, jobs,
-                    done=lambda n: progress(n, total))
+    sizes = [_topic_size(job, t) for t in topics] if auto and jobs > 1 else []
+    warm_start = warm_done = 0.0
+    for i, topic in enumerate(topics):
+        if jobs > 1 and i >= 1 and total - i >= 2:
+            if not auto:
+                break
+            if i >= 2:
+                per_result = (time.perf_counter() - warm_start) / max(warm_done, 1)
+                if per_result * sum(sizes[i:]) >= AUTO_MIN_SECONDS:
+                    break
+        outs.append(evaluate_topic(job, topic, lambda f: progress(len(outs) + f, total)))
+        progress(len(outs), total)
+        if i == 0:
+            warm_start = time.perf_counter()
+        else:
+            warm_done += sizes[i] if sizes else 0
+    else:
+        return outs
+    done_here = len(outs)
+    rest = fork_map(lambda topic: evaluate_topic(job, topic), topics[done_here:],
+                    min(jobs, total - done_here), done=lambda n: progress(done_here + n, total))
+    return [*outs, *rest]
 
 
 def collection_size(store: Store | None, qrels: Qrels, given: float | None, strict: bool,

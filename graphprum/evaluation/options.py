@@ -19,7 +19,9 @@ graphprum.errors.UsageError: unknown option 'jbos'; did you mean 'jobs'?
 >>> EvalOptions(jobs=0)
 Traceback (most recent call last):
 ...
-graphprum.errors.UsageError: --jobs must be a positive integer, got 0
+graphprum.errors.UsageError: --jobs must be a positive integer or auto, got 0
+>>> EvalOptions().jobs, EvalOptions(jobs=2).jobs
+('auto', 2)
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ ORDERS = ("score", "rank")
 OFFSETS = ("chars", "bytes")
 #: INEX 2006 tasks whose rules ``task`` checks.
 TASKS = ("thorough", "focused", "ric", "bic")
+#: ``jobs``: as many processes as CPUs when the work pays for them (the default).
+AUTO = "auto"
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,10 @@ class EvalOptions:
     inclusive_ends: bool = _option(
         False, "Passage END offsets are inclusive (default exclusive).",
         "--inclusive-ends/--no-inclusive-ends")
-    jobs: int = _option(1, "Evaluate topics in N processes (same results).", "--jobs", "-j")
+    jobs: int | str = _option(
+        AUTO, "Evaluate topics in N processes, or auto (the default): in one process per "
+        "CPU when the topics left are estimated to take long enough to pay for the workers "
+        "(same results either way).", "--jobs", "-j")
     force: bool = _option(
         False, "Start a PRUM(exact=mc) simulation even when its estimated cost (samples x "
         "ranked results) is above 1e10 steps, about 10 minutes.", "--force")
@@ -164,8 +171,10 @@ class EvalOptions:
             raise UsageError(f"unknown run order {self.order!r}; expected 'score' or 'rank'")
         if self.offsets not in OFFSETS:
             raise UsageError(f"--offsets {self.offsets!r}: choose chars or bytes")
-        if self.jobs < 1:
-            raise UsageError(f"--jobs must be a positive integer, got {self.jobs!r}")
+        if isinstance(self.jobs, str) and self.jobs != AUTO:
+            raise UsageError(f"--jobs must be a positive integer or auto, got {self.jobs!r}")
+        if isinstance(self.jobs, int) and self.jobs < 1:
+            raise UsageError(f"--jobs must be a positive integer or auto, got {self.jobs!r}")
         if self.max_results is not None and self.max_results < 1:
             raise UsageError(f"-M/--max-results must be a positive integer, got "
                              f"{self.max_results!r}")

@@ -1,13 +1,21 @@
 """The one worker pool of ``--jobs``: a function over items in forked processes.
 
-:func:`fork_map` calls ``func(item)`` for every item, in ``jobs`` processes
-made by ``fork`` (they inherit the parent's memory: a store's memory-mapped
-columns, the evaluation job; nothing is pickled but the index of the item
-and the result), and returns the results in item order.  A
-:class:`~graphprum.errors.GraphprumError` raised in a worker is raised again
-in the parent as the same error (same class, same message; an
+:func:`fork_map` calls ``func(item)`` for every item in ``jobs`` processes
+made by ``fork``, and returns the results in item order.  The workers
+inherit the parent's memory (a store's memory-mapped columns, the
+evaluation job, the modules already imported): nothing is sent to them.
+Each takes the next item from a counter they share, as soon as it is free
+(so a slow topic holds up no other), and writes every result back on a pipe
+of its own as one pickled frame; the parent only waits on those pipes,
+collects the frames and reports progress.  No pool of threads, no task
+messages, no process kept alive after the call.
+
+A :class:`~graphprum.errors.GraphprumError` raised in a worker is raised
+again in the parent as the same error (same class, same message; an
 :class:`~graphprum.errors.InputError` keeps its file and line), without a
-worker's traceback around it.
+worker's traceback around it; any other exception is raised again as
+itself, the worker's traceback added as a note.  After the first error no
+worker starts another item.
 
 Examples
 --------
@@ -24,21 +32,23 @@ graphprum.errors.InputError: run.txt:7: no
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import gc
+import os
+import pickle
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, TypeVar
 
 from graphprum.errors import GraphprumError
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-
-@dataclass(frozen=True)
-class _Task(Generic[T, R]):
-    func: Callable[[T], R]
-    items: Sequence[T]
+#: A frame on a worker's pipe: its length (8 bytes), then the pickled
+#: ``(item index, result)``.
+_HEADER = struct.Struct("<Q")
 
 
 @dataclass(frozen=True)
@@ -48,22 +58,18 @@ class _Raised:
     error: GraphprumError
 
 
-#: The task of the forked workers (set by the parent just before forking).
-_TASK: _Task[object, object] | None = None
+@dataclass(frozen=True)
+class _Failed:
+    """Any other exception raised in a worker, with the worker's traceback."""
 
-
-def _call(i: int) -> object:
-    """Item ``i`` of the inherited task; a user's error comes back as a value."""
-    task = _TASK
-    assert task is not None
-    try:
-        return task.func(task.items[i])
-    except GraphprumError as exc:
-        return _Raised(exc)
+    error: BaseException
+    trace: str
 
 
 def can_fork() -> bool:
     """Whether this platform has the ``fork`` start method."""
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -71,12 +77,10 @@ def fork_map(func: Callable[[T], R], items: Sequence[T], jobs: int,
              done: Callable[[int], None] | None = None) -> list[R]:
     """``[func(x) for x in items]`` in ``jobs`` forked processes (see the module notes).
 
-    ``done(n)`` is called in the parent after each of the first n results
-    arrived (in item order).  One job, fewer than two items, or no ``fork``
-    on this platform: everything runs here, in order.
+    ``done(n)`` is called in the parent each time a result arrives, n being
+    the number arrived so far (1, 2, ..., len(items)).  One job, fewer than
+    two items, or no ``fork`` on this platform: everything runs here, in order.
     """
-    global _TASK
-
     if jobs <= 1 or len(items) < 2 or not can_fork():
         out: list[R] = []
         for x in items:
@@ -84,19 +88,142 @@ def fork_map(func: Callable[[T], R], items: Sequence[T], jobs: int,
             if done is not None:
                 done(len(out))
         return out
-    if _TASK is not None:
-        raise RuntimeError("fork_map is not re-entrant")
-    _TASK = _Task(func, items)  # type: ignore[arg-type]
-    results: list[object] = []
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    counter = ctx.RawValue("q", 0)  # the next item to take, shared by the workers
+    lock = ctx.Lock()
+    n = len(items)
+    workers: dict[int, int] = {}  # read end of a worker's pipe -> its pid
+    # the objects the workers inherit leave the garbage collector's view: its
+    # passes would write to every one of them and so copy their pages into
+    # each worker (copy-on-write)
+    gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(items))) as pool:
-            for result in pool.imap(_call, range(len(items)), chunksize=1):
-                results.append(result)
-                if done is not None:
-                    done(len(results))
+        for _ in range(min(jobs, n)):
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker
+                os.close(read_end)
+                for fd in workers:
+                    os.close(fd)
+                _work(func, items, counter, lock, write_end)  # never returns
+            os.close(write_end)
+            workers[read_end] = pid
+        results = _collect(workers, n, done)
+    except BaseException:
+        _end(workers, stop=True)
+        raise
     finally:
-        _TASK = None
-    for result in results:
-        if isinstance(result, _Raised):
-            raise result.error from None
-    return results  # type: ignore[return-value]
+        gc.unfreeze()
+    _end(workers, stop=False)
+    errors = sorted((i, r) for i, r in results.items() if isinstance(r, _Raised | _Failed))
+    if errors:
+        _raise(errors[0][1])
+    if len(results) < n:
+        raise RuntimeError(f"a worker process of --jobs ended without its results "
+                           f"({n - len(results)} of {n} missing): killed, or out of memory?")
+    return [results[i] for i in range(n)]  # type: ignore[misc]
+
+
+def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
+          fd: int) -> None:
+    """A worker: take items until none is left, send each result; then exit."""
+    status = 0
+    try:
+        with open(fd, "wb", buffering=0) as out:
+            while True:
+                with lock:
+                    i = counter.value
+                    counter.value = i + 1
+                if i >= len(items):
+                    break
+                result: object
+                try:
+                    result = func(items[i])
+                except GraphprumError as exc:
+                    result = _Raised(exc)
+                except BaseException as exc:  # sent to the parent as it is
+                    import traceback
+
+                    result = _Failed(exc, traceback.format_exc())
+                if isinstance(result, _Raised | _Failed):
+                    with lock:
+                        counter.value = len(items)  # nobody starts another item
+                out.write(_frame(i, result))
+    except BaseException:  # a worker never returns into the caller's code
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _frame(i: int, result: object) -> bytes:
+    """Item ``i``'s result as a frame; an exception that does not pickle is
+    sent as a RuntimeError with its text."""
+    try:
+        payload = pickle.dumps((i, result), pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        if not isinstance(result, _Raised | _Failed):
+            raise
+        text = f"{type(result.error).__name__}: {result.error}"
+        payload = pickle.dumps((i, _Failed(RuntimeError(text), getattr(result, "trace", ""))))
+    return _HEADER.pack(len(payload)) + payload
+
+
+def _collect(workers: dict[int, int], n: int,
+             done: Callable[[int], None] | None) -> dict[int, object]:
+    """Read every worker's frames until all pipes close; results by item index."""
+    import selectors
+
+    results: dict[int, object] = {}
+    buffers = {fd: bytearray() for fd in workers}
+    with selectors.DefaultSelector() as sel:
+        for fd in workers:
+            sel.register(fd, selectors.EVENT_READ)
+        open_fds = len(workers)
+        while open_fds:
+            for key, _ in sel.select():
+                fd = int(key.fd)
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    sel.unregister(fd)
+                    open_fds -= 1
+                    continue
+                buf = buffers[fd]
+                buf += chunk
+                while len(buf) >= _HEADER.size:
+                    (size,) = _HEADER.unpack_from(buf)
+                    if len(buf) < _HEADER.size + size:
+                        break
+                    i, result = pickle.loads(bytes(buf[_HEADER.size:_HEADER.size + size]))
+                    del buf[:_HEADER.size + size]
+                    results[i] = result
+                    if done is not None:
+                        done(len(results))
+    return results
+
+
+def _end(workers: dict[int, int], stop: bool) -> None:
+    """Close the pipes and reap the workers; with ``stop`` (the parent is
+    leaving on an error or an interrupt) end those still running first."""
+    import signal
+
+    for fd, pid in workers.items():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        try:
+            if stop and os.waitpid(pid, os.WNOHANG)[0] == 0:
+                os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+
+
+def _raise(failure: _Raised | _Failed) -> None:
+    """Raise a worker's error in the parent (module notes)."""
+    if isinstance(failure, _Raised):
+        raise failure.error from None
+    error = failure.error
+    if failure.trace:
+        error.add_note("in a worker process of --jobs:\n" + failure.trace.rstrip())
+    raise error

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from graphprum.context import CacheDict, TopicCache, TopicContext, topic_ids
 from graphprum.errors import UsageError
+from graphprum.evaluation.rows import stderr_name
 
 if TYPE_CHECKING:
     from graphprum.assessments import TopicAssessment
@@ -29,11 +30,8 @@ if TYPE_CHECKING:
 #: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it.
 UNKNOWN_PREFIX = "\x00not-in-store\x00"
 
-
-def stderr_name(spec: MeasureSpec | str) -> str:
-    """How the command line names the standard error of a simulated measure:
-    ``NAME(...) stderr``."""
-    return f"{spec} stderr"
+__all__ = ["UNKNOWN_PREFIX", "Job", "TopicOutput", "evaluate_topic", "prepare_ranking",
+           "stderr_name", "topic_assessment"]
 
 
 @dataclass(frozen=True)

@@ -87,8 +87,29 @@ def trec_order(ids: Sequence[str], scores: Sequence[float]) -> list[int]:
     >>> trec_order(["a", "b"], [1.00000001, 1.0])  # equal as C floats
     [1, 0]
     """
-    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
-    return sorted(range(len(ids)), key=lambda i: (s32[i], ids[i]), reverse=True)
+    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32)
+    if _in_order(ids, s32):
+        return list(range(len(ids)))
+    keys = s32.tolist()
+    return sorted(range(len(ids)), key=lambda i: (keys[i], ids[i]), reverse=True)
+
+
+def _in_order(ids: Sequence[str], s32: np.ndarray) -> bool:
+    """Whether results are already in trec_eval's order (what most systems
+    write): scores never rise, and where two are equal the ids fall.  The
+    comparison of scores is vectorised; ids are compared at ties only.
+
+    >>> _in_order(["b", "a", "c"], np.array([2.0, 2.0, 1.0], np.float32))
+    True
+    >>> _in_order(["a", "b"], np.array([2.0, 2.0], np.float32))
+    False
+    """
+    if len(s32) < 2:
+        return True
+    head, tail = s32[:-1], s32[1:]
+    if not (tail <= head).all():  # a rise (or a NaN, never in order)
+        return False
+    return all(ids[i] > ids[i + 1] for i in np.flatnonzero(tail == head).tolist())
 
 
 def rank_order(ids: Sequence[str], scores: Sequence[float], ranks: Sequence[int]) -> list[int]:

@@ -50,7 +50,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from graphprum.errors import InputError, UsageError
-from graphprum.io.inex_run import read_inex_run
 from graphprum.io.lines import (
     PathArg,
     expect_count,
@@ -443,6 +442,8 @@ def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bo
         if trees:
             raise UsageError(f"{path}: tree runs (--trees) must use the TREC layout, "
                              "not INEX XML")
+        from graphprum.io.inex_run import read_inex_run  # lxml, only for XML runs
+
         return read_inex_run(path, dedup=dedup, doc_prefix=doc_prefix)
     return read_trec_run(path, order=order, dedup=dedup, trees=trees)
 

@@ -95,8 +95,8 @@ def _doc_rows(table: UnitTable, doc: str) -> tuple[int, int] | None:
         i = table.doc_index(doc)
     except KeyError:
         return None
-    first = int(table.docs["first"].iat[i])
-    return first, first + int(table.docs["count"].iat[i])
+    first = int(table.docs["first"][i])
+    return first, first + int(table.docs["count"][i])
 
 
 def derive(assessment: TopicAssessment, table: UnitTable,

@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import ndtr
 
 __all__ = ["add_bernoulli", "normal_grid", "pmf"]
 
@@ -110,6 +109,8 @@ def normal_grid(mean: np.ndarray, var: np.ndarray, lo: np.ndarray, width: int,
     >>> normal_grid(np.array([1.0]), np.array([0.0]), np.array([0]), 3, np.array([2])).tolist()
     [[0.0, 1.0, 0.0]]
     """
+    from scipy.special import ndtr
+
     mean = np.asarray(mean, dtype=float)[:, None]
     sd = np.sqrt(np.maximum(np.asarray(var, dtype=float), 0.0))[:, None]
     m = np.asarray(m)[:, None]

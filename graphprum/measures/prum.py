@@ -66,7 +66,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.context import CacheKind
 from graphprum.errors import UsageError
@@ -81,6 +80,8 @@ from graphprum.measures.poisson_binomial import normal_grid
 from graphprum.measures.registry import Curve, Family, Measure, MeasureSpec, Param, Value
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from graphprum.context import TopicContext
 
 __all__ = [
@@ -203,7 +204,12 @@ def _underflows(cols: np.ndarray, probs: np.ndarray) -> np.ndarray:
 
 
 def _events(nav: Any) -> _Events:
-    """Normalise ``nav`` (dense or sparse, shape (o, t)) into live events."""
+    """Normalise ``nav`` (dense or sparse, shape (o, t)) into live events;
+    events already normalised (:func:`self_events`) are returned as they are."""
+    if isinstance(nav, _Events):
+        return nav
+    import scipy.sparse as sp
+
     dense = nav if sp.issparse(nav) else np.asarray(nav, dtype=float)
     if dense.ndim != 2:
         raise UsageError(f"PRUM: navigation matrix must be 2-d, got shape {dense.shape}")
@@ -214,7 +220,12 @@ def _events(nav: Any) -> _Events:
     cols = m.indices.astype(np.int64)
     probs = np.clip(m.data, 0.0, 1.0)
     keep = probs > 0.0
-    rows, cols, probs = rows[keep], cols[keep], probs[keep]
+    return _live_events(o, t, rows[keep], cols[keep], probs[keep])
+
+
+def _live_events(o: int, t: int, rows: np.ndarray, cols: np.ndarray,
+                 probs: np.ndarray) -> _Events:
+    """The events (row-major, 0 < P <= 1) that can still change what a user sees."""
     probs[_underflows(cols, probs)] = 1.0
     first_certain = np.full(t, o, dtype=np.int64)
     sure = probs == 1.0
@@ -224,6 +235,25 @@ def _events(nav: Any) -> _Events:
         first_certain[c_sure] = rows[sure][first]
     live = rows <= first_certain[cols]
     return _Events(o, t, rows[live], cols[live], probs[live], first_certain)
+
+
+def self_events(ranked: Sequence[str], ideal: Sequence[str]) -> _Events:
+    """The events of the classical model (no browsing, PRUM Appendix B):
+    P = 1 where the i-th ranked unit is ideal unit x, 0 elsewhere, without
+    building a navigation matrix; what :func:`_events` gives for
+    ``combine([ClassicalModel()], ranked, ideal)``.
+
+    >>> ev = self_events(["c", "x", "a"], ["a", "c"])
+    >>> ev.rows.tolist(), ev.cols.tolist(), ev.first_certain.tolist()
+    ([0, 2], [1, 0], [2, 0])
+    >>> precision_at_recall(ev).round(4).tolist()
+    [1.0, 0.6667]
+    """
+    where = {u: j for j, u in enumerate(ideal)}
+    hits = [(i, where[u]) for i, u in enumerate(ranked) if u in where]
+    rows = np.fromiter((i for i, _ in hits), dtype=np.int64, count=len(hits))
+    cols = np.fromiter((j for _, j in hits), dtype=np.int64, count=len(hits))
+    return _live_events(len(ranked), len(ideal), rows, cols, np.ones(len(hits)))
 
 
 # --------------------------------------------------------------------------
@@ -888,6 +918,8 @@ def simulate_precision(nav: Any, u: float = math.inf, *, samples: int = 1000,
 
 #: P(ranked[i] -> ideal[x]) under the ``--nav`` models (:func:`navigation_matrix`).
 NAVIGATION: CacheKind[sp.csr_array] = CacheKind("navigation from ranked to ideal units")
+#: The same as the navigation events of eq. 5 (:func:`navigation_events`).
+EVENTS: CacheKind[_Events] = CacheKind("navigation events from ranked to ideal units")
 #: Precision at each recall (eq. 5, or E[CL]/E[C] with exact=enum), by ``exact``.
 PRECISION: CacheKind[np.ndarray] = CacheKind("PRUM precision at each recall")
 #: The simulated users of ``exact=mc``, by (samples, seed).
@@ -903,6 +935,15 @@ def navigation_matrix(ctx: TopicContext) -> sp.csr_array:
     Returns a ``scipy.sparse`` array of shape (ranked, ideal).
     """
     return ctx.cache.get(NAVIGATION, None, lambda: ctx.nav(ctx.ranked, ctx.ideal))
+
+
+def navigation_events(ctx: TopicContext) -> _Events:
+    """The events of :func:`navigation_matrix` that eq. 5 reads, once per
+    topic; when no ``--nav`` model browses (the classical model) they are
+    read off the ranking directly (:func:`self_events`), without a matrix."""
+    if not any(model.browses for model in ctx.models):
+        return ctx.cache.get(EVENTS, None, lambda: self_events(ctx.ranked, ctx.ideal))
+    return ctx.cache.get(EVENTS, None, lambda: _events(navigation_matrix(ctx)))
 
 
 def compute(m: Measure, ctx: TopicContext) -> float | Value:
@@ -921,7 +962,7 @@ def compute(m: Measure, ctx: TopicContext) -> float | Value:
     ideal = ctx.ideal
     if not ideal:
         return Value(0.0, 0.0) if exact == "mc" else 0.0
-    nav = navigation_matrix(ctx)
+    nav = navigation_events(ctx)
     u = max(float(ctx.collection_size) - len(ctx.ranked), 0.0)
 
     if exact == "mc":

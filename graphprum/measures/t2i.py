@@ -184,7 +184,7 @@ def _effort_outside(m: Measure, ctx: TopicContext, frags: Fragments, tau: float)
     d = m["D"]
     if d is None:
         view = ctx.units_view()
-        kinds = view.table.docs["kind"].to_numpy()
+        kinds = np.asarray(view.table.docs["kind"])
         present = np.unique(kinds[frags.doc]) if len(frags.doc) else np.unique(
             view.collection["kind"] if view.collection is not None else kinds)
         d = view.total_length(present.tolist())

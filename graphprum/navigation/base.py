@@ -25,11 +25,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from graphprum.context import TopicContext
 
 
@@ -40,6 +41,9 @@ class NavigationModel(Protocol):
     spec: str
     #: Whether it reads the collection's structure (then a store is required).
     needs_store: bool
+    #: Whether a user moves from a unit to others at all (False: only the unit
+    #: itself is seen, the classical model; P is then the identity on pairs).
+    browses: bool
 
     def matrix(self, sources: Sequence[str], targets: Sequence[str],
                ctx: TopicContext | None) -> sp.csr_array:
@@ -62,10 +66,11 @@ def parse_model(spec: str) -> NavigationModel:
 
     Raises UsageError for an unknown model or malformed arguments.
     """
-    _load_models()
     name, _, args = spec.partition(":")
+    _load_models(name.strip())
     factory = _MODELS.get(name.strip())
     if factory is None:
+        _load_models()
         known = ", ".join(sorted(_MODELS))
         raise UsageError(f"unknown navigation model {name!r} in --nav {spec!r}; known: {known}")
     return factory(args.strip())
@@ -117,6 +122,8 @@ def parse_hops(value: str) -> int | None:
 
 def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
     """Noisy-or of same-shape probability arrays: 1 - prod(1 - P_m)."""
+    import scipy.sparse as sp
+
     if len(mats) == 1:
         return sp.csr_array(mats[0])
     keep = None
@@ -135,6 +142,8 @@ def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
 
 def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
     """Indicator array of pairs where source and target are the same id."""
+    import scipy.sparse as sp
+
     shape = (len(sources), len(targets))
     where = dict(zip(targets, range(len(targets)), strict=True))
     if len(where) == len(targets):  # distinct targets: one column per source at most
@@ -160,16 +169,21 @@ def combine(models: Sequence[NavigationModel], sources: Sequence[str],
     return out
 
 
-_LOADED = False
+#: The module of :mod:`graphprum.navigation` that registers each model name.
+_MODULES = {"classical": "classical", "structural": "structural", "direct": "files",
+            "walk": "files", "log": "files", "links": "links", "bep": "bep",
+            "summary": "summary", "t2i": "t2i"}
 
 
-def _load_models() -> None:
-    """Import model modules once; each registers its names on import."""
-    global _LOADED
-    if _LOADED:
-        return
+def _load_models(name: str | None = None) -> None:
+    """Import the module that registers model ``name`` (every model module
+    without a name); each registers its names on import.  Only the models a
+    run asks for are imported (scipy, the summaries, ... are loaded by the
+    models that use them)."""
     import importlib
 
-    for module in ("classical", "structural", "files", "links", "bep", "summary", "t2i"):
+    if name is not None and name in _MODELS:
+        return
+    modules = [_MODULES[name]] if name in _MODULES else sorted(set(_MODULES.values()))
+    for module in modules:
         importlib.import_module(f"graphprum.navigation.{module}")
-    _LOADED = True

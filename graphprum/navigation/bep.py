@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 from graphprum.navigation.base import parse_options, register_model
 from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from graphprum.context import TopicContext
 
 
@@ -39,7 +40,7 @@ def bep_similarity(start: np.ndarray | float, bep: np.ndarray | float, a: float,
 
 def mean_document_length(table: UnitTable) -> float:
     """L: mean length (characters) of the collection's documents."""
-    lengths = table.docs["length"].to_numpy(dtype=np.float64)
+    lengths = np.asarray(table.docs["length"], dtype=np.float64)
     return float(lengths.mean()) if len(lengths) else 0.0
 
 
@@ -55,6 +56,7 @@ class BepModel:
     """
 
     needs_store = True
+    browses = True
 
     def __init__(self, spec: str, a: float = 0.1) -> None:
         if not a > 0:
@@ -65,6 +67,8 @@ class BepModel:
     def matrix(self, sources: Sequence[str], targets: Sequence[str],
                ctx: TopicContext | None) -> sp.csr_array:
         """s(sources[i], targets[j]) for pairs in one document (sparse)."""
+        import scipy.sparse as sp
+
         shape = (len(sources), len(targets))
         if ctx is None or ctx.store is None:
             raise UsageError(f"--nav {self.spec}: the bep model needs a store")

@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import scipy.sparse as sp
-
 from graphprum.errors import UsageError
 from graphprum.navigation.base import register_model
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from graphprum.context import TopicContext
 
 
@@ -34,10 +34,13 @@ class ClassicalModel:
 
     spec = "classical"
     needs_store = False
+    browses = False
 
     def matrix(self, sources: Sequence[str], targets: Sequence[str],
                ctx: TopicContext | None) -> sp.csr_array:
         """An all-zero (len(sources), len(targets)) array."""
+        import scipy.sparse as sp
+
         return sp.csr_array((len(sources), len(targets)))
 
 

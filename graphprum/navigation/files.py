@@ -127,6 +127,7 @@ class FileModel:
     """
 
     needs_store = False
+    browses = True
 
     def __init__(self, spec: str, kind: str, path: str, hops: int | None = None) -> None:
         self.spec = spec

@@ -77,6 +77,7 @@ class LinksModel:
     """
 
     needs_store = True
+    browses = True
 
     def __init__(self, spec: str, beta: float = 1.0, hops: int | None = 1) -> None:
         if not (0.0 <= beta <= 1.0) or math.isnan(beta):

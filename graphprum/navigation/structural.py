@@ -114,6 +114,7 @@ class StructuralModel:
     """PRUM eq. 9 with character (``length``) or word (``words``) lengths."""
 
     needs_store = True
+    browses = True
 
     def __init__(self, spec: str, column: str = "length") -> None:
         self.spec = spec

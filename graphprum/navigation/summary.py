@@ -96,6 +96,7 @@ class SummaryModel:
     """
 
     needs_store = True
+    browses = True
 
     def __init__(self, spec: str, axpre: str, weight: str = "count",
                  summary: Summary | None = None) -> None:

@@ -96,6 +96,7 @@ class T2IModel:
     """
 
     needs_store = True
+    browses = True
 
     def __init__(self, spec: str, low: float, high: float, keepsviewing: bool = True,
                  init: float = 0.0) -> None:

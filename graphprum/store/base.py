@@ -149,8 +149,8 @@ def document_statistics(docs: pd.DataFrame) -> pd.DataFrame:
     """
     import pandas as pd
 
-    kind = docs["kind"].to_numpy(dtype=np.int64)
-    length = docs["length"].to_numpy(dtype=np.float64)
+    kind = np.asarray(docs["kind"], dtype=np.int64)
+    length = np.asarray(docs["length"], dtype=np.float64)
     kinds = np.unique(kind)
     return pd.DataFrame({"kind": kinds,
                          "documents": np.array([int(np.count_nonzero(kind == k))

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from graphprum.errors import InputError, StoreError
 from graphprum.store.base import FORK_SAFE, TABLE
@@ -38,6 +37,7 @@ from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
     UNIT_COLUMNS,
+    DocTable,
     DocumentBatch,
     LoadReport,
     ParsedDocument,
@@ -114,11 +114,8 @@ class MemoryStore(TableStore):
             anchors.append("")
         cols = {c: np.array(v, dtype=t) for (c, t), v in
                 zip(UNIT_COLUMNS.items(), (columns[c] for c in UNIT_COLUMNS), strict=True)}
-        docs = pd.DataFrame({"name": names, "source": sources,
-                             "kind": np.array(kinds, dtype=np.int8),
-                             "length": np.array(lengths, dtype=np.float64),
-                             "first": np.array(firsts, dtype=np.int64),
-                             "count": np.array(counts, dtype=np.int64)})
+        docs = DocTable({"name": names, "source": sources,
+                         "kind": kinds, "length": lengths, "first": firsts, "count": counts})
         self._table = UnitTable(cols, list(tags), list(paths), docs)
         self._src = np.array(src, dtype=np.int64)
         self._targets = targets

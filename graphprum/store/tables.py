@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk, UnitView
@@ -29,6 +28,8 @@ from graphprum.units import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from graphprum.store.linkgraph import LinkGraph
 
 #: Document kinds whose id is the document name alone.
@@ -80,6 +81,8 @@ class TableStore:
     # ---------------------------------------------------------- collection
     def links(self) -> pd.DataFrame:
         """Resolved LINK edges as rows: columns ``src``, ``dst`` (int64)."""
+        import pandas as pd
+
         if self._links_frame is None:
             src, dst, _, _ = self.link_arrays()
             keep = dst >= 0
@@ -91,7 +94,7 @@ class TableStore:
         tags, label paths, resolved and dangling links."""
         table = self.table()
         kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
-        doc_kinds = np.bincount(table.docs["kind"].to_numpy(dtype=np.int64), minlength=4) \
+        doc_kinds = np.bincount(np.asarray(table.docs["kind"], dtype=np.int64), minlength=4) \
             if len(table.docs) else np.zeros(4, np.int64)
         _, dst, _, _ = self.link_arrays()
         return {"documents": int(len(table.docs) - doc_kinds[KIND_VIDEO]),
@@ -110,7 +113,7 @@ class TableStore:
     def documents(self) -> pd.DataFrame:
         """One row per document: ``name, source, kind, length, count``."""
         docs = self.table().docs
-        return docs[["name", "source", "kind", "length", "count"]].reset_index(drop=True)
+        return docs.to_frame()[["name", "source", "kind", "length", "count"]]
 
     def iter_documents(self) -> Iterator[ParsedDocument]:
         """Every document as parsed (links, texts, attributes), in load order."""
@@ -167,8 +170,8 @@ class TableStore:
         if table._doc_index is None:
             table._doc_index = {nm: i for i, nm in enumerate(table.docs["name"])}
         docs = table.docs
-        value = (table._doc_index.get, docs["first"].to_numpy().tolist(),
-                 docs["count"].to_numpy().tolist(), docs["kind"].to_numpy().tolist())
+        value = (table._doc_index.get, docs["first"].tolist(),
+                 docs["count"].tolist(), docs["kind"].tolist())
         # plain views of the mapped columns: slicing a memmap costs more than its rows
         self._xpath_columns = tuple(np.asarray(table.columns[c])
                                     for c in ("tag", "pos", "parent", "kind"))
@@ -224,7 +227,7 @@ class TableStore:
             get = self._doc_lookup(table)[0]
             d = get(uid)
             if d is not None:
-                return int(table.docs["first"].iat[d])
+                return int(table.docs["first"][d])
         if row < 0:
             raise UnknownIdError(f"{uid}: no such unit in store {self.location}")
         return row
@@ -240,19 +243,21 @@ class TableStore:
 
     def rows_frame(self, rows: np.ndarray) -> pd.DataFrame:
         """:meth:`units` of table rows (plus their ``row``)."""
+        import pandas as pd
+
         table = self.table()
         rows = np.asarray(rows, dtype=np.int64)
         cols = table.columns
         docs = table.docs
         doc = np.asarray(cols["doc"][rows])
-        first = docs["first"].to_numpy()[doc] if len(rows) else np.zeros(0, np.int64)
+        first = docs["first"][doc] if len(rows) else np.zeros(0, np.int64)
         parent = np.asarray(cols["parent"][rows])
         start = np.asarray(cols["start"][rows])
         length = np.asarray(cols["length"][rows])
         kind = np.asarray(cols["kind"][rows])
         return pd.DataFrame({
             "id": table.ids(rows),
-            "doc": docs["name"].to_numpy()[doc] if len(rows) else [],
+            "doc": docs["name"][doc] if len(rows) else [],
             "kind": [KIND_NAMES[int(k)] for k in kind],
             "tag": [table.tags[t] for t in cols["tag"][rows]],
             "label_path": [table.paths[p] for p in cols["path"][rows]],
@@ -367,7 +372,7 @@ def table_documents(table: UnitTable, src: np.ndarray | None = None,
     doc_of_src = np.asarray(table.columns["doc"])[src] if len(src) else np.zeros(0, np.int64)
     order = np.argsort(doc_of_src, kind="stable")
     bounds = np.searchsorted(doc_of_src[order], np.arange(len(docs) + 1))
-    for d, rec in enumerate(docs.to_dict("records")):
+    for d, rec in enumerate(docs.records()):
         first, count = int(rec["first"]), int(rec["count"])
         rows = np.arange(first, first + count)
         sl = slice(first, first + count)

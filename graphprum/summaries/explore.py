@@ -292,7 +292,7 @@ def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list]:
         up_tags.append(np.where(ok, tag[safe], -1))
         up_pos.append(np.where(ok, pos[safe], -1))
         cur = np.where(ok, parent[safe], -1)
-    names = table.docs["name"].to_numpy()[np.asarray(table.columns["doc"])[rows]].tolist()
+    names = table.docs["name"][np.asarray(table.columns["doc"])[rows]].tolist()
     tags = list(table.tags)
     docs: dict[str, int] = {}
     paths: dict[str, int] = {}

@@ -187,3 +187,49 @@ def test_progress_reports_every_topic_once(data: dict, jobs: int) -> None:
              store=data["store"], jobs=jobs, progress=lambda d, t: calls.append((d, t)))
     topics = len(read_qrels(data["qrels"]))
     assert calls == [(done, topics) for done in range(topics + 1)]
+
+
+def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monkeypatch) -> None:
+    """``jobs="auto"`` (the default): with the threshold at 0 s the topics
+    after the first two go to workers; the table is the sequential one and
+    progress reaches every topic once."""
+    from graphprum.evaluation import core, pool
+
+    forked: list[int] = []
+    real = pool.fork_map
+
+    def spy(func, items, jobs, done=None):
+        forked.append(len(items))
+        return real(func, items, jobs, done=done)
+
+    monkeypatch.setattr(core, "fork_map", spy)
+    monkeypatch.setattr(core, "AUTO_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(core, "cpu_count", lambda: 2)
+    one = _eval(data, [*USER, "AP"], "structural", 1)
+    calls: list[tuple[int, int]] = []
+    auto = evaluate(data["runs"], data["qrels"], [*USER, "AP"], nav=["structural"],
+                    store=data["store"], ideal_min=2, passages=data["passages"],
+                    progress=lambda d, t: calls.append((d, t)))
+    pd.testing.assert_frame_equal(one, auto, check_exact=True)
+    topics = len(read_qrels(data["qrels"]))
+    assert forked and forked[0] == topics - 2  # two topics here, the rest in workers
+    assert [d for d, _ in calls] == list(range(topics + 1))
+
+
+def test_auto_stays_in_one_process_on_small_work(data: dict, monkeypatch) -> None:
+    from graphprum.evaluation import core
+
+    forked: list[int] = []
+    monkeypatch.setattr(core, "fork_map", lambda *a, **k: forked.append(1))
+    monkeypatch.setattr(core, "AUTO_MIN_SECONDS", 1e9)
+    monkeypatch.setattr(core, "cpu_count", lambda: 2)
+    auto = evaluate(data["runs"], data["qrels"], ["PRUM"], jobs="auto")
+    one = evaluate(data["runs"], data["qrels"], ["PRUM"], jobs=1)
+    pd.testing.assert_frame_equal(one, auto, check_exact=True)
+    assert forked == []
+
+
+@pytest.mark.parametrize("jobs", ["many", "2x", ""])
+def test_jobs_words_other_than_auto_are_refused(data: dict, jobs: str) -> None:
+    with pytest.raises(UsageError, match="jobs"):
+        _eval(data, ["PRUM"], "classical", jobs)  # type: ignore[arg-type]

@@ -50,3 +50,48 @@ def test_other_errors_are_not_swallowed() -> None:
 
     with pytest.raises(ZeroDivisionError):
         fork_map(boom, [1, 2], jobs=2)
+
+
+def test_a_killed_worker_is_a_clear_error() -> None:
+    """A worker that dies (the OOM killer, a signal) leaves its items without
+    results: an error that says so, not a hang or a short list."""
+    import signal
+
+    def die(x: int) -> int:
+        if x == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return x
+
+    with pytest.raises(RuntimeError, match="ended without its results"):
+        fork_map(die, [1, 2, 3, 4], jobs=2)
+
+
+def test_a_slow_item_holds_up_no_other() -> None:
+    """Workers take the next item when free: with one slow item, the other
+    worker does all the rest (item order kept in the result)."""
+    import time
+
+    def work(x: int) -> int:
+        if x == 0:
+            time.sleep(1.0)
+        return os.getpid()
+
+    pids = fork_map(work, list(range(8)), jobs=2)
+    slow = pids[0]
+    assert all(p != slow for p in pids[1:])
+
+
+def test_after_an_error_no_worker_starts_another_item(tmp_path) -> None:
+    """Items after a failure are not started (each started item leaves a file)."""
+    def work(x: int) -> int:
+        (tmp_path / str(x)).touch()
+        if x == 0:
+            raise UsageError("stop")
+        import time
+
+        time.sleep(0.2)
+        return x
+
+    with pytest.raises(UsageError, match="stop"):
+        fork_map(work, list(range(20)), jobs=2)
+    assert len(list(tmp_path.iterdir())) < 20

@@ -69,6 +69,24 @@ def test_order_matches_pytrec_eval_on_random_ties(tmp_path_factory, results):
     assert our_positions(tmp, docs, scores) == trec_eval_positions(docs, scores)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="aAbB0123é_-", min_size=1, max_size=4),
+                          st.sampled_from([0.0, 1.0, 1.00000001, 1.0000001, -2.5, 7.25,
+                                           0.1, 0.30000000000000004, 0.3])),
+                min_size=1, max_size=25, unique_by=lambda t: t[0]), st.integers(0, 24))
+def test_order_of_runs_written_in_order_or_all_but_one_pair(tmp_path_factory, results, swap):
+    # most runs are written in trec_eval's order already (read without sorting):
+    # as written in that order, and with one neighbouring pair swapped
+    docs = [d for d, _ in results]
+    scores = [s for _, s in results]
+    want = trec_eval_positions(docs, scores)
+    order = sorted(range(len(docs)), key=lambda i: want[docs[i]])
+    if 0 < swap < len(order):
+        order[swap - 1], order[swap] = order[swap], order[swap - 1]
+    tmp = tmp_path_factory.mktemp("r")
+    assert our_positions(tmp, [docs[i] for i in order], [scores[i] for i in order]) == want
+
+
 def test_scores_and_ranks_are_kept_as_written(tmp_path):
     p = write(tmp_path, lines([("1", "a", 5, "1.00000001"), ("1", "b", 3, "1.0")]))
     topic = read_run(p).topics["1"]

@@ -48,7 +48,7 @@ def concat(tables: list[UnitTable]) -> UnitTable:
             elif k == "path":
                 v = np.array([paths.index(tb.paths[i]) for i in v], dtype=np.int32)
             cols[k].append(v)
-        row = tb.docs.iloc[0].to_dict()
+        row = next(tb.docs.records())
         row["first"] = offset
         docs.append(row)
         offset += len(tb)

@@ -20,6 +20,7 @@ class Pairs:
 
     spec = "pairs"
     needs_store = False
+    browses = True
 
     def __init__(self, pairs):
         self.pairs = pairs

@@ -28,6 +28,7 @@ class DictModel:
     """p(e; f) = value(e) for every pair of distinct units (one document)."""
 
     needs_store = False
+    browses = True
 
     def __init__(self, value):
         self.spec = "test"
@@ -42,6 +43,7 @@ class MatrixModel:
     """P(x -> y) read from a dense matrix over integer-named units."""
 
     needs_store = False
+    browses = True
     spec = "matrix"
 
     def __init__(self, p):

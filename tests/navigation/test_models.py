@@ -118,7 +118,7 @@ def concat(*tables: UnitTable) -> UnitTable:
             elif k == "tag":
                 v = np.array([tags.index(tb.tags[i]) for i in v], dtype=v.dtype)
             cols[k].append(v)
-        row = tb.docs.iloc[0].to_dict()
+        row = next(tb.docs.records())
         row["name"], row["first"] = f"doc{d}", first
         docs.append(row)
         first += len(tb)

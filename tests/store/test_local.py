@@ -17,6 +17,7 @@ from graphprum.errors import InputError, StoreError, UnknownIdError
 from graphprum.loading import load_xml
 from graphprum.store import open_store
 from graphprum.store.local import LocalStore
+from graphprum.units import DOC_COLUMNS
 
 DOC_A = "<article><title>Alpha</title><body><sec><p>one two</p><p>three</p></sec></body></article>"
 DOC_B = "<article><title>Beta</title><body><p>four</p></body></article>"
@@ -25,7 +26,7 @@ DOC_B = "<article><title>Beta</title><body><p>four</p></body></article>"
 def _snapshot(store: LocalStore) -> dict:
     t = store.table()
     return {"ids": t.ids(), "cols": {c: np.asarray(v).tolist() for c, v in t.columns.items()},
-            "docs": t.docs.to_dict("list")}
+            "docs": {c: t.docs[c].tolist() for c in DOC_COLUMNS}}
 
 
 def test_round_trip_reopen(write, tmp_path: Path) -> None:

@@ -389,7 +389,7 @@ class BoltReads:
             for doc, pre, target, anchor, _ in self._qb("read/pending_links", "names", names):
                 links.setdefault(doc, []).append((int(pre), target, anchor or ""))
             for d, rec in enumerate(part):
-                first, count = int(table.docs["first"].iat[d]), int(rec["count"])
+                first, count = int(table.docs["first"][d]), int(rec["count"])
                 sl = slice(first, first + count)
                 cols = {c: np.array(table.columns[c][sl], dtype=t) for c, t in
                         UNIT_COLUMNS.items() if c not in ("doc", "tag", "path")}

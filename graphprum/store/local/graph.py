@@ -38,10 +38,12 @@ import os
 from decimal import Decimal
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from graphprum.errors import StoreError, UsageError
 from graphprum.store.local.layout import read_strings
@@ -104,7 +106,7 @@ def unit_ids(table: UnitTable) -> np.ndarray:
     parent = np.asarray(cols["parent"]).tolist()
     kind = np.asarray(cols["kind"]).tolist()
     doc = np.asarray(cols["doc"])
-    first = table.docs["first"].to_numpy()
+    first = table.docs["first"]
     names = table.docs["name"].tolist()
     out: list[str] = [""] * n
     xp: list[str] = [""] * n
@@ -217,18 +219,23 @@ def _strings(values: list[str | None]) -> Any:
     """A nullable string column for COPY: an object column whose missing
     values are None (LadybugDB 0.22 stores pandas' ``pd.NA`` as the string
     ``'<NA>'``)."""
+    import pandas as pd
+
     return pd.Series(values, dtype=object)
 
 
 def _copy_documents(conn: Any, table: UnitTable) -> None:
+    import pandas as pd
+
     docs = table.docs
     _copy(conn, "Document", pd.DataFrame({
-        "name": docs["name"].astype(object), "source": docs["source"].astype(object),
-        "kind": docs["kind"].to_numpy(np.int8), "length": docs["length"].to_numpy(np.float64),
-        "count": docs["count"].to_numpy(np.int64)}))
+        "name": docs["name"], "source": docs["source"], "kind": docs["kind"],
+        "length": docs["length"], "count": docs["count"]}))
 
 
 def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, gen: Path) -> None:
+    import pandas as pd
+
     n = len(table)
     if not n:
         return
@@ -236,8 +243,8 @@ def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, gen: Path) -> 
     uids = unit_ids(table)
     tags = np.asarray(table.tags, dtype=object)
     paths = np.asarray(table.paths, dtype=object)
-    docnames = table.docs["name"].to_numpy(dtype=object)
-    first = table.docs["first"].to_numpy()
+    docnames = table.docs["name"]
+    first = table.docs["first"]
     all_texts = np.asarray(texts.all(), dtype=object)
     all_attrs = _attribute_json(gen, n)
     for lo in range(0, n, CHUNK):
@@ -285,6 +292,8 @@ def _attribute_json(gen: Path, n: int) -> list[str | None]:
 
 def _copy_attributes(conn: Any, gen: Path) -> None:
     """One Attribute node per distinct (name, value), HAS_ATTRIBUTE from each unit."""
+    import pandas as pd
+
     rows = np.load(gen / "attributes" / "rows.npy")
     if not len(rows):
         return
@@ -302,6 +311,8 @@ def _copy_attributes(conn: Any, gen: Path) -> None:
 
 
 def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:
+    import pandas as pd
+
     n = len(table)
     parent = np.asarray(table.columns["parent"], dtype=np.int64)
     child = np.flatnonzero(parent >= 0)
@@ -309,8 +320,7 @@ def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:
         rows = child[lo:lo + CHUNK]
         _copy(conn, "CHILD", pd.DataFrame({"from": parent[rows], "to": rows}))
     docs = table.docs
-    _copy(conn, "ROOT", pd.DataFrame({"from": docs["name"].astype(object),
-                                      "to": docs["first"].to_numpy(np.int64)}))
+    _copy(conn, "ROOT", pd.DataFrame({"from": docs["name"], "to": docs["first"]}))
     src = np.load(gen / "links" / "src.npy")
     dst = np.load(gen / "links" / "dst.npy")
     anchors = np.asarray(read_strings(gen / "links" / "anchors.json"), dtype=object)
@@ -322,6 +332,8 @@ def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:
 
 def _copy_summary(conn: Any, axpre: str, arrays: dict[str, np.ndarray],
                   meta: dict[str, Any]) -> None:
+    import pandas as pd
+
     keys = meta.get("keys", [])
     g = len(keys)
     nid = np.asarray([f"{axpre}|S{i + 1}" for i in range(g)], dtype=object)

@@ -52,6 +52,7 @@ from graphprum.store.tables import TableStore
 from graphprum.units import (
     KIND_NAMES,
     UNIT_COLUMNS,
+    DocTable,
     DocumentBatch,
     LoadReport,
     ParsedDocument,
@@ -180,11 +181,7 @@ class LocalStore(TableStore):
             gen = self.generation
             if gen is None:
                 cols = {c: np.zeros(0, dtype=t) for c, t in UNIT_COLUMNS.items()}
-                import pandas as pd
-
-                docs = pd.DataFrame({"name": [], "source": [], "kind": [], "length": [],
-                                     "first": [], "count": []})
-                self._table = UnitTable(cols, [], [], docs)
+                self._table = UnitTable(cols, [], [], DocTable({"name": []}))
             else:
                 try:
                     self._table = read_table(gen)[0]

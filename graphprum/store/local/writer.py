@@ -35,6 +35,7 @@ from graphprum.store.local.strings import StringColumn, StringColumnWriter
 from graphprum.units import (
     KIND_NAMES,
     UNIT_COLUMNS,
+    DocTable,
     DocumentBatch,
     ParsedDocument,
     UnitTable,
@@ -187,8 +188,8 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     (tmp / "links").mkdir()
     n_old = len(old)
     keep = np.ones(n_old, dtype=bool)
-    old_first = old.docs["first"].to_numpy()
-    old_count = old.docs["count"].to_numpy()
+    old_first = old.docs["first"]
+    old_count = old.docs["count"]
     for d in replaced:
         keep[old_first[d]:old_first[d] + old_count[d]] = False
     n_kept = int(keep.sum())
@@ -234,7 +235,7 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
         + builder.doc_names
     sources = [s for s, k in zip(old.docs["source"], keep_docs, strict=True) if k] \
         + builder.doc_sources
-    kinds = np.concatenate([old.docs["kind"].to_numpy(dtype=np.int8)[keep_docs],
+    kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[keep_docs],
                             np.array(builder.doc_kinds, dtype=np.int8)])
     counts = np.concatenate([old_count[keep_docs].astype(np.int64),
                              np.array(builder.doc_counts, dtype=np.int64)])
@@ -328,8 +329,6 @@ def read_table(gen: Path) -> tuple[UnitTable, int]:
     """The unit table of generation ``gen`` (columns memory-mapped) and its
     number of links; ValueError or OSError when files are missing or
     inconsistent."""
-    import pandas as pd
-
     cols = {c: np.load(gen / "units" / f"{c}.npy", mmap_mode="r") for c in UNIT_COLUMNS}
     vocab = json.loads((gen / "vocab.json").read_text(encoding="ascii"))
     names = read_strings(gen / "docs" / "names.json")
@@ -348,8 +347,8 @@ def read_table(gen: Path) -> tuple[UnitTable, int]:
     if len(np.load(gen / "links" / "dst.npy", mmap_mode="r")) != n_links:
         raise ValueError("link columns of different lengths")
     length = np.asarray(cols["length"])[first] if len(first) else np.zeros(0)
-    docs = pd.DataFrame({"name": names, "source": sources, "kind": kind,
-                         "length": length, "first": first, "count": count})
+    docs = DocTable({"name": names, "source": sources, "kind": kind,
+                     "length": length, "first": first, "count": count})
     return UnitTable(cols, vocab["tags"], vocab["paths"], docs), n_links
 
 
@@ -381,7 +380,7 @@ def link_pairs_into(builder: Builder, old: UnitTable, base: int,
     known: dict[str, int] = {}
     for i, (name, kind) in enumerate(zip(old.docs["name"], old.docs["kind"], strict=True)):
         if kind in (KIND_PAGE, KIND_ELEMENT):
-            known[name] = int(old.docs["first"].iat[i])
+            known[name] = int(old.docs["first"][i])
     known.update(zip(builder.doc_names, builder.doc_firsts, strict=True))
     created = 0
     for froms, tos in link_pairs:

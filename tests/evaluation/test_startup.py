@@ -1,0 +1,86 @@
+"""What a small ``graphprum eval`` loads (issue 24, start-up).
+
+An eval of a one-line run imports only what its measures need: a PRUM eval
+neither pandas nor scipy (the classical model needs no navigation matrix),
+nor ir_measures, pytrec_eval, lxml, rich, matplotlib, the neo4j driver or
+LadybugDB; a classical measure adds ir_measures and pytrec_eval only.  The
+commands run as processes (a module imported by the test process itself must
+not hide one the command imports) with ``sys.modules`` read at exit.  How
+long they take is measured by ``bench/startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+#: Libraries no small PRUM eval needs.
+HEAVY = ("pandas", "scipy", "ir_measures", "pytrec_eval", "matplotlib", "neo4j", "lxml",
+         "ladybug", "rich", "networkx", "pydantic")
+
+#: Runs the command line in this process and prints the heavy modules it loaded.
+_PROBE = """
+import json, sys
+heavy = {heavy!r}
+sys.argv = ["graphprum", *json.loads(sys.argv[1])]
+from graphprum.cli import main
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({{"code": code, "loaded": sorted(m for m in heavy if m in sys.modules)}}))
+"""
+
+
+def loaded_by(args: list[str], cwd: Path) -> list[str]:
+    """The heavy modules ``graphprum ARGS`` loads, run in ``cwd``."""
+    proc = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=HEAVY), json.dumps(args)],
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["code"] in (0, None), proc.stderr
+    return report["loaded"]
+
+
+@pytest.fixture
+def one_line(tmp_path: Path) -> Path:
+    (tmp_path / "run").write_text("1 Q0 a#/article[1]/p[1] 1 1.0 r\n")
+    (tmp_path / "qrels").write_text("1 0 a#/article[1]/p[1] 1\n")
+    return tmp_path
+
+
+@pytest.fixture
+def with_store(one_line: Path) -> Path:
+    """``one_line`` with the default store (./graphprum-store) holding the run's article."""
+    (one_line / "col").mkdir()
+    (one_line / "col" / "a.xml").write_text("<article><p>one</p><p>two</p></article>")
+    script = Path(sys.executable).parent / "graphprum"
+    subprocess.run([str(script), "load", "xml", "col"], cwd=one_line, check=True,
+                   capture_output=True, timeout=120)
+    assert (one_line / "graphprum-store").is_dir()
+    return one_line
+
+
+def test_prum_eval_without_store_loads_no_heavy_library(one_line: Path) -> None:
+    assert loaded_by(["eval", "run", "--qrels", "qrels", "--no-store"], one_line) == []
+
+
+def test_prum_eval_with_the_default_store_loads_no_heavy_library(with_store: Path) -> None:
+    # the store in the working directory is opened (N of DESIGN §1.4 comes from it)
+    assert loaded_by(["eval", "run", "--qrels", "qrels", "-m", "PRUM", "-m", "PRUM@0.5",
+                      "-q"], with_store) == []
+
+
+def test_classical_measure_adds_only_its_engine(with_store: Path) -> None:
+    assert loaded_by(["eval", "run", "--qrels", "qrels", "-m", "AP", "-m", "map"],
+                     with_store) == ["ir_measures", "pytrec_eval"]
+
+
+def test_structural_eval_loads_scipy_not_pandas(with_store: Path) -> None:
+    # a navigation matrix is a scipy array; still no DataFrame on the way
+    assert loaded_by(["eval", "run", "--qrels", "qrels", "--nav", "structural"],
+                     with_store) == ["scipy"]
