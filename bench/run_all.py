@@ -209,6 +209,11 @@ def row(line: dict) -> list[str] | None:
                 f"{n(g('structural_call_s'))})",
                 f"{n(g('ratio_to_ap'))}× AP" if g("ratio_to_ap") else "—",
                 f"peak {g('peak_rss_mb')} MB (+ workers {g('peak_worker_rss_mb')} MB)"]
+    if b == "query":
+        return [f"`graphprum query` {g('query')} ({g('collection')}), whole process",
+                f"{n(g('units'))} elements", f"{n(g('seconds'))} s",
+                f"{n(g('ratio_to_version'))}× `graphprum --version` ({n(g('version_seconds'))} s)",
+                f"store {n(g('bytes_per_element'))} B/el on disk"]
     if b == "failed":
         return [f"**{line['_script']} failed**", "—", "—", "—",
                 str(g("error") or g("stderr") or g("returncode"))]
@@ -217,7 +222,9 @@ def row(line: dict) -> list[str] | None:
 
 def peers(lines: list[dict], run_date: str) -> list[str]:
     """The "Peers" table: graphprum next to the tool a user would otherwise
-    run, on the same input, with both times and their ratio."""
+    run, on the same input, with both times and their ratio.  The machine is
+    the one writing the table (the benchmarks run on it in the same run);
+    the date is each line's own, else ``run_date``."""
     from inex_scale import machine
 
     here = machine().rsplit(", load avg", 1)[0]
@@ -232,8 +239,10 @@ def peers(lines: list[dict], run_date: str) -> list[str]:
         b, g = ln.get("bench"), ln.get
         if b == "load_xml":
             size = f"{n(g('elements'))} elements ({g('articles')} generated articles)"
-            for what, key in (("`graphprum load xml` (embedded store: columns)", "load_s"),
-                              ("`graphprum load xml` (columns and graph written)",
+            for what, key in (("XML load into the embedded store: columns (`load_xml`), "
+                               "timed in one process", "load_s"),
+                              ("XML load into the embedded store: columns and graph written "
+                               "(`load_xml` + `build_graph`), timed in one process",
                                "load_with_graph_s")):
                 ours = g(key) if key in ln else (g("load_s") + g("graph_s")
                                                  if g("graph_s") is not None else None)
@@ -282,10 +291,12 @@ def peers(lines: list[dict], run_date: str) -> list[str]:
         return []
     out = ["| what | size | graphprum | peer | peer time | ratio (graphprum / peer) | machine "
            "| date |", "|---|---|---:|---|---:|---:|---|---|"]
+    order = ["load_xml", "trec_eval", "peer_eval", "bolt_load", "query_bolt"]
+    rows.sort(key=lambda r: order.index(r[5]["bench"]))  # stable: run order within a kind
     for what, size, ours, peer, theirs, ln in rows:
         ratio = f"{n(ours / theirs)}×" if theirs else "—"
         cells = [what, size, f"{n(ours)} s", peer, "—" if theirs is None else f"{n(theirs)} s",
-                 ratio, ln.get("machine") or here, ln.get("date") or run_date]
+                 ratio, here, ln.get("date") or run_date]
         out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     return out
 
