@@ -67,7 +67,7 @@ WAYS = {"bulk": {}, "merge-redis": {"GRAPHPRUM_BOLT_BULK": "0"},
 
 
 def emit(**row) -> None:
-    print(json.dumps(row), flush=True)
+    print(json.dumps({**row, "date": time.strftime("%Y-%m-%d")}), flush=True)
 
 
 def server_cpu(data: Path | None) -> float:

@@ -8,6 +8,9 @@ For each size, generates a deterministic collection with bench/gen_collection.py
   reads every element's text and tail -- the reference;
 - ``load``: ``graphprum.loading.load_xml`` into a new store (the columns), then
   ``build_graph`` (the LadybugDB graph for Cypher), with peak resident memory;
+- ``networkx``: the peer a user might write instead: a ``networkx.DiGraph``
+  of the same elements from the same iterparse pass (a node per element with
+  its ``tag`` attribute, an edge parent -> child);
 - ``open``: opening the store and touching every column (resident bytes per
   element of the opened store).
 
@@ -26,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,6 +44,25 @@ for f in files:
         if ev == "end":
             el.text; el.tail; n += 1
 print(n, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+NETWORKX = r"""
+import sys, time, glob, resource
+from lxml import etree
+import networkx
+files = sorted(glob.glob(sys.argv[1] + "/**/*.xml", recursive=True))
+t = time.perf_counter(); g = networkx.DiGraph(); n = 0
+for f in files:
+    stack = []
+    for ev, el in etree.iterparse(f, events=("start", "end")):
+        if ev == "start":
+            g.add_node(n, tag=el.tag)
+            if stack:
+                g.add_edge(stack[-1], n)
+            stack.append(n); n += 1
+        else:
+            stack.pop()
+print(g.number_of_nodes(), time.perf_counter() - t, g.number_of_edges())
 """
 
 LOAD = r"""
@@ -95,6 +118,7 @@ def main() -> None:
                             "--articles", str(n), "--seed", str(args.seed)], check=True,
                            stdout=subprocess.DEVNULL)
         bare = min((run(BARE, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
+        nx = min((run(NETWORKX, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
         loads = []
         for _ in range(args.repeat):
             tmp = Path(tempfile.mkdtemp(prefix="gp-bench-"))
@@ -112,13 +136,19 @@ def main() -> None:
             "ratio_to_bare_iterparse": round(load[1] / bare[1], 3),
             "load_peak_rss_bytes_per_element": round(load[2] / elements, 1),
             "graph_s": round(load[3], 4),
+            "load_with_graph_s": round(load[1] + load[3], 4),
             "load_with_graph_elements_per_s": round(elements / (load[1] + load[3])),
             "load_with_graph_ratio_to_bare_iterparse": round((load[1] + load[3]) / bare[1], 3),
             "graph_peak_rss_bytes_per_element": round(load[4] / elements, 1),
+            "networkx_digraph_s": round(nx[1], 4),
+            "networkx_nodes": int(nx[0]),
+            "ratio_to_networkx": round(load[1] / nx[1], 3),
+            "load_with_graph_ratio_to_networkx": round((load[1] + load[3]) / nx[1], 3),
             "open_s": round(opened[1], 4),
             "open_rss_bytes_per_element": round(opened[2] / elements, 1),
             "machine": f"{platform.machine()} {os.cpu_count()} cpu, "
                        f"python {platform.python_version()}",
+            "date": time.strftime("%Y-%m-%d"),
         }), flush=True)
 
 

