@@ -432,3 +432,24 @@ def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store)
     bad = want[~np.isclose(got["value"], want["value"], rtol=0, atol=1e-12)]
     assert bad.empty, (bad, got.loc[bad.index])
     assert want["value"].abs().sum() > 0
+
+
+def test_batches_over_bolt_stay_in_one_bolt_chunk(tmp_path, bolt_store, monkeypatch):
+    """FalkorDB 4.16 never answers a Bolt message longer than one chunk
+    (65,535 bytes; 65,000 bytes of query text answered, 66,000 not): a
+    document whose packed units take ~400 KB loads over Bolt in batches cut
+    by bytes, and a longer query is refused in one line instead of hanging."""
+    monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")  # every write over Bolt
+    root = tmp_path / "big"
+    root.mkdir()
+    paras = "".join(f"<p n='{i}'>{'word ' * 30}{i}</p>" for i in range(2500))
+    (root / "big.xml").write_text(f"<article><body>{paras}</body></article>", encoding="utf-8")
+    local = LocalStore(tmp_path / "local")
+    load_xml(local, [root])
+    bolt = bolt_store()
+    bolt.batch_size = 1_000_000  # bytes, not a count, cut the batches
+    load_xml(bolt, [root])
+    assert_same_graph(local, bolt)
+    if FALKORDB:
+        with pytest.raises(UsageError, match="at most"):
+            bolt.query("RETURN '" + "x" * 70_000 + "' AS s")
