@@ -50,6 +50,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "inex_scale": ("inex_scale.py", ["--growth"], ["--quick", "--growth"]),
     "trec_eval": ("trec_eval.py", [], ["--repeat", "1"]),
     "query": ("query.py", ["--bolt"], ["--bolt", "--repeat", "1"]),
+    "startup": ("startup.py", [], ["--quick"]),
 }
 
 
@@ -214,6 +215,13 @@ def row(line: dict) -> list[str] | None:
                 f"{n(g('units'))} elements", f"{n(g('seconds'))} s",
                 f"{n(g('ratio_to_version'))}× `graphprum --version` ({n(g('version_seconds'))} s)",
                 f"store {n(g('bytes_per_element'))} B/el on disk"]
+    if b in ("startup", "classical_vs_peer", "jobs"):
+        size = (f"{g('topics')} topics × {n(g('results'))}" if g("topics") else "one line")
+        if g("articles"):
+            size += f", {n(g('articles'))} articles, {g('cpus')} CPUs"
+        return [f"{g('what')} (whole process, median)", size,
+                f"{n(g('seconds'))} s (CPU {n(g('cpu_seconds'))} s)",
+                f"{n(g('ratio'))}× {g('reference')} ({n(g('reference_seconds'))} s)", "—"]
     if b == "failed":
         return [f"**{line['_script']} failed**", "—", "—", "—",
                 str(g("error") or g("stderr") or g("returncode"))]
@@ -415,7 +423,21 @@ def targets(lines: list[dict]) -> list[str]:
         rows.append((f"{a['runs']} runs × {a['topics']} topics × 7 measures < 120 s, "
                      f"jobs={a['jobs']}", f"{n(a['seconds'])} s",
                      "yes" if a["seconds"] < 120 else "no"))
-    out = ["| target (DESIGN §3, issue 11) | measured | met |", "|---|---|---|"]
+    for ln in lines:  # issue 24: the speed a user feels (bench/startup.py)
+        b, what = ln.get("bench"), str(ln.get("what", ""))
+        if b == "startup" and what.startswith("eval"):
+            rows.append((f"{what}: ≤ 0.3 s, whole process", f"{n(ln['seconds'])} s",
+                         "yes" if ln["seconds"] <= 0.3 else "no"))
+        elif b == "classical_vs_peer":
+            goal = ln.get("target", 1.2)
+            rows.append((f"{what} ≤ {goal}× {ln['reference']}, whole processes",
+                         f"{n(ln['ratio'])}×", "yes" if ln["ratio"] <= goal else "no"))
+        elif b == "jobs" and "--jobs 2" in what:
+            speed = 1 / ln["ratio"]
+            rows.append((f"{what}: ≥ 1.5× --jobs 1 ({ln['topics']} topics × "
+                         f"{n(ln['results'])}, {ln['cpus']} CPUs)", f"{speed:.2f}×",
+                         "yes" if speed >= 1.5 else "no"))
+    out = ["| target (DESIGN §3, issues 11 and 24) | measured | met |", "|---|---|---|"]
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return out
 
@@ -446,6 +468,15 @@ NOTES = [
     "queries over FalkorDB 4.16's Bolt port corrupt its module lock (it crashed or hung the "
     "122-article load), and FalkorDB runs writes one at a time anyway. The machine is "
     "shared: the server's CPU time is the steadier number.",
+    "- *--jobs on one run* (114 topics x 1,500 results, structural PRUM, PRUM@0.5, AP; "
+    "profiled in one process with --jobs 1, 1.2-1.9 s on the shared machine): reading the "
+    "one run file (0.33 s; one file is read by one process), importing the structural "
+    "model's scipy.sparse (0.2 s, in the parent before the workers fork) and the classical "
+    "measures over all topics after the loop (ir_measures AP, 0.12 s) are serial; the topic "
+    "loop that forks is 0.44-0.74 s of it. With two workers the loop's CPU grows about 1.5x "
+    "(0.61-0.85 s against 0.44-0.55 s in one process: copy-on-write faults, per-worker "
+    "look-up tables), so the whole process gains 1.1-1.2x, not 1.5x: most of the time is "
+    "not in the loop.",
 ]
 
 
@@ -506,6 +537,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", type=lambda s: s.split(","), default=None,
                     help="comma list of: " + ", ".join(BENCHES))
+    ap.add_argument("--full", type=lambda s: s.split(","), default=[],
+                    help="with --quick: comma list of benchmarks run at full size anyway")
     ap.add_argument("--timeout", type=float, default=4 * 3600, help="per benchmark, seconds")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     ap.add_argument("--from-jsonl", type=Path, default=None,
@@ -528,7 +561,7 @@ def main(argv: list[str] | None = None) -> None:
     jsonl = HERE / "out" / f"results-{stamp}{'-quick' if args.quick else ''}.jsonl"
     lines: list[dict] = []
     for name in names:
-        got = run_bench(name, args.quick, args.timeout)
+        got = run_bench(name, args.quick and name not in args.full, args.timeout)
         lines += got
         with open(jsonl, "a", encoding="utf-8") as f:
             f.writelines(json.dumps(x) + "\n" for x in got)

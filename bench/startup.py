@@ -25,6 +25,9 @@ of medians to the reference measured in the same rounds.
 
 The modules are compiled first (``compileall``): this environment sets
 PYTHONDONTWRITEBYTECODE, and an installed graphprum has its bytecode.
+graphprum and ir_measures are the scripts next to ``sys.executable``: run
+this script with another environment's Python to measure its graphprum (a
+graphprum without ``--jobs auto`` gets no auto lines).
 
     python bench/startup.py [--repeat 7] [--quick]
 """
@@ -36,19 +39,23 @@ import compileall
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "out" / "startup"
 ROOT = HERE.parent
 PY = sys.executable
 BIN = Path(sys.executable).parent
+#: Working files, one directory per environment (a before/after comparison
+#: runs this script with two environments' Python, each its own graphprum).
+OUT = HERE / "out" / f"startup-{zlib.crc32(str(BIN).encode()):08x}"
 GRAPHPRUM = str(BIN / "graphprum")
 IR_MEASURES = str(BIN / "ir_measures")
 
@@ -159,7 +166,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
     repeat = 3 if args.quick else args.repeat
-    compileall.compile_dir(str(ROOT / "graphprum"), quiet=1)
+    package = subprocess.run([PY, "-c", "import graphprum, os; "
+                              "print(os.path.dirname(graphprum.__file__))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    compileall.compile_dir(package, quiet=1)
+    helptext = subprocess.run([GRAPHPRUM, "eval", "--help"], capture_output=True, text=True,
+                              env={**os.environ, "COLUMNS": "200"}).stdout
+    has_auto = re.search(r"--jobs\s+(N\|auto|<str>)", helptext) is not None
     OUT.mkdir(parents=True, exist_ok=True)
     numpy = [PY, "-c", "import numpy"]
 
@@ -197,8 +210,8 @@ def main() -> None:
     run, qrels = write_opaque(OUT, 100, 1000, 50, args.seed)
     cmds = {"ap": [IR_MEASURES, str(qrels), str(run), "AP"],
             "prum": [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels), "--no-store"],
-            "prum_auto": [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels), "--no-store",
-                          "--jobs", "auto"],
+            **({"prum_auto": [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels),
+                              "--no-store", "--jobs", "auto"]} if has_auto else {}),
             "prum_1": [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels), "--no-store",
                        "--jobs", "1"],
             "ir3": [IR_MEASURES, str(qrels), str(run), "AP", "P@10", "nDCG@10"],
@@ -210,8 +223,9 @@ def main() -> None:
          "ir_measures QRELS RUN AP", target=1.2, **size)
     emit("classical_vs_peer", "AP, P@10, nDCG@10 (graphprum eval, delegated to ir_measures)",
          got["gp3"], got["ir3"], "ir_measures QRELS RUN AP P@10 nDCG@10", target=1.1, **size)
-    emit("jobs", "classical PRUM, --jobs auto (small: should pick 1)", got["prum_auto"],
-         got["prum_1"], "--jobs 1", **size)
+    if has_auto:
+        emit("jobs", "classical PRUM, --jobs auto (small: should pick 1)", got["prum_auto"],
+             got["prum_1"], "--jobs 1", **size)
 
     # 3. --jobs on one run under structural navigation
     articles, topics, k = (300, 40, 500) if args.quick else (3000, 114, 1500)
@@ -219,14 +233,15 @@ def main() -> None:
     base = [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels), "--nav", "structural",
             "-m", "PRUM", "-m", "PRUM@0.5", "-m", "AP", "--ideal-min", "2"]
     cmds = {"1": [*base, "--jobs", "1"], "2": [*base, "--jobs", "2"],
-            "auto": [*base, "--jobs", "auto"]}
+            **({"auto": [*base, "--jobs", "auto"]} if has_auto else {})}
     got = rounds(cmds, cwd, repeat)
     size = {"topics": topics, "results": k, "articles": articles,
             "cpus": len(os.sched_getaffinity(0))}
     emit("jobs", "structural PRUM, PRUM@0.5, AP, --jobs 2", got["2"], got["1"], "--jobs 1",
          target=1 / 1.5, **size)
-    emit("jobs", "structural PRUM, PRUM@0.5, AP, --jobs auto", got["auto"], got["1"],
-         "--jobs 1", **size)
+    if has_auto:
+        emit("jobs", "structural PRUM, PRUM@0.5, AP, --jobs auto", got["auto"], got["1"],
+             "--jobs 1", **size)
 
 
 if __name__ == "__main__":
