@@ -14,33 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
-def write(dirpath: Path, topics: int, results: int, seed: int) -> tuple[Path, Path]:
-    rng = random.Random(seed)
-    run, qrels = dirpath / "run.txt", dirpath / "qrels.txt"
-    with open(run, "w") as r, open(qrels, "w") as q:
-        for t in range(topics):
-            docs = [f"d{t}-{i}" for i in range(results * 2)]
-            for i, d in enumerate(rng.sample(docs, results)):
-                r.write(f"{t} Q0 {d} {i + 1} {results - i + rng.random():.6f} bench\n")
-            for d in rng.sample(docs, 60):
-                q.write(f"{t} 0 {d} {rng.choice([0, 1, 1, 2, 3])}\n")
-    return run, qrels
+from common import best, write_trec_files
 
 
 def main() -> None:
@@ -57,7 +34,7 @@ def main() -> None:
     import graphprum
 
     with tempfile.TemporaryDirectory() as tmp:
-        run, qrels = write(Path(tmp), args.topics, args.results, args.seed)
+        run, qrels = write_trec_files(Path(tmp), args.topics, args.results, args.seed)
         cols = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
         run_df = pd.read_csv(run, sep=" ", names=cols, dtype={"query_id": str})
         run_df = run_df[["query_id", "doc_id", "score"]]

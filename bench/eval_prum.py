@@ -22,21 +22,13 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from common import best
 
 from graphprum.loading import load_xml
 
 HERE = Path(__file__).resolve().parent
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def write_opaque(dirpath: Path, topics: int, results: int, ideal: int,

@@ -27,12 +27,13 @@ import importlib.util
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import best, write_trec_files
 
 GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
 
@@ -116,28 +117,6 @@ def peer_lines(run: Path, qrels: Path, topics: int, results: int, repeat: int) -
     return lines
 
 
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
-def write(dirpath: Path, topics: int, results: int, seed: int) -> tuple[Path, Path]:
-    rng = random.Random(seed)
-    run, qrels = dirpath / "run.txt", dirpath / "qrels.txt"
-    with open(run, "w") as r, open(qrels, "w") as q:
-        for t in range(topics):
-            docs = [f"d{t}-{i}" for i in range(results * 2)]
-            for i, d in enumerate(rng.sample(docs, results)):
-                r.write(f"{t} Q0 {d} {i + 1} {results - i + rng.random():.6f} bench\n")
-            for d in rng.sample(docs, 60):
-                q.write(f"{t} 0 {d} {rng.choice([-1, 0, 1, 1, 2, 3])}\n")
-    return run, qrels
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--topics", type=int, default=100)
@@ -154,7 +133,8 @@ def main() -> None:
     import graphprum
 
     with tempfile.TemporaryDirectory() as tmp:
-        run, qrels = write(Path(tmp), args.topics, args.results, args.seed)
+        run, qrels = write_trec_files(Path(tmp), args.topics, args.results, args.seed,
+                                      grades=(-1, 0, 1, 1, 2, 3))
 
         def pytrec(measures: set[str]) -> None:
             with open(qrels) as f:
