@@ -495,7 +495,8 @@ def test_matcher_rejects_what_is_not_printed():
 
 
 def test_installed_script_runs():
-    """The worker calls graphprum.cli:main; the script on PATH is that entry point."""
+    """The worker calls graphprum.cli:main, as the script on PATH does (through
+    graphprum.cli:script, which may skip the teardown after it)."""
     env = _env(Path.cwd())
     res = subprocess.run(["graphprum", "--version"], env=env, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)

@@ -12,12 +12,13 @@ store in that case.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 from graphprum.cli import browse, evaluate, load, measures, query, server, summary  # noqa: F401
-from graphprum.cli.app import app, main_options, one_line
+from graphprum.cli.app import _State, app, main_options, one_line
 
-__all__ = ["app", "main", "main_options"]
+__all__ = ["app", "main", "main_options", "script"]
 
 
 class _RedactedStream:
@@ -55,6 +56,7 @@ def usage_error_line(exc: Exception) -> str:
 def main() -> None:
     """Entry point of the ``graphprum`` script: every error one line on
     stderr (click's usage errors too), exit status 2 for a user's mistake."""
+    _State.done = False
     if sys.stderr is not None and not isinstance(sys.stderr, _RedactedStream):
         sys.stderr = _RedactedStream(sys.stderr)
     # a file name that is not UTF-8 (a str with surrogate escapes) is printed
@@ -83,3 +85,27 @@ def main() -> None:
         print("graphprum: aborted", file=sys.stderr)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def script() -> None:
+    """Entry point of the installed ``graphprum`` script: :func:`main`; then,
+    when the command said it has nothing left to finish
+    (:func:`graphprum.cli.app.nothing_left_to_finish`) and its output is
+    flushed, the process ends at once (``os._exit``) instead of tearing the
+    interpreter down object by object.  :func:`main` itself always returns
+    by ``SystemExit``, for callers in the same process."""
+    try:
+        main()
+        code: int = 0
+    except SystemExit as exc:
+        if not _State.done:
+            raise
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    if not _State.done:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: leave the usual way
+        sys.exit(code)
+    os._exit(code)

@@ -58,6 +58,9 @@ def sub_app(name: str, help: str) -> typer.Typer:
 
 class _State:
     store: str | None = None
+    #: the command has written all it prints and holds nothing to finish
+    #: (:func:`nothing_left_to_finish`)
+    done: bool = False
     quiet: bool = False
     verbose: bool = False
 
@@ -277,3 +280,12 @@ def status(message: str) -> Any:
     if not show_progress():
         return contextlib.nullcontext()
     return err_console().status(message)
+
+
+def nothing_left_to_finish() -> None:
+    """Tell the installed script (:func:`graphprum.cli.script`) that this
+    command has written everything and holds nothing that needs finishing
+    (no store being written, no connection to close, no temporary file): the
+    process may end without the interpreter's teardown, which frees every
+    object one by one (about 30 ms per 100,000 results of a run read)."""
+    _State.done = True

@@ -13,7 +13,14 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import Digits, app, choose_format, note, user_errors
+from graphprum.cli.app import (
+    Digits,
+    app,
+    choose_format,
+    note,
+    nothing_left_to_finish,
+    user_errors,
+)
 from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.errors import UsageError
@@ -122,6 +129,11 @@ def eval_command(
     if no_summary:
         result = result.without_summary()
     write_results(result, fmt, sys.stdout, digits=digits)
+    from graphprum.store.base import FORK_SAFE
+
+    store = opts.store(measures)
+    if store is None or FORK_SAFE in store.capabilities:  # no connection to close
+        nothing_left_to_finish()
 
 
 @app.command("compare")

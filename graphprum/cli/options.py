@@ -99,11 +99,17 @@ class EvalArgs:
     def store(self, measures: Sequence[str]) -> Store | None:
         """The store ``--store`` names, when the measures or the navigation
         models need one, or when it exists (unless ``--no-store``)."""
-        from graphprum.evaluation import needs_store
+        if self._store is None and not self.no_store:
+            # store_exists() first: needs_store imports the navigation models'
+            # modules, which the evaluation imports anyway while a big run is
+            # read in a worker
+            if store_exists():
+                self._store = open_store(create=False)
+            else:
+                from graphprum.evaluation import needs_store
 
-        if self._store is None and not self.no_store \
-                and (needs_store(list(measures), self.options.nav) or store_exists()):
-            self._store = open_store(create=False)
+                if needs_store(list(measures), self.options.nav):
+                    self._store = open_store(create=False)
         return self._store
 
     def keywords(self, measures: Sequence[str]) -> dict[str, Any]:

@@ -29,12 +29,10 @@ measure is simulated (``PRUM(exact=mc)``).
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,15 +45,14 @@ from graphprum.evaluation.inputs import (
     RunsLike,
     StoreLike,
     as_store,
-    check_stdin,
     measure_names,
     read_passages,
     read_qrels_like,
-    read_runs,
     run_items,
 )
 from graphprum.evaluation.options import AUTO, EvalOptions
-from graphprum.evaluation.pool import can_fork, fork_map
+from graphprum.evaluation.pool import can_fork, cpu_count, fork_map
+from graphprum.evaluation.reading import check_stdin, reading_jobs, start_reading
 from graphprum.evaluation.rows import COLUMNS, ResultRows, printed_rows
 from graphprum.evaluation.topics import (
     Job,
@@ -64,7 +61,7 @@ from graphprum.evaluation.topics import (
     prepare_ranking,
 )
 from graphprum.io.qrels import Qrels
-from graphprum.measures.classical import compute_classical
+from graphprum.measures.classical import compute_classical, preload_classical
 from graphprum.measures.names import aggregation
 from graphprum.measures.prum import check_mc_cost
 from graphprum.measures.registry import Family, MeasureSpec, aggregate, family
@@ -145,29 +142,36 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
     specs = expand_measures(measure_names(measures))
     if not specs:
         raise UsageError("no measure given (-m)")
-    models = [parse_model(m) for m in opts.nav]
     the_store = as_store(store)
-    model_needs = [m.spec for m in models if m.needs_store]
-    measure_needs = [str(s) for s in specs if (f := family(s.name)) and f.needs_store]
-    if the_store is None and (model_needs or measure_needs):
-        what = ", ".join(model_needs + measure_needs)
-        raise UsageError(f"{what} need(s) the collection's structure: load it into a store "
-                         f"and pass --store (or drop --no-store)")
     items = run_items(runs)
     check_stdin([qrels, passages, *(run for _, run in items)])
-    assessments = None
-    if passages is not None:
-        assessments = read_passages(passages, the_store, opts, warn)
-        from graphprum.measures.bic import BEP_FAMILIES, require_beps
+    # big run files are read in a worker while this process imports what the
+    # navigation models need, reads the qrels and maps the store's columns
+    overlap = the_store is not None or any(m != "classical" for m in opts.nav)
+    with start_reading(items, opts, reading_jobs(opts.jobs, items, overlap)) as reading:
+        models = [parse_model(m) for m in opts.nav]
+        model_needs = [m.spec for m in models if m.needs_store]
+        measure_needs = [str(s) for s in specs if (f := family(s.name)) and f.needs_store]
+        if the_store is None and (model_needs or measure_needs):
+            what = ", ".join(model_needs + measure_needs)
+            raise UsageError(f"{what} need(s) the collection's structure: load it into a "
+                             f"store and pass --store (or drop --no-store)")
+        assessments = None
+        if passages is not None:
+            assessments = read_passages(passages, the_store, opts, warn)
+            from graphprum.measures.bic import BEP_FAMILIES, require_beps
 
-        require_beps([str(s) for s in specs if s.name in BEP_FAMILIES], assessments)
-    if qrels is None:
-        if assessments is None:
-            raise UsageError("evaluating needs qrels (--qrels) or passages (--passages)")
-        judged = _qrels_from_assessments(assessments, the_store)
-    else:
-        judged = read_qrels_like(qrels)
-    read = read_runs(items, opts, _reading_jobs(opts.jobs, items))
+            require_beps([str(s) for s in specs if s.name in BEP_FAMILIES], assessments)
+        if qrels is None:
+            if assessments is None:
+                raise UsageError("evaluating needs qrels (--qrels) or passages (--passages)")
+            judged = _qrels_from_assessments(assessments, the_store)
+        else:
+            judged = read_qrels_like(qrels)
+        classical = [str(s) for s in specs if family(s.name) is None]
+        _prepare(classical, the_store)
+        judged_kinds = _judged_kinds(the_store, judged)
+        read = reading.result()
     for r in read:
         for message in r.notes:
             warn(message)
@@ -177,7 +181,10 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
     if len(tags) < len(read):
         warn("note: several runs share a TAG: " + ", ".join(t for t, c in tags.items() if c > 1)
              + "; rows are told apart by file order only")
-    n_units = collection_size(the_store, judged, opts.collection_size, opts.strict, warn)
+    n_units = collection_size(the_store, judged, opts.collection_size, opts.strict, warn,
+                              judged_kinds)
+    unknown_judged = ({u for u, k in zip(*judged_kinds, strict=True) if k < 0}
+                      if the_store is not None else set())
     topics = list(judged)
     check_mc_cost(specs, [len(r.ranked(t)) for r in read for t in topics if t in r.topics],
                   opts.force)
@@ -187,12 +194,14 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
               ideal_min=opts.ideal_min, collection_size=n_units, store=the_store,
               trees=opts.trees, assessments=assessments, judged_only=opts.judged_only,
               max_results=opts.max_results)
+    classical_job = _Classical(job, classical, opts, unknown_judged) if classical else None
     if user or the_store is not None:
-        per_topic_out = _evaluate_topics(job, _usable_jobs(opts.jobs, the_store, len(topics),
-                                                           warn), opts.jobs == AUTO,
-                                         progress or (lambda done, total: None))
+        per_topic_out, classical_values = _evaluate_topics(
+            job, _usable_jobs(opts.jobs, the_store, len(topics), warn), opts.jobs == AUTO,
+            progress or (lambda done, total: None), classical_job)
     else:
         per_topic_out = []
+        classical_values = classical_job() if classical_job is not None else []
     if the_store is not None and per_topic_out:
         for ri, run in enumerate(read):
             _check_known(run, [out.unknown[ri] for out in per_topic_out], topics,
@@ -200,14 +209,52 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
     for out in per_topic_out:
         for message in out.notes:
             warn(message)
-    return _table(job, specs, per_topic_out, opts, per_topic, warn)
+    return _table(job, specs, per_topic_out, classical_values, opts, per_topic, warn)
+
+
+def _prepare(classical: Sequence[str], store: Store | None) -> None:
+    """What the evaluation will need, loaded now (while runs may be read in
+    a worker): the classical measures' modules, the store's columns mapped."""
+    if classical:
+        preload_classical(classical)
+    if store is not None and TABLE in store.capabilities:
+        store.table()
+
+
+class _Classical:
+    """The classical measures of every run over the job's topics: one piece
+    of work, done after the topics or by a worker beside them."""
+
+    def __init__(self, job: Job, names: list[str], opts: EvalOptions,
+                 unknown: Collection[str]) -> None:
+        self.job, self.names, self.opts, self.unknown = job, names, opts, unknown
+
+    def __call__(self) -> list[dict[str, dict[str, float]]]:
+        """Per run, measure name -> topic -> value."""
+        job, opts = self.job, self.opts
+        out = []
+        for run in job.runs:
+            run_topics = job.topics if opts.complete else [t for t in job.topics
+                                                           if t in run.topics]
+            # ids the store does not hold count as non-relevant: only those the
+            # qrels judge make a difference to a classical measure
+            rankings = {t: prepare_ranking(run.ranked(t), job.qrels[t], self.unknown,
+                                           max_results=opts.max_results,
+                                           judged_only=opts.judged_only)
+                        for t in run_topics}
+            out.append(compute_classical(self.names, rankings, job.qrels,
+                                         relevance_level=opts.relevance_level,
+                                         missing=[t for t in run_topics
+                                                  if t not in run.topics],
+                                         qrels_path=job.qrels.path or None))
+        return out
 
 
 def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[TopicOutput],
-           opts: EvalOptions, per_topic: bool, warn: Warn) -> ResultRows:
+           classical_values: Sequence[Mapping[str, dict[str, float]]], opts: EvalOptions,
+           per_topic: bool, warn: Warn) -> ResultRows:
     """The result rows: per run, per measure, the topics' values and their aggregate."""
     qrels, topics, store = job.qrels, job.topics, job.store
-    classical = [s for s in specs if family(s.name) is None]
     simulated = any(is_simulated(s) for s in specs)
     rows: list[tuple[str, str, str, float, float]] = []
     for ri, run in enumerate(job.runs):
@@ -230,18 +277,8 @@ def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[Topic
             for name, err in out.stderr[ri].items():
                 errors.setdefault(name, {})[topic] = err
         run_topics = topics if opts.complete else [t for t in topics if t in run.topics]
-        if classical:
-            unknown_ids = {t: set(out.unknown[ri]) for t, out in
-                           zip(topics, per_topic_out, strict=False)}
-            rankings = {t: prepare_ranking(run.ranked(t), qrels[t], unknown_ids.get(t, ()),
-                                           max_results=opts.max_results,
-                                           judged_only=opts.judged_only)
-                        for t in run_topics}
-            values.update(compute_classical([str(s) for s in classical], rankings, qrels,
-                                            relevance_level=opts.relevance_level,
-                                            missing=[t for t in run_topics
-                                                     if t not in run.topics],
-                                            qrels_path=qrels.path or None))
+        if classical_values:
+            values.update(classical_values[ri])
         for s in specs:
             name = str(s)
             per = values[name]
@@ -345,14 +382,6 @@ def _check_task(task: str, runs: Sequence[Run], qrels: Qrels, strict: bool, warn
 AUTO_MIN_SECONDS = 0.2
 
 
-def cpu_count() -> int:
-    """CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 def _usable_jobs(jobs: int | str, store: Store | None, n_topics: int, warn: Warn) -> int:
     """The most processes ``jobs`` may use (``auto``: one per CPU), or 1 where
     forking cannot help or is not safe (a note when ``jobs`` asked for more)."""
@@ -372,35 +401,19 @@ def _usable_jobs(jobs: int | str, store: Store | None, n_topics: int, warn: Warn
     return min(most, n_topics)
 
 
-#: ``jobs="auto"`` reads run files in workers when there are several and they
-#: hold this many bytes together (about 0.15 s of reading on one core): a run
-#: read in a worker comes back pickled, which costs about a third of reading it.
-AUTO_MIN_RUN_BYTES = 8 << 20
-
-
-def _reading_jobs(jobs: int | str, items: Sequence[tuple[str | None, object]]) -> int:
-    """How many processes read the run files of ``items``."""
-    paths = [run for _, run in items if isinstance(run, str | os.PathLike)]
-    if len(paths) < 2:
-        return 1
-    if jobs == AUTO:
-        size = 0
-        for path in paths:
-            # standard input, or a file read_run will report, counts nothing
-            with contextlib.suppress(OSError, ValueError):
-                size += os.stat(path).st_size
-        if size < AUTO_MIN_RUN_BYTES:
-            return 1
-    return _usable_jobs(jobs, None, len(paths), lambda message: None)
-
-
 def _topic_size(job: Job, topic: str) -> int:
     """What the work on ``topic`` grows with: its results over every run (at least 1)."""
     return max(1, sum(len(run.ranked(topic)) for run in job.runs if topic in run.topics))
 
 
-def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress) -> list[TopicOutput]:
-    """Every topic of ``job``, in topic order, in at most ``jobs`` processes.
+ClassicalValues = list[dict[str, dict[str, float]]]
+
+
+def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
+                     classical: Callable[[], ClassicalValues] | None = None
+                     ) -> tuple[list[TopicOutput], ClassicalValues]:
+    """Every topic of ``job``, in topic order, in at most ``jobs`` processes;
+    and the values of ``classical()`` (the classical measures over whole runs).
 
     Topics are evaluated here, one after the other, until the ones left are
     worth forking for: at once with an explicit ``jobs`` > 1 (after the first
@@ -410,6 +423,8 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress) -> lis
     needs).  The first topic is always evaluated here: what every topic needs
     (the modules of the measures and models, the store's look-up tables) is
     then loaded once, before the workers inherit it, not once in every worker.
+    When workers are forked, ``classical`` is their first piece of work (the
+    biggest), done beside the topics; else it is called here at the end.
     """
     topics = job.topics
     total = len(topics)
@@ -434,20 +449,42 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress) -> lis
         else:
             warm_done += sizes[i] if sizes else 0
     else:
-        return outs
+        return outs, classical() if classical is not None else []
     done_here = len(outs)
-    rest = fork_map(lambda topic: evaluate_topic(job, topic), topics[done_here:],
-                    min(jobs, total - done_here), done=lambda n: progress(done_here + n, total))
-    return [*outs, *rest]
+    work: list[str | None] = [*([None] if classical is not None else []), *topics[done_here:]]
+    first = 1 if classical is not None else 0
+
+    def do(item: str | None) -> TopicOutput | ClassicalValues:
+        return evaluate_topic(job, item) if item is not None else classical()  # type: ignore[misc]
+
+    arrived = [done_here]
+
+    def done(i: int) -> None:
+        if i >= first:  # a topic (the classical piece is not one)
+            arrived[0] += 1
+            progress(arrived[0], total)
+
+    rest = fork_map(do, work, min(jobs, len(work)), done=done)
+    values = rest[0] if first else []
+    return [*outs, *rest[first:]], values  # type: ignore[list-item,return-value]
+
+
+def _judged_kinds(store: Store | None, qrels: Qrels) -> tuple[list[str], np.ndarray]:
+    """The ids the qrels judge (sorted) and their kinds in ``store`` (-1: not there)."""
+    ids = sorted({u for judged in qrels.values() for u in judged})
+    if store is None or not ids:
+        return ids, np.full(len(ids), -1, np.int64)
+    return ids, store.kinds(ids)
 
 
 def collection_size(store: Store | None, qrels: Qrels, given: float | None, strict: bool,
-                     warn: Warn) -> float:
-    """N of DESIGN §1.4, and a report of qrels ids the store does not hold."""
+                    warn: Warn, judged: tuple[list[str], np.ndarray] | None = None) -> float:
+    """N of DESIGN §1.4, and a report of qrels ids the store does not hold.
+
+    ``judged`` is :func:`_judged_kinds` when already known."""
     if store is None:
         return math.inf if given is None else float(given)
-    ids = sorted({u for judged in qrels.values() for u in judged})
-    kinds = store.kinds(ids) if ids else np.zeros(0, np.int64)
+    ids, kinds = judged if judged is not None else _judged_kinds(store, qrels)
     unknown = [u for u, k in zip(ids, kinds, strict=True) if k < 0]
     if unknown:
         message = (f"{len(unknown)} of {len(ids)} judged ids are not in the store "

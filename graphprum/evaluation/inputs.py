@@ -33,21 +33,19 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from graphprum.errors import UsageError
 from graphprum.evaluation.options import EvalOptions
-from graphprum.evaluation.pool import fork_map
+from graphprum.evaluation.reading import start_reading
 from graphprum.io.objects import (
     QrelLike,
     ScoredDocLike,
     is_frame,
     is_nested_mapping,
     qrels_from_object,
-    run_from_object,
 )
 from graphprum.io.qrels import Qrels
 from graphprum.io.runs import Run
@@ -145,51 +143,11 @@ def _runs_expected(obj: object) -> str:
             f"these; got {type(obj).__name__}")
 
 
-def check_stdin(paths: Iterable[object]) -> None:
-    """UsageError when more than one input is standard input (``-``)."""
-    if [str(p) for p in paths if _is_path(p)].count("-") > 1:
-        raise UsageError("only one input can be read from standard input (-)")
-
-
 def read_runs(items: Sequence[tuple[str | None, object]], options: EvalOptions,
               jobs: int = 1) -> list[Run]:
     """Every run of ``items`` (:func:`run_items`), files read in ``jobs`` processes."""
-    from graphprum.io.lines import is_stream, read_bytes
-    from graphprum.io.runs import read_run
-
-    if not items:
-        raise UsageError("no run given")
-    paths = [r for _, r in items if _is_path(r)]
-    check_stdin(paths)
-    for path in paths:  # read once, before any worker is forked
-        if is_stream(path):  # type: ignore[arg-type]
-            read_bytes(path)  # type: ignore[arg-type]
-
-    def read(path: str | os.PathLike[str]) -> Run:
-        return read_run(path, order=options.order, dedup=options.dedup, trees=options.trees)
-
-    read_files = iter(fork_map(read, paths, jobs if len(paths) > 1 else 1))  # type: ignore[arg-type]
-    out: list[Run] = []
-    for i, (name, item) in enumerate(items):
-        if _is_path(item):
-            found = [next(read_files)]
-        elif isinstance(item, Run):
-            found = [item]
-        elif is_frame(item) or isinstance(item, Mapping) or (
-                isinstance(item, Iterable) and not isinstance(item, bytes)):
-            kind = "DataFrame" if is_frame(item) else type(item).__name__
-            source = f"run {name!r}" if name is not None else f"runs[{i}] ({kind})"
-            found = run_from_object(item, source, name or f"run{i + 1}", order=options.order,
-                                    dedup=options.dedup, trees=options.trees)
-            if name is not None:
-                found = [r if len(found) == 1 else dataclasses.replace(r, tag=f"{name}/{r.tag}")
-                         for r in found]
-            out.extend(found)
-            continue
-        else:
-            raise UsageError(_runs_expected(item))
-        out.extend(r if name is None else dataclasses.replace(r, tag=name) for r in found)
-    return out
+    with start_reading(items, options, jobs) as reading:
+        return reading.result()
 
 
 def read_qrels_like(qrels: QrelsLike) -> Qrels:

@@ -39,7 +39,7 @@ import pickle
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from graphprum.errors import GraphprumError
 
@@ -66,6 +66,14 @@ class _Failed:
     trace: str
 
 
+def cpu_count() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
 def can_fork() -> bool:
     """Whether this platform has the ``fork`` start method."""
     import multiprocessing
@@ -77,17 +85,77 @@ def fork_map(func: Callable[[T], R], items: Sequence[T], jobs: int,
              done: Callable[[int], None] | None = None) -> list[R]:
     """``[func(x) for x in items]`` in ``jobs`` forked processes (see the module notes).
 
-    ``done(n)`` is called in the parent each time a result arrives, n being
-    the number arrived so far (1, 2, ..., len(items)).  One job, fewer than
-    two items, or no ``fork`` on this platform: everything runs here, in order.
+    ``done(i)`` is called in the parent as the result of ``items[i]``
+    arrives.  One job, fewer than two items, or no ``fork`` on this
+    platform: everything runs here, in order.
     """
     if jobs <= 1 or len(items) < 2 or not can_fork():
         out: list[R] = []
-        for x in items:
+        for i, x in enumerate(items):
             out.append(func(x))
             if done is not None:
-                done(len(out))
+                done(i)
         return out
+    with fork_start(func, items, jobs) as forked:
+        return forked.wait(done)
+
+
+class Forked(Generic[R]):
+    """``func`` over items, under way in forked workers (:func:`fork_start`).
+
+    :meth:`wait` collects the results; leaving a ``with`` block without
+    waiting (an error in the parent) ends the workers, as :meth:`cancel` does.
+    """
+
+    def __init__(self, workers: dict[int, int], n: int) -> None:
+        self._workers = workers  # read end of a worker's pipe -> its pid
+        self._n = n
+        self._open = True
+
+    def wait(self, done: Callable[[int], None] | None = None) -> list[R]:
+        """The results in item order, once every worker has sent its own;
+        a worker's error is raised here (module notes).  ``done(i)`` is
+        called as the result of item ``i`` arrives."""
+        try:
+            results = _collect(self._workers, self._n, done)
+        except BaseException:
+            self.cancel()
+            raise
+        self._open = False
+        _end(self._workers, stop=False)
+        gc.unfreeze()
+        errors = sorted((i, r) for i, r in results.items() if isinstance(r, _Raised | _Failed))
+        if errors:
+            _raise(errors[0][1])
+        if len(results) < self._n:
+            raise RuntimeError(f"a worker process of --jobs ended without its results "
+                               f"({self._n - len(results)} of {self._n} missing): killed, "
+                               f"or out of memory?")
+        return [results[i] for i in range(self._n)]  # type: ignore[misc]
+
+    def cancel(self) -> None:
+        """End the workers still running and forget their results."""
+        if self._open:
+            self._open = False
+            _end(self._workers, stop=True)
+            gc.unfreeze()
+
+    def __enter__(self) -> Forked[R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
+
+
+def fork_start(func: Callable[[T], R], items: Sequence[T], jobs: int) -> Forked[R]:
+    """Start ``func`` over ``items`` in ``min(jobs, len(items))`` forked workers
+    (at least one) and return at once: the parent goes on with other work
+    while they run, and collects their results with :meth:`Forked.wait`.
+
+    >>> with fork_start(lambda x: x + 1, [1, 2, 3], jobs=1) as forked:
+    ...     forked.wait()
+    [2, 3, 4]
+    """
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
@@ -97,10 +165,11 @@ def fork_map(func: Callable[[T], R], items: Sequence[T], jobs: int,
     workers: dict[int, int] = {}  # read end of a worker's pipe -> its pid
     # the objects the workers inherit leave the garbage collector's view: its
     # passes would write to every one of them and so copy their pages into
-    # each worker (copy-on-write)
+    # each worker (copy-on-write); the parent takes them back once the workers
+    # are done (:meth:`Forked.wait`, :meth:`Forked.cancel`).
     gc.freeze()
     try:
-        for _ in range(min(jobs, n)):
+        for _ in range(max(1, min(jobs, n))):
             read_end, write_end = os.pipe()
             pid = os.fork()
             if pid == 0:  # the worker
@@ -110,20 +179,11 @@ def fork_map(func: Callable[[T], R], items: Sequence[T], jobs: int,
                 _work(func, items, counter, lock, write_end)  # never returns
             os.close(write_end)
             workers[read_end] = pid
-        results = _collect(workers, n, done)
     except BaseException:
         _end(workers, stop=True)
-        raise
-    finally:
         gc.unfreeze()
-    _end(workers, stop=False)
-    errors = sorted((i, r) for i, r in results.items() if isinstance(r, _Raised | _Failed))
-    if errors:
-        _raise(errors[0][1])
-    if len(results) < n:
-        raise RuntimeError(f"a worker process of --jobs ended without its results "
-                           f"({n - len(results)} of {n} missing): killed, or out of memory?")
-    return [results[i] for i in range(n)]  # type: ignore[misc]
+        raise
+    return Forked(workers, n)
 
 
 def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
@@ -199,7 +259,7 @@ def _collect(workers: dict[int, int], n: int,
                     del buf[:_HEADER.size + size]
                     results[i] = result
                     if done is not None:
-                        done(len(results))
+                        done(i)
     return results
 
 

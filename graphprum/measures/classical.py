@@ -435,6 +435,21 @@ def trec_threshold(level: int, scale: int) -> int:
 # computation
 
 
+def preload_classical(names: Sequence[str]) -> None:
+    """Import the libraries :func:`compute_classical` will use for ``names``
+    (pytrec_eval, ir_measures), so that the import can happen while something
+    else is under way (a run read in a worker).
+
+    >>> preload_classical(["map", "nDCG@10"])
+    >>> import sys; "pytrec_eval" in sys.modules and "ir_measures" in sys.modules
+    True
+    """
+    import pytrec_eval  # noqa: F401  # trec_eval's code, behind both kinds of names
+
+    if any(trec_root(n) is None for n in names):
+        import ir_measures  # noqa: F401
+
+
 def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]],
                       qrels: Mapping[str, Mapping[str, float]], *, relevance_level: int = 1,
                       missing: Collection[str] = (), qrels_path: str | None = None
@@ -475,7 +490,11 @@ def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]
         if judged and max(judged.values()) < 0:
             grades[t] = {**judged, NO_RESULT: 0}
     topics = [t for t in rankings if t in grades]
-    run = {t: {u: float(len(rankings[t]) - i) for i, u in enumerate(rankings[t])} for t in topics}
+    # pytrec_eval ranks by score: n, n-1, ..., 1 keeps the order given
+    longest = max((len(rankings[t]) for t in topics), default=0)
+    scores = [float(x) for x in range(longest, 0, -1)]
+    run = {t: dict(zip(rankings[t], scores[longest - len(rankings[t]):], strict=True))
+           for t in topics}
     empty = {t for t in topics if not rankings[t] and t in missing}
     out: dict[str, dict[str, float]] = {n: {} for n in names}
     trec = [n for n in names if trec_root(n) is not None]

@@ -212,7 +212,8 @@ def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monk
                     progress=lambda d, t: calls.append((d, t)))
     pd.testing.assert_frame_equal(one, auto, check_exact=True)
     topics = len(read_qrels(data["qrels"]))
-    assert forked and forked[0] == topics - 2  # two topics here, the rest in workers
+    # two topics here; the rest in workers, with AP over every topic as one more piece
+    assert forked and forked[0] == topics - 2 + 1
     assert [d for d, _ in calls] == list(range(topics + 1))
 
 
@@ -233,3 +234,32 @@ def test_auto_stays_in_one_process_on_small_work(data: dict, monkeypatch) -> Non
 def test_jobs_words_other_than_auto_are_refused(data: dict, jobs: str) -> None:
     with pytest.raises(UsageError, match="jobs"):
         _eval(data, ["PRUM"], "classical", jobs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_classical_measures_count_judged_ids_not_in_the_store_as_non_relevant(
+        data: dict, tmp_path: Path, jobs: int) -> None:
+    """Run 1 returns nosuchdoc#/article[1] for topic 3, an id the store does
+    not hold; here the qrels judge it relevant.  AP (computed beside the
+    topics in a worker with 2 jobs) counts it non-relevant but keeps it in
+    the qrels' relevant count: ir_measures on the run with that result
+    renamed gives the expected values."""
+    import ir_measures
+
+    qrels = tmp_path / "qrels"
+    unknown = "nosuchdoc#/article[1]"
+    qrels.write_text(data["qrels"].read_text() + f"3 0 {unknown} 2\n")
+    got = evaluate(data["runs"][:1], qrels, ["AP", "PRUM"], store=data["store"],
+                   ideal_min=2, jobs=jobs)
+    run = read_run(data["runs"][0])
+    judged = read_qrels(qrels)
+    scored = [ir_measures.ScoredDoc(t, "renamed" if u == unknown else u, float(-i))
+              for t in judged if t in run.topics for i, u in enumerate(run.ranked(t))]
+    want = {m.query_id: m.value for m in ir_measures.iter_calc(
+        [ir_measures.AP], [ir_measures.Qrel(t, u, int(r)) for t, ids in judged.items()
+                           for u, r in ids.items()], scored)}
+    ap = got[(got.measure == "AP") & (got.topic != "all")]
+    assert dict(zip(ap.topic, ap.value, strict=True)) == pytest.approx(want, rel=1e-12)
+    plain = evaluate(data["runs"][:1], qrels, ["AP"], ideal_min=2, jobs=jobs)  # no store
+    plain_ap = plain[(plain.measure == "AP") & (plain.topic == "3")]["value"].iloc[0]
+    assert ap[ap.topic == "3"]["value"].iloc[0] < plain_ap  # the id did count without it

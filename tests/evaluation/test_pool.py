@@ -16,7 +16,7 @@ def test_results_in_item_order_from_several_processes() -> None:
     done: list[int] = []
     got = fork_map(lambda x: (x * x, os.getpid()), list(range(12)), jobs=3, done=done.append)
     assert [v for v, _ in got] == [x * x for x in range(12)]
-    assert done == list(range(1, 13))
+    assert sorted(done) == list(range(12))  # each item once, as it arrives
     assert len({pid for _, pid in got} - {os.getpid()}) >= 1  # not all done here
 
 

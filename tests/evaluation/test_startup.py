@@ -84,3 +84,43 @@ def test_structural_eval_loads_scipy_not_pandas(with_store: Path) -> None:
     # a navigation matrix is a scipy array; still no DataFrame on the way
     assert loaded_by(["eval", "run", "--qrels", "qrels", "--nav", "structural"],
                      with_store) == ["scipy"]
+
+
+#: Runs the installed script's entry point with a hook that reports the
+#: interpreter's teardown (atexit handlers run only on a normal exit).
+_SCRIPT_PROBE = """
+import atexit, json, sys
+atexit.register(lambda: print("TEARDOWN", file=sys.stderr))
+sys.argv = ["graphprum", *json.loads(sys.argv[1])]
+from graphprum.cli import script
+script()
+"""
+
+
+def _script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _SCRIPT_PROBE, json.dumps(args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_eval_ends_without_teardown_and_prints_everything(tmp_path: Path) -> None:
+    """After ``eval`` has written its table the script leaves at once (no
+    atexit handler runs), and the table is whole: every topic's row, as the
+    in-process ``main()`` prints it.  An error still leaves the usual way."""
+    topics = 40
+    with open(tmp_path / "run", "w") as r, open(tmp_path / "qrels", "w") as q:
+        for t in range(1, topics + 1):
+            for i in range(50):
+                r.write(f"{t} Q0 d{t}-{i} {i + 1} {50 - i} sys\n")
+            q.write(f"{t} 0 d{t}-{t % 7} 1\n")
+    args = ["eval", "run", "--qrels", "qrels", "--no-store", "-m", "PRUM", "-m", "AP", "-q"]
+    fast = _script(args, tmp_path)
+    assert fast.returncode == 0, fast.stderr
+    assert "TEARDOWN" not in fast.stderr
+    slow = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=HEAVY), json.dumps(args)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    table = slow.stdout.strip().splitlines()[:-1]  # the probe's own report is last
+    assert fast.stdout.strip().splitlines() == table
+    assert len(table) == 2 * (topics + 1)
+    bad = _script(["eval", "nosuchrun", "--qrels", "qrels", "--no-store"], tmp_path)
+    assert bad.returncode == 2 and "TEARDOWN" in bad.stderr
+    assert "nosuchrun" in bad.stderr and "Traceback" not in bad.stderr

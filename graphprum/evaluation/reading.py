@@ -1,0 +1,179 @@
+"""Reading the run files of an evaluation, in a worker while the caller goes on.
+
+A big run takes a while to read (about 1 s per million lines), and an
+evaluation has other work before it needs the run: importing what its
+measures and navigation models need (numpy, scipy, pytrec_eval), reading
+the qrels, mapping the store's columns.  :func:`start_reading` forks a
+worker that reads the files (:mod:`graphprum.evaluation.pool`) and returns
+at once; :meth:`RunReading.result` collects the runs when they are needed.
+
+:func:`reading_jobs` decides how many processes read: see there.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from graphprum.evaluation.options import EvalOptions
+>>> path = os.path.join(tempfile.mkdtemp(), "run")
+>>> _ = open(path, "w").write("1 Q0 a 1 0.5 sys\\n1 Q0 b 2 0.9 sys\\n")
+>>> with start_reading([(None, path)], EvalOptions(), jobs=2) as reading:
+...     runs = reading.result()
+>>> runs[0].tag, runs[0].ranked("1")
+('sys', ['b', 'a'])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeGuard
+
+from graphprum.errors import UsageError
+from graphprum.evaluation.options import AUTO, EvalOptions
+from graphprum.evaluation.pool import Forked, can_fork, cpu_count, fork_start
+
+if TYPE_CHECKING:
+    from graphprum.io.runs import Run
+
+__all__ = ["AUTO_MIN_RUN_BYTES", "BACKGROUND_RUN_BYTES", "RunReading", "check_stdin",
+           "reading_jobs", "start_reading"]
+
+#: ``jobs="auto"`` reads several run files in workers when they hold this
+#: many bytes together (about 0.15 s of reading on one core): a run read in a
+#: worker comes back pickled, which costs about a tenth of reading it.
+AUTO_MIN_RUN_BYTES = 8 << 20
+
+#: Run files holding this many bytes together are read in a worker while the
+#: caller prepares the evaluation (imports, qrels, the store's columns): about
+#: 20 ms of reading, against a fork and the run sent back pickled.
+BACKGROUND_RUN_BYTES = 1 << 20
+
+
+def _is_path(obj: object) -> TypeGuard[str | os.PathLike[str]]:
+    return isinstance(obj, str | os.PathLike)
+
+
+def check_stdin(paths: Iterable[object]) -> None:
+    """UsageError when more than one input is standard input (``-``)."""
+    if [str(p) for p in paths if _is_path(p)].count("-") > 1:
+        raise UsageError("only one input can be read from standard input (-)")
+
+
+def reading_jobs(jobs: int | str, items: Sequence[tuple[str | None, object]],
+                 overlap: bool = True) -> int:
+    """How many processes read the run files of ``items`` (1: the caller, when needed).
+
+    Several run files with an explicit ``jobs`` > 1 are read in workers, and
+    with ``auto`` when they hold :data:`AUTO_MIN_RUN_BYTES`.  With ``overlap``
+    (the caller has work of its own meanwhile: imports, a store) files
+    holding :data:`BACKGROUND_RUN_BYTES` are read in a worker.
+
+    >>> reading_jobs(1, [(None, "run.txt")])
+    1
+    """
+    paths = [run for _, run in items if _is_path(run)]
+    most = cpu_count() if jobs == AUTO else int(jobs)
+    if not paths or most <= 1:
+        return 1
+    if len(paths) >= 2 and jobs != AUTO:
+        return most
+    size = 0
+    for path in paths:
+        # standard input, or a file read_run will report, counts nothing
+        with contextlib.suppress(OSError, ValueError):
+            size += os.stat(path).st_size
+    if len(paths) >= 2 and size >= AUTO_MIN_RUN_BYTES:
+        return most
+    return most if overlap and size >= BACKGROUND_RUN_BYTES else 1
+
+
+class RunReading:
+    """The runs of ``items`` being read (:func:`start_reading`).
+
+    :meth:`result` gives them, waiting for the workers that read files;
+    leaving a ``with`` block without it ends those workers.
+    """
+
+    def __init__(self, items: Sequence[tuple[str | None, object]], options: EvalOptions,
+                 jobs: int) -> None:
+        from graphprum.io.lines import is_stream, read_bytes
+
+        if not items:
+            raise UsageError("no run given")
+        self._items = items
+        self._options = options
+        self._paths = [r for _, r in items if _is_path(r)]
+        check_stdin(self._paths)
+        for path in self._paths:  # read once, before any worker is forked
+            if is_stream(path):
+                read_bytes(path)
+        self._forked: Forked[Run] | None = None
+        if jobs > 1 and self._paths and can_fork():
+            self._forked = fork_start(self._read, self._paths, jobs)
+
+    def _read(self, path: str | os.PathLike[str]) -> Run:
+        from graphprum.io.runs import read_run
+
+        opts = self._options
+        return read_run(path, order=opts.order, dedup=opts.dedup, trees=opts.trees)
+
+    def result(self) -> list[Run]:
+        """Every run, in the order of the items."""
+        if self._forked is not None:
+            files = self._forked.wait()
+        else:
+            files = [self._read(path) for path in self._paths]
+        from graphprum.evaluation.inputs import _runs_expected
+        from graphprum.io.objects import is_frame, run_from_object
+        from graphprum.io.runs import Run
+
+        read_files = iter(files)
+        options = self._options
+        out: list[Run] = []
+        for i, (name, item) in enumerate(self._items):
+            if _is_path(item):
+                found = [next(read_files)]
+            elif isinstance(item, Run):
+                found = [item]
+            elif is_frame(item) or isinstance(item, Mapping) or (
+                    isinstance(item, Iterable) and not isinstance(item, bytes)):
+                kind = "DataFrame" if is_frame(item) else type(item).__name__
+                source = f"run {name!r}" if name is not None else f"runs[{i}] ({kind})"
+                found = run_from_object(item, source, name or f"run{i + 1}",
+                                        order=options.order, dedup=options.dedup,
+                                        trees=options.trees)
+                if name is not None:
+                    found = [r if len(found) == 1 else
+                             dataclasses.replace(r, tag=f"{name}/{r.tag}") for r in found]
+                out.extend(found)
+                continue
+            else:
+                raise UsageError(_runs_expected(item))
+            out.extend(r if name is None else dataclasses.replace(r, tag=name) for r in found)
+        return out
+
+    def cancel(self) -> None:
+        """Stop reading: end the workers."""
+        if self._forked is not None:
+            self._forked.cancel()
+
+    def __enter__(self) -> RunReading:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
+
+
+def start_reading(items: Sequence[tuple[str | None, object]], options: EvalOptions,
+                  jobs: int = 1) -> RunReading:
+    """Start reading the runs of ``items`` ((name or None, run) pairs, as
+    :func:`graphprum.evaluation.inputs.run_items` gives them).
+
+    With ``jobs`` > 1 the run files are read in that many forked workers (at
+    most one per file) while the caller goes on with other work;
+    :meth:`RunReading.result` collects them.  With one job every run is read
+    when the result is asked for.  Errors in a file are raised by
+    :meth:`~RunReading.result`, as they would be by reading it there.
+    """
+    return RunReading(items, options, jobs)

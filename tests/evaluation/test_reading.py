@@ -1,0 +1,87 @@
+"""Run files read in a worker while the evaluation prepares
+(:mod:`graphprum.evaluation.reading`).
+
+The runs read in a worker are compared with the same files read here by
+:func:`graphprum.io.runs.read_run`; the decision of how many processes read
+is checked on files of known sizes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from graphprum.errors import InputError
+from graphprum.evaluation import reading
+from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.reading import (
+    BACKGROUND_RUN_BYTES,
+    reading_jobs,
+    start_reading,
+)
+from graphprum.io.runs import read_run
+
+
+def _write_run(path: Path, topics: int, results: int, tag: str = "sys") -> Path:
+    with open(path, "w", encoding="utf-8") as f:
+        for t in range(1, topics + 1):
+            for i in range(results):
+                f.write(f"{t} Q0 doc-{t}-{i:05d} {i + 1} {(i * 7919) % 1000 / 7:.6f} {tag}\n")
+    return path
+
+
+@pytest.fixture
+def big_run(tmp_path: Path) -> Path:
+    path = _write_run(tmp_path / "big.txt", 20, 1500)
+    assert path.stat().st_size >= BACKGROUND_RUN_BYTES
+    return path
+
+
+def test_a_run_read_in_a_worker_is_the_run_read_here(big_run: Path, tmp_path: Path) -> None:
+    small = _write_run(tmp_path / "small.txt", 3, 5, tag="other")
+    items: list[tuple[str | None, object]] = [(None, big_run), ("named", small)]
+    with start_reading(items, EvalOptions(), jobs=2) as started:
+        assert started._forked is not None  # in workers, not here
+        runs = started.result()
+    expected = [read_run(big_run), read_run(small)]
+    assert [r.tag for r in runs] == ["sys", "named"]
+    for got, want in zip(runs, expected, strict=True):
+        assert list(got.topics) == list(want.topics)
+        for topic in want.topics:
+            assert got.ranked(topic) == want.ranked(topic)
+            assert got.topics[topic].scores.tolist() == want.topics[topic].scores.tolist()
+
+
+def test_an_error_in_a_file_read_in_a_worker_names_its_line(big_run: Path,
+                                                             tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(big_run.read_bytes() + b"7 Q0 x one 1.0 sys\n")
+    lines = big_run.read_bytes().count(b"\n") + 1
+    with start_reading([(None, bad)], EvalOptions(), jobs=2) as started:
+        assert started._forked is not None
+        with pytest.raises(InputError) as err:
+            started.result()
+    assert err.value.line == lines and str(bad) in str(err.value)
+
+
+def test_leaving_without_the_result_ends_the_worker(big_run: Path) -> None:
+    with start_reading([(None, big_run)], EvalOptions(), jobs=2) as started:
+        pids = list(started._forked._workers.values())
+    for pid in pids:
+        with pytest.raises(ChildProcessError):  # reaped: no process left behind
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_how_many_processes_read(big_run: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(reading, "cpu_count", lambda: 4)
+    small = _write_run(tmp_path / "small.txt", 2, 3)
+    assert reading_jobs(1, [(None, big_run)]) == 1  # one job: read here
+    assert reading_jobs("auto", [(None, big_run)]) == 4  # big: in a worker
+    assert reading_jobs("auto", [(None, big_run)], overlap=False) == 1  # nothing to overlap
+    assert reading_jobs("auto", [(None, small)]) == 1  # small: a fork costs more
+    assert reading_jobs(2, [(None, small)]) == 1
+    assert reading_jobs(2, [(None, small), (None, small)]) == 2  # several, asked for
+    assert reading_jobs("auto", [(None, small), (None, small)], overlap=False) == 1
+    assert reading_jobs("auto", [(None, {"1": {"a": 1.0}})]) == 1  # nothing to read
