@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         StoreLike,
     )
     from graphprum.evaluation.options import EvalOptions
+    from graphprum.evaluation.reading import RunReading
     from graphprum.evaluation.rows import ResultRows
     from graphprum.store.base import Store
 
@@ -157,14 +158,17 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
                          **option_values).to_frame()
 
 
-def evaluate_rows(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
+def evaluate_rows(runs: RunsLike | RunReading, qrels: QrelsLike | None,
+                  measures: MeasuresLike, *,
                   store: StoreLike | None = None, passages: PassagesLike | None = None,
                   per_topic: bool = True, warn: Warn | None = None,
                   progress: Progress | None = None, options: EvalOptions | None = None,
                   **option_values: object) -> ResultRows:
     """:func:`evaluate`, the result as plain rows
     (:class:`~graphprum.evaluation.rows.ResultRows`) rather than a DataFrame:
-    what ``graphprum eval`` prints, without loading pandas.
+    what ``graphprum eval`` prints, without loading pandas.  ``runs`` may
+    also be runs being read (:func:`graphprum.evaluation.reading.start_reading`,
+    as ``graphprum eval`` starts them before importing the evaluation).
 
     >>> res = evaluate_rows({"demo": {"1": {"a": 2.0, "x": 1.0}}}, {"1": {"a": 1}}, "PRUM(r=1)")
     >>> res.rows

@@ -109,8 +109,7 @@ def eval_command(
     topics). A RUN or --qrels of '-' is read from standard input; gzip
     files are read as they are.
     """
-    from graphprum.api import evaluate_rows
-    from graphprum.results import write_results
+    from graphprum.evaluation.reading import reading_jobs, start_reading
 
     measures = list(measure or [])
     if task is not None:
@@ -123,9 +122,19 @@ def eval_command(
     if fmt == "trec" and len(opts.runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run "
                          "column); give one run, or use --format tsv")
-    with opts.progress() as bar:
-        result = evaluate_rows(opts.runs, opts.qrels, measures, per_topic=per_topic,
-                               progress=bar.update, **opts.keywords(measures))
+    # big runs are read in workers from here on, while this process imports
+    # the evaluation and its measures, opens the store and reads the qrels
+    # (graphprum.evaluation.reading); worth it when there is such work
+    items: list[tuple[str | None, object]] = [(None, run) for run in opts.runs]
+    overlap = opts.uses_store() or any(m != "classical" for m in opts.options.nav)
+    with start_reading(items, opts.options,
+                       reading_jobs(opts.options.jobs, items, overlap)) as reading:
+        from graphprum.api import evaluate_rows
+        from graphprum.results import write_results
+
+        with opts.progress() as bar:
+            result = evaluate_rows(reading, opts.qrels, measures, per_topic=per_topic,
+                                   progress=bar.update, **opts.keywords(measures))
     if no_summary:
         result = result.without_summary()
     write_results(result, fmt, sys.stdout, digits=digits)

@@ -112,6 +112,11 @@ class EvalArgs:
                     self._store = open_store(create=False)
         return self._store
 
+    def uses_store(self) -> bool:
+        """Whether a store in the working directory (or ``--store``) will be
+        opened, as far as can be told without importing the measures."""
+        return not self.no_store and store_exists()
+
     def keywords(self, measures: Sequence[str]) -> dict[str, Any]:
         """What the API functions take besides runs, qrels and measures."""
         return {"store": self.store(measures), "passages": self.passages,

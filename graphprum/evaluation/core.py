@@ -52,7 +52,7 @@ from graphprum.evaluation.inputs import (
 )
 from graphprum.evaluation.options import AUTO, EvalOptions
 from graphprum.evaluation.pool import can_fork, cpu_count, fork_map
-from graphprum.evaluation.reading import check_stdin, reading_jobs, start_reading
+from graphprum.evaluation.reading import RunReading, check_stdin, reading_jobs, start_reading
 from graphprum.evaluation.rows import COLUMNS, ResultRows, printed_rows
 from graphprum.evaluation.topics import (
     Job,
@@ -112,7 +112,7 @@ def is_simulated(spec: MeasureSpec) -> bool:
     return spec.params.get("exact") == "mc"
 
 
-def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
+def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measures: MeasuresLike, *,
                    options: EvalOptions | None = None, store: StoreLike | None = None,
                    passages: PassagesLike | None = None, per_topic: bool = True,
                    warn: Warn | None = None, progress: Progress | None = None
@@ -143,12 +143,17 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
     if not specs:
         raise UsageError("no measure given (-m)")
     the_store = as_store(store)
-    items = run_items(runs)
-    check_stdin([qrels, passages, *(run for _, run in items)])
-    # big run files are read in a worker while this process imports what the
-    # navigation models need, reads the qrels and maps the store's columns
-    overlap = the_store is not None or any(m != "classical" for m in opts.nav)
-    with start_reading(items, opts, reading_jobs(opts.jobs, items, overlap)) as reading:
+    if isinstance(runs, RunReading):  # started by the caller (graphprum eval)
+        check_stdin([qrels, passages, *runs.paths])
+        reading = runs
+    else:
+        items = run_items(runs)
+        check_stdin([qrels, passages, *(run for _, run in items)])
+        # big run files are read in workers while this process imports what
+        # the navigation models need, reads the qrels and maps the store
+        overlap = the_store is not None or any(m != "classical" for m in opts.nav)
+        reading = start_reading(items, opts, reading_jobs(opts.jobs, items, overlap))
+    with reading:
         models = [parse_model(m) for m in opts.nav]
         model_needs = [m.spec for m in models if m.needs_store]
         measure_needs = [str(s) for s in specs if (f := family(s.name)) and f.needs_store]

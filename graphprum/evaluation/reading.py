@@ -6,6 +6,10 @@ measures and navigation models need (numpy, scipy, pytrec_eval), reading
 the qrels, mapping the store's columns.  :func:`start_reading` forks a
 worker that reads the files (:mod:`graphprum.evaluation.pool`) and returns
 at once; :meth:`RunReading.result` collects the runs when they are needed.
+A big TREC run file with more workers than files is read in slices, one per
+worker, joined in the parent (:func:`graphprum.io.runs.merge_run_slices`).
+``graphprum eval`` starts reading first thing, before the evaluation's own
+modules are imported; this module imports nothing heavy for that reason.
 
 :func:`reading_jobs` decides how many processes read: see there.
 
@@ -36,7 +40,10 @@ from graphprum.evaluation.pool import Forked, can_fork, cpu_count, fork_start
 if TYPE_CHECKING:
     from graphprum.io.runs import Run
 
-__all__ = ["AUTO_MIN_RUN_BYTES", "BACKGROUND_RUN_BYTES", "RunReading", "check_stdin",
+#: What one worker reads: (file's index, file, byte range or None for all of it).
+_Piece = tuple[int, "str | os.PathLike[str]", "tuple[int, int] | None"]
+
+__all__ = ["AUTO_MIN_RUN_BYTES", "BACKGROUND_RUN_BYTES", "SLICE_BYTES", "RunReading", "check_stdin",
            "reading_jobs", "start_reading"]
 
 #: ``jobs="auto"`` reads several run files in workers when they hold this
@@ -48,6 +55,10 @@ AUTO_MIN_RUN_BYTES = 8 << 20
 #: caller prepares the evaluation (imports, qrels, the store's columns): about
 #: 20 ms of reading, against a fork and the run sent back pickled.
 BACKGROUND_RUN_BYTES = 1 << 20
+
+#: A run file is read in slices by several workers when each slice holds at
+#: least this many bytes (about 10 ms of reading).
+SLICE_BYTES = 1 << 18
 
 
 def _is_path(obj: object) -> TypeGuard[str | os.PathLike[str]]:
@@ -108,9 +119,45 @@ class RunReading:
         for path in self._paths:  # read once, before any worker is forked
             if is_stream(path):
                 read_bytes(path)
-        self._forked: Forked[Run] | None = None
+        self._forked: Forked[Run | None] | None = None
+        self._pieces: list[_Piece] = []
         if jobs > 1 and self._paths and can_fork():
-            self._forked = fork_start(self._read, self._paths, jobs)
+            self._pieces = self._split(jobs)
+            self._forked = fork_start(self._read_piece, self._pieces, jobs)
+
+    @property
+    def paths(self) -> list[str | os.PathLike[str]]:
+        """The run files (``-``: standard input), in the order of the items."""
+        return list(self._paths)
+
+    def _split(self, jobs: int) -> list[_Piece]:
+        """What each worker reads: whole files, or slices of a big TREC run
+        file when there are fewer files than workers."""
+        from graphprum.io.runs import is_xml, trec_run_slices
+
+        opts = self._options
+        parts = -(-jobs // len(self._paths))  # workers per file
+        pieces: list[_Piece] = []
+        for k, path in enumerate(self._paths):
+            slices = None
+            if parts > 1 and not opts.trees and not opts.dedup:
+                with contextlib.suppress(OSError, ValueError):
+                    if os.stat(path).st_size >= parts * SLICE_BYTES \
+                            and not is_xml(path):
+                        slices = trec_run_slices(path, parts)
+            if slices is None or len(slices) < 2:
+                pieces.append((k, path, None))
+            else:
+                pieces.extend((k, path, piece) for piece in slices)
+        return pieces
+
+    def _read_piece(self, piece: _Piece) -> Run | None:
+        _, path, where = piece
+        if where is None:
+            return self._read(path)
+        from graphprum.io.runs import read_trec_slice
+
+        return read_trec_slice(path, where[0], where[1], self._options.order)
 
     def _read(self, path: str | os.PathLike[str]) -> Run:
         from graphprum.io.runs import read_run
@@ -118,12 +165,26 @@ class RunReading:
         opts = self._options
         return read_run(path, order=opts.order, dedup=opts.dedup, trees=opts.trees)
 
+    def _files(self) -> list[Run]:
+        """The runs of the files, from the workers' pieces: slices joined; a
+        file whose slices need the careful reading read again here (which
+        names the line at fault)."""
+        if self._forked is None:
+            return [self._read(path) for path in self._paths]
+        from graphprum.io.runs import merge_run_slices
+
+        got = self._forked.wait()
+        out: list[Run] = []
+        for k, path in enumerate(self._paths):
+            parts = [r for (i, _, _), r in zip(self._pieces, got, strict=True) if i == k]
+            run = parts[0] if len(parts) == 1 else \
+                merge_run_slices(path, parts, self._options.order)
+            out.append(run if run is not None else self._read(path))
+        return out
+
     def result(self) -> list[Run]:
         """Every run, in the order of the items."""
-        if self._forked is not None:
-            files = self._forked.wait()
-        else:
-            files = [self._read(path) for path in self._paths]
+        files = self._files()
         from graphprum.evaluation.inputs import _runs_expected
         from graphprum.io.objects import is_frame, run_from_object
         from graphprum.io.runs import Run

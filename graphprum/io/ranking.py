@@ -37,6 +37,27 @@ class RankedTopic:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __getstate__(self) -> tuple[str | list[str], np.ndarray, np.ndarray]:
+        """Pickled compactly, the ids as one string (a run read in a worker
+        comes back to the parent pickled: 10x faster than a list of strings),
+        unless an id holds a newline.
+
+        >>> import pickle
+        >>> t = RankedTopic(["a", "b\\nc", ""], np.zeros(3), np.arange(3))
+        >>> pickle.loads(pickle.dumps(t)).ids, t.__getstate__()[0] == t.ids
+        (['a', 'b\\nc', ''], True)
+        >>> RankedTopic(["a", "b"], np.zeros(2), np.arange(2)).__getstate__()[0]
+        'a\\nb'
+        """
+        joined = "\n".join(self.ids)
+        if self.ids and joined.count("\n") == len(self.ids) - 1:
+            return joined, self.scores, self.ranks
+        return self.ids, self.scores, self.ranks
+
+    def __setstate__(self, state: tuple[str | list[str], np.ndarray, np.ndarray]) -> None:
+        ids, self.scores, self.ranks = state
+        self.ids = ids.split("\n") if isinstance(ids, str) else ids
+
 
 @dataclass
 class Run:

@@ -72,8 +72,9 @@ from graphprum.io.ranking import (
 )
 from graphprum.io.xpaths import is_positional_id, normalise_id
 
-__all__ = ["ORDERS", "RankedTopic", "Run", "check_order", "rank_order", "ranked_topic",
-           "read_run", "read_trec_run", "run_from_columns", "trec_order", "write_run"]
+__all__ = ["ORDERS", "RankedTopic", "Run", "check_order", "merge_run_slices", "rank_order",
+           "ranked_topic", "read_run", "read_trec_run", "read_trec_slice", "run_from_columns",
+           "trec_order", "trec_run_slices", "write_run"]
 
 _LAYOUT = "TOPIC Q0 ID RANK SCORE TAG"
 
@@ -117,6 +118,101 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
                          f"fields after the 6th are ignored, as trec_eval does (first on "
                          f"line {extra[0]})")
     return run
+
+
+def trec_run_slices(path: PathArg, parts: int) -> list[tuple[int, int]] | None:
+    """Byte ranges that split a TREC run file into ``parts`` at line ends, for
+    readers in several processes (:func:`read_trec_slice`); None when the file
+    cannot be read that way (standard input, gzip, a file that cannot be opened).
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "run")
+    >>> _ = open(p, "w").write("1 Q0 a 1 3 t\\n1 Q0 b 2 2 t\\n2 Q0 c 1 1 t\\n")
+    >>> trec_run_slices(p, 2)
+    [(0, 26), (26, 39)]
+    """
+    import os
+
+    from graphprum.io.lines import is_stream
+
+    if is_stream(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            if f.read(2) == b"\x1f\x8b":  # gzip: read whole
+                return None
+            size = os.fstat(f.fileno()).st_size
+            cuts = [0]
+            for k in range(1, parts):
+                f.seek(max(cuts[-1], size * k // parts))
+                f.readline()
+                if cuts[-1] < f.tell() < size:
+                    cuts.append(f.tell())
+    except OSError:
+        return None
+    return list(zip(cuts, [*cuts[1:], size], strict=True))
+
+
+def read_trec_slice(path: PathArg, start: int, end: int, order: str = "score") -> Run | None:
+    """The run of the lines in bytes ``[start, end)`` of a TREC run file, or
+    None when anything there needs :func:`read_trec_run`'s careful reading (a
+    malformed line, a duplicate, bytes that are not UTF-8, ...).  Join the
+    slices with :func:`merge_run_slices`."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if start == 0 and text.startswith("\ufeff"):
+        text = text[1:]
+    with gc_paused():
+        fast = _parse_fast(text, False)
+    if fast is None or not all(is_positional_id(acc.ids[0]) for acc in fast[1].values()):
+        # ids to normalise: whether the whole file is normalised depends on
+        # the first id of every topic in it, so it is read whole
+        return None
+    return _finish(path, fast[0], fast[1], order, False, False)
+
+
+def merge_run_slices(path: PathArg, slices: Sequence[Run | None],
+                     order: str = "score") -> Run | None:
+    """One run from the runs of consecutive slices of one file
+    (:func:`read_trec_slice`), as :func:`read_trec_run` reads the whole file
+    (without ``dedup`` or ``trees``); None when a slice was None, the slices
+    have different TAGs, or an id repeats across them: then the careful
+    reading names the line.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "run")
+    >>> _ = open(p, "w").write("1 Q0 a 1 3 t\\n1 Q0 b 2 2 t\\n2 Q0 c 1 1 t\\n1 Q0 z 9 9 t\\n")
+    >>> parts = [read_trec_slice(p, a, b) for a, b in trec_run_slices(p, 3)]
+    >>> run = merge_run_slices(p, parts)
+    >>> run.ranked("1") == read_trec_run(p).ranked("1") == ["z", "a", "b"]
+    True
+    """
+    if not slices or any(r is None for r in slices) \
+            or len({r.tag for r in slices if r is not None}) != 1:
+        return None
+    merged = Run(tag=slices[0].tag)  # type: ignore[union-attr]
+    for part in slices:
+        assert part is not None
+        for topic, ranked in part.topics.items():
+            before = merged.topics.get(topic)
+            if before is None:
+                merged.topics[topic] = ranked
+                continue
+            ids = before.ids + ranked.ids
+            if len(set(ids)) < len(ids):
+                return None
+            scores = np.concatenate([before.scores, ranked.scores]).tolist()
+            ranks = np.concatenate([before.ranks, ranked.ranks]).tolist()
+            positions = trec_order(ids, scores) if order == "score" else \
+                rank_order(ids, scores, ranks)
+            merged.topics[topic] = ranked_topic(ids, scores, ranks, positions)
+    merged.path = str(path)
+    return merged
 
 
 def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, dedup: bool,

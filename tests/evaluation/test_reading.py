@@ -85,3 +85,42 @@ def test_how_many_processes_read(big_run: Path, tmp_path: Path, monkeypatch) -> 
     assert reading_jobs(2, [(None, small), (None, small)]) == 2  # several, asked for
     assert reading_jobs("auto", [(None, small), (None, small)], overlap=False) == 1
     assert reading_jobs("auto", [(None, {"1": {"a": 1.0}})]) == 1  # nothing to read
+
+
+def test_eval_command_reads_a_big_run_in_slices_and_prints_the_same(
+        tmp_path: Path, monkeypatch) -> None:
+    """``graphprum eval --jobs 2`` starts reading before it imports the
+    evaluation; with a store in the working directory (work to overlap) the
+    big run is read in two slices, and the table is the one of ``--jobs 1``."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+    from graphprum.evaluation import pool
+
+    (tmp_path / "col").mkdir()
+    with open(tmp_path / "run", "w") as r, open(tmp_path / "qrels", "w") as q:
+        for t in range(1, 41):
+            (tmp_path / "col" / f"d{t}.xml").write_text(
+                "<article>" + "<p>x</p>" * 800 + "</article>")
+            for i in range(1, 801):
+                r.write(f"{t} Q0 d{t}#/article[1]/p[{i}] {i} {(i * 7919) % 1000 / 7:.6f} s\n")
+            q.write(f"{t} 0 d{t}#/article[1]/p[{t + 10}] 1\n{t} 0 d{t}#/article[1]/p[3] 2\n")
+    assert (tmp_path / "run").stat().st_size >= reading.BACKGROUND_RUN_BYTES
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(app, ["load", "xml", "-q", "col"]).exit_code == 0
+    started: list[int] = []
+    real = pool.fork_start
+
+    def spy(func, items, jobs):
+        started.append(len(items))
+        return real(func, items, jobs)
+
+    monkeypatch.setattr(reading, "fork_start", spy)
+    args = ["eval", "run", "--qrels", "qrels", "-m", "AP", "-m", "PRUM", "-q", "--format", "tsv"]
+    one = runner.invoke(app, [*args, "--jobs", "1"])
+    assert started == []
+    two = runner.invoke(app, [*args, "--jobs", "2"])
+    assert started == [2]  # one file, two slices
+    assert one.exit_code == two.exit_code == 0, two.stderr
+    assert two.stdout == one.stdout and len(one.stdout.splitlines()) == 2 * 41
