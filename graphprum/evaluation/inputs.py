@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from graphprum.errors import UsageError
 from graphprum.evaluation.options import EvalOptions
-from graphprum.evaluation.reading import start_reading
+from graphprum.evaluation.reading import is_path, runs_expected, start_reading
 from graphprum.io.objects import (
     QrelLike,
     ScoredDocLike,
@@ -97,10 +97,6 @@ class HasStore(Protocol):
 StoreLike: TypeAlias = "Store | str | os.PathLike[str] | HasStore"
 
 
-def _is_path(obj: object) -> bool:
-    return isinstance(obj, str | os.PathLike)
-
-
 def _measure_name(m: object) -> str:
     if isinstance(m, str):
         return m
@@ -123,24 +119,18 @@ def measure_names(measures: MeasuresLike) -> list[str]:
 
 def run_items(runs: RunsLike) -> list[tuple[str | None, object]]:
     """``runs`` as (name or None, one run) pairs, in order (module notes)."""
-    if _is_path(runs) or isinstance(runs, Run) or is_frame(runs):
+    if is_path(runs) or isinstance(runs, Run) or is_frame(runs):
         return [(None, runs)]
     if isinstance(runs, Mapping):
         if is_nested_mapping(runs):
             return [(None, runs)]  # one pytrec_eval-style run
         return [(str(name), run) for name, run in runs.items()]
     if isinstance(runs, bytes) or not isinstance(runs, Iterable):
-        raise UsageError(_runs_expected(runs))
+        raise UsageError(runs_expected(runs))
     items = list(runs)
     if items and hasattr(items[0], "query_id"):
         return [(None, items)]  # one run of ScoredDoc tuples
     return [(None, r) for r in items]
-
-
-def _runs_expected(obj: object) -> str:
-    return (f"runs are a file path, a DataFrame (query_id, doc_id, score), a dict "
-            f"{{topic: {{id: score}}}}, ScoredDoc tuples, or a list (or a dict by name) of "
-            f"these; got {type(obj).__name__}")
 
 
 def read_runs(items: Sequence[tuple[str | None, object]], options: EvalOptions,
@@ -154,8 +144,8 @@ def read_qrels_like(qrels: QrelsLike) -> Qrels:
     """:class:`~graphprum.io.qrels.Qrels` from a path or an in-memory object."""
     from graphprum.io.qrels import read_qrels
 
-    if _is_path(qrels):
-        return read_qrels(qrels)  # type: ignore[arg-type]
+    if is_path(qrels):
+        return read_qrels(qrels)
     if isinstance(qrels, bytes):
         raise UsageError("qrels are a file path, a DataFrame, a dict or Qrel tuples; got bytes")
     return qrels_from_object(qrels, "qrels")
@@ -166,10 +156,10 @@ def as_store(store: StoreLike | None) -> Store | None:
     created), or the one a :class:`~graphprum.collection.Collection` holds."""
     if store is None or isinstance(store, Store):
         return store
-    if _is_path(store):
+    if is_path(store):
         from graphprum.store import open_store
 
-        return open_store(store, create=False)  # type: ignore[arg-type]
+        return open_store(store, create=False)
     inner = getattr(store, "store", None)
     if isinstance(inner, Store):
         return inner
@@ -180,7 +170,7 @@ def as_store(store: StoreLike | None) -> Store | None:
 def read_passages(passages: PassagesLike, store: Store | None, options: EvalOptions,
                   warn: Warn) -> Mapping[str, TopicAssessment]:
     """Passage assessments from a file (read against ``store``), or as given."""
-    if not _is_path(passages):
+    if not is_path(passages):
         if not isinstance(passages, Mapping):
             raise UsageError(f"passages are a file path or assessments read with "
                              f"graphprum.assessments.read_assessments; got "
@@ -188,5 +178,5 @@ def read_passages(passages: PassagesLike, store: Store | None, options: EvalOpti
         return passages
     from graphprum.assessments import read_assessments
 
-    return read_assessments(passages, store, units=options.offsets,  # type: ignore[arg-type]
+    return read_assessments(passages, store, units=options.offsets,
                             end=options.ends, warn=warn)

@@ -61,13 +61,21 @@ BACKGROUND_RUN_BYTES = 1 << 20
 SLICE_BYTES = 1 << 18
 
 
-def _is_path(obj: object) -> TypeGuard[str | os.PathLike[str]]:
+def is_path(obj: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether ``obj`` names a file (a ``str`` or ``PathLike``), not a run in memory."""
     return isinstance(obj, str | os.PathLike)
+
+
+def runs_expected(obj: object) -> str:
+    """The error message for ``obj`` given as runs."""
+    return (f"runs are a file path, a DataFrame (query_id, doc_id, score), a dict "
+            f"{{topic: {{id: score}}}}, ScoredDoc tuples, or a list (or a dict by name) of "
+            f"these; got {type(obj).__name__}")
 
 
 def check_stdin(paths: Iterable[object]) -> None:
     """UsageError when more than one input is standard input (``-``)."""
-    if [str(p) for p in paths if _is_path(p)].count("-") > 1:
+    if [str(p) for p in paths if is_path(p)].count("-") > 1:
         raise UsageError("only one input can be read from standard input (-)")
 
 
@@ -83,7 +91,7 @@ def reading_jobs(jobs: int | str, items: Sequence[tuple[str | None, object]],
     >>> reading_jobs(1, [(None, "run.txt")])
     1
     """
-    paths = [run for _, run in items if _is_path(run)]
+    paths = [run for _, run in items if is_path(run)]
     most = cpu_count() if jobs == AUTO else int(jobs)
     if not paths or most <= 1:
         return 1
@@ -114,7 +122,7 @@ class RunReading:
             raise UsageError("no run given")
         self._items = items
         self._options = options
-        self._paths = [r for _, r in items if _is_path(r)]
+        self._paths = [r for _, r in items if is_path(r)]
         check_stdin(self._paths)
         for path in self._paths:  # read once, before any worker is forked
             if is_stream(path):
@@ -185,7 +193,6 @@ class RunReading:
     def result(self) -> list[Run]:
         """Every run, in the order of the items."""
         files = self._files()
-        from graphprum.evaluation.inputs import _runs_expected
         from graphprum.io.objects import is_frame, run_from_object
         from graphprum.io.runs import Run
 
@@ -193,7 +200,7 @@ class RunReading:
         options = self._options
         out: list[Run] = []
         for i, (name, item) in enumerate(self._items):
-            if _is_path(item):
+            if is_path(item):
                 found = [next(read_files)]
             elif isinstance(item, Run):
                 found = [item]
@@ -210,7 +217,7 @@ class RunReading:
                 out.extend(found)
                 continue
             else:
-                raise UsageError(_runs_expected(item))
+                raise UsageError(runs_expected(item))
             out.extend(r if name is None else dataclasses.replace(r, tag=name) for r in found)
         return out
 
