@@ -74,7 +74,7 @@ def plos_starter() -> Path:
 
 def generated(elements: int) -> Path:
     """A generated INEX-shaped collection of about ``elements`` elements."""
-    articles = max(1, elements // 125)
+    articles = max(1, -(-elements // 78))  # gen_collection.py: ~78 elements per article
     col = OUT / f"collection-{articles}-1"
     if not col.exists():
         subprocess.run([sys.executable, str(HERE / "gen_collection.py"), str(col),
