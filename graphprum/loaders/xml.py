@@ -40,6 +40,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 from lxml import etree
@@ -194,12 +195,16 @@ class _RawBatch:
 
     One parser serves the whole batch.  Its *target* callbacks (lxml calls
     ``start``, ``end`` and ``data`` from C; no element objects are built)
-    record per element only its tag code, parent, and the chunk numbers at
-    its start and end; text nodes are kept as chunks.  Everything else is
-    derived once per batch by :meth:`finish`, vectorised: character offsets
-    (one cumulative sum over chunk lengths), depth and postorder (from
-    subtree sizes), label paths (level by level over (parent path, tag)
-    pairs), sibling positions and word counts.  The batch text is the
+    record per element only its tag code and two events: the chunk number
+    at its start (``n``) and at its end (``~n``); text nodes are kept as
+    chunks (``data`` is the chunk list's own ``append``).  Everything else
+    is derived once per batch by :meth:`finish`, vectorised: the tree (each
+    end event matched to its start, level by level), character offsets (one
+    cumulative sum over chunk lengths), depth and postorder, label paths
+    (level by level over (parent path, tag) pairs), sibling positions and
+    word counts.  Namespace declarations arrive as ``start_ns``/``end_ns``
+    events (rare), which change the prefixes in scope; tags and attribute
+    names are qualified once per scope (memoised).  The batch text is the
     documents' texts joined by one space, so no word runs across documents.
     """
 
@@ -208,10 +213,7 @@ class _RawBatch:
         self.tag_ids: dict[str, int] = {}
         self.tag_vocab: list[str] = []
         self.tags: list[int] = []  # tag code of every element
-        self.parent: list[int] = []
-        self.start: list[int] = []  # chunk number at the element's start
-        self.end: list[int] = []  # chunk number at its end
-        self.size: list[int] = []
+        self.events: list[int] = []  # chunk number n at a start, ~n at an end
         self.chunks: list[str] = []
         self.names: list[str] = []
         self.sources: list[str] = []
@@ -227,54 +229,74 @@ class _RawBatch:
         return len(self.tags)
 
     def _make_parser(self) -> tuple[etree.XMLParser, Callable[[], None]]:
-        tags, tag_ids, tag_vocab, parent = self.tags, self.tag_ids, self.tag_vocab, self.parent
-        start, end, size, chunks = self.start, self.end, self.size, self.chunks
+        tags, tag_ids, tag_vocab, events, chunks = \
+            self.tags, self.tag_ids, self.tag_vocab, self.events, self.chunks
         scopes, link_found, attributes = self._scopes, self._link_found, self.attributes
-        stack = scopes.stack
         link_tag = self.links.tag if self.links else None
         link_attr = self.links.attr if self.links else ""
+        link_code = -1
 
-        def on_start(tag: str, attrib: dict, *nsmap: dict) -> None:
-            if nsmap and nsmap[0]:
-                scopes.push(len(stack), nsmap[0])
-            if tag[0] == "{":
-                tag = scopes.qualify(tag)
-            code = tag_ids.get(tag)
+        def new_tag(tag: str) -> int:
+            """The code of a tag as lxml gives it (Clark notation), the first
+            time it is seen in the current namespace scope."""
+            nonlocal link_code
+            name = scopes.qualify(tag) if tag[0] == "{" else tag
+            code = tag_ids.get(name)
             if code is None:
-                code = tag_ids[tag] = len(tag_vocab)
-                tag_vocab.append(tag)
-            row = len(tags)
-            parent.append(stack[-1] if stack else -1)
+                code = tag_ids[name] = len(tag_vocab)
+                tag_vocab.append(name)
+                if name == link_tag:
+                    link_code = code
+            return code
+
+        def qualified_keys(keys: tuple[str, ...]) -> tuple[str, ...] | None:
+            """Attribute names as written (None when none is namespaced)."""
+            if not any(k[0] == "{" for k in keys):
+                return None
+            return tuple(scopes.qualify(k) if k[0] == "{" else k for k in keys)
+
+        # memos of qualified names, one pair per prefix map (documents of a
+        # collection mostly declare the same namespaces)
+        memos: dict[tuple[tuple[str, str], ...], tuple[_Memo, _Memo]] = {}
+        codes: _Memo = _Memo(new_tag)
+        attr_names: _Memo = _Memo(qualified_keys)
+
+        def scope_changed(key: tuple[tuple[str, str], ...]) -> None:
+            nonlocal codes, attr_names
+            pair = memos.get(key)
+            if pair is None:
+                pair = memos[key] = (_Memo(new_tag), _Memo(qualified_keys))
+            codes, attr_names = pair
+
+        scopes.on_change = scope_changed
+        scope_changed(tuple(scopes.maps[-1].items()))
+
+        def on_start(tag: str, attrib: dict) -> None:
+            code = codes[tag]
             tags.append(code)
-            start.append(len(chunks))
-            end.append(0)
-            size.append(0)
-            stack.append(row)
+            events.append(len(chunks))
             if attrib:
-                attributes.append((row, {scopes.qualify(k) if k[0] == "{" else k: v
-                                         for k, v in attrib.items()}))
-            if tag == link_tag:
+                names = attr_names[tuple(attrib)]
+                attributes.append((len(tags) - 1, attrib if names is None else
+                                   dict(zip(names, attrib.values(), strict=True))))
+            if code == link_code:  # the link attribute is named in Clark notation
                 target = attrib.get(link_attr)
                 if target:
-                    link_found.append((row, target))
+                    link_found.append((len(tags) - 1, target))
 
         def on_end(tag: str) -> None:
-            row = stack.pop()
-            end[row] = len(chunks)
-            size[row] = len(tags) - row
-            if scopes.depths and scopes.depths[-1] == len(stack):
-                scopes.pop()
+            events.append(~len(chunks))
 
         def release() -> None:
             # lxml's parser context is a reference cycle that keeps these
             # callbacks alive until the cyclic collector runs; empty their
             # cells so they do not keep the batch alive until then
-            nonlocal tags, tag_ids, tag_vocab, parent, start, end, size, chunks, scopes
-            nonlocal link_found, stack, attributes
-            tags = tag_ids = tag_vocab = parent = start = end = size = None  # type: ignore
-            chunks = scopes = link_found = stack = attributes = None  # type: ignore
+            nonlocal tags, tag_ids, tag_vocab, events, chunks, scopes, link_found
+            nonlocal attributes, codes, attr_names, memos
+            tags = tag_ids = tag_vocab = events = chunks = None  # type: ignore
+            scopes = link_found = attributes = codes = attr_names = memos = None  # type: ignore
 
-        target = _Target(on_start, on_end, chunks.append)
+        target = _Target(on_start, on_end, chunks.append, scopes.start_ns, scopes.end_ns)
         return etree.XMLParser(target=target, **PARSER_OPTIONS), release
 
     def parse(self, path: str | os.PathLike[str], name: str,
@@ -284,7 +306,7 @@ class _RawBatch:
         On error nothing of the file is kept and InputError is raised.
         """
         first, n_chunks, n_found = len(self.tags), len(self.chunks), len(self._link_found)
-        n_attrs = len(self.attributes)
+        n_attrs, n_events = len(self.attributes), len(self.events)
         try:
             # read the bytes ourselves: libxml2 reading a file by name reports
             # encoding errors without a line, and silently gunzips
@@ -304,10 +326,10 @@ class _RawBatch:
             if self._scopes.ambiguous:
                 self._rename_from_tree(data, path, first, n_found)
         except etree.XMLSyntaxError as exc:
-            self._truncate(first, n_chunks, n_found, n_attrs)
+            self._truncate(first, n_chunks, n_found, n_attrs, n_events)
             raise _syntax_error(path, exc.lineno, exc.msg or str(exc)) from None
         except BaseException:
-            self._truncate(first, n_chunks, n_found, n_attrs)
+            self._truncate(first, n_chunks, n_found, n_attrs, n_events)
             raise
         self._scopes.reset()
         self.chunks.append(" ")  # documents never share a word
@@ -318,9 +340,10 @@ class _RawBatch:
         self.link_rows.extend(_link_targets(self._link_found[n_found:], path, root_dir))
         return len(self.tags) - first
 
-    def _truncate(self, first: int, n_chunks: int, n_found: int, n_attrs: int) -> None:
-        for column in (self.tags, self.parent, self.start, self.end, self.size):
-            del column[first:]
+    def _truncate(self, first: int, n_chunks: int, n_found: int, n_attrs: int,
+                  n_events: int) -> None:
+        del self.tags[first:]
+        del self.events[n_events:]
         del self.chunks[n_chunks:]
         del self._link_found[n_found:]
         del self.attributes[n_attrs:]
@@ -356,13 +379,8 @@ class _RawBatch:
         self.close()
         n = len(self.tags)
         counts = np.diff(np.append(np.asarray(self.firsts, dtype=np.int64), n))
-        parent = np.asarray(self.parent, dtype=np.int32)
-        size = np.asarray(self.size, dtype=np.int64)
+        start_chunk, end_chunk, parent, depth, size = _tree_from_events(self.events)
         rows = np.arange(n, dtype=np.int64)
-        # depth: elements opened up to i (i + 1) minus those closed before
-        # it, minus itself; element j closes at row j + size[j]
-        closed = np.cumsum(np.bincount(rows + size, minlength=n + 1)[:n])
-        depth = (rows - closed).astype(np.int16)
         # tag codes of the units kept (a skipped file may have added tags)
         used, tag_codes = np.unique(np.asarray(self.tags, dtype=np.int32), return_inverse=True)
         tag_vocab = [self.tag_vocab[c] for c in used.tolist()]
@@ -372,8 +390,8 @@ class _RawBatch:
         chunk_lengths = np.fromiter(map(len, self.chunks), dtype=np.int64,
                                     count=len(self.chunks))
         offset = np.concatenate(([0], np.cumsum(chunk_lengths)))
-        begin = offset[np.asarray(self.start, dtype=np.int64)]
-        length = offset[np.asarray(self.end, dtype=np.int64)] - begin
+        begin = offset[start_chunk]
+        length = offset[end_chunk] - begin
         doc_of_row = np.repeat(np.arange(len(counts)), counts)
         firsts = np.asarray(self.firsts, dtype=np.int64)
         pre = rows - firsts[doc_of_row]
@@ -384,6 +402,7 @@ class _RawBatch:
         words = _word_counts(text, begin, length)
         texts = _snippets(text, begin, length)
         self.chunks.clear()  # the parser's cycle still holds the list's append
+        self.events.clear()
         doc_text_start = offset[np.asarray(self.text_chunks, dtype=np.int64)]
         # roots are grouped per document for the sibling positions
         siblings_of = np.where(parent >= 0, parent, -1 - doc_of_row)
@@ -401,6 +420,43 @@ class _RawBatch:
         return DocumentBatch(self.names, self.sources, [KIND_ELEMENT] * len(counts), counts,
                              tag_codes, tag_vocab, path_codes, path_vocab, columns,
                              self.link_rows, texts, self.attributes)
+
+
+def _tree_from_events(events: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray, np.ndarray]:
+    """Chunk numbers at the start and end of every element, its parent,
+    depth and subtree size, from the batch's events (``n`` at an element's
+    start, ``~n`` at its end, documents one after another).
+
+    An element's end is the first later event that brings the nesting level
+    back to its own: at each depth, starts and ends alternate, so the k-th
+    start at depth d ends at the k-th end at depth d.  Its parent is the
+    last element before it one level up.
+
+    >>> start, end, parent, depth, size = _tree_from_events([0, 0, ~1, 1, ~2, ~2, 2, ~3])
+    >>> start.tolist(), end.tolist(), parent.tolist(), depth.tolist(), size.tolist()
+    ([0, 0, 1, 2], [2, 1, 2, 3], [-1, 0, 0, -1], [0, 1, 1, 0], [3, 1, 1, 1])
+    """
+    ev = np.asarray(events, dtype=np.int64)
+    is_start = ev >= 0
+    chunk = np.where(is_start, ev, ~ev)
+    level = np.cumsum(np.where(is_start, 1, -1))  # nesting level after each event
+    starts = np.flatnonzero(is_start)
+    ends = np.flatnonzero(~is_start)
+    n = len(starts)
+    depth = level[starts] - 1
+    end_depth = level[ends]
+    by_depth = np.argsort(depth, kind="stable")  # rows by (depth, row)
+    end_of = np.empty(n, dtype=np.int64)
+    end_of[by_depth] = ends[np.argsort(end_depth, kind="stable")]
+    started = np.cumsum(is_start)  # elements started up to each event
+    rows = np.arange(n, dtype=np.int64)
+    size = started[end_of] - rows
+    # the last row one level up: search (depth - 1, row) among the sorted (depth, row)
+    keys = depth[by_depth] * n + by_depth
+    above = np.searchsorted(keys, (depth - 1) * n + rows) - 1
+    parent = np.where(depth > 0, by_depth[np.maximum(above, 0)], -1).astype(np.int32)
+    return chunk[starts], chunk[end_of], parent, depth.astype(np.int16), size
 
 
 def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
@@ -442,49 +498,73 @@ def _syntax_error(path: str | os.PathLike[str], line: int | None, message: str) 
 
 
 class _Target:
-    """The parser target lxml calls (``start`` receives new namespace declarations)."""
+    """The parser target lxml calls."""
 
-    __slots__ = ("data", "end", "start")
+    __slots__ = ("data", "end", "end_ns", "start", "start_ns")
 
-    def __init__(self, start: Callable, end: Callable, data: Callable) -> None:
+    def __init__(self, start: Callable, end: Callable, data: Callable, start_ns: Callable,
+                 end_ns: Callable) -> None:
         self.start, self.end, self.data = start, end, data
+        self.start_ns, self.end_ns = start_ns, end_ns
 
     def close(self) -> None:
         return None
 
 
+class _Memo(dict):
+    """A dict that computes (and keeps) the value of a missing key.
+
+    >>> m = _Memo(str.upper)
+    >>> m["a"], dict(m)
+    ('A', {'a': 'A'})
+    """
+
+    def __init__(self, compute: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self.compute(key)
+        return value
+
+
 class _NamespaceScopes:
-    """Open elements of the file being parsed and the namespace prefixes in
-    scope, to write namespaced tags as ``prefix:local``."""
+    """The namespace prefixes in scope in the file being parsed, to write
+    namespaced tags as ``prefix:local``.
+
+    lxml calls :meth:`start_ns` for every declaration before the start of
+    the element that makes it, and :meth:`end_ns` for each after its end;
+    every declaration pushes a prefix map and every end pops one.
+    ``on_change`` is called with the new map's items whenever it changes
+    (the parser keeps memos of qualified names per map).
+    """
 
     def __init__(self) -> None:
-        self.stack: list[int] = []  # rows of the open elements
-        self.depths: list[int] = []
         self.maps: list[dict[str, str]] = [{"xml": XML_NAMESPACE}]
         self.ambiguous = False
+        self.on_change: Callable[[tuple[tuple[str, str], ...]], None] = lambda key: None
 
     def reset(self) -> None:
         """Forget the file (after an error, or before the next one)."""
-        self.stack.clear()
-        self.depths.clear()
-        del self.maps[1:]
+        if len(self.maps) > 1:
+            del self.maps[1:]
+            self.on_change(tuple(self.maps[-1].items()))
         self.ambiguous = False
 
-    def push(self, depth: int, nsmap: dict) -> None:
-        by_prefix = {p: u for p, u in self.maps[-1].items()}
-        for prefix, uri in nsmap.items():
-            by_prefix = {p: u for p, u in by_prefix.items() if p != (prefix or "")}
-            if uri:
-                by_prefix[prefix or ""] = uri
-        prefix_of = {u: p for p, u in by_prefix.items()}
-        if len(prefix_of) < len(by_prefix):
-            self.ambiguous = True  # one URI, several prefixes: read from the tree
-        self.depths.append(depth)
+    def start_ns(self, prefix: str | None, uri: str) -> None:
+        by_prefix = {p: u for p, u in self.maps[-1].items() if p != (prefix or "")}
+        if uri:
+            by_prefix[prefix or ""] = uri
+        if len(set(by_prefix.values())) < len(by_prefix):
+            # one URI, several prefixes: read from the tree (checked per
+            # declaration, so at times where not needed: the tree is exact)
+            self.ambiguous = True
         self.maps.append(by_prefix)
+        self.on_change(tuple(by_prefix.items()))
 
-    def pop(self) -> None:
-        self.depths.pop()
+    def end_ns(self, prefix: str | None) -> None:
         self.maps.pop()
+        self.on_change(tuple(self.maps[-1].items()))
 
     def qualify(self, tag: str) -> str:
         uri, _, local = tag[1:].partition("}")
@@ -552,12 +632,32 @@ def _sibling_positions(parent: np.ndarray, tag_codes: np.ndarray) -> np.ndarray:
 def _snippets(text: str, start: np.ndarray, length: np.ndarray) -> list[str]:
     """:func:`~graphprum.units.text_snippet` of every unit's span of ``text``.
 
+    ``text_snippet`` collapses the first ``4 * SNIPPET_CHARS + 64``
+    characters of a span; collapsing a shorter prefix of the span gives a
+    prefix of that, so when the prefix already yields ``SNIPPET_CHARS``
+    characters it is the snippet.  Only spans whose first
+    :data:`_SNIPPET_PREFIX` characters are mostly whitespace are collapsed
+    again from their full cut.
+
     >>> _snippets("a  b c", np.array([0, 3]), np.array([6, 0]))
     ['a b c', '']
+    >>> text = "x" + " " * 200 + "y" * 300
+    >>> [(s[:3], len(s)) for s in _snippets(text, np.array([0, 150]), np.array([501, 351]))]
+    [('x y', 100), ('yyy', 100)]
     """
-    span = 4 * SNIPPET_CHARS + 64
-    return [" ".join(text[b:b + min(n, span)].split())[:SNIPPET_CHARS] if n else ""
-            for b, n in zip(start.tolist(), length.tolist(), strict=True)]
+    limit, cut, prefix = SNIPPET_CHARS, 4 * SNIPPET_CHARS + 64, _SNIPPET_PREFIX
+    begins, lengths = start.tolist(), length.tolist()
+    out = [" ".join(text[b:b + (n if n < prefix else prefix)].split())[:limit]
+           for b, n in zip(begins, lengths, strict=True)]
+    short = np.fromiter(map(len, out), dtype=np.int64, count=len(out)) < limit
+    for k in np.flatnonzero(short & (np.asarray(length) > prefix)).tolist():
+        b = begins[k]
+        out[k] = " ".join(text[b:b + min(lengths[k], cut)].split())[:limit]
+    return out
+
+
+#: Characters of a span collapsed first for its snippet (see :func:`_snippets`).
+_SNIPPET_PREFIX = SNIPPET_CHARS + 28
 
 
 def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray:
