@@ -92,13 +92,73 @@ def _import_ladybug() -> Any:
     return ladybug
 
 
-def unit_ids(table: UnitTable) -> np.ndarray:
-    """Every row's id, in one pass over the rows (parents come first).
+def unit_ids(table: UnitTable, lo: int = 0, hi: int | None = None) -> np.ndarray:
+    """Every row's id (rows ``lo`` to ``hi``, whole documents), as an object array.
+
+    Vectorised: an element's XPath is its parent's plus its step
+    ``/tag[pos]``, built one depth level at a time (one string concatenation
+    per row, in numpy's object loops); the per-row walk in document order
+    (:func:`_unit_ids_walk`) serves tables whose depths do not follow their
+    parents.
 
     >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
     >>> unit_ids(t).tolist()
     ['d#/a[1]', 'd#/a[1]/b[1]', 'd#/a[1]/b[2]']
+    >>> unit_ids(t, 1, 3).tolist() == _unit_ids_walk(t)[1:3].tolist()
+    True
     """
+    n = len(table)
+    hi = n if hi is None else hi
+    m = hi - lo
+    if m <= 0:
+        return np.zeros(0, dtype=object)
+    cols = table.columns
+    kind = np.asarray(cols["kind"][lo:hi])
+    doc = np.asarray(cols["doc"][lo:hi]).astype(np.int64)
+    names = np.asarray(table.docs["name"], dtype=object)
+    out = names[doc]  # pages and videos: their name
+    segment = np.flatnonzero(kind == KIND_SEGMENT)
+    if len(segment):
+        index = segment + lo - np.asarray(table.docs["first"], dtype=np.int64)[doc[segment]]
+        out[segment] = out[segment] + np.asarray([f"#{i}" for i in index.tolist()], dtype=object)
+    element = np.flatnonzero((kind != KIND_PAGE) & (kind != KIND_VIDEO) & (kind != KIND_SEGMENT))
+    if not len(element):
+        return out
+    parent = np.asarray(cols["parent"][lo:hi]).astype(np.int64)[element] - lo
+    depth = np.asarray(cols["depth"][lo:hi]).astype(np.int64)[element]
+    # row -> index among the elements, to find a parent's XPath
+    where = np.full(m, -1, dtype=np.int64)
+    where[element] = np.arange(len(element))
+    has_parent = parent >= 0
+    parent_el = np.where(has_parent, where[np.clip(parent, 0, m - 1)], -1)
+    if not (np.array_equal(has_parent, depth > 0) and
+            (parent[has_parent] < element[has_parent]).all() and
+            (parent_el[has_parent] >= 0).all() and
+            (depth[parent_el[has_parent]] == depth[has_parent] - 1).all()):
+        return _unit_ids_walk(table)[lo:hi]
+    # the step /tag[pos] of every element, built once per distinct (tag, pos)
+    tag = np.asarray(cols["tag"][lo:hi]).astype(np.int64)[element]
+    pos = np.asarray(cols["pos"][lo:hi]).astype(np.int64)[element]
+    span = int(pos.max()) + 1
+    keys, inverse = np.unique(tag * span + pos, return_inverse=True)
+    tags = table.tags
+    steps = np.asarray([f"/{tags[k // span]}[{k % span}]" for k in keys.tolist()],
+                       dtype=object)[inverse.reshape(-1)]
+    # ids level by level: a root's is its document's name, '#' and its step
+    ids = np.empty(len(element), dtype=object)
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+    prefix = np.asarray([f"{name}#" for name in table.docs["name"]], dtype=object)
+    for level in range(len(bounds) - 1):
+        rows = order[bounds[level]:bounds[level + 1]]
+        above = prefix[doc[element[rows]]] if level == 0 else ids[parent_el[rows]]
+        ids[rows] = above + steps[rows]
+    out[element] = ids
+    return out
+
+
+def _unit_ids_walk(table: UnitTable) -> np.ndarray:
+    """Every row's id, in one pass over the rows (parents come first)."""
     n = len(table)
     cols = table.columns
     tag = np.asarray(table.tags, dtype=object)[np.asarray(cols["tag"])] if n else []
@@ -125,6 +185,28 @@ def unit_ids(table: UnitTable) -> np.ndarray:
     return np.asarray(out, dtype=object)
 
 
+def document_chunks(first: np.ndarray, n: int, size: int) -> list[tuple[int, int]]:
+    """Row ranges of at most ``size`` rows that start and end at documents
+    (a longer document is a range of its own).
+
+    >>> document_chunks(np.array([0, 3, 5, 9]), 12, 4)
+    [(0, 3), (3, 5), (5, 9), (9, 12)]
+    >>> document_chunks(np.array([0, 3]), 5, 100)
+    [(0, 5)]
+    """
+    first = np.append(np.asarray(first, dtype=np.int64), n)
+    out = []
+    lo = 0
+    while lo < n:
+        k = int(np.searchsorted(first, lo + size, side="right")) - 1
+        hi = int(first[k])
+        if hi <= lo:  # one document longer than size
+            hi = int(first[np.searchsorted(first, lo, side="right")])
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
 def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.ndarray],
                                                                    dict[str, Any]]],
           target: Path | None = None) -> Path:
@@ -144,8 +226,10 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
             conn = lb.Connection(db)
             _schema(conn)
             _copy_documents(conn, table)
-            _copy_units(conn, table, texts, gen)
-            _copy_attributes(conn, gen)
+            attributes = _Attributes(gen)
+            _copy_units(conn, table, texts, attributes)
+            _copy_attributes(conn, attributes)
+            del attributes
             _copy_edges(conn, table, gen)
             for axpre, (arrays, meta) in summaries.items():
                 _copy_summary(conn, axpre, arrays, meta)
@@ -215,15 +299,6 @@ def _copy(conn: Any, table: str, frame: pd.DataFrame) -> None:
         conn.execute(f"COPY {table} FROM frame")
 
 
-def _strings(values: list[str | None]) -> Any:
-    """A nullable string column for COPY: an object column whose missing
-    values are None (LadybugDB 0.22 stores pandas' ``pd.NA`` as the string
-    ``'<NA>'``)."""
-    import pandas as pd
-
-    return pd.Series(values, dtype=object)
-
-
 def _copy_documents(conn: Any, table: UnitTable) -> None:
     import pandas as pd
 
@@ -233,26 +308,23 @@ def _copy_documents(conn: Any, table: UnitTable) -> None:
         "length": docs["length"], "count": docs["count"]}))
 
 
-def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, gen: Path) -> None:
+def _copy_units(conn: Any, table: UnitTable, texts: StringColumn,
+                attributes: _Attributes) -> None:
     import pandas as pd
 
     n = len(table)
     if not n:
         return
     cols = table.columns
-    uids = unit_ids(table)
     tags = np.asarray(table.tags, dtype=object)
     paths = np.asarray(table.paths, dtype=object)
-    docnames = table.docs["name"]
-    first = table.docs["first"]
-    all_texts = np.asarray(texts.all(), dtype=object)
-    all_attrs = _attribute_json(gen, n)
-    for lo in range(0, n, CHUNK):
-        hi = min(n, lo + CHUNK)
+    docnames = np.asarray(table.docs["name"], dtype=object)
+    first = np.asarray(table.docs["first"], dtype=np.int64)
+    for lo, hi in document_chunks(first, n, CHUNK):
         sl = slice(lo, hi)
         doc = np.asarray(cols["doc"][sl])
         frame = {
-            "row": np.arange(lo, hi, dtype=np.int64), "uid": uids[sl],
+            "row": np.arange(lo, hi, dtype=np.int64), "uid": unit_ids(table, lo, hi),
             "doc": docnames[doc], "tag": tags[np.asarray(cols["tag"][sl])],
             "path": paths[np.asarray(cols["path"][sl])],
             "kind": np.asarray(cols["kind"][sl], np.int8),
@@ -264,50 +336,63 @@ def _copy_units(conn: Any, table: UnitTable, texts: StringColumn, gen: Path) -> 
             "start": np.asarray(cols["start"][sl], np.float64),
             "length": np.asarray(cols["length"][sl], np.float64),
             "words": np.asarray(cols["words"][sl], np.int32),
-            "text": all_texts[sl],
-            "attributes": _strings(all_attrs[lo:hi]),
+            "text": np.asarray(texts.slice(lo, hi), dtype=object),
+            # None for none (LadybugDB 0.22 stores pandas' pd.NA as the string '<NA>')
+            "attributes": pd.Series(attributes.json(lo, hi), dtype=object),
         }
         _copy(conn, "Unit", pd.DataFrame(frame))
 
 
-def _attribute_json(gen: Path, n: int) -> list[str | None]:
-    """Every row's attributes as one JSON object (None for none)."""
-    rows = np.load(gen / "attributes" / "rows.npy")
-    out: list[str | None] = [None] * n
-    if not len(rows):
+class _Attributes:
+    """A generation's attributes (names and values read once)."""
+
+    def __init__(self, gen: Path) -> None:
+        self.rows = np.load(gen / "attributes" / "rows.npy")
+        self.names = np.asarray(StringColumn(gen / "attributes" / "names").all(), dtype=object)
+        self.values = np.asarray(StringColumn(gen / "attributes" / "values").all(),
+                                 dtype=object)
+
+    def json(self, lo: int, hi: int) -> np.ndarray:
+        """The attributes of rows ``lo`` to ``hi``, each row's as one JSON
+        object (None for none): the text of ``json.dumps`` of the row's
+        dict (attribute names are unique in an element), each distinct name
+        and every value encoded once, the pairs of a row joined in numpy's
+        object loops, one position at a time."""
+        out = np.full(hi - lo, None, dtype=object)
+        a, b = np.searchsorted(self.rows, [lo, hi])
+        if a == b:
+            return out
+        import pandas as pd
+
+        rows = self.rows[a:b] - lo
+        codes, names = pd.factorize(self.names[a:b])
+        quoted = np.asarray([encode_basestring(k) + ":" for k in names], dtype=object)
+        pairs = quoted[codes] + \
+            np.asarray(list(map(encode_basestring, self.values[a:b])), dtype=object)
+        starts = np.flatnonzero(np.diff(rows, prepend=-1))
+        sizes = np.diff(np.append(starts, len(rows)))
+        objects = "{" + pairs[starts]
+        for k in range(1, int(sizes.max())):
+            more = np.flatnonzero(sizes > k)
+            objects[more] = objects[more] + "," + pairs[starts[more] + k]
+        out[rows[starts]] = objects + "}"
         return out
-    names = StringColumn(gen / "attributes" / "names").all()
-    values = StringColumn(gen / "attributes" / "values").all()
-    # each name and value encoded once as a JSON string (json.dumps of the
-    # row's dict gives the same text: attribute names are unique in an element)
-    pairs = [f"{encode_basestring(k)}:{encode_basestring(v)}"
-             for k, v in zip(names, values, strict=True)]
-    bounds = np.flatnonzero(np.diff(rows)) + 1
-    starts = [0, *bounds.tolist()]
-    ends = [*bounds.tolist(), len(rows)]
-    for a, b, r in zip(starts, ends, rows[starts].tolist(), strict=True):
-        out[r] = "{" + ",".join(pairs[a:b]) + "}"
-    return out
 
 
-def _copy_attributes(conn: Any, gen: Path) -> None:
+def _copy_attributes(conn: Any, attributes: _Attributes) -> None:
     """One Attribute node per distinct (name, value), HAS_ATTRIBUTE from each unit."""
     import pandas as pd
 
-    rows = np.load(gen / "attributes" / "rows.npy")
-    if not len(rows):
+    if not len(attributes.rows):
         return
-    names = StringColumn(gen / "attributes" / "names").all()
-    values = StringColumn(gen / "attributes" / "values").all()
-    keys = [f"{n}={v}" for n, v in zip(names, values, strict=True)]
-    codes, uniques = pd.factorize(pd.Series(keys, dtype=object))
+    names, values = attributes.names, attributes.values
+    keys = names + "=" + values
+    codes, uniques = pd.factorize(keys)
     first = np.unique(codes, return_index=True)[1]
     _copy(conn, "Attribute", pd.DataFrame({
-        "nid": np.asarray(uniques, dtype=object),
-        "name": np.asarray(names, dtype=object)[first],
-        "value": np.asarray(values, dtype=object)[first]}))
-    _copy(conn, "HAS_ATTRIBUTE", pd.DataFrame({"from": rows,
-                                               "to": np.asarray(keys, dtype=object)}))
+        "nid": np.asarray(uniques, dtype=object), "name": names[first],
+        "value": values[first]}))
+    _copy(conn, "HAS_ATTRIBUTE", pd.DataFrame({"from": attributes.rows, "to": keys}))
 
 
 def _copy_edges(conn: Any, table: UnitTable, gen: Path) -> None:

@@ -113,11 +113,29 @@ class StringColumn:
         return out
 
     def all(self) -> list[str]:
-        """Every string, in row order (the blob decoded once and cut at
-        character offsets: a UTF-8 continuation byte starts no character)."""
-        blob = np.asarray(self.blob)
+        """Every string, in row order."""
+        return self.slice(0, len(self))
+
+    def slice(self, lo: int, hi: int) -> list[str]:
+        """The strings of rows ``lo`` to ``hi`` (the bytes decoded at once
+        and cut at character offsets: a UTF-8 continuation byte starts no
+        character).
+
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> with StringColumnWriter(d / "t") as w:
+        ...     w.extend(["ab", "é", "", "cd"])
+        >>> StringColumn(d / "t").slice(1, 4)
+        ['é', '', 'cd']
+        """
+        hi = min(hi, len(self))
+        if hi <= lo:
+            return []
+        ends = np.asarray(self.ends[lo:hi], dtype=np.int64)
+        begin = int(self.ends[lo - 1]) if lo > 0 else 0
+        blob = np.asarray(self.blob[begin:int(ends[-1])])
         text = blob.tobytes().decode("utf-8", _ERRORS)
-        ends = np.asarray(self.ends, dtype=np.int64)
+        ends = ends - begin
         if len(text) != len(blob):  # not ASCII: byte offsets to character offsets
             continuation = np.concatenate(([0], np.cumsum((blob & 0xC0) == 0x80)))
             ends = ends - continuation[ends]
