@@ -1,0 +1,85 @@
+"""What the embedded store's graph is built from, computed in bulk
+(unit ids level by level, attributes as JSON objects, document-aligned
+chunks), against per-row definitions written independently:
+``UnitTable.ids`` and ``json.dumps`` of each row's attributes."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from graphprum.loading import load_links, load_video, load_xml
+from graphprum.store.local import LocalStore
+from graphprum.store.local.graph import _Attributes, document_chunks, unit_ids
+from graphprum.units import DocTable, UnitTable
+
+VTT = "WEBVTT\n\n00:01.000 --> 00:04.000\nHello\n\n00:05.000 --> 00:07.250\nWorld\n"
+
+
+def mixed_store(write, tmp_path: Path) -> LocalStore:
+    """Elements (same-tag siblings, namespaces, attributes with characters
+    JSON escapes), video segments and pages, over several loads and a
+    replacement, so rows are renumbered between generations."""
+    write("x/a.xml", '<r xmlns:q="urn:q"><s q:k="1"><s/><p a="x"/><s/></s></r>')
+    write("x/b.xml", '<r xmlns:q="urn:q"><t q:k="1" a="x" b="y" c="z">one</t><t><u>two</u></t>'
+                     '<t t="quote &quot; back \\ tab &#9; nl &#10; caf\u00e9"/></r>')
+    write("v/clip.vtt", VTT)
+    write("l.tsv", "a\tpage1\npage2\tb\n")
+    store = LocalStore(tmp_path / "s")
+    load_xml(store, [tmp_path / "x"])
+    load_video(store, [tmp_path / "v" / "clip.vtt"])
+    load_links(store, tmp_path / "l.tsv")
+    write("x/a.xml", '<r><s k="2" j="3"/><s/><s><s k="4"/></s></r>')
+    load_xml(store, [tmp_path / "x" / "a.xml"], replace=True)
+    return store
+
+
+def test_unit_ids_equal_the_tables_ids(write, tmp_path: Path) -> None:
+    store = mixed_store(write, tmp_path)
+    table = store.table()
+    expected = table.ids()
+    assert {"clip", "clip#1", "clip#2", "page1", "page2", "b#/r[1]/t[2]/u[1]",
+            "a#/r[1]/s[3]/s[1]"} <= set(expected)
+    assert unit_ids(table).tolist() == expected
+    for size in (1, 3, 7):
+        chunks = document_chunks(table.docs["first"], len(table), size)
+        assert chunks[0][0] == 0 and chunks[-1][1] == len(table)
+        assert all(hi == lo2 for (_, hi), (lo2, _) in itertools.pairwise(chunks))
+        assert set(lo for lo, _ in chunks) <= set(np.asarray(table.docs["first"]).tolist())
+        assert [i for lo, hi in chunks for i in unit_ids(table, lo, hi).tolist()] == expected
+
+
+def test_unit_ids_when_depths_do_not_follow_parents() -> None:
+    """A table whose depth column is not parent depth + 1 (written by hand):
+    the ids come from the parents, as ``UnitTable.ids`` says."""
+    cols = {"doc": np.zeros(4, np.int32), "kind": np.zeros(4, np.int8),
+            "tag": np.array([0, 1, 1, 0], np.int32), "path": np.zeros(4, np.int32),
+            "parent": np.array([-1, 0, 1, 0], np.int32),
+            "depth": np.array([0, 1, 1, 1], np.int16), "pos": np.array([1, 1, 1, 1], np.int32),
+            "post": np.zeros(4, np.int32), "size": np.ones(4, np.int32),
+            "start": np.zeros(4), "length": np.zeros(4), "words": np.zeros(4, np.int32)}
+    table = UnitTable(cols, ["a", "b"], ["/a"], DocTable({
+        "name": ["d"], "source": [""], "kind": np.zeros(1, np.int8), "length": np.zeros(1),
+        "first": np.zeros(1, np.int64), "count": np.array([4])}))
+    assert unit_ids(table).tolist() == table.ids() == \
+        ["d#/a[1]", "d#/a[1]/b[1]", "d#/a[1]/b[1]/b[1]", "d#/a[1]/a[1]"]
+
+
+def test_attribute_json_is_json_dumps_of_each_row(write, tmp_path: Path) -> None:
+    store = mixed_store(write, tmp_path)
+    n = len(store.table())
+    rows = np.arange(n)
+    expected = [json.dumps(d, ensure_ascii=False, separators=(",", ":")) if d else None
+                for d in store.attributes(rows)]
+    assert sum(e is not None for e in expected) == 4
+    assert any(e and '\\"' in e and "\\\\" in e and "\\t" in e and "\\n" in e
+               for e in expected)
+    attributes = _Attributes(store.generation)
+    assert attributes.json(0, n).tolist() == expected
+    assert [j for lo in range(n) for j in attributes.json(lo, lo + 1).tolist()] == expected
+    # and what the graph holds
+    got = store.query("MATCH (u:Unit) RETURN u.row AS r, u.attributes AS a ORDER BY u.row")
+    assert [g["a"] for g in got] == expected
