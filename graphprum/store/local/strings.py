@@ -19,22 +19,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 _ERRORS = "surrogatepass"
 
 
+#: Rows copied at a time (bounded memory, whatever the column's size).
+COPY_BLOCK = 1 << 16
+#: Bytes read at a time.
+READ_BLOCK = 1 << 22
+
+
 class StringColumnWriter:
     """Appends strings to ``PATH.bin`` and their end offsets to ``PATH.off``
-    (raw int64); :meth:`close` turns the offsets into ``PATH.npy``."""
+    (raw int64); :meth:`close` turns the offsets into ``PATH.npy``.
+
+    Memory stays bounded by what one call appends: offsets go to their file
+    as they come, and rows copied from another column are read in blocks.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._blob = open(path.with_suffix(".bin"), "wb")  # noqa: SIM115 - closed in close
-        self._ends: list[np.ndarray] = []
+        self._off = open(path.with_suffix(".off"), "w+b")  # noqa: SIM115 - closed in close
         self._size = 0
         self.count = 0
+
+    def _ends(self, lengths: np.ndarray) -> None:
+        ends = self._size + np.cumsum(lengths, dtype=np.int64)
+        self._off.write(ends.data)
+        self._size = int(ends[-1]) if len(ends) else self._size
+        self.count += len(lengths)
 
     def extend(self, values: Iterable[str]) -> None:
         """Append ``values`` in order (encoded at once when they are ASCII)."""
@@ -48,36 +65,51 @@ class StringColumnWriter:
         else:
             encoded = [v.encode("utf-8", _ERRORS) for v in values]
             lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(values))
-        self._ends.append(self._size + np.cumsum(lengths))
-        self._size += int(lengths.sum())
         self._blob.write(data)
-        self.count += len(values)
+        self._ends(lengths)
 
     def extend_from(self, column: StringColumn, rows: np.ndarray | slice) -> None:
-        """Append rows of another column without decoding them; runs of
-        consecutive rows are copied as one block."""
-        ends = np.asarray(column.ends, dtype=np.int64)
-        start = np.concatenate(([0], ends[:-1])) if len(ends) else ends
-        idx = np.arange(len(ends))[rows]
-        if len(idx) == 0:
-            return
-        lo, hi = start[idx], ends[idx]
-        blob = np.asarray(column.blob)
-        # blocks of rows whose bytes are contiguous in the source
-        breaks = np.flatnonzero(lo[1:] != hi[:-1]) + 1
-        first = np.concatenate(([0], breaks))
-        last = np.concatenate((breaks, [len(idx)])) - 1
-        for a, b in zip(lo[first].tolist(), hi[last].tolist(), strict=True):
-            self._blob.write(blob[a:b].tobytes())
-        self._ends.append(self._size + np.cumsum(hi - lo))
-        self._size += int((hi - lo).sum())
-        self.count += len(idx)
+        """Append rows of another column without decoding them, a block of
+        rows at a time; runs of consecutive rows are copied as one range of
+        bytes, read from the file in blocks."""
+        n = len(column)
+        if isinstance(rows, slice) and rows.step in (None, 1):
+            lo, hi, _ = rows.indices(n)
+            blocks = ((a, np.arange(a, min(hi, a + COPY_BLOCK))) for a in range(lo, hi, COPY_BLOCK))
+        else:
+            idx = np.arange(n)[rows]
+            blocks = ((None, idx[a:a + COPY_BLOCK]) for a in range(0, len(idx), COPY_BLOCK))
+        with open(column.path.with_suffix(".bin"), "rb") as src:
+            for _, block in blocks:
+                if not len(block):
+                    continue
+                ends = np.asarray(column.ends[block], dtype=np.int64)
+                before = np.asarray(column.ends[np.maximum(block - 1, 0)], dtype=np.int64)
+                start = np.where(block > 0, before, 0)
+                breaks = np.flatnonzero(start[1:] != ends[:-1]) + 1
+                first = np.concatenate(([0], breaks))
+                last = np.concatenate((breaks, [len(block)])) - 1
+                for a, b in zip(start[first].tolist(), ends[last].tolist(), strict=True):
+                    _copy_bytes(src, self._blob, a, b)
+                self._ends(ends - start)
 
     def close(self) -> None:
         """Finish the files."""
         self._blob.close()
-        ends = np.concatenate(self._ends) if self._ends else np.zeros(0, np.int64)
-        np.save(self.path.with_suffix(".npy"), ends.astype(np.int64))
+        self._off.flush()
+        self._off.seek(0)
+        with open(self.path.with_suffix(".npy"), "wb") as out:
+            np.lib.format.write_array_header_1_0(out, {
+                "descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+                "fortran_order": False, "shape": (self.count,)})
+            _copy_bytes(self._off, out, 0, 8 * self.count)
+        self._off.close()
+        self.path.with_suffix(".off").unlink()
+
+    def abandon(self) -> None:
+        """Close the files without finishing them (the caller removes them)."""
+        self._blob.close()
+        self._off.close()
 
     def __enter__(self) -> StringColumnWriter:
         return self
@@ -86,13 +118,25 @@ class StringColumnWriter:
         if exc[0] is None:
             self.close()
         else:
-            self._blob.close()
+            self.abandon()
+
+
+def _copy_bytes(src: BinaryIO, dst: BinaryIO, a: int, b: int) -> None:
+    """Copy bytes ``a`` to ``b`` of ``src`` to the end of ``dst``, in blocks."""
+    src.seek(a)
+    while a < b:
+        data = src.read(min(READ_BLOCK, b - a))
+        if not data:
+            raise ValueError(f"{src.name}: shorter than its offsets say")
+        dst.write(data)
+        a += len(data)
 
 
 class StringColumn:
     """A string column written by :class:`StringColumnWriter` (memory-mapped)."""
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         self.ends = np.load(path.with_suffix(".npy"), mmap_mode="r")
         size = int(self.ends[-1]) if len(self.ends) else 0
         self.blob = np.memmap(path.with_suffix(".bin"), dtype=np.uint8, mode="r") \

@@ -25,6 +25,8 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator, Sequence
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +44,7 @@ from graphprum.units import (
     page_units,
 )
 
-BLOCK = 1 << 20
+BLOCK = 1 << 16
 
 
 class Builder:
@@ -95,11 +97,13 @@ class Builder:
             self.files[c].write(np.ascontiguousarray(values[c], dtype=dtype).data)
         self.texts.extend(batch.texts if batch.texts is not None else [""] * count)
         if batch.attributes:
+            attrs = batch.attributes
+            dicts = list(map(itemgetter(1), attrs))
             self.attr_rows.append(np.repeat(
-                np.fromiter((r for r, _ in batch.attributes), np.int64) + first,
-                np.fromiter((len(a) for _, a in batch.attributes), np.int64)))
-            self.attr_names.extend([k for _, a in batch.attributes for k in a])
-            self.attr_values.extend([v for _, a in batch.attributes for v in a.values()])
+                np.fromiter(map(itemgetter(0), attrs), np.int64, count=len(attrs)) + first,
+                np.fromiter(map(len, dicts), np.int64, count=len(attrs))))
+            self.attr_names.extend(list(chain.from_iterable(dicts)))
+            self.attr_values.extend(list(chain.from_iterable(map(dict.values, dicts))))
         self.doc_names.extend(batch.names)
         self.doc_sources.extend(batch.sources)
         self.doc_kinds.extend(batch.kinds)
@@ -135,7 +139,7 @@ class Builder:
         for f in self.files.values():
             f.close()
         for w in (self.texts, self.attr_names, self.attr_values):
-            w._blob.close()
+            w.abandon()
 
 
 def _codes(values: list[str], ids: dict[str, int], vocab: list[str]) -> np.ndarray:
