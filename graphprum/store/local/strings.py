@@ -161,16 +161,21 @@ class StringColumn:
         return self.slice(0, len(self))
 
     def slice(self, lo: int, hi: int) -> list[str]:
-        """The strings of rows ``lo`` to ``hi`` (the bytes decoded at once
-        and cut at character offsets: a UTF-8 continuation byte starts no
-        character).
+        """The strings of rows ``lo`` to ``hi``, the bytes decoded at once.
+
+        When no string holds a newline (snippets never do: whitespace is
+        collapsed), one is put between rows and the text is split at them;
+        else the text is cut at character offsets (a UTF-8 continuation
+        byte starts no character).
 
         >>> import tempfile, pathlib
         >>> d = pathlib.Path(tempfile.mkdtemp())
         >>> with StringColumnWriter(d / "t") as w:
         ...     w.extend(["ab", "é", "", "cd"])
-        >>> StringColumn(d / "t").slice(1, 4)
-        ['é', '', 'cd']
+        ...     w.extend(["x\\ny"])
+        >>> col = StringColumn(d / "t")
+        >>> col.slice(1, 4), col.slice(3, 5)
+        (['é', '', 'cd'], ['cd', 'x\\ny'])
         """
         hi = min(hi, len(self))
         if hi <= lo:
@@ -178,8 +183,10 @@ class StringColumn:
         ends = np.asarray(self.ends[lo:hi], dtype=np.int64)
         begin = int(self.ends[lo - 1]) if lo > 0 else 0
         blob = np.asarray(self.blob[begin:int(ends[-1])])
-        text = blob.tobytes().decode("utf-8", _ERRORS)
         ends = ends - begin
+        if not (blob == 10).any():
+            return np.insert(blob, ends[:-1], 10).tobytes().decode("utf-8", _ERRORS).split("\n")
+        text = blob.tobytes().decode("utf-8", _ERRORS)
         if len(text) != len(blob):  # not ASCII: byte offsets to character offsets
             continuation = np.concatenate(([0], np.cumsum((blob & 0xC0) == 0x80)))
             ends = ends - continuation[ends]
