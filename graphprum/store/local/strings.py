@@ -73,6 +73,8 @@ class StringColumnWriter:
         rows at a time; runs of consecutive rows are copied as one range of
         bytes, read from the file in blocks."""
         n = len(column)
+        if not n:
+            return
         if isinstance(rows, slice) and rows.step in (None, 1):
             lo, hi, _ = rows.indices(n)
             blocks = ((a, np.arange(a, min(hi, a + COPY_BLOCK))) for a in range(lo, hi, COPY_BLOCK))
