@@ -2,12 +2,13 @@
 
 LadybugDB (the maintained fork of Kùzu, MIT) is an embedded columnar graph
 database with openCypher.  Each generation holds one database file,
-``graph.lbug``, derived from the generation's columns by bulk ``COPY``: a
-load builds it inside the new generation before the generation is
-committed (all or nothing, like the columns), and a generation without one
-(a summary was stored since) gets it on first use, written beside and
-renamed into place.  The numpy columns stay the evaluator's index; the graph
-answers Cypher.
+``graph.lbug``, derived from the generation's columns by bulk ``COPY``
+after the generation is committed: ``graphprum load`` builds it at once
+(:meth:`~graphprum.store.local.LocalStore.build_graph`), the API on the
+first query; it is written beside and renamed into place, so a graph is
+there whole or not at all, and a generation without one (a summary was
+stored since) gets it on first use.  The numpy columns stay the evaluator's
+index; the graph answers Cypher.
 
 Graph model, the Bolt store's (same query text, same rows)::
 
