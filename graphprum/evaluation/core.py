@@ -408,7 +408,7 @@ def _usable_jobs(jobs: int | str, store: Store | None, n_topics: int, warn: Warn
 
 def _topic_size(job: Job, topic: str) -> int:
     """What the work on ``topic`` grows with: its results over every run (at least 1)."""
-    return max(1, sum(len(run.ranked(topic)) for run in job.runs if topic in run.topics))
+    return max(1, sum(len(run.topics[topic]) for run in job.runs if topic in run.topics))
 
 
 ClassicalValues = list[dict[str, dict[str, float]]]

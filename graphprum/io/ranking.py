@@ -16,7 +16,6 @@ from graphprum.errors import UsageError
 ORDERS = ("score", "rank")
 
 
-@dataclass
 class RankedTopic:
     """The results of one topic, in evaluation order.
 
@@ -28,14 +27,48 @@ class RankedTopic:
         SCORE (or INEX ``rsv``; NaN when absent) of each id, as written.
     ranks : numpy.ndarray of int64
         RANK (or INEX ``rank``; the position when absent) of each id, as written.
+
+    A topic that came through a pickle (a run read in a worker) keeps its
+    ids as the one string they were sent as until ``ids`` is first read:
+    the parent that receives a run splits none of them, and the worker
+    that evaluates the topic splits only its own, into objects of its
+    own (not pages shared with the parent, which every reference count
+    would copy).
     """
 
-    ids: list[str]
-    scores: np.ndarray
-    ranks: np.ndarray
+    __slots__ = ("_ids", "_joined", "ranks", "scores")
+
+    def __init__(self, ids: list[str], scores: np.ndarray, ranks: np.ndarray) -> None:
+        self._ids: list[str] | None = ids
+        self._joined: str | None = None
+        self.scores = scores
+        self.ranks = ranks
+
+    @property
+    def ids(self) -> list[str]:
+        """Unit ids, best first."""
+        if self._ids is None:
+            self._ids = self._joined.split("\n") if self._joined is not None else []
+            self._joined = None
+        return self._ids
+
+    @ids.setter
+    def ids(self, ids: list[str]) -> None:
+        self._ids, self._joined = ids, None
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.scores)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RankedTopic):
+            return NotImplemented
+        return (self.ids == other.ids and np.array_equal(self.scores, other.scores, equal_nan=True)
+                and np.array_equal(self.ranks, other.ranks))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RankedTopic(ids={self.ids!r}, scores={self.scores!r}, ranks={self.ranks!r})"
 
     def __getstate__(self) -> tuple[str | list[str], np.ndarray, np.ndarray]:
         """Pickled compactly, the ids as one string (a run read in a worker
@@ -46,9 +79,12 @@ class RankedTopic:
         >>> t = RankedTopic(["a", "b\\nc", ""], np.zeros(3), np.arange(3))
         >>> pickle.loads(pickle.dumps(t)).ids, t.__getstate__()[0] == t.ids
         (['a', 'b\\nc', ''], True)
-        >>> RankedTopic(["a", "b"], np.zeros(2), np.arange(2)).__getstate__()[0]
-        'a\\nb'
+        >>> back = pickle.loads(pickle.dumps(RankedTopic(["a", "b"], np.zeros(2), np.arange(2))))
+        >>> back._joined, len(back), back.ids, back._joined
+        ('a\\nb', 2, ['a', 'b'], None)
         """
+        if self._ids is None and self._joined is not None:
+            return self._joined, self.scores, self.ranks
         joined = "\n".join(self.ids)
         if self.ids and joined.count("\n") == len(self.ids) - 1:
             return joined, self.scores, self.ranks
@@ -56,7 +92,10 @@ class RankedTopic:
 
     def __setstate__(self, state: tuple[str | list[str], np.ndarray, np.ndarray]) -> None:
         ids, self.scores, self.ranks = state
-        self.ids = ids.split("\n") if isinstance(ids, str) else ids
+        if isinstance(ids, str):
+            self._ids, self._joined = None, ids
+        else:
+            self._ids, self._joined = ids, None
 
 
 @dataclass
