@@ -11,7 +11,7 @@
   :class:`~graphprum.context.TopicContext` measures read;
 - :mod:`~graphprum.evaluation.rows`: the result as rows
   (:class:`ResultRows`), a DataFrame on request;
-- :mod:`~graphprum.evaluation.pool`: the worker pool of ``--jobs``.
+- :mod:`~graphprum.pool`: the worker pool of ``--jobs``.
 
 :func:`graphprum.evaluate` is the front door.  The names below are imported
 on first use, so that ``graphprum.evaluation.options`` (which the command

@@ -51,7 +51,6 @@ from graphprum.evaluation.inputs import (
     run_items,
 )
 from graphprum.evaluation.options import AUTO, EvalOptions
-from graphprum.evaluation.pool import can_fork, cpu_count, fork_map
 from graphprum.evaluation.reading import RunReading, check_stdin, reading_jobs, start_reading
 from graphprum.evaluation.rows import COLUMNS, ResultRows, printed_rows
 from graphprum.evaluation.topics import (
@@ -66,6 +65,7 @@ from graphprum.measures.names import aggregation
 from graphprum.measures.prum import check_mc_cost
 from graphprum.measures.registry import Family, MeasureSpec, aggregate, family
 from graphprum.navigation.base import parse_model
+from graphprum.pool import can_fork, cpu_count, fork_map
 from graphprum.store.base import FORK_SAFE, TABLE, Store
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
     (estimated before anything is evaluated) is refused unless ``force``.
 
     ``jobs`` > 1 evaluates topics in that many forked processes
-    (:mod:`graphprum.evaluation.pool`; the store's memory-mapped columns are
+    (:mod:`graphprum.pool`; the store's memory-mapped columns are
     inherited, not copied); the table is the same, value for value, as with
     ``jobs=1``.
     """

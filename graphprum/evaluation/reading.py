@@ -4,7 +4,7 @@ A big run takes a while to read (about 1 s per million lines), and an
 evaluation has other work before it needs the run: importing what its
 measures and navigation models need (numpy, scipy, pytrec_eval), reading
 the qrels, mapping the store's columns.  :func:`start_reading` forks a
-worker that reads the files (:mod:`graphprum.evaluation.pool`) and returns
+worker that reads the files (:mod:`graphprum.pool`) and returns
 at once; :meth:`RunReading.result` collects the runs when they are needed.
 A big TREC run file with more workers than files is read in slices, one per
 worker, joined in the parent (:func:`graphprum.io.runs.merge_run_slices`).
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from graphprum.errors import UsageError
 from graphprum.evaluation.options import AUTO, EvalOptions
-from graphprum.evaluation.pool import Forked, can_fork, cpu_count, fork_start
+from graphprum.pool import Forked, can_fork, cpu_count, fork_start
 
 if TYPE_CHECKING:
     from graphprum.io.runs import Run

@@ -1,7 +1,7 @@
 """One topic, every run: the user-model measures of :mod:`graphprum.evaluation`.
 
 Topics are evaluated one after the other (or in forked processes,
-:mod:`graphprum.evaluation.pool`), all runs of a topic together: the units
+:mod:`graphprum.pool`), all runs of a topic together: the units
 the topic's measures may read are pulled from the store once and shared by
 the runs, ids are resolved once per (run, topic), and what depends on the
 topic only (INEX recall-bases, :class:`~graphprum.context.CacheKind` with

@@ -193,7 +193,8 @@ def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monk
     """``jobs="auto"`` (the default): with the threshold at 0 s the topics
     after the first two go to workers; the table is the sequential one and
     progress reaches every topic once."""
-    from graphprum.evaluation import core, pool
+    from graphprum import pool
+    from graphprum.evaluation import core
 
     forked: list[int] = []
     real = pool.fork_map

@@ -94,8 +94,8 @@ def test_eval_command_reads_a_big_run_in_slices_and_prints_the_same(
     big run is read in two slices, and the table is the one of ``--jobs 1``."""
     from typer.testing import CliRunner
 
+    from graphprum import pool
     from graphprum.cli import app
-    from graphprum.evaluation import pool
 
     (tmp_path / "col").mkdir()
     with open(tmp_path / "run", "w") as r, open(tmp_path / "qrels", "w") as q:

@@ -1,7 +1,9 @@
 """The one worker pool of ``--jobs``: a function over items in forked processes.
 
 :func:`fork_map` calls ``func(item)`` for every item in ``jobs`` processes
-made by ``fork``, and returns the results in item order.  The workers
+made by ``fork``, and returns the results in item order (``eval``'s topics
+and run files); :func:`fork_imap` yields them in item order as they come,
+a few items ahead of the consumer at most (``load``'s XML files).  The workers
 inherit the parent's memory (a store's memory-mapped columns, the
 evaluation job, the modules already imported): nothing is sent to them.
 Each takes the next item from a counter they share, as soon as it is free
@@ -37,7 +39,8 @@ import gc
 import os
 import pickle
 import struct
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -156,6 +159,60 @@ def fork_start(func: Callable[[T], R], items: Sequence[T], jobs: int) -> Forked[
     ...     forked.wait()
     [2, 3, 4]
     """
+    return Forked(_start(func, items, jobs), len(items))
+
+
+def fork_imap(func: Callable[[T], R], items: Sequence[T], jobs: int,
+              window: int | None = None) -> Iterator[R]:
+    """``map(func, items)`` in ``jobs`` forked processes: the results in
+    item order, each as soon as it and those before it have come; no worker
+    starts an item more than ``window`` (default ``2 * jobs``) ahead of the
+    one the consumer takes next, so memory stays bounded when the consumer
+    is slower.  A worker's error is raised where its item's result would
+    have been yielded (module notes); closing the generator early ends the
+    workers.  One job, fewer than two items or no ``fork``: computed here,
+    one item at a time.
+
+    >>> list(fork_imap(lambda x: x * 10, range(5), jobs=2, window=1))
+    [0, 10, 20, 30, 40]
+    """
+    if jobs <= 1 or len(items) < 2 or not can_fork():
+        yield from map(func, items)
+        return
+    import multiprocessing
+
+    window = max(1, window if window is not None else 2 * jobs)
+    delivered = multiprocessing.get_context("fork").RawValue("q", 0)
+    workers = _start(func, items, jobs, (delivered, window))
+    n = len(items)
+    pending: dict[int, object] = {}
+    ahead = 0  # the next item to yield
+    finished = False
+    try:
+        for i, result in _frames(workers):
+            pending[i] = result
+            while ahead in pending:
+                result = pending.pop(ahead)
+                if isinstance(result, _Raised | _Failed):
+                    _raise(result)
+                ahead += 1
+                delivered.value = ahead
+                yield result  # type: ignore[misc]
+        if ahead < n:
+            raise RuntimeError(f"a worker process of --jobs ended without its results "
+                               f"({n - ahead} of {n} missing): killed, or out of memory?")
+        finished = True
+    finally:
+        _end(workers, stop=not finished)
+        gc.unfreeze()
+
+
+def _start(func: Callable[[T], R], items: Sequence[T], jobs: int,
+           window: tuple[Any, int] | None = None) -> dict[int, int]:
+    """Fork ``min(jobs, len(items))`` workers (at least one) over ``items``;
+    the read end of each one's pipe -> its pid.  ``window`` is a shared
+    count of the results the parent has taken and how far ahead of it a
+    worker may start an item."""
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
@@ -166,7 +223,7 @@ def fork_start(func: Callable[[T], R], items: Sequence[T], jobs: int) -> Forked[
     # the objects the workers inherit leave the garbage collector's view: its
     # passes would write to every one of them and so copy their pages into
     # each worker (copy-on-write); the parent takes them back once the workers
-    # are done (:meth:`Forked.wait`, :meth:`Forked.cancel`).
+    # are done (:meth:`Forked.wait`, :meth:`Forked.cancel`, :func:`fork_imap`).
     gc.freeze()
     try:
         for _ in range(max(1, min(jobs, n))):
@@ -177,14 +234,14 @@ def fork_start(func: Callable[[T], R], items: Sequence[T], jobs: int) -> Forked[
                 os.close(read_end)
                 for fd in workers:
                     os.close(fd)
-                _work(func, items, counter, lock, write_end)  # never returns
+                _work(func, items, counter, lock, write_end, window)  # never returns
             os.close(write_end)
             workers[read_end] = pid
     except BaseException:
         _end(workers, stop=True)
         gc.unfreeze()
         raise
-    return Forked(workers, n)
+    return workers
 
 
 def _widen(fd: int) -> None:
@@ -198,17 +255,24 @@ def _widen(fd: int) -> None:
 
 
 def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
-          fd: int) -> None:
-    """A worker: take items until none is left, send each result; then exit."""
+          fd: int, window: tuple[Any, int] | None = None) -> None:
+    """A worker: take items until none is left, send each result; then exit.
+    With a ``window`` (see :func:`_start`) an item too far ahead of the
+    parent waits until the parent has taken more results."""
     status = 0
     try:
         with open(fd, "wb", buffering=0) as out:
             while True:
                 with lock:
                     i = counter.value
-                    counter.value = i + 1
-                if i >= len(items):
-                    break
+                    if i >= len(items):
+                        break
+                    wait = window is not None and i >= window[0].value + window[1]
+                    if not wait:
+                        counter.value = i + 1
+                if wait:
+                    time.sleep(0.002)
+                    continue
                 result: object
                 try:
                     result = func(items[i])
@@ -244,9 +308,19 @@ def _frame(i: int, result: object) -> bytes:
 def _collect(workers: dict[int, int], n: int,
              done: Callable[[int], None] | None) -> dict[int, object]:
     """Read every worker's frames until all pipes close; results by item index."""
+    results: dict[int, object] = {}
+    for i, result in _frames(workers):
+        results[i] = result
+        if done is not None:
+            done(i)
+    return results
+
+
+def _frames(workers: dict[int, int]) -> Iterator[tuple[int, object]]:
+    """``(item index, result)`` of every frame the workers send, as each
+    comes in, until all their pipes close."""
     import selectors
 
-    results: dict[int, object] = {}
     buffers = {fd: bytearray() for fd in workers}
     with selectors.DefaultSelector() as sel:
         for fd in workers:
@@ -268,10 +342,7 @@ def _collect(workers: dict[int, int], n: int,
                         break
                     i, result = pickle.loads(bytes(buf[_HEADER.size:_HEADER.size + size]))
                     del buf[:_HEADER.size + size]
-                    results[i] = result
-                    if done is not None:
-                        done(i)
-    return results
+                    yield i, result
 
 
 def _end(workers: dict[int, int], stop: bool) -> None:

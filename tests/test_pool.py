@@ -1,4 +1,4 @@
-"""The one worker pool of --jobs (graphprum.evaluation.pool)."""
+"""The one worker pool of --jobs (graphprum.pool)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import pytest
 
 from graphprum.errors import InputError, UsageError
-from graphprum.evaluation.pool import can_fork, fork_map
+from graphprum.pool import can_fork, fork_map
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")
 
@@ -95,3 +95,70 @@ def test_after_an_error_no_worker_starts_another_item(tmp_path) -> None:
     with pytest.raises(UsageError, match="stop"):
         fork_map(work, list(range(20)), jobs=2)
     assert len(list(tmp_path.iterdir())) < 20
+
+
+def test_imap_yields_in_order_as_results_come() -> None:
+    import time
+
+    from graphprum.pool import fork_imap
+
+    def slow_first(x: int) -> tuple[int, int]:
+        if x == 0:
+            time.sleep(0.2)  # item 0 comes last: the others wait for it
+        return x, os.getpid()
+
+    got = list(fork_imap(slow_first, list(range(8)), jobs=2, window=3))
+    assert [x for x, _ in got] == list(range(8))
+    assert {pid for _, pid in got} - {os.getpid()}
+
+
+def test_imap_keeps_workers_within_the_window() -> None:
+    """No item starts more than ``window`` ahead of the one the consumer takes."""
+    import time
+
+    from graphprum.pool import fork_imap
+
+    def stamp(x: int) -> float:
+        return time.monotonic()
+
+    handed: list[float] = []
+    started: list[float] = []
+    for i, at in enumerate(fork_imap(stamp, list(range(10)), jobs=2, window=2)):
+        handed.append(time.monotonic())
+        started.append(at)
+        time.sleep(0.05)  # a slow consumer
+        if i >= 2:  # item i starts once the consumer has been handed item i - 2
+            assert started[i] >= handed[i - 2] - 0.005
+    assert started[9] - started[0] > 0.3  # not all at once
+
+
+def test_imap_raises_a_workers_error_in_item_order() -> None:
+    from graphprum.pool import fork_imap
+
+    def bad(x: int) -> int:
+        if x in (2, 5):
+            raise InputError("f.xml", x, "not well-formed")
+        return x
+
+    got: list[int] = []
+    with pytest.raises(InputError) as err:
+        for x in fork_imap(bad, list(range(8)), jobs=2):
+            got.append(x)
+    assert got == [0, 1] and err.value.line == 2
+
+
+def test_closing_imap_early_ends_the_workers() -> None:
+    import time
+
+    from graphprum.pool import fork_imap
+
+    def pid(x: int) -> int:
+        time.sleep(0.01)
+        return os.getpid()
+
+    gen = fork_imap(pid, list(range(50)), jobs=2)
+    workers = {next(gen), next(gen)}
+    gen.close()
+    for p in workers - {os.getpid()}:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(p, os.WNOHANG)  # reaped already
