@@ -33,7 +33,8 @@ PathLike = str | os.PathLike[str]
 
 def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = None,
              replace: bool = False, skip_bad: bool = False,
-             on_file: Callable[[Any, int], None] | None = None) -> LoadReport:
+             on_file: Callable[[Any, int], None] | None = None,
+             jobs: int | None = None) -> LoadReport:
     """Load XML files and directories (recursively ``*.xml``) into ``store``.
 
     Parameters
@@ -50,11 +51,22 @@ def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = Non
         Skip files that are not well-formed and list them in the report.
     on_file : callable, optional
         Called as ``on_file(xml_file, n_elements)`` after each file.
+    jobs : int, optional
+        Processes that parse the files (default: one per CPU); they are
+        used only when the files hold at least
+        :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.  The store
+        gets the same documents whatever the number.
     """
     from graphprum.loaders.xml import xml_documents
+    from graphprum.pool import cpu_count
 
     paths = list(paths)
-    docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True)
+    if jobs is not None and jobs < 1:
+        from graphprum.errors import UsageError
+
+        raise UsageError(f"jobs must be a positive integer, got {jobs}")
+    docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True,
+                                  jobs=cpu_count() if jobs is None else jobs)
     report = store.load_documents(docs, replace=replace,
                                   description={"kind": "xml", "paths": [str(p) for p in paths],
                                                "links": links})

@@ -36,6 +36,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -463,7 +464,9 @@ def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
                  tag_vocab: list[str]) -> tuple[np.ndarray, list[str]]:
     """Label path codes and vocabulary, level by level: the path of a unit is
     its parent's path plus its tag, so each level needs only the distinct
-    (parent path, tag) pairs.
+    (parent path, tag) pairs.  Paths are then numbered in order of first
+    appearance in the units (as tags are), so that the store's codes do not
+    depend on where batches end (``load xml --jobs`` ends them elsewhere).
 
     >>> codes, vocab = _label_paths(np.array([-1, 0, 0, 2]), np.array([0, 1, 1, 2]),
     ...                             np.array([0, 1, 1, 0]), ["a", "b"])
@@ -487,6 +490,12 @@ def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
             above, tag = divmod(key, n_tags)
             vocab.append((vocab[above - 1] if above else "") + "/" + tag_vocab[tag])
         codes[rows] = new[inverse.reshape(-1)]
+    if n:
+        first_seen = np.argsort(np.unique(codes, return_index=True)[1], kind="stable")
+        renumber = np.empty(len(vocab), dtype=np.int32)
+        renumber[first_seen] = np.arange(len(vocab), dtype=np.int32)
+        codes = renumber[codes]
+        vocab = [vocab[i] for i in first_seen.tolist()]
     return codes, vocab
 
 
@@ -697,7 +706,7 @@ BATCH_UNITS = 1 << 14
 
 def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = None,
                   skip_bad: bool = False, on_file: Callable[[XmlFile, int], None] | None = None,
-                  batches: bool = False,
+                  batches: bool = False, jobs: int = 1,
                   ) -> tuple[Iterator[ParsedDocument] | Iterator[DocumentBatch], list[Skipped]]:
     """The documents of ``paths`` (files or directories) for a store's
     ``load_xml``, and the list that collects files skipped with ``skip_bad``.
@@ -705,12 +714,15 @@ def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = N
     With ``batches`` the iterator yields :class:`DocumentBatch` records of
     about :data:`BATCH_UNITS` units instead of single documents.  Paths are
     checked before anything is parsed (InputError for a missing path or a
-    directory with no XML file).
+    directory with no XML file).  ``jobs`` > 1: files are parsed in that
+    many worker processes when there are enough of them
+    (:func:`iter_xml_batches`).
     """
     spec = LinkSpec.parse(links) if links else None
     files = find_xml_files(paths)
     skipped: list[Skipped] = []
-    found = iter_xml_batches(files, spec, skip_bad=skip_bad, skipped=skipped, on_file=on_file)
+    found = iter_xml_batches(files, spec, skip_bad=skip_bad, skipped=skipped, on_file=on_file,
+                             jobs=jobs)
     if not batches:
         found = (doc for batch in found for doc in batch.documents())
     return found, skipped
@@ -719,26 +731,127 @@ def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = N
 def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
                      skip_bad: bool = False, skipped: list[Skipped] | None = None,
                      on_file: Callable[[XmlFile, int], None] | None = None,
-                     batch_units: int = BATCH_UNITS) -> Iterator[DocumentBatch]:
+                     batch_units: int = BATCH_UNITS, jobs: int = 1) -> Iterator[DocumentBatch]:
     """Parse ``files`` in order into batches; with ``skip_bad``, collect bad
-    files in ``skipped`` and go on."""
-    raw = _RawBatch(links)
-    try:
-        for f in files:
-            try:
-                count = raw.parse(f.path, f.name, f.root)
-            except InputError as exc:
-                if not skip_bad:
-                    raise
-                if skipped is not None:
-                    skipped.append(Skipped(exc.path, exc.line, exc.message))
-                count = 0
+    files in ``skipped`` and go on.
+
+    With ``jobs`` > 1 and at least :data:`PARALLEL_MIN_BYTES` of XML, runs
+    of consecutive files (:func:`file_pieces`) are parsed in ``jobs``
+    forked workers (:func:`graphprum.pool.fork_imap`) and their batches
+    come back pickled, in file order: the same documents, the same errors
+    (the first bad file in file order), ``on_file`` called for the same
+    files in the same order; only where batches end differs, which no store
+    sees.
+    """
+    pieces = file_pieces(files, jobs)
+    if pieces is None:
+        parsed = _parse_files(files, links, skip_bad, batch_units, on_file,
+                              skipped if skipped is not None else [])
+        yield from parsed.batches
+        if parsed.error is not None:
+            raise parsed.error
+        return
+    from graphprum.pool import fork_imap
+
+    def parse(piece: list[XmlFile]) -> _ParsedFiles:
+        parsed = _parse_files(piece, links, skip_bad, batch_units)
+        parsed.batches = list(parsed.batches)
+        return parsed
+
+    with contextlib.closing(fork_imap(parse, pieces, jobs)) as results:
+        for piece, parsed in zip(pieces, results, strict=True):
             if on_file:
-                on_file(f, count)
-            if len(raw) >= batch_units:
+                for f, count in zip(piece, parsed.counts, strict=False):
+                    on_file(f, count)
+            if skipped is not None:
+                skipped.extend(parsed.skipped)
+            yield from parsed.batches
+            if parsed.error is not None:
+                raise parsed.error
+
+
+#: Parse in worker processes only above this much XML in all (forking and
+#: sending the batches back cost more than they save on less).
+PARALLEL_MIN_BYTES = 8 << 20
+#: XML bytes per piece of work given to a worker (at most).
+PIECE_BYTES = 4 << 20
+
+
+def file_pieces(files: list[XmlFile], jobs: int) -> list[list[XmlFile]] | None:
+    """Runs of consecutive files of about the same size in bytes, at least
+    four per worker and at most :data:`PIECE_BYTES` each (a bigger file is
+    a piece of its own); None when the files are parsed here: one job, no
+    ``fork`` on this platform, or less than :data:`PARALLEL_MIN_BYTES` in all.
+    """
+    if jobs <= 1 or len(files) < 2:
+        return None
+    from graphprum.pool import can_fork
+
+    if not can_fork():
+        return None
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(f.path.stat().st_size)
+        except OSError:
+            sizes.append(0)  # the parse names the problem
+    total = sum(sizes)
+    if total < PARALLEL_MIN_BYTES:
+        return None
+    target = max(1, min(PIECE_BYTES, total // (4 * jobs)))
+    pieces: list[list[XmlFile]] = [[]]
+    held = 0
+    for f, size in zip(files, sizes, strict=True):
+        if pieces[-1] and held + size > target:
+            pieces.append([])
+            held = 0
+        pieces[-1].append(f)
+        held += size
+    return pieces
+
+
+@dataclass
+class _ParsedFiles:
+    """What parsing a run of files gives: its batches, the elements of each
+    file parsed (0 for a file skipped), the files skipped, and the error
+    that stopped it (a bad file without ``skip_bad``)."""
+
+    batches: Iterator[DocumentBatch] | list[DocumentBatch]
+    counts: list[int]
+    skipped: list[Skipped]
+    error: InputError | None = None
+
+
+def _parse_files(files: list[XmlFile], links: LinkSpec | None, skip_bad: bool,
+                 batch_units: int, on_file: Callable[[XmlFile, int], None] | None = None,
+                 skipped: list[Skipped] | None = None) -> _ParsedFiles:
+    """Parse ``files`` in order into batches (lazily: ``batches`` is a
+    generator, the other fields fill as it runs; files skipped are added
+    to ``skipped`` when given)."""
+    out = _ParsedFiles(iter(()), [], skipped if skipped is not None else [])
+
+    def batches() -> Iterator[DocumentBatch]:
+        raw = _RawBatch(links)
+        try:
+            for f in files:
+                try:
+                    count = raw.parse(f.path, f.name, f.root)
+                except InputError as exc:
+                    if not skip_bad:
+                        out.error = exc
+                        return
+                    out.skipped.append(Skipped(exc.path, exc.line, exc.message))
+                    count = 0
+                out.counts.append(count)
+                if on_file:
+                    on_file(f, count)
+                if len(raw) >= batch_units:
+                    yield raw.finish()
+                    raw = _RawBatch(links)
+            if raw.names:
                 yield raw.finish()
-                raw = _RawBatch(links)
-        if raw.names:
-            yield raw.finish()
-    finally:
-        raw.close()
+        finally:
+            raw.close()
+
+    out.batches = batches()
+    return out

@@ -1,0 +1,113 @@
+"""``load xml --jobs``: files parsed in worker processes give the store the
+same bytes, the same errors and the same progress as parsing them here."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphprum.errors import InputError
+from graphprum.loaders import xml as xml_loader
+from graphprum.loaders.xml import file_pieces, find_xml_files
+from graphprum.loading import load_xml
+from graphprum.pool import can_fork
+from graphprum.store.local import LocalStore
+from tests.support import PLOS
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")
+
+GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
+
+
+@pytest.fixture
+def in_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers for any amount of XML, with pieces of one or two files."""
+    monkeypatch.setattr(xml_loader, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(xml_loader, "PIECE_BYTES", 40_000)
+
+
+@pytest.fixture
+def articles(tmp_path: Path) -> Path:
+    """The PLOS articles, each twice (under two directories): 18 files."""
+    root = tmp_path / "articles"
+    for sub in ("a", "b"):
+        shutil.copytree(PLOS / "articles", root / sub)
+    return root
+
+
+def _store_files(path: Path) -> dict[str, bytes]:
+    """Every file of a store but the two that hold the time of writing."""
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and p.name not in ("manifest.json", ".graphprum-store", "lock")}
+
+
+def test_pieces_are_consecutive_runs_of_files(articles: Path, in_workers: None) -> None:
+    files = find_xml_files([articles])
+    pieces = file_pieces(files, jobs=2)
+    assert pieces is not None and len(pieces) > 2
+    assert [f for piece in pieces for f in piece] == files
+    assert file_pieces(files, jobs=1) is None
+
+
+def test_small_collections_are_parsed_here(articles: Path) -> None:
+    """1.2 MB of PLOS XML is under the 8 MB that pays for workers."""
+    assert file_pieces(find_xml_files([articles]), jobs=4) is None
+
+
+def test_workers_write_the_same_store(articles: Path, tmp_path: Path, in_workers: None) -> None:
+    seen: dict[int, list[tuple[str, int]]] = {}
+    for jobs in (1, 3):
+        seen[jobs] = []
+        report = load_xml(LocalStore(tmp_path / f"s{jobs}"), [articles], jobs=jobs,
+                          on_file=lambda f, n, got=seen[jobs]: got.append((f.name, n)))
+        assert report.documents == 18
+    assert seen[3] == seen[1]  # every file once, in order, with its element count
+    assert sum(n for _, n in seen[1]) == LocalStore(tmp_path / "s1").table().__len__()
+    one, three = _store_files(tmp_path / "s1"), _store_files(tmp_path / "s3")
+    assert sorted(one) == sorted(three) and len(one) > 10
+    assert [k for k in one if one[k] != three[k]] == []
+
+
+def test_the_first_bad_file_is_the_error(articles: Path, tmp_path: Path,
+                                         in_workers: None) -> None:
+    """Two bad files: the error names the first in file order, with its line,
+    whichever worker finished first, and nothing is stored."""
+    (articles / "b" / "zz-bad.xml").write_text("<a>\n<b>\n</a>")
+    (articles / "a" / "zz-bad.xml").write_text("<a>\n</b>")
+    errors = []
+    for jobs in (1, 2):
+        store = LocalStore(tmp_path / f"s{jobs}")
+        with pytest.raises(InputError) as err:
+            load_xml(store, [articles], jobs=jobs)
+        errors.append((err.value.path, err.value.line, err.value.message))
+        assert store.generation is None
+    assert errors[0] == errors[1]
+    assert errors[0][0] == str(articles / "a" / "zz-bad.xml") and errors[0][1] == 2
+
+
+def test_skip_bad_skips_the_same_files(articles: Path, tmp_path: Path,
+                                       in_workers: None) -> None:
+    (articles / "a" / "m-bad.xml").write_text("<a>\n<b></a>")
+    (articles / "b" / "m-bad.xml").write_text("<a><b>")
+    reports = [load_xml(LocalStore(tmp_path / f"s{jobs}"), [articles], jobs=jobs,
+                        skip_bad=True) for jobs in (1, 2)]
+    assert [str(s) for s in reports[0].skipped] == [str(s) for s in reports[1].skipped]
+    assert len(reports[1].skipped) == 2 and reports[1].documents == 18
+    assert _store_files(tmp_path / "s1") == _store_files(tmp_path / "s2")
+
+
+def test_jobs_on_the_command_line(tmp_path: Path) -> None:
+    """--jobs takes a number or auto; anything else is a usage error (exit 2)."""
+    bad = subprocess.run([GRAPHPRUM, "load", "xml", "--jobs", "0", str(PLOS / "articles")],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 2 and "--jobs must be a positive integer or auto" in bad.stderr
+    assert "Traceback" not in bad.stderr and not (tmp_path / "graphprum-store").exists()
+    good = subprocess.run([GRAPHPRUM, "load", "xml", "--jobs", "2", "--no-graph", "-q",
+                           str(PLOS / "articles")], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert good.returncode == 0, good.stderr
+    assert "loaded 9 documents" in good.stdout
