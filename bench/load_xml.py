@@ -7,7 +7,10 @@ For each size, generates a deterministic collection with bench/gen_collection.py
 - ``bare``: a bare ``lxml.etree.iterparse`` pass (start and end events) that
   reads every element's text and tail -- the reference;
 - ``load``: ``graphprum.loading.load_xml`` into a new store (the columns), then
-  ``build_graph`` (the LadybugDB graph for Cypher), with peak resident memory;
+  ``build_graph`` (the LadybugDB graph for Cypher), with peak resident memory
+  (the loading process's, and apart the largest of its parsing workers'):
+  with the default ``jobs`` (one per CPU: files parsed in worker processes
+  from 8 MB of XML) and with ``jobs=1`` (everything in one process);
 - ``networkx``: the peer a user might write instead: a ``networkx.DiGraph``
   of the same elements from the same iterparse pass (a node per element with
   its ``tag`` attribute, an edge parent -> child);
@@ -74,13 +77,15 @@ import numpy, pandas, lxml.etree
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t = time.perf_counter()
 s = LocalStore(sys.argv[2])
-r = load_xml(s, [sys.argv[1]])
+r = load_xml(s, [sys.argv[1]], jobs=int(sys.argv[3]) if sys.argv[3] != "auto" else None)
 dt = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 t = time.perf_counter()
 s.build_graph()
 dg = time.perf_counter() - t
-print(r.elements, dt, peak, dg, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base)
+print(r.elements, dt, peak, dg, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base,
+      workers)
 """
 
 OPEN = r"""
@@ -119,15 +124,18 @@ def main() -> None:
                            stdout=subprocess.DEVNULL)
         bare = min((run(BARE, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
         nx = min((run(NETWORKX, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
-        loads = []
+        loads: dict[str, list[list[float]]] = {"auto": [], "1": []}
         for _ in range(args.repeat):
-            tmp = Path(tempfile.mkdtemp(prefix="gp-bench-"))
-            try:
-                loads.append(run(LOAD, str(col), str(tmp / "store")))
-                opened = run(OPEN, str(tmp / "store"))
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
-        load = min(loads, key=lambda r: r[1])
+            for jobs in loads:
+                tmp = Path(tempfile.mkdtemp(prefix="gp-bench-"))
+                try:
+                    loads[jobs].append(run(LOAD, str(col), str(tmp / "store"), jobs))
+                    if jobs == "auto":
+                        opened = run(OPEN, str(tmp / "store"))
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+        load = min(loads["auto"], key=lambda r: r[1])
+        one = min(loads["1"], key=lambda r: r[1])
         elements = int(load[0])
         print(json.dumps({
             "bench": "load_xml", "articles": n, "elements": elements,
@@ -135,6 +143,12 @@ def main() -> None:
             "elements_per_s": round(elements / load[1]),
             "ratio_to_bare_iterparse": round(load[1] / bare[1], 3),
             "load_peak_rss_bytes_per_element": round(load[2] / elements, 1),
+            "load_worker_peak_rss_mb": round(load[5] / 2**20, 1),
+            "jobs": "auto", "cpus": len(os.sched_getaffinity(0)),
+            "load_jobs1_s": round(one[1], 4),
+            "load_jobs1_elements_per_s": round(elements / one[1]),
+            "load_jobs1_ratio_to_bare_iterparse": round(one[1] / bare[1], 3),
+            "load_jobs1_peak_rss_bytes_per_element": round(one[2] / elements, 1),
             "graph_s": round(load[3], 4),
             "load_with_graph_s": round(load[1] + load[3], 4),
             "load_with_graph_elements_per_s": round(elements / (load[1] + load[3])),

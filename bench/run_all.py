@@ -117,8 +117,10 @@ def row(line: dict) -> list[str] | None:
         return [f"XML load (embedded store), {g('articles')} articles",
                 f"{n(g('elements'))} elements", f"{n(g('load_s'))} s = {n(g('elements_per_s'))}/s",
                 f"{n(g('ratio_to_bare_iterparse'))}× bare lxml iterparse",
-                f"load peak {n(g('load_peak_rss_bytes_per_element'))} B/el; opened "
-                f"{n(g('open_rss_bytes_per_element'))} B/el"]
+                f"load peak {n(g('load_peak_rss_bytes_per_element'))} B/el"
+                + (f" (each parsing worker ≤ {n(g('load_worker_peak_rss_mb'))} MB)"
+                   if g("load_worker_peak_rss_mb") else "")
+                + f"; opened {n(g('open_rss_bytes_per_element'))} B/el"]
     if b == "classical_prum_vs_ap":
         return ["PRUM, classical, from files (opaque ids)",
                 f"{g('topics')} topics × {n(g('results'))}",
@@ -247,13 +249,21 @@ def peers(lines: list[dict], run_date: str) -> list[str]:
         b, g = ln.get("bench"), ln.get
         if b == "load_xml":
             size = f"{n(g('elements'))} elements ({g('articles')} generated articles)"
-            for what, key in (("XML load into the embedded store: columns (`load_xml`), "
-                               "timed in one process", "load_s"),
+            for what, key in (("XML load into the embedded store: columns (`load_xml`, "
+                               "files parsed in one worker per CPU), timed in one process",
+                               "load_s"),
+                              ("XML load into the embedded store: columns (`load_xml`, "
+                               "`jobs=1`: parsed in the one process), timed in one process",
+                               "load_jobs1_s"),
                               ("XML load into the embedded store: columns and graph written "
                                "(`load_xml` + `build_graph`), timed in one process",
                                "load_with_graph_s")):
-                ours = g(key) if key in ln else (g("load_s") + g("graph_s")
-                                                 if g("graph_s") is not None else None)
+                if key in ln:
+                    ours = g(key)
+                elif key == "load_with_graph_s" and g("graph_s") is not None:
+                    ours = g("load_s") + g("graph_s")
+                else:
+                    continue  # a line from before the measure existed
                 add(what, size, ours, "bare lxml iterparse pass", g("bare_iterparse_s"), ln)
                 if g("networkx_digraph_s") is not None:
                     add(what, size, ours, "networkx DiGraph from iterparse (tag, parent→child)",
