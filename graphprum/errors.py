@@ -83,6 +83,13 @@ class StoreError(GraphprumError):
     """The store cannot be opened, is of an unknown format, or lacks something asked for."""
 
 
+class WorkerError(GraphprumError):
+    """A worker process of ``--jobs`` died without its results (killed by a
+    signal, by the out-of-memory killer); not the user's input: exit status 1."""
+
+    exit_code = 1
+
+
 class UnknownIdError(GraphprumError):
     """An id that the store does not hold."""
 

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from graphprum.errors import GraphprumError
+from graphprum.errors import GraphprumError, WorkerError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -131,9 +131,9 @@ class Forked(Generic[R]):
         if errors:
             _raise(errors[0][1])
         if len(results) < self._n:
-            raise RuntimeError(f"a worker process of --jobs ended without its results "
-                               f"({self._n - len(results)} of {self._n} missing): killed, "
-                               f"or out of memory?")
+            raise WorkerError(f"a worker process of --jobs ended without its results "
+                              f"({self._n - len(results)} of {self._n} missing): killed, "
+                              f"or out of memory? (--jobs 1 works in one process)")
         return [results[i] for i in range(self._n)]  # type: ignore[misc]
 
     def cancel(self) -> None:
@@ -199,8 +199,9 @@ def fork_imap(func: Callable[[T], R], items: Sequence[T], jobs: int,
                 delivered.value = ahead
                 yield result  # type: ignore[misc]
         if ahead < n:
-            raise RuntimeError(f"a worker process of --jobs ended without its results "
-                               f"({n - ahead} of {n} missing): killed, or out of memory?")
+            raise WorkerError(f"a worker process of --jobs ended without its results "
+                              f"({n - ahead} of {n} missing): killed, or out of memory? "
+                              f"(--jobs 1 works in one process)")
         finished = True
     finally:
         _end(workers, stop=not finished)
@@ -333,6 +334,7 @@ def _frames(workers: dict[int, int]) -> Iterator[tuple[int, object]]:
                 if not chunk:
                     sel.unregister(fd)
                     open_fds -= 1
+                    _reap(workers[fd])
                     continue
                 buf = buffers[fd]
                 buf += chunk
@@ -343,6 +345,24 @@ def _frames(workers: dict[int, int]) -> Iterator[tuple[int, object]]:
                     i, result = pickle.loads(bytes(buf[_HEADER.size:_HEADER.size + size]))
                     del buf[:_HEADER.size + size]
                     yield i, result
+
+
+def _reap(pid: int) -> None:
+    """Wait for a worker that closed its pipe (it closes it as it exits);
+    WorkerError when it died (a signal, the out-of-memory killer) rather
+    than ending its loop: its items will never come, and the others may be
+    waiting for the parent to take them (:func:`fork_imap`)."""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:  # reaped already
+        return
+    if os.WIFSIGNALED(status) or os.waitstatus_to_exitcode(status) != 0:
+        import signal
+
+        how = (f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+               if os.WIFSIGNALED(status) else f"exit status {os.WEXITSTATUS(status)}")
+        raise WorkerError(f"a worker process of --jobs died ({how}) without its results: "
+                          f"out of memory? (--jobs 1 works in one process)")
 
 
 def _end(workers: dict[int, int], stop: bool) -> None:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from graphprum.errors import InputError, UsageError
+from graphprum.errors import InputError, UsageError, WorkerError
 from graphprum.pool import can_fork, fork_map
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")
@@ -62,8 +62,26 @@ def test_a_killed_worker_is_a_clear_error() -> None:
             os.kill(os.getpid(), signal.SIGKILL)
         return x
 
-    with pytest.raises(RuntimeError, match="ended without its results"):
+    with pytest.raises(WorkerError, match="killed by SIGKILL"):
         fork_map(die, [1, 2, 3, 4], jobs=2)
+
+
+def test_a_killed_worker_stops_imap_without_a_hang() -> None:
+    """fork_imap: the other worker waits for the parent to take results;
+    the parent must not wait for an item that will never come."""
+    import signal
+
+    from graphprum.pool import fork_imap
+
+    def die(x: int) -> int:
+        if x == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return x
+
+    got: list[int] = []
+    with pytest.raises(WorkerError, match="killed by SIGKILL"):
+        got.extend(fork_imap(die, list(range(40)), jobs=2, window=2))
+    assert got in ([], [0])  # item 1 never came: nothing after item 0 can be yielded
 
 
 def test_a_slow_item_holds_up_no_other() -> None:
