@@ -30,6 +30,12 @@ from graphprum.units import LoadReport, ParsedDocument
 
 PathLike = str | os.PathLike[str]
 
+#: Parsing workers of ``load_xml`` by default at most: this process turns
+#: their batches into the store's columns, about a fifth of the work of a
+#: load, so more workers than about four wait for it (and each holds its
+#: own ~150 MB).
+AUTO_MAX_PARSERS = 4
+
 
 def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = None,
              replace: bool = False, skip_bad: bool = False,
@@ -52,10 +58,10 @@ def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = Non
     on_file : callable, optional
         Called as ``on_file(xml_file, n_elements)`` after each file.
     jobs : int, optional
-        Processes that parse the files (default: one per CPU); they are
-        used only when the files hold at least
-        :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.  The store
-        gets the same documents whatever the number.
+        Processes that parse the files (default: one per CPU, at most
+        :data:`AUTO_MAX_PARSERS`); they are used only when the files hold
+        at least :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.
+        The store gets the same bytes whatever the number.
     """
     from graphprum.loaders.xml import xml_documents
     from graphprum.pool import cpu_count
@@ -66,7 +72,8 @@ def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = Non
 
         raise UsageError(f"jobs must be a positive integer, got {jobs}")
     docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True,
-                                  jobs=cpu_count() if jobs is None else jobs)
+                                  jobs=min(cpu_count(), AUTO_MAX_PARSERS) if jobs is None
+                                  else jobs)
     report = store.load_documents(docs, replace=replace,
                                   description={"kind": "xml", "paths": [str(p) for p in paths],
                                                "links": links})

@@ -85,9 +85,9 @@ def load_xml(
     graph: Graph = True,
     jobs: Annotated[str, typer.Option(
         "--jobs", "-j", metavar="N|auto",
-        help="Processes that parse the files: auto (the default) is one per CPU once "
-             "the files hold 8 MB of XML or more (fewer are parsed here); the store "
-             "gets the same documents either way.")] = "auto",
+        help="Processes that parse the files: auto (the default) is one per CPU, at "
+             "most 4, once the files hold 8 MB of XML or more (less is parsed here); "
+             "the store gets the same bytes either way.")] = "auto",
 ) -> None:
     """Load XML documents: one unit per element, ids DOC#XPATH.
 
