@@ -15,6 +15,7 @@ from graphprum.loading import load_links, load_video, load_xml
 from graphprum.store.local import LocalStore
 from graphprum.store.local.graph import _Attributes, document_chunks, unit_ids
 from graphprum.units import DocTable, UnitTable
+from tests.support import PLOS
 
 VTT = "WEBVTT\n\n00:01.000 --> 00:04.000\nHello\n\n00:05.000 --> 00:07.250\nWorld\n"
 
@@ -83,3 +84,39 @@ def test_attribute_json_is_json_dumps_of_each_row(write, tmp_path: Path) -> None
     # and what the graph holds
     got = store.query("MATCH (u:Unit) RETURN u.row AS r, u.attributes AS a ORDER BY u.row")
     assert [g["a"] for g in got] == expected
+
+
+def test_the_build_lets_go_of_each_frame_once_copied(tmp_path: Path, monkeypatch) -> None:
+    """A LadybugDB connection keeps references to the strings of the
+    DataFrames it scanned until it closes: each COPY of the build runs on a
+    connection of its own, so the units' strings (ids, texts, attributes)
+    are freed once copied, not held through the other tables and the
+    checkpoint (about 330 B per element)."""
+    import gc
+    import sys
+
+    from graphprum.store.local import graph
+
+    store = LocalStore(tmp_path / "plos")
+    load_xml(store, [PLOS / "articles"])  # 19,393 elements
+    held: list[str] = []  # the last string of each string column of the units
+    refs_later: list[int] = []
+    real = graph._copy
+
+    def counts(strings: list[str]) -> list[int]:
+        return [sys.getrefcount(s) for s in strings]
+
+    def copy(conn, table, frame) -> None:
+        gc.collect()
+        refs_later.extend(counts(held))
+        if table == "Unit":
+            held.extend(frame[c].iloc[-1] for c in ("uid", "text", "attributes")
+                        if frame[c].iloc[-1])
+        real(conn, table, frame)
+
+    monkeypatch.setattr(graph, "_copy", copy)
+    assert store.build_graph()
+    assert len(held) >= 2 and len(refs_later) > len(held)
+    # nothing but the list holds them (as a string only a list holds)
+    assert set(refs_later) == set(counts(["".join(["only ", "here"])]))
+    assert store.query("MATCH (u:Unit) RETURN count(u) AS n")[0]["n"] == len(store.table())
