@@ -262,7 +262,7 @@ def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
     parent waits until the parent has taken more results."""
     status = 0
     try:
-        with open(fd, "wb", buffering=0) as out:
+        try:
             while True:
                 with lock:
                     i = counter.value
@@ -286,15 +286,30 @@ def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
                 if isinstance(result, _Raised | _Failed):
                     with lock:
                         counter.value = len(items)  # nobody starts another item
-                out.write(_frame(i, result))
+                _send(fd, _payload(i, result))
+        finally:
+            os.close(fd)
     except BaseException:  # a worker never returns into the caller's code
         status = 1
     finally:
         os._exit(status)
 
 
-def _frame(i: int, result: object) -> bytes:
-    """Item ``i``'s result as a frame; an exception that does not pickle is
+def _send(fd: int, payload: bytes) -> None:
+    """Write one frame, its header then ``payload`` (not joined into one
+    more copy of a payload of megabytes), however many writes it takes."""
+    parts = [memoryview(_HEADER.pack(len(payload))), memoryview(payload)]
+    while parts:
+        written = os.writev(fd, parts)
+        while parts and written >= len(parts[0]):
+            written -= len(parts[0])
+            parts.pop(0)
+        if parts and written:
+            parts[0] = parts[0][written:]
+
+
+def _payload(i: int, result: object) -> bytes:
+    """Item ``i``'s result pickled; an exception that does not pickle is
     sent as a RuntimeError with its text."""
     try:
         payload = pickle.dumps((i, result), pickle.HIGHEST_PROTOCOL)
@@ -303,7 +318,7 @@ def _frame(i: int, result: object) -> bytes:
             raise
         text = f"{type(result.error).__name__}: {result.error}"
         payload = pickle.dumps((i, _Failed(RuntimeError(text), getattr(result, "trace", ""))))
-    return _HEADER.pack(len(payload)) + payload
+    return payload
 
 
 def _collect(workers: dict[int, int], n: int,
@@ -319,10 +334,16 @@ def _collect(workers: dict[int, int], n: int,
 
 def _frames(workers: dict[int, int]) -> Iterator[tuple[int, object]]:
     """``(item index, result)`` of every frame the workers send, as each
-    comes in, until all their pipes close."""
+    comes in, until all their pipes close.
+
+    A frame is read straight into its worker's buffer, which grows to the
+    biggest frame and is used again for the next: no copy of the frame,
+    and no fresh memory for each (a new buffer of a few MB is mapped, and
+    faulted in page by page, every time: 0.4 million page faults and 3 s
+    of system time in the parent of a 5-million-element ``load xml``)."""
     import selectors
 
-    buffers = {fd: bytearray() for fd in workers}
+    receivers = {fd: _Receiver(fd) for fd in workers}
     with selectors.DefaultSelector() as sel:
         for fd in workers:
             sel.register(fd, selectors.EVENT_READ)
@@ -330,21 +351,50 @@ def _frames(workers: dict[int, int]) -> Iterator[tuple[int, object]]:
         while open_fds:
             for key, _ in sel.select():
                 fd = int(key.fd)
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
+                payload = receivers[fd].read()
+                if payload is None:  # the pipe closed
                     sel.unregister(fd)
                     open_fds -= 1
                     _reap(workers[fd])
-                    continue
-                buf = buffers[fd]
-                buf += chunk
-                while len(buf) >= _HEADER.size:
-                    (size,) = _HEADER.unpack_from(buf)
-                    if len(buf) < _HEADER.size + size:
-                        break
-                    i, result = pickle.loads(bytes(buf[_HEADER.size:_HEADER.size + size]))
-                    del buf[:_HEADER.size + size]
-                    yield i, result
+                elif payload:
+                    yield pickle.loads(payload)
+
+
+class _Receiver:
+    """One worker's pipe, read a frame at a time (:func:`_frames`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.header = bytearray(_HEADER.size)
+        self.buffer = bytearray(1 << 16)
+        self.size: int | None = None  # the payload's, once its header is read
+        self.have = 0
+
+    def read(self) -> memoryview | None:
+        """Read what the pipe holds, up to the end of the current part of
+        a frame: the payload when this completes one (valid until the next
+        call), b"" when not yet, None when the pipe closed."""
+        if self.size is None:
+            view = memoryview(self.header)[self.have:]
+        else:
+            view = memoryview(self.buffer)[self.have:self.size]
+        got = os.readv(self.fd, [view])
+        if not got:
+            return None
+        self.have += got
+        if self.size is None:
+            if self.have < _HEADER.size:
+                return memoryview(b"")
+            (self.size,) = _HEADER.unpack(self.header)
+            self.have = 0
+            if self.size > len(self.buffer):
+                self.buffer = bytearray(max(self.size, 2 * len(self.buffer)))
+            return memoryview(b"")
+        if self.have < self.size:
+            return memoryview(b"")
+        payload = memoryview(self.buffer)[:self.size]
+        self.size, self.have = None, 0
+        return payload
 
 
 def _reap(pid: int) -> None:
