@@ -191,7 +191,9 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
     unknown_judged = ({u for u, k in zip(*judged_kinds, strict=True) if k < 0}
                       if the_store is not None else set())
     topics = list(judged)
-    check_mc_cost(specs, [len(r.ranked(t)) for r in read for t in topics if t in r.topics],
+    # lengths from the topics themselves: reading ``ranked`` would split the
+    # ids of every topic here, which the workers of --jobs do for their own
+    check_mc_cost(specs, [len(r.topics[t]) for r in read for t in topics if t in r.topics],
                   opts.force)
     user: list[tuple[MeasureSpec, Family]] = [
         (s, f) for s in specs if (f := family(s.name)) is not None]
@@ -342,7 +344,8 @@ def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],
     in the store: the run was made for another collection or another id
     convention, and every value would be 0.  The message shows both."""
     missing = sum(len(u) for u in unknown)
-    total = sum(len(run.ranked(t)[:max_results]) for t in topics if t in run.topics)
+    total = sum(min(len(run.topics[t]), max_results if max_results is not None else math.inf)
+                for t in topics if t in run.topics)
     if total == 0 or 2 * missing <= total:
         return
     seen = [u for ids in unknown for u in ids][:3]

@@ -264,3 +264,34 @@ def test_classical_measures_count_judged_ids_not_in_the_store_as_non_relevant(
     plain = evaluate(data["runs"][:1], qrels, ["AP"], ideal_min=2, jobs=jobs)  # no store
     plain_ap = plain[(plain.measure == "AP") & (plain.topic == "3")]["value"].iloc[0]
     assert ap[ap.topic == "3"]["value"].iloc[0] < plain_ap  # the id did count without it
+
+
+def test_the_parent_leaves_the_workers_topics_unsplit(data: dict, monkeypatch) -> None:
+    """A run read in a worker comes back with each topic's ids as one string
+    (RankedTopic), split where the topic is evaluated: by the time the
+    topic workers fork, the parent has split only the topic it evaluated
+    itself, so each worker makes its topics' id strings in its own memory
+    (not in pages shared with the parent, which reference counts copy)."""
+    import pickle
+
+    from graphprum import pool
+    from graphprum.evaluation import core
+
+    runs = [pickle.loads(pickle.dumps(read_run(p))) for p in data["runs"]]
+    assert all(t._joined is not None for r in runs for t in r.topics.values())
+    split_at_fork: list[int] = []
+    real = pool.fork_map
+
+    def spy(func, items, jobs, done=None):
+        split_at_fork.append(sum(t._ids is not None for r in runs for t in r.topics.values()))
+        return real(func, items, jobs, done=done)
+
+    monkeypatch.setattr(core, "fork_map", spy)
+    got = evaluate(runs, data["qrels"], ["PRUM", "AP"], nav=["structural"],
+                   store=data["store"], jobs=2)
+    first = next(iter(read_qrels(data["qrels"])))  # evaluated here, in every run that has it
+    assert split_at_fork == [sum(first in r.topics for r in runs)]
+    assert split_at_fork[0] >= 1
+    expected = evaluate(data["runs"], data["qrels"], ["PRUM", "AP"], nav=["structural"],
+                        store=data["store"], jobs=1)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
