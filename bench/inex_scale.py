@@ -10,8 +10,8 @@ it, 114 topics with qrels (REL 2 highlighted elements, 1 their parents:
 ``ideal_min=2``) and passage qrels, and 20 runs of 1,500 results per topic
 (``bench/gen_runs.py``).  Measured, each step in a fresh process:
 
-- ``inex_load``: ``LocalStore.load_xml`` time (files parsed in one worker per
-  CPU, the default), elements/s (wall, and CPU of all the processes) and
+- ``inex_load``: ``load_xml`` time (files parsed in one worker per CPU, at
+  most 4: the default), elements/s (wall, and CPU of all the processes) and
   peak resident memory per element; ``inex_open``: opening the store and
   touching every column;
 - ``inex_summary``: ``summary build p*`` (build and store);

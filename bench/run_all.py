@@ -250,13 +250,13 @@ def peers(lines: list[dict], run_date: str) -> list[str]:
         if b == "load_xml":
             size = f"{n(g('elements'))} elements ({g('articles')} generated articles)"
             for what, key in (("XML load into the embedded store: columns (`load_xml`, "
-                               "files parsed in one worker per CPU), timed in one process",
+                               "files parsed in one worker per CPU, at most 4), one call timed",
                                "load_s"),
                               ("XML load into the embedded store: columns (`load_xml`, "
-                               "`jobs=1`: parsed in the one process), timed in one process",
+                               "`jobs=1`: parsed in the loading process), one call timed",
                                "load_jobs1_s"),
                               ("XML load into the embedded store: columns and graph written "
-                               "(`load_xml` + `build_graph`), timed in one process",
+                               "(`load_xml` + `build_graph`), the calls timed",
                                "load_with_graph_s")):
                 if key in ln:
                     ours = g(key)

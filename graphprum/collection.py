@@ -76,11 +76,13 @@ class Collection:
 
     # ------------------------------------------------------------- loading
     def load_xml(self, paths: PathLike | Iterable[PathLike], *, links: str | None = None,
-                 replace: bool = False, skip_bad: bool = False) -> LoadReport:
+                 replace: bool = False, skip_bad: bool = False,
+                 jobs: int | str = "auto") -> LoadReport:
         """Load XML files or directories (:func:`graphprum.loading.load_xml`);
-        one path or several."""
+        one path or several; ``jobs``: processes that parse them (a number,
+        or ``"auto"``: one per CPU, at most 4, from 8 MB of XML)."""
         return loading.load_xml(self.store, _paths(paths), links=links, replace=replace,
-                                skip_bad=skip_bad)
+                                skip_bad=skip_bad, jobs=jobs)
 
     def load_web(self, root: PathLike, *, elements: bool = False,
                  replace: bool = False) -> LoadReport:

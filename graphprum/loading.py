@@ -40,7 +40,7 @@ AUTO_MAX_PARSERS = 4
 def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = None,
              replace: bool = False, skip_bad: bool = False,
              on_file: Callable[[Any, int], None] | None = None,
-             jobs: int | None = None) -> LoadReport:
+             jobs: int | str | None = None) -> LoadReport:
     """Load XML files and directories (recursively ``*.xml``) into ``store``.
 
     Parameters
@@ -57,26 +57,31 @@ def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = Non
         Skip files that are not well-formed and list them in the report.
     on_file : callable, optional
         Called as ``on_file(xml_file, n_elements)`` after each file.
-    jobs : int, optional
-        Processes that parse the files (default: one per CPU, at most
-        :data:`AUTO_MAX_PARSERS`); they are used only when the files hold
-        at least :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.
-        The store gets the same bytes whatever the number.
+    jobs : int or "auto", optional
+        Processes that parse the files (default ``"auto"``, also None: one
+        per CPU, at most :data:`AUTO_MAX_PARSERS`); they are used only when
+        the files hold at least
+        :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.  The store
+        gets the same bytes whatever the number.
     """
+    import contextlib
+
     from graphprum.loaders.xml import xml_documents
     from graphprum.pool import cpu_count
 
     paths = list(paths)
-    if jobs is not None and jobs < 1:
+    if jobs is None or jobs == "auto":
+        jobs = min(cpu_count(), AUTO_MAX_PARSERS)
+    elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         from graphprum.errors import UsageError
 
-        raise UsageError(f"jobs must be a positive integer, got {jobs}")
-    docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True,
-                                  jobs=min(cpu_count(), AUTO_MAX_PARSERS) if jobs is None
-                                  else jobs)
-    report = store.load_documents(docs, replace=replace,
-                                  description={"kind": "xml", "paths": [str(p) for p in paths],
-                                               "links": links})
+        raise UsageError(f"jobs must be a positive integer or 'auto', got {jobs!r}")
+    docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True, jobs=jobs)
+    with contextlib.closing(docs):  # an error in the store ends the parsing workers too
+        report = store.load_documents(docs, replace=replace,
+                                      description={"kind": "xml",
+                                                   "paths": [str(p) for p in paths],
+                                                   "links": links})
     report.skipped = skipped
     return report
 

@@ -230,8 +230,10 @@ def _start(func: Callable[[T], R], items: Sequence[T], jobs: int,
         for _ in range(max(1, min(jobs, n))):
             read_end, write_end = os.pipe()
             _widen(write_end)
+            parent = os.getpid()
             pid = os.fork()
             if pid == 0:  # the worker
+                _die_with(parent)
                 os.close(read_end)
                 for fd in workers:
                     os.close(fd)
@@ -261,6 +263,7 @@ def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
     With a ``window`` (see :func:`_start`) an item too far ahead of the
     parent waits until the parent has taken more results."""
     status = 0
+    parent = os.getppid()
     try:
         try:
             while True:
@@ -272,6 +275,8 @@ def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
                     if not wait:
                         counter.value = i + 1
                 if wait:
+                    if os.getppid() != parent:  # the parent is gone: nobody takes more
+                        break
                     time.sleep(0.002)
                     continue
                 result: object
@@ -295,6 +300,20 @@ def _work(func: Callable[[T], R], items: Sequence[T], counter: Any, lock: Any,
         os._exit(status)
 
 
+def _die_with(parent: int) -> None:
+    """In a new worker: be ended (SIGKILL) when the parent ends, however it
+    ends (Linux), and leave at once if it has ended already; a worker left
+    running would keep the store's lock it inherited."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _send(fd: int, payload: bytes) -> None:
     """Write one frame, its header then ``payload`` (not joined into one
     more copy of a payload of megabytes), however many writes it takes."""
@@ -309,16 +328,19 @@ def _send(fd: int, payload: bytes) -> None:
 
 
 def _payload(i: int, result: object) -> bytes:
-    """Item ``i``'s result pickled; an exception that does not pickle is
-    sent as a RuntimeError with its text."""
+    """Item ``i``'s result pickled; a result or an exception that does not
+    pickle is sent as a RuntimeError that says so."""
     try:
-        payload = pickle.dumps((i, result), pickle.HIGHEST_PROTOCOL)
-    except Exception:
-        if not isinstance(result, _Raised | _Failed):
-            raise
-        text = f"{type(result.error).__name__}: {result.error}"
-        payload = pickle.dumps((i, _Failed(RuntimeError(text), getattr(result, "trace", ""))))
-    return payload
+        return pickle.dumps((i, result), pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:
+        if isinstance(result, _Raised | _Failed):
+            text = f"{type(result.error).__name__}: {result.error}"
+            trace = getattr(result, "trace", "")
+        else:
+            text = (f"the result of a worker process of --jobs cannot be sent back "
+                    f"({type(exc).__name__}: {exc})")
+            trace = ""
+        return pickle.dumps((i, _Failed(RuntimeError(text), trace)))
 
 
 def _collect(workers: dict[int, int], n: int,
@@ -417,7 +439,9 @@ def _reap(pid: int) -> None:
 
 def _end(workers: dict[int, int], stop: bool) -> None:
     """Close the pipes and reap the workers; with ``stop`` (the parent is
-    leaving on an error or an interrupt) end those still running first."""
+    leaving on an error or an interrupt) end those still running first
+    (SIGKILL: a worker has nothing to clean up, it leaves with ``os._exit``,
+    and a handler it inherited may ignore SIGTERM)."""
     import signal
 
     for fd, pid in workers.items():
@@ -425,7 +449,7 @@ def _end(workers: dict[int, int], stop: bool) -> None:
             os.close(fd)
         try:
             if stop and os.waitpid(pid, os.WNOHANG)[0] == 0:
-                os.kill(pid, signal.SIGTERM)
+                os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         except (ChildProcessError, ProcessLookupError):
             pass

@@ -55,10 +55,10 @@ def build_graph(store: Any, wanted: bool) -> str:
     return f"; graph for queries in {time.perf_counter() - t0:.2f} s" if built else ""
 
 
-def parse_jobs(text: str) -> int | None:
-    """``--jobs``: a positive number, or ``auto`` (None: one per CPU)."""
+def parse_jobs(text: str) -> int | str:
+    """``--jobs``: a positive number, or ``auto``."""
     if text == "auto":
-        return None
+        return text
     if text.isascii() and text.isdigit() and int(text) > 0:
         return int(text)
     raise UsageError(f"--jobs must be a positive integer or auto, got {text!r}")

@@ -383,9 +383,15 @@ class _RawBatch:
         start_chunk, end_chunk, parent, depth, size = _tree_from_events(self.events)
         rows = np.arange(n, dtype=np.int64)
         # tag codes of the units kept (a skipped file may have added tags)
-        used, tag_codes = np.unique(np.asarray(self.tags, dtype=np.int32), return_inverse=True)
-        tag_vocab = [self.tag_vocab[c] for c in used.tolist()]
-        tag_codes = tag_codes.reshape(-1).astype(np.int32)
+        # numbered in order of first appearance among them, as the label paths
+        # are, so that the codes do not depend on where batches end
+        used, first, tag_codes = np.unique(np.asarray(self.tags, dtype=np.int32),
+                                           return_index=True, return_inverse=True)
+        first_seen = np.argsort(first, kind="stable")
+        renumber = np.empty(len(used), dtype=np.int32)
+        renumber[first_seen] = np.arange(len(used), dtype=np.int32)
+        tag_vocab = [self.tag_vocab[c] for c in used[first_seen].tolist()]
+        tag_codes = renumber[tag_codes.reshape(-1)]
         path_codes, path_vocab = _label_paths(parent, depth, tag_codes, tag_vocab)
         # character offset of every chunk number
         chunk_lengths = np.fromiter(map(len, self.chunks), dtype=np.int64,
@@ -753,19 +759,28 @@ def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
         return
     from graphprum.pool import fork_imap
 
-    def parse(piece: list[XmlFile]) -> _ParsedFiles:
-        parsed = _parse_files(piece, links, skip_bad, batch_units)
+    here = [_parsed_here(piece) for piece in pieces]
+
+    def parse(k: int) -> _ParsedFiles | None:
+        if here[k]:
+            return None
+        parsed = _parse_files(pieces[k], links, skip_bad, batch_units)
         parsed.batches = list(parsed.batches)
         return parsed
 
-    with contextlib.closing(fork_imap(parse, pieces, jobs)) as results:
+    with contextlib.closing(fork_imap(parse, range(len(pieces)), jobs)) as results:
         for piece, parsed in zip(pieces, results, strict=True):
-            if on_file:
-                for f, count in zip(piece, parsed.counts, strict=False):
-                    on_file(f, count)
-            if skipped is not None:
-                skipped.extend(parsed.skipped)
-            yield from parsed.batches
+            if parsed is None:  # one big file: its batches one at a time, as with one job
+                parsed = _parse_files(piece, links, skip_bad, batch_units, on_file,
+                                      skipped if skipped is not None else [])
+                yield from parsed.batches
+            else:
+                if on_file:
+                    for f, count in zip(piece, parsed.counts, strict=False):
+                        on_file(f, count)
+                if skipped is not None:
+                    skipped.extend(parsed.skipped)
+                yield from parsed.batches
             if parsed.error is not None:
                 raise parsed.error
 
@@ -808,6 +823,18 @@ def file_pieces(files: list[XmlFile], jobs: int) -> list[list[XmlFile]] | None:
         pieces[-1].append(f)
         held += size
     return pieces
+
+
+def _parsed_here(piece: list[XmlFile]) -> bool:
+    """Whether a piece is one file bigger than :data:`PIECE_BYTES`, parsed
+    by the loading process itself: a worker sends a piece's batches back
+    all at once, which for one big file would hold its whole parse in
+    memory twice (the worker's pickle and the parent's copy), where one
+    process holds a batch at a time."""
+    try:
+        return len(piece) == 1 and piece[0].path.stat().st_size > PIECE_BYTES
+    except OSError:
+        return True  # the parse here names the problem
 
 
 @dataclass
