@@ -13,7 +13,8 @@ it, 114 topics with qrels (REL 2 highlighted elements, 1 their parents:
 - ``inex_load``: ``load_xml`` time (files parsed in one worker per CPU, at
   most 4: the default), elements/s (wall, and CPU of all the processes) and
   peak resident memory per element; ``inex_open``: opening the store and
-  touching every column;
+  touching every column; ``inex_graph``: the LadybugDB graph ``load`` builds
+  after the columns (written aside, summaries left out);
 - ``inex_summary``: ``summary build p*`` (build and store);
 - ``inex_eval_reference``: ir_measures ``AP(rel=2)`` on the 20 runs, from the
   files (the reference every ratio below divides by, same process);
@@ -228,6 +229,31 @@ def step_open(store: str) -> None:
           "rss_bytes_per_element": round(rss / len(tab), 1)})
 
 
+def step_graph(store: str) -> None:
+    """The LadybugDB graph of the loaded collection, as ``graphprum load``
+    builds it after the columns (summaries aside), written beside the store."""
+    import tempfile
+
+    from graphprum.store.local import LocalStore
+    from graphprum.store.local.graph import build
+
+    s = LocalStore(store)
+    tab = s.table()
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    tmp = Path(tempfile.mkdtemp(prefix="gp-inex-graph-"))
+    try:
+        t = time.perf_counter()
+        out = build(s.generation, tab, {}, target=tmp / "graph.lbug")
+        dt = time.perf_counter() - t
+        size = out.stat().st_size
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+    emit({"elements": len(tab), "seconds": round(dt, 2), "elements_per_s": round(len(tab) / dt),
+          "peak_rss_bytes_per_element": round(rss / len(tab), 1),
+          "bytes_per_element_on_disk": round(size / len(tab), 1)})
+
+
 def step_summary(store: str) -> None:
     from graphprum.store.local import LocalStore
 
@@ -322,6 +348,7 @@ def step_growth_eval(store: str, data: str, repeat: str) -> None:
 
 
 STEPS = {"load": step_load, "open": step_open, "summary": step_summary, "eval": step_eval,
+         "graph": step_graph,
          "growth_eval": step_growth_eval}
 
 
@@ -424,6 +451,7 @@ def main(argv: list[str] | None = None) -> None:
         for line in child("eval", str(store), str(data), str(args.runs), str(args.jobs), what):
             emit({**line, "topics": args.topics, "results_per_topic": args.k,
                   "elements": r["elements"]})
+        emit({"bench": "inex_graph", **child("graph", str(store))[0]})
         big_store = store
     if args.growth or args.growth_only:
         growth(args, big_store)
