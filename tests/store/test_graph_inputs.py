@@ -87,36 +87,36 @@ def test_attribute_json_is_json_dumps_of_each_row(write, tmp_path: Path) -> None
 
 
 def test_the_build_lets_go_of_each_frame_once_copied(tmp_path: Path, monkeypatch) -> None:
-    """A LadybugDB connection keeps references to the strings of the
-    DataFrames it scanned until it closes: each COPY of the build runs on a
-    connection of its own, so the units' strings (ids, texts, attributes)
-    are freed once copied, not held through the other tables and the
-    checkpoint (about 330 B per element)."""
+    """A LadybugDB connection keeps what it scanned until it closes: each
+    COPY of the build runs on a connection of its own, so the units' Arrow
+    table (ids, texts, attributes) is freed once copied, not held through
+    the other tables and the checkpoint (about 330 B per element)."""
     import gc
-    import sys
+    import weakref
+
+    import pyarrow as pa
 
     from graphprum.store.local import graph
 
     store = LocalStore(tmp_path / "plos")
     load_xml(store, [PLOS / "articles"])  # 19,393 elements
-    held: list[str] = []  # the last string of each string column of the units
-    refs_later: list[int] = []
+    copied: list[tuple[str, weakref.ref]] = []
+    alive_later: list[tuple[str, str]] = []  # (table copied, table still alive)
+    arrow_bytes: dict[str, int] = {}
     real = graph._copy
-
-    def counts(strings: list[str]) -> list[int]:
-        return [sys.getrefcount(s) for s in strings]
 
     def copy(conn, table, frame) -> None:
         gc.collect()
-        refs_later.extend(counts(held))
-        if table == "Unit":
-            held.extend(frame[c].iloc[-1] for c in ("uid", "text", "attributes")
-                        if frame[c].iloc[-1])
+        alive_later.extend((table, name) for name, ref in copied if ref() is not None)
+        arrow_bytes[table] = pa.total_allocated_bytes()
+        copied.append((table, weakref.ref(frame)))
         real(conn, table, frame)
 
     monkeypatch.setattr(graph, "_copy", copy)
     assert store.build_graph()
-    assert len(held) >= 2 and len(refs_later) > len(held)
-    # nothing but the list holds them (as a string only a list holds)
-    assert set(refs_later) == set(counts(["".join(["only ", "here"])]))
+    names = [name for name, _ in copied]
+    assert names.index("Unit") < names.index("CHILD")
+    assert alive_later == []
+    # the units' strings were Arrow's own (ids, attributes): freed before the edges
+    assert arrow_bytes["CHILD"] < 0.1 * arrow_bytes["Unit"]
     assert store.query("MATCH (u:Unit) RETURN count(u) AS n")[0]["n"] == len(store.table())
