@@ -68,8 +68,29 @@ if TYPE_CHECKING:
 
 FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 1000
-#: Connections writing at once during a load on Neo4j (FalkorDB: one).
-DEFAULT_WORKERS = 1
+
+
+def _batch_from_environment() -> int:
+    """``GRAPHPRUM_BOLT_BATCH`` (units per load query), else :data:`DEFAULT_BATCH`.
+
+    >>> import os
+    >>> os.environ["GRAPHPRUM_BOLT_BATCH"] = "lots"
+    >>> _batch_from_environment()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: GRAPHPRUM_BOLT_BATCH='lots': expected a whole number...
+    >>> os.environ["GRAPHPRUM_BOLT_BATCH"] = "500"
+    >>> _batch_from_environment()
+    500
+    >>> del os.environ["GRAPHPRUM_BOLT_BATCH"]
+    """
+    text = os.environ.get("GRAPHPRUM_BOLT_BATCH", "").strip()
+    if not text:
+        return DEFAULT_BATCH
+    if not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise UsageError(f"GRAPHPRUM_BOLT_BATCH={text!r}: expected a whole number of units "
+                         f"per load query, 1 or more")
+    return int(text)
 #: Bytes of query text (parameters spliced in) sent to FalkorDB's Bolt port at
 #: most.  FalkorDB 4.16 writes a query *with* parameters into ``char[4096]``
 #: and aborts above it, but the store sends it none (``get_query`` in its
@@ -138,7 +159,7 @@ class BoltConnection:
     server (parameters there)."""
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
-                 batch_size: int | None = None, workers: int | None = None,
+                 batch_size: int | None = None,
                  connect_timeout: float = 2.0) -> None:
         import neo4j
 
@@ -147,10 +168,7 @@ class BoltConnection:
         self.uri = parsed.driver_uri
         self.location = parsed.safe
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
-        self.batch_size = int(batch_size or os.environ.get("GRAPHPRUM_BOLT_BATCH")
-                              or DEFAULT_BATCH)
-        self.workers = max(1, int(workers or os.environ.get("GRAPHPRUM_BOLT_WORKERS")
-                                  or DEFAULT_WORKERS))
+        self.batch_size = batch_size or _batch_from_environment()
         user = os.environ.get("NEO4J_USERNAME")
         auth = parsed.auth or ((user, os.environ.get("NEO4J_PASSWORD", "")) if user else None)
         self._user = auth[0] if auth else None
