@@ -48,8 +48,7 @@ def test_an_error_of_the_caller_stops_the_thread() -> None:
 
     def make():
         try:
-            for i in range(10**6):
-                yield i
+            yield from range(10**6)
         finally:
             closed.append(True)
 
