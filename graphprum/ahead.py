@@ -103,7 +103,8 @@ def ahead(items: Iterator[T], depth: int = 1) -> Iterator[T]:
     finally:
         stop.set()
         slots.release()
-        thread.join()
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
+        if threading.current_thread() is not thread:  # (a cyclic GC pass may run here)
+            thread.join()
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()

@@ -120,3 +120,76 @@ def test_the_build_lets_go_of_each_frame_once_copied(tmp_path: Path, monkeypatch
     # the units' strings were Arrow's own (ids, attributes): freed before the edges
     assert arrow_bytes["CHILD"] < 0.1 * arrow_bytes["Unit"]
     assert store.query("MATCH (u:Unit) RETURN count(u) AS n")[0]["n"] == len(store.table())
+
+
+def test_attribute_keys_are_name_equals_value_as_on_the_bolt_store(write, tmp_path) -> None:
+    """The embedded graph numbers its Attribute nodes (``aid``), but an
+    Attribute's ``nid`` is ``name=value`` as the Bolt store writes it, so a
+    query naming it gives the same rows on both."""
+    from graphprum.store.bolt.load import attribute_nid
+
+    store = mixed_store(write, tmp_path)
+    got = store.query("MATCH (u:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) "
+                      "RETURN u.row AS r, a.nid AS nid, a.name AS n, a.value AS v "
+                      "ORDER BY r, n")
+    rows = np.arange(len(store.table()))
+    expected = sorted((r, attribute_nid(k, v), k, v)
+                      for r, d in zip(rows.tolist(), store.attributes(rows), strict=True)
+                      for k, v in d.items())
+    assert [(g["r"], g["nid"], g["n"], g["v"]) for g in got] == expected
+    assert len({g["nid"] for g in got}) == store.query(
+        "MATCH (a:Attribute) RETURN count(a) AS n")[0]["n"]  # one node per (name, value)
+    one = expected[0]
+    assert store.query("MATCH (a:Attribute {nid: $k}) RETURN a.name AS n, a.value AS v",
+                       {"k": one[1]}) == [{"n": one[2], "v": one[3]}]
+    assert "aid" not in store.query("MATCH (a:Attribute) RETURN a LIMIT 1")[0]["a"]
+
+
+def _parsed(name: str, texts: list[str], attributes: list, links: tuple = ()):
+    from graphprum.units import KIND_ELEMENT, ParsedDocument
+
+    n = len(texts)
+    columns = {"parent": np.array([-1] + [0] * (n - 1), np.int32),
+               "depth": np.array([0] + [1] * (n - 1), np.int16),
+               "post": np.arange(n, dtype=np.int32)[::-1].copy(),
+               "size": np.array([n] + [1] * (n - 1), np.int32),
+               "pos": np.array([1, *range(1, n)], np.int32), "start": np.zeros(n),
+               "length": np.ones(n), "words": np.ones(n, np.int32),
+               "kind": np.zeros(n, np.int8)}
+    return ParsedDocument(name, f"{name}.xml", KIND_ELEMENT, ["r"] + ["s"] * (n - 1),
+                          ["/r"] + ["/r/s"] * (n - 1), columns, list(links), texts, attributes)
+
+
+def test_lone_surrogates_reach_the_graph_as_replacement_characters(tmp_path) -> None:
+    """The store keeps a lone surrogate that came through the API (its
+    string columns are written with ``surrogatepass``); the graph cannot
+    hold one, so texts, attribute values and link anchors get U+FFFD."""
+    store = LocalStore(tmp_path / "s")
+    store.load_documents([_parsed("d1", ["ok", "x\ud800y"], [(1, {"k": "v\udcff"})],
+                                  [(1, "d2", "an\udcffchor")]),
+                          _parsed("d2", ["t"], [])], description={"kind": "t"})
+    assert store.build_graph()
+    assert store.query("MATCH (u:Unit {row: 1}) RETURN u.text AS t")[0]["t"] == "x\ufffdy"
+    assert store.query("MATCH (:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) RETURN a.value AS v") \
+        == [{"v": "v\ufffd"}]
+    assert store.query("MATCH ()-[l:LINK]->() RETURN l.anchor AS a") == [{"a": "an\ufffdchor"}]
+
+
+def test_a_build_that_fails_in_python_leaves_no_temporary_graph(tmp_path, monkeypatch) -> None:
+    """Only LadybugDB's own errors become 'cannot write the graph'; any other
+    is raised as itself, and the half-written graph is removed either way."""
+    import pytest
+
+    from graphprum.store.local import graph
+
+    store = LocalStore(tmp_path / "plos")
+    load_xml(store, [PLOS / "articles"])
+
+    def broken(attributes):
+        raise KeyError("made up")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(graph, "_attribute_frames", broken)
+    with pytest.raises(KeyError, match="made up"):
+        store.build_graph()
+    assert sorted(p.name for p in store.generation.iterdir() if "lbug" in p.name) == []

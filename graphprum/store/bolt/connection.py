@@ -40,7 +40,7 @@ from __future__ import annotations
 import contextlib
 import os
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib.resources import files
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -70,21 +70,27 @@ FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 1000
 
 
-def _batch_from_environment() -> int:
-    """``GRAPHPRUM_BOLT_BATCH`` (units per load query), else :data:`DEFAULT_BATCH`.
+def batch_size_from(value: int | None, environ: Mapping[str, str] = os.environ) -> int:
+    """Units per load query: ``value``, else ``GRAPHPRUM_BOLT_BATCH``, else
+    :data:`DEFAULT_BATCH`; a usage error for anything but a whole number >= 1.
 
-    >>> import os
-    >>> os.environ["GRAPHPRUM_BOLT_BATCH"] = "lots"
-    >>> _batch_from_environment()  # doctest: +ELLIPSIS
+    >>> batch_size_from(None, {"GRAPHPRUM_BOLT_BATCH": "500"}), batch_size_from(None, {})
+    (500, 1000)
+    >>> batch_size_from(None, {"GRAPHPRUM_BOLT_BATCH": "lots"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     graphprum.errors.UsageError: GRAPHPRUM_BOLT_BATCH='lots': expected a whole number...
-    >>> os.environ["GRAPHPRUM_BOLT_BATCH"] = "500"
-    >>> _batch_from_environment()
-    500
-    >>> del os.environ["GRAPHPRUM_BOLT_BATCH"]
+    >>> batch_size_from(0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: batch_size=0: expected a whole number...
     """
-    text = os.environ.get("GRAPHPRUM_BOLT_BATCH", "").strip()
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UsageError(f"batch_size={value!r}: expected a whole number of units per "
+                             f"load query, 1 or more")
+        return value
+    text = environ.get("GRAPHPRUM_BOLT_BATCH", "").strip()
     if not text:
         return DEFAULT_BATCH
     if not (text.isascii() and text.isdigit() and int(text) >= 1):
@@ -168,7 +174,7 @@ class BoltConnection:
         self.uri = parsed.driver_uri
         self.location = parsed.safe
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
-        self.batch_size = batch_size or _batch_from_environment()
+        self.batch_size = batch_size_from(batch_size)
         user = os.environ.get("NEO4J_USERNAME")
         auth = parsed.auth or ((user, os.environ.get("NEO4J_PASSWORD", "")) if user else None)
         self._user = auth[0] if auth else None

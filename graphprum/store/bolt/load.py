@@ -112,7 +112,7 @@ def digest(doc: ParsedDocument) -> str:
 
 
 def attribute_nid(name: str, value: str) -> str:
-    """The key of an Attribute node (the embedded store's).
+    """The key of an Attribute node (its ``nid`` on both stores).
 
     >>> attribute_nid("sec-type", "methods")
     'sec-type=methods'

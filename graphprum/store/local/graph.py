@@ -30,7 +30,9 @@ the units that carry it, so that attributes are matched like any pattern:
 ``(s:Unit)-[:HAS_ATTRIBUTE]->(:Attribute {name: 'sec-type', value: 'methods'})``.
 (One property per attribute name would cost a column per name for every
 unit: 64 names made the PLOS graph 4x slower to write.)  ``row`` (the
-unit's row in the columns) and ``nid`` are the embedded store's keys.
+unit's row in the columns) and ``aid`` (an Attribute's number) are the
+embedded store's keys; an Attribute's ``nid`` is ``name=value``, as on the
+Bolt store (:func:`graphprum.store.bolt.load.attribute_nid`).
 """
 
 from __future__ import annotations
@@ -239,9 +241,11 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
             conn.close()
         finally:
             db.close()
-    except RuntimeError as exc:  # LadybugDB reports I/O failures (a full disk) this way
-        for p in (tmp, tmp.with_name(tmp.name + ".wal")):
+    except BaseException as exc:
+        for p in (tmp, tmp.with_name(tmp.name + ".wal")):  # whatever failed
             p.unlink(missing_ok=True)
+        if type(exc) is not RuntimeError:  # not LadybugDB's (it reports I/O failures so)
+            raise
         reason = " ".join(str(exc).split())
         reason = reason.split("Error: ")[-1] if "Cannot write" in reason else reason[:200]
         raise StoreError(f"{gen}: cannot write the graph for queries ({reason})") from None
@@ -307,7 +311,8 @@ def _schema(conn: Any) -> None:
         "CREATE NODE TABLE Unit(row INT64, uid STRING, doc STRING, tag STRING, path STRING, "
         "kind INT8, depth INT16, pre INT32, post INT32, size INT32, pos INT32, start DOUBLE, "
         "length DOUBLE, words INT32, text STRING, attributes STRING, PRIMARY KEY(row))",
-        "CREATE NODE TABLE Attribute(nid INT64, name STRING, value STRING, PRIMARY KEY(nid))",
+        "CREATE NODE TABLE Attribute(aid INT64, nid STRING, name STRING, value STRING, "
+        "PRIMARY KEY(aid))",
         "CREATE NODE TABLE Summary(nid STRING, axpre STRING, sid STRING, key STRING, "
         "extent INT64, length DOUBLE, PRIMARY KEY(nid))",
         "CREATE REL TABLE CHILD(FROM Unit TO Unit)",
@@ -345,7 +350,11 @@ def _table(columns: dict[str, Any]) -> pa.Table:
         elif isinstance(values, np.ndarray) and values.dtype != object:
             out[name] = pa.array(np.ascontiguousarray(values))
         else:
-            out[name] = pa.array(values, type=pa.large_string())
+            try:
+                out[name] = pa.array(values, type=pa.large_string())
+            except UnicodeEncodeError:  # a lone surrogate, kept by the store's columns
+                out[name] = pa.array([v if v is None else v.translate(_SURROGATES)
+                                      for v in values], type=pa.large_string())
     return pa.table(out)
 
 
@@ -496,12 +505,16 @@ class _Attributes:
 
 def _attribute_frames(attributes: _Attributes) -> Frames:
     """One Attribute node per distinct (name, value), numbered in order of
-    first appearance (``nid``), HAS_ATTRIBUTE from each unit.
+    first appearance (``aid``, the key HAS_ATTRIBUTE from each unit points
+    at), its ``nid`` ``name=value`` as on the Bolt store.
 
     Names and values are dictionary-encoded by Arrow over the stored bytes
     (no Python string), and the keys are integers: for 2,979,790
     attributes this took 2.6 s against 3.9 s with ``name=value`` strings
     (factorized by pandas, and matched as strings by the COPY)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     n = len(attributes.rows)
     if not n:
         return
@@ -513,13 +526,21 @@ def _attribute_frames(attributes: _Attributes) -> Frames:
         np.asarray(coded_values.indices, dtype=np.int64)
     del name_codes, coded_values
     _, first, codes = np.unique(pairs, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # nid by first appearance
-    nid = np.empty(len(order), dtype=np.int64)
-    nid[order] = np.arange(len(order))
+    del pairs, _
+    order = np.argsort(first, kind="stable")  # aid by first appearance
+    aid = np.empty(len(order), dtype=np.int64)
+    aid[order] = np.arange(len(order))
+    to = aid[codes.reshape(-1)]
     first = first[order]
-    yield "Attribute", _table({"nid": np.arange(len(first), dtype=np.int64),
-                               "name": names.take(first), "value": values.take(first)})
-    yield "HAS_ATTRIBUTE", _table({"from": attributes.rows, "to": nid[codes.reshape(-1)]})
+    del order, aid, codes
+    name, value = names.take(first), values.take(first)
+    del names, values, first
+    yield "Attribute", _table({"aid": np.arange(len(name), dtype=np.int64),
+                               "nid": pc.binary_join_element_wise(
+                                   name, value, pa.scalar("=", pa.large_string())),
+                               "name": name, "value": value})
+    del name, value
+    yield "HAS_ATTRIBUTE", _table({"from": attributes.rows, "to": to})
 
 
 def _edge_frames(table: UnitTable, gen: Path) -> Frames:
@@ -529,6 +550,7 @@ def _edge_frames(table: UnitTable, gen: Path) -> Frames:
     for lo in range(0, len(child), EDGE_CHUNK):
         rows = child[lo:lo + EDGE_CHUNK]
         yield "CHILD", _table({"from": parent[rows], "to": rows})
+    parent = child = rows = None  # not held through ROOT and LINK
     docs = table.docs
     yield "ROOT", _table({"from": np.asarray(docs["name"], dtype=object),
                           "to": np.asarray(docs["first"], dtype=np.int64)})
@@ -605,7 +627,7 @@ class GraphReader:
 
 
 #: Keys of LadybugDB values that are the engine's or the embedded store's.
-_INTERNAL = {"_ID", "_LABEL", "_SRC", "_DST", "row", "nid"}
+_INTERNAL = {"_ID", "_LABEL", "_SRC", "_DST", "row", "nid", "aid"}
 
 
 def plain(value: Any) -> Any:
