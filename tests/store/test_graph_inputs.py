@@ -79,8 +79,8 @@ def test_attribute_json_is_json_dumps_of_each_row(write, tmp_path: Path) -> None
     assert any(e and '\\"' in e and "\\\\" in e and "\\t" in e and "\\n" in e
                for e in expected)
     attributes = _Attributes(store.generation)
-    assert attributes.json(0, n).tolist() == expected
-    assert [j for lo in range(n) for j in attributes.json(lo, lo + 1).tolist()] == expected
+    assert attributes.json(0, n).to_pylist() == expected
+    assert [j for lo in range(n) for j in attributes.json(lo, lo + 1).to_pylist()] == expected
     # and what the graph holds
     got = store.query("MATCH (u:Unit) RETURN u.row AS r, u.attributes AS a ORDER BY u.row")
     assert [g["a"] for g in got] == expected
@@ -193,3 +193,24 @@ def test_a_build_that_fails_in_python_leaves_no_temporary_graph(tmp_path, monkey
     with pytest.raises(KeyError, match="made up"):
         store.build_graph()
     assert sorted(p.name for p in store.generation.iterdir() if "lbug" in p.name) == []
+
+
+def test_json_strings_are_json_dumps_for_any_text() -> None:
+    """Arrow's escaping of names and values against ``json.dumps``, on
+    random text (control characters, quotes, backslashes, any plane)."""
+    import pyarrow as pa
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from graphprum.store.local.graph import _json_strings
+
+    text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(text | st.sampled_from(['"', "\\", "\n\t", "\x1f", "\x7f", "\u2028"]),
+                    min_size=1, max_size=8))
+    def check(values: list[str]) -> None:
+        got = _json_strings(pa.array(values, pa.large_string())).to_pylist()
+        assert got == [json.dumps(v, ensure_ascii=False) for v in values]
+
+    check()

