@@ -552,6 +552,9 @@ NOTES = [
     "columns load before it took 14.2-14.8 s on a quiet machine and up to 21 s on a noisy "
     "one (32-34 CPU-seconds against 25.6), which decides whether the load with the graph "
     "passes 150k elements/s.",
+    "- *INEX tenth load and graph*: best of 3 loads and of 3 graph builds (every time is "
+    "in the JSON lines' `seconds_all`): on 2026-11-27 a single load took 14.2-21.1 s and a "
+    "single build 15.3-20.2 s on the shared machine, for the same work.",
     "- *Delegated measures*: graphprum's fixed cost over ir_measures' command is its "
     "command line (typer and click: about 30 ms to import, 13 ms to build the commands, "
     "against argparse); reading the run is faster than ir_measures' reader (82-87 vs 93-119 ms "
