@@ -62,17 +62,16 @@ from graphprum.evaluation.topics import (
 from graphprum.io.qrels import Qrels
 from graphprum.measures.classical import compute_classical, preload_classical
 from graphprum.measures.names import aggregation
-from graphprum.measures.prum import check_mc_cost
 from graphprum.measures.registry import Family, MeasureSpec, aggregate, family
 from graphprum.navigation.base import parse_model
 from graphprum.pool import can_fork, cpu_count, fork_map
-from graphprum.store.base import FORK_SAFE, TABLE, Store
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from graphprum.assessments import TopicAssessment
     from graphprum.io.runs import Run
+    from graphprum.store.base import Store
 
 Warn = Callable[[str], None]
 #: ``progress(done, total)``: called as work finishes.
@@ -193,8 +192,11 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
     topics = list(judged)
     # lengths from the topics themselves: reading ``ranked`` would split the
     # ids of every topic here, which the workers of --jobs do for their own
-    check_mc_cost(specs, [len(r.topics[t]) for r in read for t in topics if t in r.topics],
-                  opts.force)
+    if any(family(s.name) is not None for s in specs):  # only a family simulates
+        from graphprum.measures.prum import check_mc_cost
+
+        check_mc_cost(specs, [len(r.topics[t]) for r in read for t in topics if t in r.topics],
+                      opts.force)
     user: list[tuple[MeasureSpec, Family]] = [
         (s, f) for s in specs if (f := family(s.name)) is not None]
     job = Job(runs=read, qrels=judged, topics=topics, models=models, measures=user,
@@ -224,8 +226,11 @@ def _prepare(classical: Sequence[str], store: Store | None) -> None:
     a worker): the classical measures' modules, the store's columns mapped."""
     if classical:
         preload_classical(classical)
-    if store is not None and TABLE in store.capabilities:
-        store.table()
+    if store is not None:
+        from graphprum.store.base import TABLE
+
+        if TABLE in store.capabilities:
+            store.table()
 
 
 class _Classical:
@@ -401,11 +406,14 @@ def _usable_jobs(jobs: int | str, store: Store | None, n_topics: int, warn: Warn
         if asked:
             warn("note: --jobs needs the fork start method, not available here; using 1")
         return 1
-    if store is not None and FORK_SAFE not in store.capabilities:
-        if asked:
-            warn("note: --jobs is ignored with a server store (a connection cannot be "
-                 "shared between processes); using 1")
-        return 1
+    if store is not None:
+        from graphprum.store.base import FORK_SAFE
+
+        if FORK_SAFE not in store.capabilities:
+            if asked:
+                warn("note: --jobs is ignored with a server store (a connection cannot be "
+                     "shared between processes); using 1")
+            return 1
     return min(most, n_topics)
 
 
@@ -438,8 +446,11 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
     total = len(topics)
     progress(0, total)
     outs: list[TopicOutput] = []
-    if jobs > 1 and job.store is not None and TABLE in job.store.capabilities:
-        job.store.table()  # map the columns once, before the workers inherit them
+    if jobs > 1 and job.store is not None:
+        from graphprum.store.base import TABLE
+
+        if TABLE in job.store.capabilities:
+            job.store.table()  # map the columns once, before the workers inherit them
     sizes = [_topic_size(job, t) for t in topics] if auto and jobs > 1 else []
     warm_start = warm_done = 0.0
     for i, topic in enumerate(topics):

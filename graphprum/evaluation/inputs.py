@@ -50,12 +50,12 @@ from graphprum.io.objects import (
 from graphprum.io.qrels import Qrels
 from graphprum.io.runs import Run
 from graphprum.measures.registry import MeasureSpec
-from graphprum.store.base import Store
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from graphprum.assessments import TopicAssessment
+    from graphprum.store.base import Store
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
 #: One run (module notes).
@@ -154,7 +154,11 @@ def read_qrels_like(qrels: QrelsLike) -> Qrels:
 def as_store(store: StoreLike | None) -> Store | None:
     """The store of ``store``: itself, the one at a location (opened, never
     created), or the one a :class:`~graphprum.collection.Collection` holds."""
-    if store is None or isinstance(store, Store):
+    if store is None:
+        return None
+    from graphprum.store.base import Store
+
+    if isinstance(store, Store):
         return store
     if is_path(store):
         from graphprum.store import open_store

@@ -43,6 +43,7 @@ from graphprum.measures.registry import (
     Provider,
     families,
     family,
+    family_names,
     parse_measure,
 )
 
@@ -189,7 +190,7 @@ def _canonical(name: str, trec_matches: bool) -> str | None:
     if family(name) is not None or name in ir_measure_names():
         return name
     low = name.lower()
-    fams = [f for f in families() if f.lower() == low]
+    fams = [f for f in family_names() if f.lower() == low]
     if fams:
         return _one(name, fams)
     if trec_matches:
@@ -237,7 +238,7 @@ def _check_ir(spec: MeasureSpec) -> None:
 
 def known_names() -> list[str]:
     """Every measure and set name ``-m`` accepts (parameters and cutoffs aside)."""
-    return [*families(), *TREC_SETS, *TREC_MEASURES, *ir_measure_names()]
+    return [*family_names(), *TREC_SETS, *TREC_MEASURES, *ir_measure_names()]
 
 
 def _trec_typo(text: str, name: str) -> str | None:

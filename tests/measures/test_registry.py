@@ -53,6 +53,29 @@ def test_every_declared_family_is_discovered_and_nothing_else():
         assert f.description.split()[0] == first.replace("``", "")
 
 
+def test_the_static_index_is_what_discovery_finds():
+    found = discover()
+    assert {n: f.module for n, f in found.items()} == registry.FAMILY_MODULES
+    assert registry.family_names() == list(families())
+    assert {n: (f.function, f.describe()) for n, f in families().items()} == \
+        {n: (f.function, f.describe()) for n, f in found.items()}
+
+
+def test_a_classical_name_imports_no_family_module(tmp_path):
+    import subprocess
+
+    code = ("import sys; from graphprum.measures.names import resolve, aggregation; "
+            "[aggregation(s) for n in ('AP', 'ndcg@10', 'map', 'P_10') for s in resolve(n)]; "
+            "print(sorted(m for m in set(registry.FAMILY_MODULES.values()) if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
+                          + code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    code = code.replace("'AP', 'ndcg@10', 'map', 'P_10'", "'srp@10',")
+    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
+                          + code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['graphprum.measures.sr']"
+
+
 def test_discovery_reads_any_package(tmp_path, monkeypatch):
     pkg = tmp_path / "fakemeasures"
     pkg.mkdir()
