@@ -312,7 +312,7 @@ def test_mc_cost_guard_and_force(tmp_path, monkeypatch):
 
 def test_os_errors_are_one_line_naming_the_file(tmp_path):
     """The last net of user_errors: an OSError from anywhere below."""
-    from graphprum.cli.app import user_errors
+    from graphprum.cli.shared import user_errors
 
     @user_errors
     def full() -> None:

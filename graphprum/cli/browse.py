@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from graphprum.cli.app import (
+from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
     app,

@@ -13,7 +13,9 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import (
+from graphprum.cli.measures import measure_help
+from graphprum.cli.options import EvalArgs, eval_options
+from graphprum.cli.shared import (
     Digits,
     app,
     choose_format,
@@ -21,8 +23,6 @@ from graphprum.cli.app import (
     nothing_left_to_finish,
     user_errors,
 )
-from graphprum.cli.measures import measure_help
-from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.errors import UsageError
 
 #: Result formats (graphprum.results.FORMATS; listed here so --help needs no import).
@@ -138,10 +138,13 @@ def eval_command(
     if no_summary:
         result = result.without_summary()
     write_results(result, fmt, sys.stdout, digits=digits)
+    store = opts.store(measures)
+    if store is None:
+        nothing_left_to_finish()
+        return
     from graphprum.store.base import FORK_SAFE
 
-    store = opts.store(measures)
-    if store is None or FORK_SAFE in store.capabilities:  # no connection to close
+    if FORK_SAFE in store.capabilities:  # no connection to close
         nothing_left_to_finish()
 
 

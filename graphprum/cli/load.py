@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from graphprum.cli.app import Progress, note, open_store, status, sub_app, user_errors
+from graphprum.cli.shared import Progress, note, open_store, status, sub_app, user_errors
 from graphprum.errors import StoreError, UsageError
 
 load_app = sub_app("load", "Load a collection into the store.")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import TABLE_FORMATS, app, choose_format, user_errors
+from graphprum.cli.shared import TABLE_FORMATS, app, choose_format, user_errors
 
 LIST_FORMATS = TABLE_FORMATS
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from graphprum.cli.app import Progress, note, open_store, store_exists
+from graphprum.cli.shared import Progress, note, open_store, store_exists
 from graphprum.evaluation.options import EvalOptions
 
 if TYPE_CHECKING:

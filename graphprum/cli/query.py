@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import (
+from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
     app,

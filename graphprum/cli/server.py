@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.app import note, sub_app, usage, user_errors
+from graphprum.cli.shared import note, sub_app, usage, user_errors
 
 server_app = sub_app("server", "A local FalkorDB server with Bolt (pip install "
                                "graphprum[server]), for users without Docker. Every port "

@@ -141,7 +141,7 @@ def test_tables_for_people_round(store, eval_files) -> None:
 
 
 def test_a_terminal_gets_the_table(monkeypatch) -> None:
-    from graphprum.cli.app import choose_format
+    from graphprum.cli.shared import choose_format
 
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False, raising=False)
     assert choose_format(None, ["table", "tsv"]) == "tsv"

@@ -124,3 +124,54 @@ def test_eval_ends_without_teardown_and_prints_everything(tmp_path: Path) -> Non
     bad = _script(["eval", "nosuchrun", "--qrels", "qrels", "--no-store"], tmp_path)
     assert bad.returncode == 2 and "TEARDOWN" in bad.stderr
     assert "nosuchrun" in bad.stderr and "Traceback" not in bad.stderr
+
+
+#: Runs the command line in this process and prints the graphprum modules it loaded.
+_MODULES_PROBE = """
+import json, sys
+sys.argv = ["graphprum", *json.loads(sys.argv[1])]
+from graphprum.cli import main
+try:
+    main()
+except SystemExit as exc:
+    pass
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("graphprum."))))
+"""
+
+
+def modules_of(args: list[str], cwd: Path) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", _MODULES_PROBE, json.dumps(args)],
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_command_imports_its_own_module_of_commands_only(one_line: Path) -> None:
+    from graphprum.cli import COMMANDS
+
+    loaded = modules_of(["eval", "run", "--qrels", "qrels", "--no-store", "-m", "AP"], one_line)
+    commands = sorted(m for m in loaded if m.removeprefix("graphprum.cli.") in COMMANDS.values())
+    # eval's help lists the measures (graphprum.cli.measures)
+    assert commands == ["graphprum.cli.evaluate", "graphprum.cli.measures"]
+    # a classical measure: no module declaring a family is imported
+    from graphprum.measures.registry import FAMILY_MODULES
+
+    assert not set(FAMILY_MODULES.values()) & set(loaded)
+    # global options and their values before the command are skipped
+    loaded = modules_of(["--store", "eval", "-q", "info"], one_line)
+    assert [m for m in loaded if m.removeprefix("graphprum.cli.") in COMMANDS.values()] == \
+        ["graphprum.cli.browse"]
+
+
+def test_the_index_of_commands_is_what_the_modules_add() -> None:
+    """COMMANDS names every command and group the modules register, each
+    with its module, in the order of ``graphprum --help``."""
+    from graphprum.cli import COMMANDS, app
+
+    found = [(c.name or c.callback.__name__, c.callback.__module__)
+             for c in app.registered_commands]
+    found += [(g.name, g.typer_instance.registered_commands[0].callback.__module__)
+              for g in app.registered_groups]
+    assert [(n, f"graphprum.cli.{m}") for n, m in COMMANDS.items()] == found
+    import typer.main
+
+    assert list(typer.main.get_group(app).list_commands(None)) == list(COMMANDS)  # type: ignore[arg-type]
