@@ -529,17 +529,19 @@ NOTES = [
     "- *--jobs on one run* (114 topics x 1,500 results, structural PRUM, PRUM@0.5, AP; "
     "timelines of whole processes, 2026-11-27): with --jobs 2, start-up and argument parsing "
     "(0.11 s) come before anything can fork; then the run file is read in two slices by two "
-    "workers while the parent imports the structural model (scipy.sparse, 0.10 s), reads "
-    "the qrels and looks up the judged ids (0.18 s wall for about 0.34 CPU-seconds: three "
-    "processes on 2 CPUs); then the topics and the classical measures (one piece of work "
-    "in a worker) run in two workers (0.28 s). A topic costs 3.9 ms in a worker against "
-    "3.2 ms in one process: 0.5 ms more system time, from about 160 page faults per topic "
-    "(copy-on-write and first touch in the allocator's pages: perf puts them in "
-    "_PyObject_Malloc and allocate_from_new_pool; populating the store's memory-mapped "
-    "columns in the workers, anonymous copies of the columns and malloc_trim before the "
-    "fork changed nothing). Making a parallel phase cheaper lowers the ratio (it "
-    "shortens --jobs 1 by twice what it shortens --jobs 2); only the serial start-up "
-    "raises it.",
+    "workers while the parent imports the structural model (scipy.sparse, 0.09 s, of which "
+    "about 60 ms is numpy.f2py, numpy.testing, numpy.random and numpy.ma, imported by "
+    "scipy's copy of array-api-compat when it copies numpy's namespace), reads the qrels "
+    "and looks up the judged ids (0.18 s wall for about 0.36 CPU-seconds: three processes "
+    "on 2 CPUs); then the topics and the classical measures (one piece of work in a "
+    "worker) run in two workers (0.29 s, against 0.24 s for half of --jobs 1's 0.48 s). "
+    "That difference is the workers' own: each builds, for the documents its topics touch, "
+    "the look-up table from element path to row that one process builds once (26 MB and "
+    "86 ms for 2,924 documents), so the documents both touch are done twice, and each of "
+    "its pages is a page fault (12,600-18,100 per worker; 17,500 per reader; 25-37 ms of "
+    "system time each). Making a parallel phase cheaper lowers the ratio (it shortens "
+    "--jobs 1 by twice what it shortens --jobs 2); only the serial start-up and the "
+    "workers' duplicated work raise it.",
     "- *Graph build* (`load` with the graph for `query`): the units, attributes and edges "
     "are copied into LadybugDB from Arrow tables (the stored string columns handed over "
     "without a copy, tags, label paths and documents as dictionary arrays), each made in "
@@ -556,10 +558,12 @@ NOTES = [
     "in the JSON lines' `seconds_all`): on 2026-11-27 a single load took 14.2-21.1 s and a "
     "single build 15.3-20.2 s on the shared machine, for the same work.",
     "- *Delegated measures*: graphprum's fixed cost over ir_measures' command is its "
-    "command line (typer and click: about 30 ms to import, 13 ms to build the commands, "
-    "against argparse); reading the run is faster than ir_measures' reader (82-87 vs 93-119 ms "
-    "for 100,000 lines). The ratio was 1.08-1.09x on 2026-11-23/24 (AMD EPYC) and is "
-    "1.15x on 2026-11-27 (Intel Xeon): the same code, a different machine.",
+    "command line (typer and click: about 30 ms to import, against argparse) and its own "
+    "modules; reading the run is faster than ir_measures' reader (82-87 vs 93-119 ms "
+    "for 100,000 lines). The ratio was 1.08-1.09x on 2026-11-23/24 (AMD EPYC) and "
+    "1.15-1.22x on 2026-11-27 (Intel Xeon) with the same code; the script now builds only "
+    "the command it runs (4 ms instead of 12) and a classical measure imports none of the "
+    "families' modules (10 ms), which brought it to 1.08x on that machine.",
 ]
 
 

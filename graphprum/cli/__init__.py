@@ -54,6 +54,11 @@ def with_commands(names: Sequence[str] | None = None) -> typer.Typer:
               else names)
     for module in dict.fromkeys(COMMANDS[n] for n in wanted):
         importlib.import_module(f"graphprum.cli.{module}")
+    # the help lists them in the order of COMMANDS, whichever was imported first
+    rank = {name: i for i, name in enumerate(COMMANDS)}
+    app.registered_commands.sort(
+        key=lambda c: rank.get(c.name or getattr(c.callback, "__name__", ""), len(rank)))
+    app.registered_groups.sort(key=lambda g: rank.get(g.name or "", len(rank)))
     return app
 
 

@@ -164,14 +164,19 @@ def test_a_command_imports_its_own_module_of_commands_only(one_line: Path) -> No
 
 def test_the_index_of_commands_is_what_the_modules_add() -> None:
     """COMMANDS names every command and group the modules register, each
-    with its module, in the order of ``graphprum --help``."""
-    from graphprum.cli import COMMANDS, app
+    with its module; ``graphprum --help`` lists them in that order, even
+    in a process that imported one of the modules first."""
+    probe = ("import json, importlib; import graphprum.cli.query; from graphprum.cli import app; "
+             "import typer.main; "
+             "found = [(c.name or c.callback.__name__, c.callback.__module__) "
+             "for c in app.registered_commands]; "
+             "found += [(g.name, g.typer_instance.registered_commands[0].callback.__module__) "
+             "for g in app.registered_groups]; "
+             "print(json.dumps([found, list(typer.main.get_group(app).list_commands(None))]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    found, listed = json.loads(out)
+    from graphprum.cli import COMMANDS
 
-    found = [(c.name or c.callback.__name__, c.callback.__module__)
-             for c in app.registered_commands]
-    found += [(g.name, g.typer_instance.registered_commands[0].callback.__module__)
-              for g in app.registered_groups]
-    assert [(n, f"graphprum.cli.{m}") for n, m in COMMANDS.items()] == found
-    import typer.main
-
-    assert list(typer.main.get_group(app).list_commands(None)) == list(COMMANDS)  # type: ignore[arg-type]
+    assert [[n, f"graphprum.cli.{m}"] for n, m in COMMANDS.items()] == found
+    assert listed == list(COMMANDS)
