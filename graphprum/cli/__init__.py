@@ -72,8 +72,8 @@ def command_named(argv: Sequence[str]) -> str | None:
     'eval'
     >>> command_named(["-s/tmp/store", "load", "xml"]), command_named(["-vs", "x", "info"])
     ('load', 'info')
-    >>> command_named(["--help"]) is None
-    True
+    >>> command_named(["--help"]) is None, command_named(["--help", "eval"]) is None
+    (True, True)
     """
     if any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ):
         return None
@@ -84,7 +84,7 @@ def command_named(argv: Sequence[str]) -> str | None:
         elif word in _VALUED or (word[:1] == "-" and word[1:2] != "-" and word.endswith("s")
                                  and set(word[1:-1]) <= {"v"}):  # -s, -vs
             skip = True
-        elif word == "--":
+        elif word in ("--", "--help"):  # --help before the command: the whole list
             return None
         elif not word.startswith("-"):
             return word

@@ -4,7 +4,8 @@ store named by ``--store``, progress bars, and the output format off a
 terminal.
 
 Command modules (:mod:`graphprum.cli.load`, :mod:`graphprum.cli.evaluate`, ...)
-add their commands to :data:`app`; :mod:`graphprum.cli` imports them all.
+add their commands to :data:`app`; :mod:`graphprum.cli` imports those the
+command line asks for.
 """
 
 from __future__ import annotations

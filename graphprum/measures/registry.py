@@ -652,6 +652,9 @@ def family(name: str) -> Family | None:
         return None
     if name not in _LOADED:
         _LOADED.update(declared_by(FAMILY_MODULES[name]))
+        if name not in _LOADED:
+            raise RuntimeError(f"FAMILY_MODULES lists {name} in {FAMILY_MODULES[name]}, "
+                               f"which does not declare it")
     return _LOADED[name]
 
 

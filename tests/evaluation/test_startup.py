@@ -12,6 +12,7 @@ long they take is measured by ``bench/startup.py``, not here.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,16 @@ def test_the_index_of_commands_is_what_the_modules_add() -> None:
 
     assert [[n, f"graphprum.cli.{m}"] for n, m in COMMANDS.items()] == found
     assert listed == list(COMMANDS)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--help", "eval"], ["-s", "x", "--help", "load"]])
+def test_the_help_lists_every_command(args: list[str], tmp_path: Path) -> None:
+    from graphprum.cli import COMMANDS
+
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT_PROBE, json.dumps(args)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "120"})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("Commands:", 1)[1].splitlines()
+    listed = [ln.split()[0] for ln in lines if ln.startswith("  ") and ln.split()]
+    assert [w for w in listed if w in COMMANDS] == list(COMMANDS)

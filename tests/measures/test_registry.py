@@ -61,6 +61,13 @@ def test_the_static_index_is_what_discovery_finds():
         {n: (f.function, f.describe()) for n, f in found.items()}
 
 
+def test_an_index_line_whose_module_does_not_declare_the_family(monkeypatch):
+    monkeypatch.setitem(registry.FAMILY_MODULES, "Bogus", "graphprum.measures.sr")
+    with pytest.raises(RuntimeError, match=r"lists Bogus in graphprum\.measures\.sr, which "
+                                           r"does not declare it"):
+        family("Bogus")
+
+
 def test_a_classical_name_imports_no_family_module(tmp_path):
     import subprocess
 
