@@ -157,9 +157,9 @@ class TableStore:
             paths = cache_get(d)
             if paths is None:
                 paths = xpaths(d)
-            row = paths.get(rest)
-            if row is not None:
-                out[i] = row
+            local = paths.get(rest)
+            if local is not None:
+                out[i] = first[d] + local
         return np.array(out, dtype=np.int64)
 
     def _doc_lookup(self, table: UnitTable) -> tuple[Callable[[str], int | None], list[int],
@@ -180,7 +180,7 @@ class TableStore:
         return value
 
     def _xpaths(self, d: int) -> dict[str, int]:
-        """XPATH -> row for document ``d`` (cached; the oldest half of the
+        """XPATH -> row within document ``d`` (its first row is 0; cached; the oldest half of the
         cache is dropped when it passes 4096 documents)."""
         cached = self._xpath_cache.get(d)
         if cached is not None:
@@ -203,7 +203,7 @@ class TableStore:
             p = local_parent[i]
             path = xp[p] + steps[i] if p >= 0 else steps[i]
             xp[i] = path
-            out[path] = first + i
+            out[path] = i  # a small int for most documents: no object made
         cache = self._xpath_cache
         if len(cache) > 4096:
             for key in list(cache)[: len(cache) // 2]:
