@@ -53,6 +53,28 @@ def test_unit_ids_equal_the_tables_ids(write, tmp_path: Path) -> None:
         assert [i for lo, hi in chunks for i in unit_ids(table, lo, hi).tolist()] == expected
 
 
+def test_the_graph_holds_every_id_however_the_ids_are_pieced(write, tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Ids are made a piece of rows at a time inside each chunk of the
+    build: with pieces and chunks of a few rows, which do not line up with
+    each other, the graph's ids are still the table's, row for row."""
+    from graphprum.store.local import graph
+
+    store = mixed_store(write, tmp_path)
+    expected = store.table().ids()
+    for chunk, piece in ((5, 2), (4, 3), (1 << 21, 1)):
+        monkeypatch.setattr(graph, "CHUNK", chunk)
+        monkeypatch.setattr(graph, "ID_PIECE", piece)
+        path = graph.build(store.generation, store.table(), {},
+                           target=tmp_path / f"g-{chunk}-{piece}.lbug")
+        reader = graph.GraphReader(path)
+        try:
+            got = reader.query("MATCH (u:Unit) RETURN u.row AS r, u.uid AS id ORDER BY u.row")
+        finally:
+            reader.close()
+        assert [g["id"] for g in got] == expected
+
+
 def test_unit_ids_when_depths_do_not_follow_parents() -> None:
     """A table whose depth column is not parent depth + 1 (written by hand):
     the ids come from the parents, as ``UnitTable.ids`` says."""
