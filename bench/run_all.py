@@ -553,8 +553,11 @@ NOTES = [
     "tenth the build took 24.6 s with pandas DataFrames (2026-11-24) and takes 16-20 s "
     "now (2026-11-27, 12 runs; the attributes' JSON is made by Arrow too). Its peak is "
     "mostly LadybugDB's own (each COPY about 80-120 B/el of working memory; checkpoints "
-    "after each COPY did not lower it) and the frame being made (Python strings for the "
-    "ids); on 625k elements the fixed part of the engine makes it 850-944 B/el. The "
+    "after each COPY did not lower it; copies of 1M rows instead of 2M: 344 against "
+    "354 B/el and 0.9 s slower) and the frame being made; since the ids are made 256k "
+    "rows at a time and handed to Arrow piece by piece (2026-11-27, 21:20) it is "
+    "332-338 B/el (342-369 before), and on 625k elements, where the fixed part of the "
+    "engine weighs most, 808-816 B/el (850-944 before). The "
     "columns load before it took 14.2-14.8 s on a quiet machine and up to 21 s on a noisy "
     "one (32-34 CPU-seconds against 25.6), which decides whether the load with the graph "
     "passes 150k elements/s.",
