@@ -13,7 +13,12 @@ import numpy as np
 
 from graphprum.loading import load_links, load_video, load_xml
 from graphprum.store.local import LocalStore
-from graphprum.store.local.graph import _Attributes, document_chunks, unit_ids
+from graphprum.store.local.graph import (
+    _Attributes,
+    _unit_ids_walk,
+    document_chunks,
+    unit_ids,
+)
 from graphprum.units import DocTable, UnitTable
 from tests.support import PLOS
 
@@ -51,6 +56,12 @@ def test_unit_ids_equal_the_tables_ids(write, tmp_path: Path) -> None:
         assert all(hi == lo2 for (_, hi), (lo2, _) in itertools.pairwise(chunks))
         assert set(lo for lo, _ in chunks) <= set(np.asarray(table.docs["first"]).tolist())
         assert [i for lo, hi in chunks for i in unit_ids(table, lo, hi).tolist()] == expected
+        assert [i for lo, hi in chunks
+                for i in _unit_ids_walk(table, lo, hi).tolist()] == expected
+    # a range that cuts a document walks from its start
+    n = len(table)
+    for lo, hi in itertools.combinations(range(0, n + 1, 2), 2):
+        assert _unit_ids_walk(table, lo, hi).tolist() == expected[lo:hi]
 
 
 def test_the_graph_holds_every_id_however_the_ids_are_pieced(write, tmp_path: Path,
@@ -185,12 +196,19 @@ def _parsed(name: str, texts: list[str], attributes: list, links: tuple = ()):
 def test_lone_surrogates_reach_the_graph_as_replacement_characters(tmp_path) -> None:
     """The store keeps a lone surrogate that came through the API (its
     string columns are written with ``surrogatepass``); the graph cannot
-    hold one, so texts, attribute values and link anchors get U+FFFD."""
+    hold one, so texts, attribute values, link anchors and document names
+    (in ids too) get U+FFFD."""
     store = LocalStore(tmp_path / "s")
     store.load_documents([_parsed("d1", ["ok", "x\ud800y"], [(1, {"k": "v\udcff"})],
                                   [(1, "d2", "an\udcffchor")]),
-                          _parsed("d2", ["t"], [])], description={"kind": "t"})
+                          _parsed("d2", ["t"], []),
+                          _parsed("d\udcff3", ["t", "u"], [])],  # a file name not UTF-8
+                         description={"kind": "t"})
     assert store.build_graph()
+    assert store.query("MATCH (d:Document)-[:ROOT]->(u:Unit)-[:CHILD]->(c:Unit) "
+                       "WHERE d.name = $n RETURN u.uid AS r, c.uid AS c, c.doc AS d",
+                       {"n": "d\ufffd3"}) == [{"r": "d\ufffd3#/r[1]", "c": "d\ufffd3#/r[1]/s[1]",
+                                              "d": "d\ufffd3"}]
     assert store.query("MATCH (u:Unit {row: 1}) RETURN u.text AS t")[0]["t"] == "x\ufffdy"
     assert store.query("MATCH (:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) RETURN a.value AS v") \
         == [{"v": "v\ufffd"}]

@@ -127,11 +127,16 @@ def unit_ids(table: UnitTable, lo: int = 0, hi: int | None = None) -> np.ndarray
     cols = table.columns
     kind = np.asarray(cols["kind"][lo:hi])
     doc = np.asarray(cols["doc"][lo:hi]).astype(np.int64)
-    names = np.asarray(table.docs["name"], dtype=object)
+    # the documents of the range only (they are in row order): a build calls
+    # this once per piece of rows, and a collection may hold millions of them
+    d_lo, d_hi = int(doc.min()), int(doc.max()) + 1
+    doc = doc - d_lo
+    names = np.asarray(table.docs["name"][d_lo:d_hi], dtype=object)
     out = names[doc]  # pages and videos: their name
     segment = np.flatnonzero(kind == KIND_SEGMENT)
     if len(segment):
-        index = segment + lo - np.asarray(table.docs["first"], dtype=np.int64)[doc[segment]]
+        index = segment + lo - np.asarray(table.docs["first"][d_lo:d_hi],
+                                          dtype=np.int64)[doc[segment]]
         out[segment] = out[segment] + np.asarray([f"#{i}" for i in index.tolist()], dtype=object)
     element = np.flatnonzero((kind != KIND_PAGE) & (kind != KIND_VIDEO) & (kind != KIND_SEGMENT))
     if not len(element):
@@ -147,7 +152,7 @@ def unit_ids(table: UnitTable, lo: int = 0, hi: int | None = None) -> np.ndarray
             (parent[has_parent] < element[has_parent]).all() and
             (parent_el[has_parent] >= 0).all() and
             (depth[parent_el[has_parent]] == depth[has_parent] - 1).all()):
-        return _unit_ids_walk(table)[lo:hi]
+        return _unit_ids_walk(table, lo, hi)
     # the step /tag[pos] of every element, built once per distinct (tag, pos)
     tag = np.asarray(cols["tag"][lo:hi]).astype(np.int64)[element]
     pos = np.asarray(cols["pos"][lo:hi]).astype(np.int64)[element]
@@ -160,7 +165,7 @@ def unit_ids(table: UnitTable, lo: int = 0, hi: int | None = None) -> np.ndarray
     ids = np.empty(len(element), dtype=object)
     order = np.argsort(depth, kind="stable")
     bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
-    prefix = np.asarray([f"{name}#" for name in table.docs["name"]], dtype=object)
+    prefix = np.asarray([f"{name}#" for name in names.tolist()], dtype=object)
     for level in range(len(bounds) - 1):
         rows = order[bounds[level]:bounds[level + 1]]
         above = prefix[doc[element[rows]]] if level == 0 else ids[parent_el[rows]]
@@ -169,27 +174,38 @@ def unit_ids(table: UnitTable, lo: int = 0, hi: int | None = None) -> np.ndarray
     return out
 
 
-def _unit_ids_walk(table: UnitTable) -> np.ndarray:
-    """Every row's id, in one pass over the rows (parents come first)."""
+def _unit_ids_walk(table: UnitTable, lo: int = 0, hi: int | None = None) -> np.ndarray:
+    """The ids of rows ``lo`` to ``hi``, in one pass over them (parents come
+    first); from row 0 when a parent lies before ``lo`` (not whole documents).
+
+    >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
+    >>> _unit_ids_walk(t, 1, 3).tolist()
+    ['d#/a[1]/b[1]', 'd#/a[1]/b[2]']
+    """
     n = len(table)
+    hi = n if hi is None else hi
     cols = table.columns
-    tag = np.asarray(table.tags, dtype=object)[np.asarray(cols["tag"])] if n else []
-    pos = np.asarray(cols["pos"]).tolist()
-    parent = np.asarray(cols["parent"]).tolist()
-    kind = np.asarray(cols["kind"]).tolist()
-    doc = np.asarray(cols["doc"])
+    sl = slice(lo, hi)
+    parents = np.asarray(cols["parent"][sl]).astype(np.int64)
+    if lo and ((parents >= 0) & (parents < lo)).any():
+        return _unit_ids_walk(table, 0, hi)[lo:]
+    m = hi - lo
+    tag = np.asarray(table.tags, dtype=object)[np.asarray(cols["tag"][sl])] if m > 0 else []
+    pos = np.asarray(cols["pos"][sl]).tolist()
+    parent = np.where(parents >= 0, parents - lo, -1).tolist()
+    kind = np.asarray(cols["kind"][sl]).tolist()
     first = table.docs["first"]
     names = table.docs["name"].tolist()
-    out: list[str] = [""] * n
-    xp: list[str] = [""] * n
-    docs = doc.tolist()
-    for r in range(n):
+    out: list[str] = [""] * m
+    xp: list[str] = [""] * m
+    docs = np.asarray(cols["doc"][sl]).tolist()
+    for r in range(m):
         k = kind[r]
         name = names[docs[r]]
         if k in (KIND_PAGE, KIND_VIDEO):
             out[r] = name
         elif k == KIND_SEGMENT:
-            out[r] = f"{name}#{r - int(first[docs[r]])}"
+            out[r] = f"{name}#{lo + r - int(first[docs[r]])}"
         else:
             p = parent[r]
             xp[r] = (xp[p] if p >= 0 else "") + f"/{tag[r]}[{pos[r]}]"
@@ -350,12 +366,25 @@ def _table(columns: dict[str, Any]) -> pa.Table:
         elif isinstance(values, np.ndarray) and values.dtype != object:
             out[name] = pa.array(np.ascontiguousarray(values))
         else:
-            try:
-                out[name] = pa.array(values, type=pa.large_string())
-            except UnicodeEncodeError:  # a lone surrogate, kept by the store's columns
-                out[name] = pa.array([v if v is None else v.translate(_SURROGATES)
-                                      for v in values], type=pa.large_string())
+            out[name] = _large_strings(values)
     return pa.table(out)
+
+
+def _large_strings(values: Any) -> pa.Array:
+    """Python strings (None for null) as Arrow ``large_string``; a lone
+    surrogate, which the store's columns keep (a file name that is not
+    UTF-8, text given to the API), becomes U+FFFD: the graph cannot hold it.
+
+    >>> _large_strings(["a\\udcff", None]).to_pylist()
+    ['a\\ufffd', None]
+    """
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, type=pa.large_string())
+    except UnicodeEncodeError:
+        return pa.array([v if v is None else v.translate(_SURROGATES) for v in values],
+                        type=pa.large_string())
 
 
 def _coded(codes: np.ndarray, strings: pa.Array) -> pa.Array:
@@ -436,15 +465,14 @@ def _document_frames(table: UnitTable) -> Frames:
 
 
 def _unit_frames(table: UnitTable, texts: StringColumn, attributes: _Attributes) -> Frames:
-    import pyarrow as pa
 
     n = len(table)
     if not n:
         return
     cols = table.columns
-    tags = pa.array(list(table.tags), pa.large_string())
-    paths = pa.array(list(table.paths), pa.large_string())
-    docnames = pa.array(list(table.docs["name"]), pa.large_string())
+    tags = _large_strings(list(table.tags))
+    paths = _large_strings(list(table.paths))
+    docnames = _large_strings(list(table.docs["name"]))
     first = np.asarray(table.docs["first"], dtype=np.int64)
     for lo, hi in document_chunks(first, n, CHUNK):
         sl = slice(lo, hi)
