@@ -555,7 +555,7 @@ NOTES = [
     "mostly LadybugDB's own (each COPY about 80-120 B/el of working memory; checkpoints "
     "after each COPY did not lower it; copies of 1M rows instead of 2M: 344 against "
     "354 B/el and 0.9 s slower) and the frame being made; since the ids are made 256k "
-    "rows at a time and handed to Arrow piece by piece (2026-11-27, 21:20) it is "
+    "rows at a time and handed to Arrow piece by piece (2026-11-27, 20:25) it is "
     "332-338 B/el (342-369 before), and on 625k elements, where the fixed part of the "
     "engine weighs most, 808-816 B/el (850-944 before). The "
     "columns load before it took 14.2-14.8 s on a quiet machine and up to 21 s on a noisy "
