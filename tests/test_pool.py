@@ -13,8 +13,14 @@ pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method her
 
 
 def test_results_in_item_order_from_several_processes() -> None:
+    import time
+
+    def square(x: int) -> tuple[int, int]:
+        time.sleep(0.02)  # long enough for the workers to take some
+        return x * x, os.getpid()
+
     done: list[int] = []
-    got = fork_map(lambda x: (x * x, os.getpid()), list(range(12)), jobs=3, done=done.append)
+    got = fork_map(square, list(range(12)), jobs=3, done=done.append)
     assert [v for v, _ in got] == [x * x for x in range(12)]
     assert sorted(done) == list(range(12))  # each item once, as it arrives
     assert len({pid for _, pid in got} - {os.getpid()}) >= 1  # not all done here
@@ -39,6 +45,61 @@ def test_a_users_error_comes_back_whole() -> None:
         fork_map(usage, [1, 2], jobs=2)
 
 
+def test_the_parent_takes_items_beside_jobs_minus_one_workers() -> None:
+    """--jobs N is N processes: this one and N - 1 forked (not N beside an idle parent)."""
+    import time
+
+    def slow(x: int) -> int:
+        time.sleep(0.03)
+        return os.getpid()
+
+    for jobs in (2, 3):
+        pids = fork_map(slow, list(range(12)), jobs=jobs)
+        assert os.getpid() in pids
+        assert len(set(pids)) == jobs
+
+
+def test_a_result_bigger_than_the_pipe_while_the_parent_works() -> None:
+    """A worker whose frames fill its pipe waits for the parent's next look,
+    not for the end: every result comes back whole, with no hang."""
+    import signal
+    import time
+
+    def big(x: int) -> bytes:
+        time.sleep(0.02)
+        return bytes([x]) * (3 << 20)  # 3 MB: more than a 1 MB pipe holds
+
+    def hang(*_: object) -> None:
+        raise AssertionError("fork_map hung")
+
+    before = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(60)
+    try:
+        got = fork_map(big, list(range(10)), jobs=2)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+    assert [(len(g), g[0], g[-1]) for g in got] == [(3 << 20, x, x) for x in range(10)]
+
+
+def test_of_several_errors_the_first_items_is_raised() -> None:
+    """Item 0 fails last (it sleeps), item 1 first: the error raised is item
+    0's, whichever process took each, and no item after them is started."""
+    import time
+
+    started: list[int] = []
+
+    def fail(x: int) -> int:
+        started.append(x)  # seen for the parent's items only
+        if x == 0:
+            time.sleep(0.3)
+        raise UsageError(f"item {x}")
+
+    with pytest.raises(UsageError, match=r"^item 0$"):
+        fork_map(fail, list(range(20)), jobs=2)
+    assert len(started) < 20
+
+
 def test_one_job_or_one_item_runs_here() -> None:
     assert fork_map(lambda x: os.getpid(), [1, 2], jobs=1) == [os.getpid()] * 2
     assert fork_map(lambda x: os.getpid(), [1], jobs=4) == [os.getpid()]
@@ -56,10 +117,14 @@ def test_a_killed_worker_is_a_clear_error() -> None:
     """A worker that dies (the OOM killer, a signal) leaves its items without
     results: an error that says so, not a hang or a short list."""
     import signal
+    import time
+
+    parent = os.getpid()
 
     def die(x: int) -> int:
-        if x == 2:
+        if os.getpid() != parent:  # the worker, at its first item
             os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.05)  # the parent's items: the worker takes one meanwhile
         return x
 
     with pytest.raises(WorkerError, match="killed by SIGKILL"):
@@ -183,13 +248,20 @@ def test_closing_imap_early_ends_the_workers() -> None:
 
 
 def test_a_result_that_does_not_pickle_is_named() -> None:
+    """A worker's result must cross a pipe (the parent's own need not)."""
     import threading
+    import time
+
+    parent = os.getpid()
 
     def lock(x: int) -> object:
-        return threading.Lock()
+        if os.getpid() != parent:
+            return threading.Lock()
+        time.sleep(0.05)  # the worker takes an item meanwhile
+        return x
 
     with pytest.raises(RuntimeError, match=r"cannot be sent back.*pickle"):
-        fork_map(lock, [1, 2], jobs=2)
+        fork_map(lock, [1, 2, 3, 4], jobs=2)
 
 
 def test_workers_end_with_their_parent(tmp_path) -> None:

@@ -439,7 +439,7 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
     needs).  The first topic is always evaluated here: what every topic needs
     (the modules of the measures and models, the store's look-up tables) is
     then loaded once, before the workers inherit it, not once in every worker.
-    When workers are forked, ``classical`` is their first piece of work (the
+    When workers are forked, ``classical`` is the first piece of work (the
     biggest), done beside the topics; else it is called here at the end.
     """
     topics = job.topics
