@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -12,18 +15,183 @@ from graphprum.pool import can_fork, fork_map
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")
 
 
-def test_results_in_item_order_from_several_processes() -> None:
+def meeting(where: Path, n: int) -> Callable[[], None]:
+    """``meet()``: wait in an item until ``n`` processes have each started
+    one (a file each in ``where``), so that every one takes an item however
+    slowly the workers start."""
     import time
 
+    def meet() -> None:
+        (where / str(os.getpid())).touch()
+        deadline = time.monotonic() + 30
+        while len(list(where.iterdir())) < n:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"fewer than {n} processes took an item")
+            time.sleep(0.005)
+
+    return meet
+
+
+def test_results_in_item_order_from_several_processes(tmp_path) -> None:
+    meet = meeting(tmp_path, 3)
+
     def square(x: int) -> tuple[int, int]:
-        time.sleep(0.02)  # long enough for the workers to take some
+        meet()
         return x * x, os.getpid()
 
     done: list[int] = []
     got = fork_map(square, list(range(12)), jobs=3, done=done.append)
     assert [v for v, _ in got] == [x * x for x in range(12)]
     assert sorted(done) == list(range(12))  # each item once, as it arrives
-    assert len({pid for _, pid in got} - {os.getpid()}) >= 1  # not all done here
+    assert len({pid for _, pid in got}) == 3
+
+
+def _meet_then_pid(meet: Callable[[], None], x: int) -> int:
+    meet()
+    return os.getpid()
+
+
+def test_the_parent_takes_items_beside_jobs_minus_one_workers(tmp_path) -> None:
+    """--jobs N is N processes: this one and N - 1 forked (not N beside an
+    idle parent); the parent takes the last items, the workers the first."""
+    for jobs in (2, 3):
+        where = tmp_path / str(jobs)
+        where.mkdir()
+
+        pids = fork_map(functools.partial(_meet_then_pid, meeting(where, jobs)),
+                        list(range(12)), jobs=jobs)
+        assert len(set(pids)) == jobs
+        assert pids[-1] == os.getpid() and pids[0] != os.getpid()
+    assert fork_map(lambda x: os.getpid(), [1, 2], jobs=8).count(os.getpid()) >= 1
+
+
+def test_a_result_bigger_than_the_pipe_while_the_parent_works(tmp_path) -> None:
+    """A worker whose frame fills its pipe waits for the parent's next look,
+    not for the end: every result comes back whole, with no hang, and the
+    worker goes on taking items while the parent computes its own."""
+    import signal
+    import time
+
+    meet = meeting(tmp_path, 2)
+    parent = os.getpid()
+
+    def big(x: int) -> tuple[int, bytes]:
+        meet()
+        time.sleep(0.05 if os.getpid() == parent else 0.01)
+        return os.getpid(), bytes([x]) * (3 << 20)  # 3 MB: more than a 1 MB pipe holds
+
+    def hang(*_: object) -> None:
+        raise AssertionError("fork_map hung")
+
+    before = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(60)
+    try:
+        got = fork_map(big, list(range(12)), jobs=2)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+    assert [(len(g), g[0], g[-1]) for _, g in got] == [(3 << 20, x, x) for x in range(12)]
+    # a worker left blocked on its pipe until the end would do one item
+    assert sum(pid != parent for pid, _ in got) >= 3
+
+
+def test_of_several_errors_the_first_items_is_raised(tmp_path) -> None:
+    """As in one process, the error raised is the first failing item's.
+
+    The worker's item 0 fails last (it sleeps) and the parent's items at
+    once: the parent goes on with the items before its own failure (one of
+    them could fail first), and item 0's error is raised.  When the worker's
+    item 0 fails at once, nobody starts another item."""
+    import time
+
+    for slow, runs_all in ((0, True), (19, False)):
+        started = tmp_path / f"started{slow}"
+        started.mkdir()
+        met = tmp_path / f"met{slow}"
+        met.mkdir()
+        meet = meeting(met, 2)
+
+        def fail(x: int, slow: int = slow, started: Path = started,
+                 meet: Callable[[], None] = meet) -> int:
+            (started / str(x)).touch()
+            meet()
+            time.sleep(0.3 if x == slow else 0.0)
+            raise UsageError(f"item {x}")
+
+        with pytest.raises(UsageError, match=r"^item 0$"):
+            fork_map(fail, list(range(20)), jobs=2)
+        done = sorted(int(p.name) for p in started.iterdir())
+        assert done == (list(range(20)) if runs_all else [0, 19])
+
+
+def test_a_killed_worker_is_a_clear_error(tmp_path) -> None:
+    """A worker that dies (the OOM killer, a signal) leaves its items without
+    results: an error that says so, not a hang or a short list."""
+    import signal
+
+    meet = meeting(tmp_path, 2)
+    parent = os.getpid()
+
+    def die(x: int) -> int:
+        meet()
+        if os.getpid() != parent:  # the worker, at its first item
+            os.kill(os.getpid(), signal.SIGKILL)
+        return x
+
+    with pytest.raises(WorkerError, match="killed by SIGKILL"):
+        fork_map(die, [1, 2, 3, 4], jobs=2)
+
+
+def test_a_worker_killed_holding_the_lock_is_a_clear_error(tmp_path) -> None:
+    """The parent of fork_map takes items under the workers' lock: one that
+    a worker holds as it dies must not stop the parent for good."""
+    import signal
+    import time
+
+    from graphprum import pool
+
+    real = pool._shared_counter
+    made: list[pool._Shared] = []
+    parent = os.getpid()
+    dead = tmp_path / "dead"
+
+    def shared(n: int) -> pool._Shared:
+        made.append(real(n))
+        return made[0]
+
+    def work(x: int) -> int:
+        if os.getpid() != parent:  # the worker: dies holding the lock
+            made[0].lock.acquire()
+            dead.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not dead.exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(0.05)
+        return x
+
+    pool._shared_counter = shared
+    try:
+        with pytest.raises(WorkerError, match="killed by SIGKILL"):
+            fork_map(work, [1, 2, 3, 4], jobs=2)
+    finally:
+        pool._shared_counter = real
+
+
+def test_a_result_that_does_not_pickle_is_named(tmp_path) -> None:
+    """A worker's result must cross a pipe (the parent's own need not)."""
+    import threading
+
+    meet = meeting(tmp_path, 2)
+    parent = os.getpid()
+
+    def lock(x: int) -> object:
+        meet()
+        return threading.Lock() if os.getpid() != parent else x
+
+    with pytest.raises(RuntimeError, match=r"cannot be sent back.*pickle"):
+        fork_map(lock, [1, 2, 3, 4], jobs=2)
+
 
 
 def test_a_users_error_comes_back_whole() -> None:
@@ -45,61 +213,6 @@ def test_a_users_error_comes_back_whole() -> None:
         fork_map(usage, [1, 2], jobs=2)
 
 
-def test_the_parent_takes_items_beside_jobs_minus_one_workers() -> None:
-    """--jobs N is N processes: this one and N - 1 forked (not N beside an idle parent)."""
-    import time
-
-    def slow(x: int) -> int:
-        time.sleep(0.03)
-        return os.getpid()
-
-    for jobs in (2, 3):
-        pids = fork_map(slow, list(range(12)), jobs=jobs)
-        assert os.getpid() in pids
-        assert len(set(pids)) == jobs
-
-
-def test_a_result_bigger_than_the_pipe_while_the_parent_works() -> None:
-    """A worker whose frames fill its pipe waits for the parent's next look,
-    not for the end: every result comes back whole, with no hang."""
-    import signal
-    import time
-
-    def big(x: int) -> bytes:
-        time.sleep(0.02)
-        return bytes([x]) * (3 << 20)  # 3 MB: more than a 1 MB pipe holds
-
-    def hang(*_: object) -> None:
-        raise AssertionError("fork_map hung")
-
-    before = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(60)
-    try:
-        got = fork_map(big, list(range(10)), jobs=2)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, before)
-    assert [(len(g), g[0], g[-1]) for g in got] == [(3 << 20, x, x) for x in range(10)]
-
-
-def test_of_several_errors_the_first_items_is_raised() -> None:
-    """Item 0 fails last (it sleeps), item 1 first: the error raised is item
-    0's, whichever process took each, and no item after them is started."""
-    import time
-
-    started: list[int] = []
-
-    def fail(x: int) -> int:
-        started.append(x)  # seen for the parent's items only
-        if x == 0:
-            time.sleep(0.3)
-        raise UsageError(f"item {x}")
-
-    with pytest.raises(UsageError, match=r"^item 0$"):
-        fork_map(fail, list(range(20)), jobs=2)
-    assert len(started) < 20
-
-
 def test_one_job_or_one_item_runs_here() -> None:
     assert fork_map(lambda x: os.getpid(), [1, 2], jobs=1) == [os.getpid()] * 2
     assert fork_map(lambda x: os.getpid(), [1], jobs=4) == [os.getpid()]
@@ -111,24 +224,6 @@ def test_other_errors_are_not_swallowed() -> None:
 
     with pytest.raises(ZeroDivisionError):
         fork_map(boom, [1, 2], jobs=2)
-
-
-def test_a_killed_worker_is_a_clear_error() -> None:
-    """A worker that dies (the OOM killer, a signal) leaves its items without
-    results: an error that says so, not a hang or a short list."""
-    import signal
-    import time
-
-    parent = os.getpid()
-
-    def die(x: int) -> int:
-        if os.getpid() != parent:  # the worker, at its first item
-            os.kill(os.getpid(), signal.SIGKILL)
-        time.sleep(0.05)  # the parent's items: the worker takes one meanwhile
-        return x
-
-    with pytest.raises(WorkerError, match="killed by SIGKILL"):
-        fork_map(die, [1, 2, 3, 4], jobs=2)
 
 
 def test_a_killed_worker_stops_imap_without_a_hang() -> None:
@@ -149,12 +244,15 @@ def test_a_killed_worker_stops_imap_without_a_hang() -> None:
     assert got in ([], [0])  # item 1 never came: nothing after item 0 can be yielded
 
 
-def test_a_slow_item_holds_up_no_other() -> None:
+def test_a_slow_item_holds_up_no_other(tmp_path) -> None:
     """Workers take the next item when free: with one slow item, the other
-    worker does all the rest (item order kept in the result)."""
+    process does all the rest (item order kept in the result)."""
     import time
 
+    meet = meeting(tmp_path, 2)
+
     def work(x: int) -> int:
+        meet()
         if x == 0:
             time.sleep(1.0)
         return os.getpid()
@@ -245,23 +343,6 @@ def test_closing_imap_early_ends_the_workers() -> None:
     for p in workers - {os.getpid()}:
         with pytest.raises(ChildProcessError):
             os.waitpid(p, os.WNOHANG)  # reaped already
-
-
-def test_a_result_that_does_not_pickle_is_named() -> None:
-    """A worker's result must cross a pipe (the parent's own need not)."""
-    import threading
-    import time
-
-    parent = os.getpid()
-
-    def lock(x: int) -> object:
-        if os.getpid() != parent:
-            return threading.Lock()
-        time.sleep(0.05)  # the worker takes an item meanwhile
-        return x
-
-    with pytest.raises(RuntimeError, match=r"cannot be sent back.*pickle"):
-        fork_map(lock, [1, 2, 3, 4], jobs=2)
 
 
 def test_workers_end_with_their_parent(tmp_path) -> None:
