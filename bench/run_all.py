@@ -541,7 +541,7 @@ NOTES = [
     "0.46 s. That difference is the duplicated work: each process builds, for the "
     "documents its topics touch, the look-up table from element path to row that one "
     "process builds once (86 ms for 2,924 documents), so the documents both touch are done "
-    "twice (parent 1,980 and worker 1,616 documents besides the 791 of the qrels, of "
+    "twice (parent about 1,985 and worker about 1,565 documents besides the 791 of the qrels, of "
     "2,133), and the worker's pages are page faults (15,000 with the classical measures, "
     "against 5,800 for everything in one process). "
     "Tried on 2026-11-27 and not kept (paired runs): forking the readers before numpy is "
