@@ -62,7 +62,22 @@ def test_the_parent_takes_items_beside_jobs_minus_one_workers(tmp_path) -> None:
                         list(range(12)), jobs=jobs)
         assert len(set(pids)) == jobs
         assert pids[-1] == os.getpid() and pids[0] != os.getpid()
-    assert fork_map(lambda x: os.getpid(), [1, 2], jobs=8).count(os.getpid()) >= 1
+
+
+def test_no_more_workers_than_items_beside_the_parent(monkeypatch) -> None:
+    from graphprum import pool
+
+    forked: list[int] = []
+    real = pool._start
+
+    def start(func, items, jobs, *args, **kwargs):  # type: ignore[no-untyped-def]
+        forked.append(jobs)
+        return real(func, items, jobs, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "_start", start)
+    assert fork_map(lambda x: x + 1, [1, 2], jobs=8) == [2, 3]
+    assert fork_map(lambda x: x + 1, [1, 2, 3, 4], jobs=3) == [2, 3, 4, 5]
+    assert forked == [1, 2]
 
 
 def test_a_result_bigger_than_the_pipe_while_the_parent_works(tmp_path) -> None:
@@ -77,7 +92,7 @@ def test_a_result_bigger_than_the_pipe_while_the_parent_works(tmp_path) -> None:
 
     def big(x: int) -> tuple[int, bytes]:
         meet()
-        time.sleep(0.05 if os.getpid() == parent else 0.01)
+        time.sleep(0.1 if os.getpid() == parent else 0.01)
         return os.getpid(), bytes([x]) * (3 << 20)  # 3 MB: more than a 1 MB pipe holds
 
     def hang(*_: object) -> None:
@@ -115,7 +130,7 @@ def test_of_several_errors_the_first_items_is_raised(tmp_path) -> None:
                  meet: Callable[[], None] = meet) -> int:
             (started / str(x)).touch()
             meet()
-            time.sleep(0.3 if x == slow else 0.0)
+            time.sleep(1.0 if x == slow else 0.0)
             raise UsageError(f"item {x}")
 
         with pytest.raises(UsageError, match=r"^item 0$"):
@@ -142,40 +157,51 @@ def test_a_killed_worker_is_a_clear_error(tmp_path) -> None:
         fork_map(die, [1, 2, 3, 4], jobs=2)
 
 
-def test_a_worker_killed_holding_the_lock_is_a_clear_error(tmp_path) -> None:
+def test_a_worker_killed_holding_the_lock_is_a_clear_error(tmp_path, monkeypatch) -> None:
     """The parent of fork_map takes items under the workers' lock: one that
-    a worker holds as it dies must not stop the parent for good."""
+    a worker holds as it dies must not stop the parent for good (it waits
+    for the lock reading the pipes, and a closed one tells)."""
     import signal
     import time
 
     from graphprum import pool
 
-    real = pool._shared_counter
-    made: list[pool._Shared] = []
-    parent = os.getpid()
     dead = tmp_path / "dead"
+    real = pool._Shared.take_back
 
-    def shared(n: int) -> pool._Shared:
-        made.append(real(n))
-        return made[0]
-
-    def work(x: int) -> int:
-        if os.getpid() != parent:  # the worker: dies holding the lock
-            made[0].lock.acquire()
-            dead.touch()
-            os.kill(os.getpid(), signal.SIGKILL)
-        deadline = time.monotonic() + 30
+    def take_back(self: pool._Shared, drain: Callable[[], None]) -> int | None:
+        deadline = time.monotonic() + 30  # the first take, after the worker died
         while not dead.exists() and time.monotonic() < deadline:
             time.sleep(0.005)
         time.sleep(0.05)
+        return real(self, drain)
+
+    made: list[pool._Shared] = []
+    real_counter = pool._shared_counter
+
+    def counter(n: int) -> pool._Shared:
+        made.append(real_counter(n))
+        return made[0]
+
+    def work(x: int) -> int:  # only the worker gets here before it dies
+        made[0].lock.acquire()
+        dead.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
         return x
 
-    pool._shared_counter = shared
+    def hang(*_: object) -> None:
+        raise AssertionError("fork_map hung on the dead worker's lock")
+
+    monkeypatch.setattr(pool, "_shared_counter", counter)
+    monkeypatch.setattr(pool._Shared, "take_back", take_back)
+    before = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(60)
     try:
         with pytest.raises(WorkerError, match="killed by SIGKILL"):
             fork_map(work, [1, 2, 3, 4], jobs=2)
     finally:
-        pool._shared_counter = real
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def test_a_result_that_does_not_pickle_is_named(tmp_path) -> None:

@@ -474,14 +474,7 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
     first = 1 if classical is not None else 0
 
     def do(item: str | None) -> TopicOutput | ClassicalValues:
-        if item is None:
-            return classical()  # type: ignore[misc]
-        try:
-            return evaluate_topic(job, item)
-        finally:  # the parent evaluates topics too: it keeps none of their split ids
-            for run in job.runs:
-                if (ranked := run.topics.get(item)) is not None:
-                    ranked.release()
+        return evaluate_topic(job, item) if item is not None else classical()  # type: ignore[misc]
 
     arrived = [done_here]
 

@@ -29,17 +29,12 @@ class RankedTopic:
         RANK (or INEX ``rank``; the position when absent) of each id, as written.
 
     A topic that came through a pickle (a run read in a worker) keeps its
-    ids as the one string they were sent as, and splits it when ``ids`` is
-    first read: the parent that receives a run splits none of them, and
-    the worker that evaluates the topic splits only its own, into objects
-    of its own (not pages shared with the parent, which every reference
-    count would copy).  :meth:`release` lets the split ids go again (the
-    parent of ``--jobs`` evaluates topics too, and keeps none of them).
-
-    >>> import pickle
-    >>> t = pickle.loads(pickle.dumps(RankedTopic(["a", "b"], np.zeros(2), np.arange(2))))
-    >>> t.ids, t.release(), t._ids, t.ids
-    (['a', 'b'], None, None, ['a', 'b'])
+    ids as the one string they were sent as until ``ids`` is first read:
+    the parent that receives a run splits none of them, and the worker
+    that evaluates the topic splits only its own, into objects of its
+    own (not pages shared with the parent, which every reference count
+    would copy).  The parent of ``--jobs`` evaluates topics too: it keeps
+    their ids split, as ``--jobs 1`` keeps every topic's.
     """
 
     __slots__ = ("_ids", "_joined", "ranks", "scores")
@@ -55,17 +50,12 @@ class RankedTopic:
         """Unit ids, best first."""
         if self._ids is None:
             self._ids = self._joined.split("\n") if self._joined is not None else []
+            self._joined = None
         return self._ids
 
     @ids.setter
     def ids(self, ids: list[str]) -> None:
         self._ids, self._joined = ids, None
-
-    def release(self) -> None:
-        """Drop the split ids of a topic that came through a pickle (they are
-        split again when read); nothing for one made from a list."""
-        if self._joined is not None:
-            self._ids = None
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -91,10 +81,10 @@ class RankedTopic:
         >>> pickle.loads(pickle.dumps(t)).ids, t.__getstate__()[0] == t.ids
         (['a', 'b\\nc', ''], True)
         >>> back = pickle.loads(pickle.dumps(RankedTopic(["a", "b"], np.zeros(2), np.arange(2))))
-        >>> back._ids, len(back), back.ids, back._joined
-        (None, 2, ['a', 'b'], 'a\\nb')
+        >>> back._joined, len(back), back.ids, back._joined
+        ('a\\nb', 2, ['a', 'b'], None)
         """
-        if self._joined is not None:
+        if self._ids is None and self._joined is not None:
             return self._joined, self.scores, self.ranks
         joined = "\n".join(self.ids)
         if self.ids and joined.count("\n") == len(self.ids) - 1:
