@@ -195,13 +195,9 @@ class TableStore:
         table = self.table()
         _, firsts, counts, _ = self._doc_lookup(table)
         count = counts[d]
-        blocks = self._xpath_blocks
-        block = blocks.get(d // XPATH_BLOCK)
+        block = self._xpath_blocks.get(d // XPATH_BLOCK)
         if block is None:
-            if len(blocks) >= 32:  # 12 bytes a row: the oldest half goes
-                for key in list(blocks)[: len(blocks) // 2]:
-                    del blocks[key]
-            block = blocks[d // XPATH_BLOCK] = _PathBlock.of(
+            block = self._xpath_blocks[d // XPATH_BLOCK] = _PathBlock.of(
                 d // XPATH_BLOCK, firsts, counts, self._xpath_columns)
         lo = firsts[d] - block.first
         steps = list(map(self._xpath_steps.__getitem__, block.keys[lo:lo + count].tolist()))
@@ -418,7 +414,7 @@ class _PathBlock:
         bad = np.concatenate([[0], np.cumsum(~good)])  # rows not good before each row
         begin = starts - first
         ordered = (sizes > 0) & (bad[begin + sizes] == bad[begin])
-        return cls(d0, first, keys, np.maximum(local + 1, 0).astype(np.int32), ordered)
+        return cls(d0, first, keys, np.maximum(local + 1, 0), ordered)
 
 
 class _Steps(dict[int, str]):
