@@ -10,10 +10,7 @@ answers the rest of :class:`~graphprum.store.base.Store`.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,8 +54,6 @@ class TableStore:
         self._links_frame: pd.DataFrame | None = None
         self._link_graph: LinkGraph | None = None
         self._xpath_cache: dict[int, dict[str, int]] = {}
-        self._xpath_steps = _Steps([])
-        self._xpath_blocks: dict[int, _PathBlock] = {}
         self._lookup: tuple[Any, Any] | None = None
 
     # ------------------------------------------------------ to be provided
@@ -181,8 +176,6 @@ class TableStore:
         self._xpath_columns = tuple(np.asarray(table.columns[c])
                                     for c in ("tag", "pos", "parent", "kind"))
         self._xpath_cache = {}
-        self._xpath_steps = _Steps(table.tags)
-        self._xpath_blocks = {}
         self._lookup = (table, value)
         return value
 
@@ -194,35 +187,23 @@ class TableStore:
             return cached
         table = self.table()
         _, firsts, counts, _ = self._doc_lookup(table)
-        count = counts[d]
-        block = self._xpath_blocks.get(d // XPATH_BLOCK)
-        if block is None:
-            block = self._xpath_blocks[d // XPATH_BLOCK] = _PathBlock.of(
-                d // XPATH_BLOCK, firsts, counts, self._xpath_columns)
-        lo = firsts[d] - block.first
-        steps = list(map(self._xpath_steps.__getitem__, block.keys[lo:lo + count].tolist()))
-        out: dict[str, int]
-        if block.ordered[d - block.doc]:
-            # every path is its parent's (index 0, "", for the roots) and its
-            # step, made in one C-level pass that reads the paths already made
-            xp = [""]
-            xp.extend(map(operator.add,
-                          map(xp.__getitem__, block.parent[lo:lo + count].tolist()), steps))
-            out = dict(zip(islice(xp, 1, None), range(count), strict=True))  # later wins
-        else:
-            first = firsts[d]
-            _, _, parent_c, kind_c = self._xpath_columns
-            parents = (parent_c[first:first + count] - first).tolist()  # negative: no parent
-            kinds = kind_c[first:first + count].tolist()
-            paths = [""] * count
-            out = {}
-            for i in range(count):
-                if kinds[i] != KIND_ELEMENT:
-                    continue
-                p = parents[i]
-                path = paths[p] + steps[i] if p >= 0 else steps[i]
-                paths[i] = path
-                out[path] = i  # a small int for most documents: no object made
+        first, count = firsts[d], counts[d]
+        tags = table.tags
+        sl = slice(first, first + count)
+        tag_c, pos_c, parent_c, kind_c = self._xpath_columns
+        steps = [f"/{tags[t]}[{p}]" for t, p in zip(tag_c[sl].tolist(), pos_c[sl].tolist(),
+                                                     strict=True)]
+        local_parent = (parent_c[sl] - first).tolist()  # negative: no parent
+        kind = kind_c[sl].tolist()
+        xp = [""] * count
+        out: dict[str, int] = {}
+        for i in range(count):
+            if kind[i] != KIND_ELEMENT:
+                continue
+            p = local_parent[i]
+            path = xp[p] + steps[i] if p >= 0 else steps[i]
+            xp[i] = path
+            out[path] = i  # a small int for most documents: no object made
         cache = self._xpath_cache
         if len(cache) > 4096:
             for key in list(cache)[: len(cache) // 2]:
@@ -376,64 +357,6 @@ class TableStore:
         """Release cached tables."""
         self._reset_caches()
 
-
-
-#: Documents per :class:`_PathBlock`.
-XPATH_BLOCK = 256
-
-
-@dataclass(frozen=True)
-class _PathBlock:
-    """What :meth:`TableStore._xpaths` reads of :data:`XPATH_BLOCK`
-    consecutive documents, made for all of them at once (numpy calls cost
-    more than a small document's rows): from row ``first``, each row's step
-    key ``(tag << 32) | pos`` and its parent's index within its document
-    plus one (0 for a root); per document from ``doc``, whether its rows
-    are all elements with each parent before its children."""
-
-    doc: int
-    first: int
-    keys: np.ndarray
-    parent: np.ndarray
-    ordered: np.ndarray
-
-    @classmethod
-    def of(cls, k: int, firsts: Sequence[int], counts: Sequence[int],
-           columns: tuple[np.ndarray, ...]) -> _PathBlock:
-        """Block ``k`` of the documents with these first rows and counts."""
-        tag_c, pos_c, parent_c, kind_c = columns
-        d0, d1 = k * XPATH_BLOCK, min((k + 1) * XPATH_BLOCK, len(firsts))
-        first = firsts[d0]
-        sizes = np.asarray(counts[d0:d1], dtype=np.int64)
-        sl = slice(first, first + int(sizes.sum()))
-        keys = (tag_c[sl].astype(np.int64) << 32) | (pos_c[sl].astype(np.int64) & 0xFFFFFFFF)
-        starts = np.asarray(firsts[d0:d1], dtype=np.int64)
-        local = parent_c[sl] - np.repeat(starts, sizes)  # negative: no parent
-        index = np.arange(len(keys)) - np.repeat(starts - first, sizes)
-        good = (local < index) & (kind_c[sl] == KIND_ELEMENT)
-        bad = np.concatenate([[0], np.cumsum(~good)])  # rows not good before each row
-        begin = starts - first
-        ordered = (sizes > 0) & (bad[begin + sizes] == bad[begin])
-        return cls(d0, first, keys, np.maximum(local + 1, 0), ordered)
-
-
-class _Steps(dict[int, str]):
-    """The XPath step ``/tag[pos]`` of ``(tag index << 32) | pos`` (``pos``
-    as 32 bits), made on first use.
-
-    >>> steps = _Steps(["article", "sec"])
-    >>> steps[(1 << 32) | 2], steps[0xFFFFFFFF], len(steps)
-    ('/sec[2]', '/article[-1]', 2)
-    """
-
-    def __init__(self, tags: Sequence[str]) -> None:
-        super().__init__()
-        self.tags = tags
-
-    def __missing__(self, key: int) -> str:
-        pos = key & 0xFFFFFFFF
-        step = self[key] = f"/{self.tags[key >> 32]}[{pos - (pos >> 31 << 32)}]"
-        return step
 
 
 def table_documents(table: UnitTable, src: np.ndarray | None = None,
