@@ -39,7 +39,14 @@ import math
 from typing import TYPE_CHECKING
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, ascii_integer, ascii_number, gc_paused, xml_source
+from graphprum.io.lines import (
+    INTEGER,
+    PathArg,
+    ascii_integer,
+    ascii_number,
+    gc_paused,
+    xml_source,
+)
 from graphprum.io.ranking import RankedTopic, Run, ranked_topic
 from graphprum.io.xpaths import normalise_xpath
 
@@ -199,7 +206,9 @@ def _read_result(path: PathArg, result: etree._Element, topic: str, acc: _Topic,
         rank = ascii_integer(text)
         if rank is None:
             raise InputError(path, _child_line(result, "rank"),
-                             f"expected <rank> an integer, got {text!r}")
+                             f"expected <rank> an integer"
+                             f"{' of at most 64 bits' if INTEGER.fullmatch(text) else ''}, "
+                             f"got {text[:40]!r}")
     if "rsv" in texts:
         text = texts["rsv"].strip()
         value = ascii_number(text, allow_inf=True)

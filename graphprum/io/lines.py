@@ -262,17 +262,31 @@ def ascii_number(text: str, allow_inf: bool = False) -> float | None:
     return None
 
 
+#: Integers read from input files are kept in 64-bit columns: -2^63 to 2^63 - 1.
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def ascii_integer(text: str) -> int | None:
-    """``text`` as an int if it is an ASCII decimal integer, else None.
+    """``text`` as an int if it is an ASCII decimal integer that fits 64 bits
+    (signed), else None.
 
     >>> ascii_integer("+7"), ascii_integer("1_0"), ascii_integer("٣"), ascii_integer("2.0")
     (7, None, None, None)
+    >>> ascii_integer(str(INT64_MAX)) == INT64_MAX, ascii_integer(str(INT64_MAX + 1))
+    (True, None)
     """
-    return int(text) if INTEGER.fullmatch(text) else None
+    if not INTEGER.fullmatch(text):
+        return None
+    value = int(text)
+    return value if INT64_MIN <= value <= INT64_MAX else None
 
 
 def _digits_hint(text: str) -> str:
-    """A hint when ``text`` looks like a number Python would take but input files may not."""
+    """A hint when ``text`` looks like a number Python would take but input files may not.
+
+    >>> _digits_hint("1_0"), _digits_hint("x")
+    (' (ASCII digits)', '')
+    """
     odd = not text.isascii() or "_" in text
     return " (ASCII digits)" if odd and any(c.isdigit() for c in text) else ""
 
@@ -307,10 +321,17 @@ def parse_int(path: PathArg, line: int, text: str, what: str) -> int:
     Traceback (most recent call last):
     ...
     graphprum.errors.InputError: r:5: expected RANK an integer, got 'x7'
+    >>> try:
+    ...     parse_int("r", 5, "9" * 20, "RANK an integer")
+    ... except InputError as exc:
+    ...     print(str(exc)[:50])
+    r:5: expected RANK an integer of at most 64 bits (
     """
     value = ascii_integer(text)
     if value is None:
-        raise InputError(path, line, f"expected {what}{_digits_hint(text)}, got {text!r}")
+        hint = f" of at most 64 bits ({INT64_MIN} to {INT64_MAX})" \
+            if INTEGER.fullmatch(text) else _digits_hint(text)
+        raise InputError(path, line, f"expected {what}{hint}, got {text[:40]!r}")
     return value
 
 

@@ -51,6 +51,8 @@ import numpy as np
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io.lines import (
+    INT64_MAX,
+    INT64_MIN,
     PathArg,
     expect_count,
     find_line,
@@ -387,6 +389,8 @@ def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
             lines.scores = list(map(float, score_text))
         except ValueError:
             return None
+        if lines.ranks and (max(lines.ranks) > INT64_MAX or min(lines.ranks) < INT64_MIN):
+            return None  # beyond the 64-bit column: the careful parse names the line
         if np.isnan(np.asarray(lines.scores, dtype=np.float64)).any():
             return None
         keys = zip(ids, lines.ranks, strict=True) if trees else ids

@@ -126,6 +126,9 @@ def test_not_well_formed_names_the_line(tmp_path):
      " tag or tag[N]"),
     ('<topic topic-id="1">\n<result><file>d</file><path>/a</path>\n<rank>first</rank>'
      "</result></topic>", 8, "expected <rank> an integer, got 'first'"),
+    ('<topic topic-id="1">\n<result><file>d</file><path>/a</path>\n<rank>%s</rank>'
+     "</result></topic>" % ("9" * 20), 8,
+     "expected <rank> an integer of at most 64 bits, got '%s'" % ("9" * 20)),
     ('<topic topic-id="1">\n<result><file>d</file><path>/a</path>\n<rsv>NaN</rsv>'
      "</result></topic>", 8, "expected <rsv> a number, got 'NaN'"),
     ('<topic topic-id="1">\n' + result("d", "/a", rank=1) + result("d", "/b"), 8,

@@ -157,10 +157,21 @@ def test_empty_run_is_an_error(tmp_path, text):
     ("1 Q0 b 2.0 0.5 sys", "expected RANK an integer, got '2.0'"),
     ("1 Q0 b 2 high sys", "expected SCORE a number, got 'high'"),
     ("1 Q0 b 2 nan sys", "expected SCORE a number, got 'nan'"),
+    ("1 Q0 b 9223372036854775808 0.5 sys", "expected RANK an integer of at most 64 bits "
+     "(-9223372036854775808 to 9223372036854775807), got '9223372036854775808'"),
+    ("1 Q0 b -9223372036854775809 0.5 sys", "expected RANK an integer of at most 64 bits "
+     "(-9223372036854775808 to 9223372036854775807), got '-9223372036854775809'"),
 ])
 def test_malformed_lines(tmp_path, line, expected):
     p = write(tmp_path, "1 Q0 a 1 1.0 sys\n\n" + line + "\n")
     assert error(p) == f"{p}:3: {expected}"
+
+
+@pytest.mark.parametrize("trees", [False, True])
+def test_ranks_at_the_64_bit_limits_are_read(tmp_path, trees):
+    p = write(tmp_path, "1 Q0 a 9223372036854775807 1.0 sys\n1 Q0 b -9223372036854775808 2 sys\n")
+    run = read_run(p, order="rank", trees=trees)
+    assert run.ranked("1") == ["b", "a"]
 
 
 def test_fields_after_the_sixth_are_ignored_with_a_note(tmp_path):
