@@ -15,6 +15,10 @@ Examples
 []
 >>> writes("MATCH (n) WHERE n.x = 'CREATE' DETACH DELETE n")
 ['DELETE', 'DETACH']
+>>> writes("COPY (MATCH (u:Unit) RETURN u.uid) TO '/tmp/out.csv'")
+['COPY']
+>>> writes("MATCH (u:Unit) WHERE u.copy = $set RETURN u.load")
+[]
 """
 
 from __future__ import annotations
@@ -25,8 +29,14 @@ from typing import Any
 from graphprum.errors import UsageError
 from graphprum.store.base import CYPHER, Store
 
+#: Clauses that change the graph, the server's settings or the file system,
+#: or read files or code into the engine: Cypher's and the embedded engine's
+#: (LadybugDB: ``COPY … TO`` writes a file, ``LOAD FROM`` reads one, ``LOAD
+#: EXTENSION`` runs native code, ``EXPORT``/``IMPORT DATABASE``, ``ATTACH``).
+#: A keyword after ``.`` or ``$`` is a property or a parameter, not a clause.
 _WRITE = re.compile(
-    r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|LOAD\s+CSV|ALTER|GRANT|DENY|REVOKE)\b",
+    r"(?<![.$])\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|LOAD\s+\w+|ALTER|GRANT|"
+    r"DENY|REVOKE|COPY|EXPORT|IMPORT|ATTACH|INSTALL|UNINSTALL|CHECKPOINT)\b",
     re.IGNORECASE)
 _CALL = re.compile(r"\bCALL\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
 #: Procedures that only read (others may write, so they need ``write=True``).
@@ -89,8 +99,8 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     """
     found = writes(text)
     if found and not write:
-        raise UsageError(f"the query writes to the store ({', '.join(found)}); "
-                         f"add --write to allow it")
+        raise UsageError(f"the query writes to the store or to files, or loads files or "
+                         f"extensions ({', '.join(found)}); add --write to allow it")
     if CYPHER not in store.capabilities:
         raise UsageError(f"{store.location} runs no Cypher")
     return store.query(text, dict(params or {}), write=write, timeout=timeout)

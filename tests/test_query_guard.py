@@ -1,0 +1,87 @@
+"""``graphprum query`` is read-only unless ``--write``: clauses that write the
+graph, write or read files, or load code into the engine are refused before
+anything runs, however they are spelled; words inside strings, quoted names,
+comments, properties and parameters are not clauses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphprum.cli import app
+from graphprum.query import writes
+
+REFUSED = [
+    ("MATCH (n) DETACH DELETE n", "DELETE"),
+    ("match (n) set n.x = 1", "SET"),
+    ("MATCH (n) WITH n CREATE (:X)", "CREATE"),
+    ("MERGE (:X)", "MERGE"),
+    ("MATCH (n) REMOVE n.x", "REMOVE"),
+    ("MATCH (n) /* a comment */ DELETE n", "DELETE"),
+    ("RETURN 1; CREATE (:X)", "CREATE"),
+    ("MATCH (n) // comment\nDELETE n", "DELETE"),
+    ("COPY (MATCH (u:Unit) RETURN u.uid) TO '/tmp/x.csv'", "COPY"),
+    ("copy Unit FROM '/tmp/units.csv'", "COPY"),
+    ("EXPORT DATABASE '/tmp/exported'", "EXPORT"),
+    ("IMPORT DATABASE '/tmp/exported'", "IMPORT"),
+    ("LOAD FROM '/etc/passwd' (header=false) RETURN *", "LOAD FROM"),
+    ("load  csv FROM 'file:///etc/passwd' AS l RETURN l", "LOAD CSV"),
+    ("LOAD EXTENSION '/tmp/lib.so'", "LOAD EXTENSION"),
+    ("INSTALL json", "INSTALL"),
+    ("ATTACH '/tmp/other.lbug' AS o (dbtype lbug)", "ATTACH"),
+    ("CHECKPOINT", "CHECKPOINT"),
+    ("CALL db.createLabel('X')", "CALL db.createLabel"),
+    ("UNWIND [1] AS x FOREACH (y IN [x] | CREATE (:X))", "FOREACH"),
+]
+
+ALLOWED = [
+    "MATCH (u:Unit) RETURN count(u) AS n",
+    "MATCH (u:Unit) WHERE u.text CONTAINS 'CREATE (:X)' RETURN u.uid",
+    'MATCH (u:Unit) WHERE u.text = "COPY t TO \'x\'" RETURN u.uid',
+    "MATCH (u:Unit) WHERE u.copy = $set AND u.load > 0 RETURN u.export",
+    "MATCH (`DELETE`:Unit) RETURN `DELETE`.uid",
+    "// DELETE everything\nMATCH (u:Unit) RETURN u.uid /* SET u.x = 1 */",
+    "CALL db.labels()",
+]
+
+
+@pytest.mark.parametrize(("text", "clause"), REFUSED)
+def test_writing_clauses_are_found(text: str, clause: str) -> None:
+    assert clause in writes(text)
+
+
+@pytest.mark.parametrize("text", ALLOWED)
+def test_reading_queries_are_not_writes(text: str) -> None:
+    assert writes(text) == []
+
+
+def test_copy_to_a_file_is_refused_end_to_end(tmp_path: Path, write) -> None:
+    """The file a COPY would write is not written, the store is unchanged,
+    and the refusal is one line with exit status 2."""
+    write("col/a.xml", "<article><sec><p>text</p></sec></article>")
+    store = tmp_path / "s"
+    runner = CliRunner()
+    r = runner.invoke(app, ["--store", str(store), "load", "xml", str(tmp_path / "col")])
+    assert r.exit_code == 0, r.output
+    before = sorted((p.relative_to(store), p.stat().st_size) for p in store.rglob("*")
+                    if p.is_file())
+    victim = tmp_path / "victim.csv"
+    victim.write_text("kept\n")
+    for text in (f"COPY (MATCH (u:Unit) RETURN u.uid) TO '{victim}'",
+                 f"EXPORT DATABASE '{tmp_path / 'exported'}'"):
+        r = runner.invoke(app, ["--store", str(store), "query", text])
+        assert r.exit_code == 2, r.output
+        lines = r.output.strip().splitlines()
+        assert len(lines) == 1 and "--write" in lines[0], r.output
+    assert victim.read_text() == "kept\n"
+    assert not (tmp_path / "exported").exists()
+    after = sorted((p.relative_to(store), p.stat().st_size) for p in store.rglob("*")
+                   if p.is_file())
+    assert after == before
+    # --write does not open the embedded graph to writes either
+    r = runner.invoke(app, ["--store", str(store), "query", "--write",
+                            f"COPY (MATCH (u:Unit) RETURN u.uid) TO '{victim}'"])
+    assert r.exit_code == 2 and "read-only" in r.output
+    assert victim.read_text() == "kept\n"
