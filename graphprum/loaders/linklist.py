@@ -92,8 +92,8 @@ def read_link_list(path: str | os.PathLike[str], chunk: int = CHUNK,
     Raises
     ------
     InputError
-        A line without exactly two tab-separated non-empty fields, or not
-        UTF-8, naming the file and line.
+        A line without exactly two tab-separated non-empty fields, not
+        UTF-8, or with an id holding ``#``, naming the file and line.
     """
     src: list[str] = []
     dst: list[str] = []
@@ -112,6 +112,11 @@ def read_link_list(path: str | os.PathLike[str], chunk: int = CHUNK,
                 raise _bad_line(path, lineno + i, raw)
             if a[:1] == b"#":
                 continue
+            if b"#" in a or b"#" in b:
+                raise InputError(path, lineno + i,
+                                 f"page id {(a if b'#' in a else b).decode('utf-8', 'replace')!r}"
+                                 f" holds '#', which separates a document from the unit inside "
+                                 f"it in unit ids: link lists name pages or documents")
             try:
                 src.append(a.decode("utf-8"))
                 dst.append(b.decode("utf-8"))

@@ -85,7 +85,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.loaders.names import utf8_path
+from graphprum.loaders.names import check_document_id, utf8_path, walk_error
 from graphprum.loaders.xml import _sibling_positions, _word_counts
 from graphprum.units import (
     KIND_ELEMENT,
@@ -162,7 +162,7 @@ class SiteIndex:
         pages: list[str] = []
         files: set[str] = set()
         dirs: set[str] = {""}
-        for dirpath, dirnames, filenames in os.walk(root_p):
+        for dirpath, dirnames, filenames in os.walk(root_p, onerror=walk_error):
             dirnames.sort()
             rel = Path(dirpath).relative_to(root_p).as_posix()
             prefix = "" if rel == "." else rel + "/"
@@ -173,6 +173,7 @@ class SiteIndex:
                 files.add(rel_f)
                 if f.lower().endswith(PAGE_SUFFIXES):
                     utf8_path(os.path.join(dirpath, f))  # page ids and sources are text
+                    check_document_id(os.path.join(dirpath, f), None, rel_f, "page id")
                     pages.append(rel_f)
         if not pages:
             raise InputError(root_p, None, "directory holds no .html/.htm file")

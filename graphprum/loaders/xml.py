@@ -47,7 +47,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.loaders.names import utf8_path
+from graphprum.loaders.names import check_document_id, utf8_path, walk_error
 from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
 
 #: How every XML file is parsed: no DTD loading and no network, internal
@@ -131,6 +131,7 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
     seen: dict[str, Path] = {}
     for f in out:
         utf8_path(f.path)  # the id and the stored source are text
+        check_document_id(f.path, None, f.name)
         if f.name in seen:
             raise InputError(f.path, None,
                              f"document id {f.name!r} is also given by {seen[f.name]}")
@@ -156,7 +157,7 @@ def _xml_files_under(root: Path) -> list[str]:
     ``Path.rglob`` on collections of many small files.
     """
     found: list[tuple[str, ...]] = []
-    for directory, dirs, files in os.walk(root):
+    for directory, dirs, files in os.walk(root, onerror=walk_error):
         rel = os.path.relpath(directory, root)
         parts = () if rel == "." else tuple(rel.split(os.sep))
         found.extend((*parts, f) for f in files if f.endswith(".xml"))
