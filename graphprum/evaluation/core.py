@@ -111,6 +111,38 @@ def is_simulated(spec: MeasureSpec) -> bool:
     return spec.params.get("exact") == "mc"
 
 
+def distinct_names(runs: list[Run], warn: Callable[[str], None]) -> list[Run]:
+    """``runs`` with distinct names: runs that share a TAG (a copy of a run
+    file with one setting changed, say) are named ``TAG (FILE)`` after the
+    file each was read from (``TAG (N)``, N its place among the runs, when
+    that does not tell them apart), with a note; one row per run, so that
+    tables, comparisons and plots keep them apart.
+
+    >>> from graphprum.io.ranking import Run
+    >>> runs = [Run("bm25", path="a.txt"), Run("bm25", path="b.txt"), Run("x", path="c")]
+    >>> [r.tag for r in distinct_names(runs, print)]
+    note: runs share a TAG, so they are named apart: 'bm25 (a.txt)', 'bm25 (b.txt)'
+    ['bm25 (a.txt)', 'bm25 (b.txt)', 'x']
+    """
+    import dataclasses
+
+    tags = Counter(r.tag for r in runs)
+    if len(tags) == len(runs):
+        return runs
+    shared = {t for t, c in tags.items() if c > 1}
+    names = [f"{r.tag} ({r.path})" if r.tag in shared else r.tag for r in runs]
+    if len(set(names)) < len(names):  # one file given twice, or runs not from files
+        names = [f"{r.tag} ({i + 1})" if r.tag in shared else r.tag
+                 for i, r in enumerate(runs)]
+    if len(set(names)) < len(names):  # a new name is another run's TAG
+        raise UsageError("runs share a TAG and cannot be told apart by their files: "
+                         + ", ".join(sorted(shared)) + "; give them distinct TAGs")
+    warn("note: runs share a TAG, so they are named apart: "
+         + ", ".join(repr(n) for n, r in zip(names, runs, strict=True) if r.tag in shared))
+    return [r if r.tag not in shared else dataclasses.replace(r, tag=n)
+            for n, r in zip(names, runs, strict=True)]
+
+
 def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measures: MeasuresLike, *,
                    options: EvalOptions | None = None, store: StoreLike | None = None,
                    passages: PassagesLike | None = None, per_topic: bool = True,
@@ -181,10 +213,7 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
             warn(message)
     if opts.task is not None:
         _check_task(opts.task, read, judged, opts.strict, warn)
-    tags = Counter(r.tag for r in read)
-    if len(tags) < len(read):
-        warn("note: several runs share a TAG: " + ", ".join(t for t, c in tags.items() if c > 1)
-             + "; rows are told apart by file order only")
+    read = distinct_names(read, warn)
     n_units = collection_size(the_store, judged, opts.collection_size, opts.strict, warn,
                               judged_kinds)
     unknown_judged = ({u for u, k in zip(*judged_kinds, strict=True) if k < 0}
