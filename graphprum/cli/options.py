@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from graphprum.cli.shared import Progress, note, open_store, store_exists
+from graphprum.cli.shared import Progress, note, open_store, state, store_exists
+from graphprum.errors import StoreError
 from graphprum.evaluation.options import EvalOptions
 
 if TYPE_CHECKING:
@@ -98,13 +99,23 @@ class EvalArgs:
 
     def store(self, measures: Sequence[str]) -> Store | None:
         """The store ``--store`` names, when the measures or the navigation
-        models need one, or when it exists (unless ``--no-store``)."""
+        models need one, or when it exists (unless ``--no-store``); a store
+        named by ``--store`` or ``$GRAPHPRUM_STORE`` that does not exist is
+        an error (without it, N would silently become the default)."""
         if self._store is None and not self.no_store:
             # store_exists() first: needs_store imports the navigation models'
             # modules, which the evaluation imports anyway while a big run is
             # read in a worker
             if store_exists():
                 self._store = open_store(create=False)
+            elif state.store is not None:
+                # a store named by --store or $GRAPHPRUM_STORE must be there:
+                # evaluating without it would change N (the collection's size)
+                try:
+                    self._store = open_store(create=False)
+                except StoreError as exc:
+                    raise StoreError(f"{exc} (load a collection into it first, or evaluate "
+                                     f"without a store: --no-store)") from None
             else:
                 from graphprum.evaluation import needs_store
 

@@ -216,6 +216,8 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
     read = distinct_names(read, warn)
     n_units = collection_size(the_store, judged, opts.collection_size, opts.strict, warn,
                               judged_kinds)
+    if opts.collection_size is not None:
+        _check_size_given(opts.collection_size, read)
     unknown_judged = ({u for u, k in zip(*judged_kinds, strict=True) if k < 0}
                       if the_store is not None else set())
     topics = list(judged)
@@ -548,6 +550,28 @@ def collection_size(store: Store | None, qrels: Qrels, given: float | None, stri
         return float(store.count_units())
     kind = int(np.bincount(known.astype(np.int64)).argmax())
     return float(store.count_units(kind))
+
+
+def _check_size_given(n: float, runs: Sequence[Run]) -> None:
+    """UsageError when a ranking holds more units than ``--collection-size``
+    N: N counts every unit a user could be shown, ranked or not (the
+    measures would see a negative number of unranked units).
+
+    >>> from graphprum.io.objects import run_from_object
+    >>> runs = run_from_object({"1": {"a": 2.0, "b": 1.0}}, "runs[0]", "r")
+    >>> _check_size_given(2, runs)
+    >>> try:
+    ...     _check_size_given(1, runs)
+    ... except UsageError as exc:
+    ...     print(str(exc)[:60])
+    --collection-size 1 is smaller than the 2 units run 'r' rank
+    """
+    longest = max(((len(ranked), r.tag, t) for r in runs for t, ranked in r.topics.items()),
+                  default=None)
+    if longest is not None and longest[0] > n:
+        raise UsageError(f"--collection-size {n:g} is smaller than the {longest[0]} units run "
+                         f"{longest[1]!r} ranks for topic {longest[2]!r} (N counts every unit "
+                         f"of the collection)")
 
 
 def _report_unknown(run: Run, unknown: list[str], warn: Warn) -> None:

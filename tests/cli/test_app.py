@@ -123,6 +123,41 @@ def test_topic_missing_from_run_is_an_empty_ranking(tmp_path: Path) -> None:
     assert topic1 == pytest.approx({"PRUM": 1.0, "AP": 1.0, "SRP@5": 0.2}, rel=1e-9, abs=1e-12)
 
 
+def test_a_named_store_that_does_not_exist_is_an_error(tmp_path: Path, monkeypatch) -> None:
+    """Without it N would silently become infinite (PRUM changes): --store or
+    $GRAPHPRUM_STORE naming nothing is an error, nothing is created, and
+    --no-store evaluates without one."""
+    q, r = _eval_files(tmp_path)
+    missing = tmp_path / "typo"
+    for how in ("option", "environment"):
+        if how == "environment":
+            monkeypatch.setenv("GRAPHPRUM_STORE", str(missing))
+            res = runner.invoke(app, ["eval", str(r), "--qrels", str(q)])
+        else:
+            res = runner.invoke(app, ["--store", str(missing), "eval", str(r), "--qrels", str(q)])
+        assert res.exit_code == 2, res.output
+        (line,) = res.output.strip().splitlines()
+        assert line.startswith(f"graphprum: error: {missing}: no graphprum store here")
+        assert "--no-store" in line
+        assert not missing.exists()
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-m", "AP"])
+    assert res.exit_code == 0 and res.output.split("\t")[-1].strip() == "0.5"
+
+
+def test_collection_size_below_a_ranking_is_an_error(tmp_path: Path) -> None:
+    q = tmp_path / "q"
+    q.write_text("1 0 a 1\n")
+    r = tmp_path / "r"
+    r.write_text("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n")
+    base = ["eval", str(r), "--qrels", str(q), "--no-store", "-m", "PRUM"]
+    res = runner.invoke(app, [*base, "--collection-size", "2"])
+    assert res.exit_code == 2
+    assert res.output.strip() == ("graphprum: error: --collection-size 2 is smaller than the 3 "
+                                  "units run 'r' ranks for topic '1' (N counts every unit of "
+                                  "the collection)")
+    assert runner.invoke(app, [*base, "--collection-size", "3"]).exit_code == 0
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["-m", "P@0"], "cutoff must be a rank >= 1"),
     (["--collection-size", "0"], "N must be a positive"),
