@@ -264,7 +264,7 @@ def _write_table(result: Sequence[PrintedRow], out: TextIO, digits: int = DIGITS
     header, rows, bold, align = _grid(result, digits)
     table = Table(show_edge=False, pad_edge=False)
     for h, a in zip(header, align, strict=True):
-        table.add_column(h, justify="right" if a == "r" else "left")
+        table.add_column(h, justify="right" if a == "r" else "left", overflow="fold")
     for i, row in enumerate(rows):
         cells = [escape(c) for c in row]
         table.add_row(*[f"[bold]{c}[/bold]" if (i, j) in bold else c

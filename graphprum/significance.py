@@ -363,7 +363,7 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
         table = Table(show_edge=False, pad_edge=False,
                       caption=f"* p adj. < {alpha} ({_describe(res)})", caption_justify="left")
         for h, a in zip(header, align, strict=True):
-            table.add_column(h, justify="right" if a == "r" else "left")
+            table.add_column(h, justify="right" if a == "r" else "left", overflow="fold")
         for i, row in enumerate(rows):
             table.add_row(*[f"[bold]{escape(c)}[/bold]" if (i, j) in bold else escape(c)
                             for j, c in enumerate(row)])

@@ -109,3 +109,30 @@ def test_unknown_format() -> None:
     with pytest.raises(UsageError, match="latex, markdown"):
         render(results(), "xlsx")
     assert set(FORMATS) == {"table", "tsv", "csv", "json", "latex", "markdown", "trec"}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_narrow_terminal_folds_tables_and_cuts_nothing(monkeypatch) -> None:
+    """On a 50-column terminal the evaluation and comparison tables wrap
+    long cells instead of cutting them with '…' (a cut number or run name
+    reads as another)."""
+    from graphprum.api import compare
+    from graphprum.significance import write_comparison
+
+    monkeypatch.setenv("COLUMNS", "50")
+    runs = ["a-very-long-run-name-of-a-system", "another-very-long-run-name"]
+    rows = [(r, m, f"t{i}", v + 0.123456789 * i)
+            for r, v in zip(runs, [0.1, 0.2], strict=True)
+            for m in ("PRUM", "ESL(tau=5,S=1)", "ESL(tau=5)") for i in range(4)]
+    df = pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+    out = _Terminal()
+    write_results(df, "table", out)
+    text = out.getvalue()
+    assert "…" not in text
+    out = _Terminal()
+    write_comparison(compare(df, ["PRUM"], permutations=64), "table", out)
+    assert "…" not in out.getvalue()
