@@ -118,7 +118,8 @@ def load_xml(
 def load_web(
     root: Annotated[Path, typer.Argument(help="The site's root directory.")],
     elements: Annotated[bool, typer.Option(
-        help="Also store each page's element tree (ids PAGE#XPATH).")] = False,
+        help="Store each page's element tree (ids PAGE#XPATH) instead of one unit per "
+             "page: the page's root element (PAGE#/html[1]) stands for the page.")] = False,
     replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,

@@ -59,7 +59,8 @@ def summary_show(
     = None,
     weight: Annotated[str | None, typer.Option(help="Show π under another weight.")] = None,
     limit: Annotated[int | None, typer.Option(
-        help="Rows shown (0 = all; default 50 in the table, all in tsv and csv).")] = None,
+        help="Rows shown (0 = all; default 50 in the table, all in tsv and csv).", min=0)]
+    = None,
     digits: Digits = 4,
     run: Annotated[Path | None, typer.Option(help="html: a run to overlay.")] = None,
     qrels: Annotated[Path | None, typer.Option(help="html: qrels to overlay.")] = None,

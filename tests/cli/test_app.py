@@ -57,7 +57,13 @@ def test_errors_are_one_line_exit_2(tmp_path: Path, write) -> None:
     assert r.exit_code == 2
     assert r.output.strip().splitlines() == [f"graphprum: error: {bad}:1: not well-formed XML: "
                                               "Opening and ending tag mismatch: b line 1 and a"]
-    assert not store.exists() or not (store / "manifest.json").exists()
+    assert not store.exists()  # a first load that fails leaves no directory behind
+    nested = tmp_path / "new" / "deeper" / "s"
+    r = invoke(nested, "load", "xml", str(bad))
+    assert r.exit_code == 2 and not (tmp_path / "new").exists()
+    store.mkdir()  # a directory the user made is kept
+    r = invoke(store, "load", "xml", str(bad))
+    assert r.exit_code == 2 and store.is_dir() and not (store / "manifest.json").exists()
     r = invoke(store, "load", "xml", str(tmp_path / "nope"))
     assert r.exit_code == 2 and "no such file or directory" in r.output
     r = invoke(store, "info")

@@ -93,6 +93,51 @@ def claim(path: Path) -> None:
         raise StoreError(f"{path}: cannot create the store: {exc.strerror or exc}") from None
 
 
+def first_missing(path: Path) -> Path | None:
+    """The outermost directory of ``path`` that does not exist yet (None: it exists).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> first_missing(d / "a" / "b") == d / "a", first_missing(d)
+    (True, None)
+    """
+    if os.path.lexists(path):
+        return None
+    top = path
+    for parent in path.parents:
+        if os.path.lexists(parent):
+            return top
+        top = parent
+    return top
+
+
+def unclaim(path: Path, created: Path) -> None:
+    """Undo :func:`claim` of a directory it created, when nothing but the
+    marker and the lock file was written there (a first load that failed),
+    and the empty directories made for it up to ``created``; anything else
+    is left alone.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> p = d / "new" / "s"
+    >>> claim(p); (p / "lock").touch(); unclaim(p, d / "new"); sorted(d.iterdir())
+    []
+    >>> claim(p); (p / "other").touch(); unclaim(p, d / "new"); sorted(x.name for x in p.iterdir())
+    ['.graphprum-store', 'other']
+    """
+    try:
+        if {p.name for p in path.iterdir()} <= {MARKER, "lock"}:
+            for name in (MARKER, "lock"):
+                (path / name).unlink(missing_ok=True)
+            path.rmdir()
+            for parent in path.parents:
+                if not parent.is_relative_to(created):
+                    break
+                parent.rmdir()  # OSError when not empty: left alone
+    except OSError:
+        pass
+
+
 # ---------------------------------------------------------------- strings
 def write_strings(path: Path, values: Sequence[str]) -> None:
     """Write ``values`` as a JSON array (every string round-trips exactly)."""

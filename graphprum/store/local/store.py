@@ -361,14 +361,20 @@ class LocalStore(TableStore):
 
         @contextlib.contextmanager
         def hold() -> Any:
+            created = layout.first_missing(self.path)
             layout.claim(self.path)
-            with layout.writer_lock(self.path, self.wait):
-                self.release()
-                manifest = self._read_manifest()
-                gen = manifest.get("generation")
-                layout.remove_superseded(self.path, gen)
-                self._open_generation()
-                yield dict(self.manifest), self._gen
+            try:
+                with layout.writer_lock(self.path, self.wait):
+                    self.release()
+                    manifest = self._read_manifest()
+                    gen = manifest.get("generation")
+                    layout.remove_superseded(self.path, gen)
+                    self._open_generation()
+                    yield dict(self.manifest), self._gen
+            except BaseException:
+                if created is not None:  # a first write that failed leaves no empty store
+                    layout.unclaim(self.path, created)
+                raise
 
         return hold()
 
