@@ -45,6 +45,9 @@ READ_PROCEDURES = {"db.labels", "db.relationshiptypes", "db.propertykeys", "db.i
                    "db.schema.nodetypeproperties", "db.schema.reltypeproperties"}
 _STRIP = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/",
                     re.DOTALL)
+#: String literals and comments only (quoted names stay: ``$`a b``` is a parameter).
+_STRIP_LITERALS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|//[^\n]*|/\*.*?\*/",
+                             re.DOTALL)
 
 
 def writes(text: str) -> list[str]:
@@ -55,6 +58,20 @@ def writes(text: str) -> list[str]:
     found += [f"CALL {m.group(1)}" for m in _CALL.finditer(bare)
               if m.group(1).lower() not in READ_PROCEDURES]
     return found
+
+
+_PARAM = re.compile(r"\$(?:([A-Za-z_]\w*)|`([^`]*)`)")
+
+
+def parameters(text: str) -> list[str]:
+    """Names of the ``$parameters`` a Cypher text uses, outside string
+    literals and comments, in order of first use.
+
+    >>> parameters("MATCH (u {tag: $t}) WHERE u.x > $`min x` AND u.s = '$no' RETURN $t")
+    ['t', 'min x']
+    """
+    bare = _STRIP_LITERALS.sub(" ", text)
+    return list(dict.fromkeys(m.group(1) or m.group(2) for m in _PARAM.finditer(bare)))
 
 
 def parse_param(text: str) -> tuple[str, object]:
@@ -93,14 +110,19 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     :mod:`graphprum.store.cypher_literal` (hostile map keys quoted).
     ``timeout`` (seconds, None: no limit) bounds the query on every store.
 
-    Raises UsageError for a write without ``write=True`` (checked before
-    anything is sent), for Cypher the store's engine refuses, for a
+    Raises UsageError for a write without ``write=True`` or a ``$parameter``
+    without a value (both checked before anything is sent), for Cypher the
+    store's engine refuses, for a
     parameter value that cannot be sent, and for a query past ``timeout``.
     """
     found = writes(text)
     if found and not write:
         raise UsageError(f"the query writes to the store or to files, or loads files or "
                          f"extensions ({', '.join(found)}); add --write to allow it")
+    missing = [p for p in parameters(text) if p not in (params or {})]
+    if missing:  # the embedded engine would bind them to null and return wrong rows
+        raise UsageError("the query uses " + ", ".join(f"${p}" for p in missing)
+                         + "; give " + ", ".join(f"--param {p}=VALUE" for p in missing))
     if CYPHER not in store.capabilities:
         raise UsageError(f"{store.location} runs no Cypher")
     return store.query(text, dict(params or {}), write=write, timeout=timeout)

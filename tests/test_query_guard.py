@@ -85,3 +85,24 @@ def test_copy_to_a_file_is_refused_end_to_end(tmp_path: Path, write) -> None:
                             f"COPY (MATCH (u:Unit) RETURN u.uid) TO '{victim}'"])
     assert r.exit_code == 2 and "read-only" in r.output
     assert victim.read_text() == "kept\n"
+
+
+def test_a_parameter_without_a_value_is_refused(tmp_path: Path, write) -> None:
+    """LadybugDB binds a parameter missing from an empty map to null, which
+    gave rows (count 0) instead of an error; every store now refuses first."""
+    write("col/a.xml", "<article><sec><p>text</p></sec></article>")
+    store = tmp_path / "s"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--store", str(store), "load", "xml",
+                               str(tmp_path / "col")]).exit_code == 0
+    text = "MATCH (u:Unit {tag: $t}) WHERE u.depth >= $`min depth` RETURN count(u) AS n"
+    r = runner.invoke(app, ["--store", str(store), "query", text, "-f", "tsv"])
+    assert r.exit_code == 2
+    assert r.output.strip() == ("graphprum: error: the query uses $t, $min depth; give "
+                                "--param t=VALUE, --param min depth=VALUE")
+    r = runner.invoke(app, ["--store", str(store), "query", "-f", "tsv",
+                            "MATCH (u:Unit {tag: $t}) RETURN count(u) AS n", "--param", "t=p"])
+    assert r.exit_code == 0 and r.output.splitlines() == ["n", "1"]
+    r = runner.invoke(app, ["--store", str(store), "query", "-f", "tsv",
+                            "MATCH (u:Unit) WHERE u.text <> '$t' RETURN count(u) AS n"])
+    assert r.exit_code == 0 and r.output.splitlines() == ["n", "3"]
