@@ -164,6 +164,9 @@ class Assessments(dict[str, TopicAssessment]):
     path: str = ""
     #: Consistency problems found while reading (also sent to ``warn``).
     mismatches: list[str]
+    #: (document, line) of each document named that the store does not
+    #: hold, first line of each (empty without a store).
+    unknown: list[tuple[str, int | None]]
 
     def __repr__(self) -> str:
         return f"Assessments({len(self)} topics)"
@@ -234,6 +237,8 @@ def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
     out = Assessments()
     out.path = str(path)
     out.mismatches = []
+    out.unknown = []
+    seen_unknown: set[str] = set()
     shift = 1.0 if end == "inclusive" else 0.0
     for topic, docs in raw.items():
         ta = TopicAssessment(topic)
@@ -245,6 +250,9 @@ def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
             if units == "bytes":
                 assert doc_text is not None
                 text = doc_text(doc)
+            if table is not None and not _holds(table, doc) and doc not in seen_unknown:
+                seen_unknown.add(doc)
+                out.unknown.append((doc, rec.get("line")))
             _check_inside(path, topic, doc, rec, ranges, bep, table, text)
             if text is not None:
                 ranges = byte_to_char(text, ranges.astype(np.int64).ravel()).reshape(-1, 2)
@@ -270,6 +278,15 @@ def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
         for m in out.mismatches:
             emit("note: " + m)
     return out
+
+
+def _holds(table: UnitTable, doc: str) -> bool:
+    """Whether ``table`` holds a document called ``doc``."""
+    try:
+        table.doc_index(doc)
+    except KeyError:
+        return False
+    return True
 
 
 def _check_inside(path: PathArg, topic: str, doc: str, rec: dict, ranges: np.ndarray,
@@ -300,9 +317,25 @@ def _check_inside(path: PathArg, topic: str, doc: str, rec: dict, ranges: np.nda
                                      f"{topic!r}) ends past the document's end ({limit:g} "
                                      f"{unit})")
     if bep is not None and bep > limit:
-        raise InputError(path, rec.get("bep_line") or rec.get("line") or None,
+        raise InputError(path, rec.get("bep_line") or doc_line(path, rec, bep=True),
                          f"best entry point {bep:g} of document {doc!r} (topic {topic!r}) is "
                          f"past the document's end ({limit:g} {unit})")
+
+
+def doc_line(path: PathArg, rec: dict, bep: bool = False) -> int | None:
+    """The line of the document of ``rec`` (of its BEP line with ``bep``):
+    as read, or found again in a ``TOPIC DOC START END`` file (whose reader
+    keeps no line numbers)."""
+    if rec.get("line"):
+        return int(rec["line"])
+    from graphprum.io.lines import find_line
+
+    name = rec.get("name")
+    if name is None:
+        return None
+    found = find_line(path, lambda f: len(f) == 4 and f[1] == name
+                      and (f[2] == "BEP") == bep)
+    return found or None
 
 
 def _range_line(path: PathArg, rec: dict, k: int, limit: float) -> int | None:

@@ -171,3 +171,33 @@ def test_passage_numbers_are_ascii_decimal(tmp_path):
         p = write(tmp_path, "p.txt", f"1 d 0 {bad}\n")
         with pytest.raises(InputError, match=r"p\.txt:1: expected END an integer \(ASCII"):
             read_assessments(p)
+
+
+def test_documents_the_store_lacks_are_reported(tmp_path, write) -> None:
+    """Passages of a document the store does not hold (a typo, an element id
+    where a DOC is expected) count for no unit: a note naming the file, the
+    line and the documents; an error with --strict."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    write("c/d1.xml", "<a><p>first text here</p><p>second</p></a>")
+    runner = CliRunner()
+    store = str(tmp_path / "s")
+    assert runner.invoke(app, ["--store", store, "load", "xml", str(tmp_path / "c")]).exit_code == 0
+    run = write("run.txt", "1 Q0 d1#/a[1]/p[1] 1 2 r\n1 Q0 d1#/a[1] 2 1 r\n")
+    passages = write("passages.txt", "1 d1 0 10\n1 nosuch 0 10\n1 d1#/a[1] 0 4\n")
+    base = ["--store", store, "eval", str(run), "--passages", str(passages), "-m", "nxCG@1"]
+    r = runner.invoke(app, [*base, "--strict"])
+    assert r.exit_code == 2
+    assert r.output.strip() == (f"graphprum: error: {passages}:2: 2 document(s) the passages "
+                                f"name are not in the store {store}: 'nosuch', 'd1#/a[1]' "
+                                f"(their passages count for no unit)")
+    r = runner.invoke(app, base)
+    assert r.exit_code == 0
+    assert (f"note: {passages}:2: 2 document(s) the passages name are not in the store"
+            in r.stderr)
+    clean = write("clean.txt", "1 d1 0 10\n")
+    r = runner.invoke(app, ["--store", store, "eval", str(run), "--passages", str(clean),
+                            "-m", "nxCG@1", "--strict"])
+    assert r.exit_code == 0 and "not in the store" not in r.output

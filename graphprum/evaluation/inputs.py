@@ -37,7 +37,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
-from graphprum.errors import UsageError
+from graphprum.errors import InputError, UsageError
 from graphprum.evaluation.options import EvalOptions
 from graphprum.evaluation.reading import is_path, runs_expected, start_reading
 from graphprum.io.objects import (
@@ -182,5 +182,18 @@ def read_passages(passages: PassagesLike, store: Store | None, options: EvalOpti
         return passages
     from graphprum.assessments import read_assessments
 
-    return read_assessments(passages, store, units=options.offsets,
-                            end=options.ends, warn=warn)
+    out = read_assessments(passages, store, units=options.offsets, end=options.ends, warn=warn)
+    if out.unknown:
+        from graphprum.assessments import doc_line
+
+        doc, line = out.unknown[0]
+        line = line or doc_line(passages, {"name": doc})
+        names = ", ".join(repr(d) for d, _ in out.unknown[:5])
+        message = (f"{len(out.unknown)} document(s) the passages name are not in the store "
+                   f"{store.location if store is not None else ''}: {names}"
+                   + (" ..." if len(out.unknown) > 5 else "")
+                   + " (their passages count for no unit)")
+        if options.strict:
+            raise InputError(passages, line, message)
+        warn(f"note: {passages}" + (f":{line}" if line else "") + f": {message}")
+    return out
