@@ -127,7 +127,16 @@ def usage_error_line(exc: Exception) -> str:
     text = one_line(exc.format_message())  # type: ignore[attr-defined]
     ctx = getattr(exc, "ctx", None)
     path = getattr(ctx, "command_path", "")
+    option = getattr(exc, "option_name", None)
+    if type(exc).__name__ == "NoSuchOption" and option in GLOBAL_OPTIONS and path \
+            and path != "graphprum":
+        return (f"graphprum: error: {option} is a global option: it goes before the command "
+                f"(graphprum {option} ... {path.removeprefix('graphprum ')} ...)")
     return f"graphprum: error: {text}" + (f" (see '{path} --help')" if path else "")
+
+
+#: Options of ``graphprum`` itself, given before the command.
+GLOBAL_OPTIONS = {"--store", "-s", "--quiet", "--verbose", "-v"}
 
 
 def main() -> None:

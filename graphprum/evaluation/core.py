@@ -395,7 +395,8 @@ def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],
                      f"{missing} of {total} result ids of run {run.tag} are not in the store "
                      f"{store.location}: the run's ids look like "
                      f"{', '.join(map(repr, seen))}; the store's like "
-                     f"{', '.join(map(repr, expected)) or '(an empty store)'} (DESIGN §1.1). "
+                     f"{', '.join(map(repr, expected)) or '(an empty store)'} "
+                     f"(unit ids: docs/formats.md). "
                      f"Load the collection the run was made for, or evaluate without the "
                      f"store (--no-store)")
 

@@ -201,3 +201,19 @@ def test_show_groups_repeated_links(tmp_path: Path, write) -> None:
     data = json.loads(r.output)
     assert data["out_links"] == ["a.html", "a.html", "b.html"]  # JSON keeps the multiplicity
     assert data["in_links"] == ["a.html"]
+
+
+@pytest.mark.parametrize("argv", [["info", "--store", "x"], ["summary", "show", "p*", "-s", "x"]])
+def test_a_global_option_after_the_command_says_where_it_goes(argv: list[str]) -> None:
+    """The first-minute mistake ``graphprum info --store DIR``: the error says
+    where --store goes, not only that the command has no such option."""
+    import subprocess
+
+    script = Path(sys.executable).parent / "graphprum"
+    if not script.exists():
+        pytest.skip("no installed graphprum script next to the interpreter")
+    r = subprocess.run([str(script), *argv], capture_output=True, text=True)
+    assert r.returncode == 2
+    option, command = argv[-2], " ".join(argv[:-2 if argv[0] == "info" else -3])
+    assert r.stderr.strip() == (f"graphprum: error: {option} is a global option: it goes before "
+                                f"the command (graphprum {option} ... {command} ...)")
