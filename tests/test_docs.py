@@ -6,8 +6,8 @@ Rules (also stated in docs/index.md):
   continuations joined, a heredoc ``<<'EOF' ... EOF`` kept with its command,
   ``#`` comment lines dropped) is run with ``bash -c`` in order, in a fresh
   temporary directory per file that holds a symlink ``examples`` to the
-  repository's ``examples/``, with ``GRAPHPRUM_STORE`` pointing into that
-  directory and ``COLUMNS=80``.  Each command must exit with status 0.
+  repository's ``examples/``, without ``GRAPHPRUM_STORE`` (the default store
+  is ``./graphprum-store`` there) and with ``COLUMNS=80``.  Each command must exit with status 0.
 * A ``text`` block that follows an ``sh`` block with only blank lines between
   is that block's output: its lines (trailing spaces stripped) must appear,
   in order and consecutively, in what the commands printed (stdout and
@@ -183,7 +183,9 @@ def _env(tmp: Path) -> dict[str, str]:
     env = dict(os.environ)
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    env["GRAPHPRUM_STORE"] = str(tmp / "graphprum-store")
+    # the default store is ./graphprum-store of the page's directory (where
+    # its commands run); a store the developer's shell names is not used
+    env.pop("GRAPHPRUM_STORE", None)
     env["XDG_DATA_HOME"] = str(tmp / "xdg-data")  # server start's per-user directory
     env.pop("GRAPHPRUM_SERVER_DIR", None)
     env["COLUMNS"] = "80"
@@ -419,7 +421,7 @@ def test_commands_run_and_print_what_the_doc_shows(results, name):
 
 def test_readme_examples_write_under_scratch(results):
     """What the README's commands leave behind is under scratch/ (ignored by
-    git), apart from the default store that $GRAPHPRUM_STORE names here."""
+    git), apart from the default store ./graphprum-store."""
     if "README.md" not in RUN_DIRS or results.get("README.md"):
         pytest.skip("the README's commands did not run through")
     left = {p.name for p in RUN_DIRS["README.md"].iterdir()} - {"examples", "graphprum-store"}
