@@ -53,7 +53,6 @@ from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed, p_value
@@ -72,6 +71,27 @@ COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "test", "sta
 
 _CHUNK = 1 << 14
 
+
+
+def check_options(test: str, correction: str, alpha: float, permutations: int = 1,
+                  samples: int = 1) -> None:
+    """UsageError for options :func:`compare` cannot take; cheap, so that a
+    command checks them before it evaluates anything.
+
+    >>> check_options("t", "holm", 0.05)
+    >>> check_options("z", "holm", 0.05)
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: unknown test 'z'; choose t, randomization, bootstrap
+    """
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}; choose {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha must be in (0, 1), got {alpha}")
+    if permutations < 1 or samples < 1:
+        raise UsageError("permutations and samples must be >= 1")
 
 def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
             baseline: str | None = None,
@@ -117,14 +137,7 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
         (t and bootstrap; NaN for randomization), topic wins/losses/ties of
         run a, the number of topics and whether p is exact.
     """
-    if test not in TESTS:
-        raise UsageError(f"unknown test {test!r}; choose {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
-    if not 0 < alpha < 1:
-        raise UsageError(f"alpha must be in (0, 1), got {alpha}")
-    if permutations < 1 or samples < 1:
-        raise UsageError("permutations and samples must be >= 1")
+    check_options(test, correction, alpha, permutations, samples)
     sub = df[(df["measure"] == measure) & (df["topic"] != "all")]
     if sub.empty:
         if (df["measure"] == measure).any():
@@ -196,6 +209,8 @@ def _pair(measure: str, a: str, b: str, x: np.ndarray, y: np.ndarray, test: str,
             if n < 2:
                 stat, p = math.nan, 1.0
         else:
+            import scipy.stats  # only here: importing it takes about 0.5 s
+
             res = scipy.stats.ttest_rel(x, y)
             stat, p = float(res.statistic), float(res.pvalue)
             lo, hi = res.confidence_interval(1 - alpha)

@@ -77,6 +77,27 @@ def parse_ranks(text: str | None) -> list[int] | None:
     return sorted(set(out))
 
 
+def check_output(path: Path) -> None:
+    """UsageError when ``path`` cannot be written as a new file (a missing or
+    read-only directory, a directory given as the file), checked before
+    the evaluation that would fill it.
+
+    >>> check_output(Path("/no/such/dir/report.html"))
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: /no/such/dir/report.html: no such directory /no/such/dir
+    """
+    import os
+
+    parent = path.parent
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory; give a file name")
+    if not parent.is_dir():
+        raise UsageError(f"{path}: no such directory {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{path}: the directory {parent} is not writable")
+
+
 @app.command("eval")
 @user_errors
 @eval_options
@@ -172,9 +193,12 @@ def compare_command(
     '*' marks differences significant at --alpha after correction.
     """
     from graphprum.api import compare, evaluate
-    from graphprum.significance import write_comparison
+    from graphprum.significance import check_options, write_comparison
 
     fmt = choose_format(fmt, FORMATS)
+    check_options(test, correction, alpha, permutations, samples)  # before evaluating
+    if len(opts.runs) < 2:
+        raise UsageError("compare needs at least two runs")
     with opts.progress() as bar:
         df = evaluate(opts.runs, opts.qrels, measure, progress=bar.update,
                       **opts.keywords(measure))
@@ -207,6 +231,7 @@ def plot_command(
     if output.suffix.lower() not in FIGURE_TYPES:
         raise UsageError(f"{output}: figure type {output.suffix or '(none)'!r} unknown; "
                          f"use {', '.join(FIGURE_TYPES)}")
+    check_output(output)
     ks = parse_ranks(ranks)
     names = [n for m in measure for n in curve_measures(m, ks)]
     with opts.progress() as bar:
@@ -243,8 +268,11 @@ def report_command(
     versions needed to reproduce it."""
     from graphprum.api import report
     from graphprum.html_report import command_line
+    from graphprum.significance import check_options
 
     ks = parse_ranks(ranks)
+    check_options(test, correction, alpha, permutations, samples)  # before evaluating
+    check_output(output)
     with opts.progress() as bar:
         report(opts.runs, opts.qrels, measure, output=output, curves=curve, ks=ks, test=test,
                baseline=baseline, correction=correction, alpha=alpha, seed=seed,

@@ -36,12 +36,14 @@ def files(tmp_path: Path) -> dict[str, Path]:
     b = tmp_path / "b.run"
     b.write_text("t1 Q0 dx 1 2.0 runB\nt1 Q0 d1 2 1.0 runB\n"
                  "t2 Q0 dy 1 3.0 runB\nt2 Q0 dz 2 2.0 runB\nt2 Q0 d3 3 1.0 runB\n")
-    return {"qrels": qrels, "a": a, "b": b, "store": tmp_path / "no-store"}
+    return {"qrels": qrels, "a": a, "b": b}
 
 
 def invoke(app: typer.Typer, files: dict[str, Path], *args: str):
     runner = CliRunner()
-    return runner.invoke(app, ["--store", str(files["store"]), *args], catch_exceptions=False)
+    if "--no-store" not in args:  # no store: not one a developer has in the working directory
+        args = (args[0], "--no-store", *args[1:])
+    return runner.invoke(app, list(args), catch_exceptions=False)
 
 
 def test_compare_command(app: typer.Typer, files: dict[str, Path]) -> None:
@@ -103,11 +105,11 @@ def _cell_texts(table: lxml.html.HtmlElement) -> list[list[str]]:
 def test_report_html_structure(app: typer.Typer, files: dict[str, Path], tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "report.html"
-    args = ["report", str(files["a"]), str(files["b"]), "--qrels", str(files["qrels"]),
+    args = ["report", "--no-store", str(files["a"]), str(files["b"]), "--qrels",
+            str(files["qrels"]),
             "-m", "AP", "-m", "PRUM", "--curve", "PRUM", "--curve", "P", "-k", "1-5",
             "-o", str(out)]
-    monkeypatch.setattr("sys.argv", ["/usr/bin/graphprum", "--store", str(files["store"]),
-                                     *args])
+    monkeypatch.setattr("sys.argv", ["/usr/bin/graphprum", *args])
     r = invoke(app, files, *args)
     assert r.exit_code == 0, r.output
     page = out.read_text(encoding="utf-8")
@@ -147,7 +149,7 @@ def test_report_html_structure(app: typer.Typer, files: dict[str, Path], tmp_pat
     # reproduction: command, parameters, versions, input digests
     repro = doc.xpath("//section[@id='reproduce']")[0]
     command = repro.xpath(".//pre")[0].text_content()
-    assert command == "graphprum --store " + " ".join([str(files["store"]), *args])
+    assert command == "graphprum " + " ".join(args)
     params = dict(zip(repro.xpath(".//dl[1]/dt/text()"), repro.xpath(".//dl[1]/dd/text()"),
                       strict=True))
     assert params["navigation models (--nav)"] == "classical"
@@ -214,3 +216,29 @@ def test_report_says_why_a_measure_has_no_per_topic_figure() -> None:
     page = build_report(means)
     doc = lxml.html.document_fromstring(page)
     assert "only means over topics" in doc.xpath("//section[@id='figures']")[0].text_content()
+
+
+@pytest.mark.parametrize(("command", "extra", "message"), [
+    ("compare", ["-t", "ttest"], "unknown test 'ttest'"),
+    ("compare", ["--correction", "nope"], "unknown correction 'nope'"),
+    ("compare", ["--alpha", "2"], "alpha must be in (0, 1)"),
+    ("report", ["--alpha", "0", "-o", "r.html"], "alpha must be in (0, 1)"),
+    ("report", ["-o", "no/such/dir/r.html"], "no such directory no/such/dir"),
+    ("plot", ["-m", "PRUM", "-o", "no/such/dir/f.png"], "no such directory no/such/dir"),
+])
+def test_options_are_checked_before_evaluating(app: typer.Typer, files: dict[str, Path],
+                                               command: str, extra: list[str],
+                                               message: str) -> None:
+    """A qrels file that does not exist would be the first error of an
+    evaluation: the option's error comes instead, so it came first."""
+    r = invoke(app, files, command, str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"].with_name("missing-qrels")), "-m", "AP", *extra)
+    assert r.exit_code == 2
+    assert message in r.output and "missing-qrels" not in r.output, r.output
+
+
+def test_compare_of_one_run_is_refused_before_evaluating(app: typer.Typer,
+                                                         files: dict[str, Path]) -> None:
+    r = invoke(app, files, "compare", str(files["a"]), "--qrels", str(files["qrels"]) + "x",
+               "-m", "AP")
+    assert r.exit_code == 2 and "compare needs at least two runs" in r.output
