@@ -279,3 +279,31 @@ def test_a_graph_that_cannot_be_written_leaves_the_load(tmp_path: Path, write) -
     assert proc.returncode == 2 and "cannot write the graph for queries" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert LocalStore(store_dir).query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 4020}]
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("generation", "../other/gen-000001", "generation '../other/gen-000001' is not a generation"),
+    ("generation", "/etc", "generation '/etc' is not a generation"),
+    ("generation", 7, "generation 7 is not a generation"),
+    ("version", "2", "store format version '2' is not supported (this graphprum reads version 2)"),
+    ("version", 3, "store format version 3 is not supported"),
+])
+def test_a_damaged_manifest_is_one_error_and_nothing_outside_is_read(
+        tmp_path: Path, write, key: str, value: object, message: str) -> None:
+    """A hand-edited manifest: every reader and writer refuses it with one
+    line; a generation path leading out of the store is never followed (it
+    read another store's elements) and nothing there is touched."""
+    other = LocalStore(tmp_path / "other")
+    load_xml(other, [write("o.xml", DOC)])
+    before = sorted((p, p.stat().st_mtime_ns) for p in (tmp_path / "other").rglob("*"))
+    store = LocalStore(tmp_path / "s")
+    load_xml(store, [write("a.xml", DOC)])
+    store.release()
+    manifest = tmp_path / "s" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data[key] = value
+    manifest.write_text(json.dumps(data))
+    for action in (lambda s: s.info(), lambda s: load_xml(s, [write("b.xml", DOC)])):
+        with pytest.raises(StoreError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            action(LocalStore(tmp_path / "s"))
+    assert sorted((p, p.stat().st_mtime_ns) for p in (tmp_path / "other").rglob("*")) == before

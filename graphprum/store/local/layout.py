@@ -45,6 +45,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator, Sequence
@@ -269,6 +270,10 @@ def remove_superseded(path: Path, current: str | None) -> list[str]:
 
 
 # ------------------------------------------------------------ generations
+#: A generation's directory name, as :func:`new_generation` makes it.
+GENERATION = re.compile(r"gen-[0-9]{6,}")
+
+
 def new_generation(path: Path, current: str | None) -> tuple[str, Path]:
     """Name and temporary directory of the next generation (marked as ours)."""
     number = int(current.split("-")[1]) + 1 if current else 1

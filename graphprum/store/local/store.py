@@ -120,11 +120,17 @@ class LocalStore(TableStore):
             raise StoreError(f"{mpath}: unreadable store manifest ({exc})") from None
         if manifest.get("format") != FORMAT:
             raise StoreError(f"{mpath}: not a graphprum store (format {manifest.get('format')!r})")
-        if manifest.get("version") != FORMAT_VERSION:
+        version = manifest.get("version")
+        if version != FORMAT_VERSION or type(version) is not type(FORMAT_VERSION):
             raise StoreError(
-                f"{mpath}: store format version {manifest.get('version')} is not supported "
-                f"(this graphprum reads version {FORMAT_VERSION}); load the collection again "
+                f"{mpath}: store format version {version!r} is not supported "
+                f"(this graphprum reads version {FORMAT_VERSION!r}); load the collection again "
                 f"into a new store (graphprum --store NEW load ...)")
+        gen = manifest.get("generation")
+        if gen is not None and not (isinstance(gen, str) and layout.GENERATION.fullmatch(gen)):
+            raise StoreError(f"{mpath}: damaged store manifest: generation {gen!r} is not a "
+                             f"generation name (gen-NNNNNN); load the collection again into a "
+                             f"new store (graphprum --store NEW load ...)")
         return manifest
 
     def _open_generation(self) -> None:
