@@ -38,7 +38,7 @@ _WRITE = re.compile(
     r"(?<![.$])\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|LOAD\s+\w+|ALTER|GRANT|"
     r"DENY|REVOKE|COPY|EXPORT|IMPORT|ATTACH|INSTALL|UNINSTALL|CHECKPOINT)\b",
     re.IGNORECASE)
-_CALL = re.compile(r"\bCALL\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
+_CALL = re.compile(r"(?<![.$])\bCALL\s+(`[^`]*`|[A-Za-z_][\w.]*)", re.IGNORECASE)
 #: Procedures that only read (others may write, so they need ``write=True``).
 READ_PROCEDURES = {"db.labels", "db.relationshiptypes", "db.propertykeys", "db.indexes",
                    "db.constraints", "dbms.components", "db.schema.visualization",
@@ -55,8 +55,12 @@ def writes(text: str) -> list[str]:
     Cypher text, ignoring string literals, quoted names and comments."""
     bare = _STRIP.sub(" ", text)
     found = sorted({" ".join(m.group(1).upper().split()) for m in _WRITE.finditer(bare)})
-    found += [f"CALL {m.group(1)}" for m in _CALL.finditer(bare)
-              if m.group(1).lower() not in READ_PROCEDURES]
+    # procedure names may be quoted (CALL `db.labels`()): look for them with
+    # quoted names kept
+    for m in _CALL.finditer(_STRIP_LITERALS.sub(" ", text)):
+        name = m.group(1)
+        if name.lower().replace("`", "") not in READ_PROCEDURES:
+            found.append(f"CALL {name}")
     return found
 
 

@@ -33,6 +33,10 @@ REFUSED = [
     ("ATTACH '/tmp/other.lbug' AS o (dbtype lbug)", "ATTACH"),
     ("CHECKPOINT", "CHECKPOINT"),
     ("CALL db.createLabel('X')", "CALL db.createLabel"),
+    ('CALL `db.idx.fulltext.createNodeIndex`("Unit", "text")',
+     "CALL `db.idx.fulltext.createNodeIndex`"),
+    ("call `db`.`idx`.fulltext.drop('Unit')", "CALL `db`"),
+    ("CALL /* x */ `db.idx.fulltext.drop`('Unit')", "CALL `db.idx.fulltext.drop`"),
     ("UNWIND [1] AS x FOREACH (y IN [x] | CREATE (:X))", "FOREACH"),
 ]
 
@@ -44,6 +48,7 @@ ALLOWED = [
     "MATCH (`DELETE`:Unit) RETURN `DELETE`.uid",
     "// DELETE everything\nMATCH (u:Unit) RETURN u.uid /* SET u.x = 1 */",
     "CALL db.labels()",
+    "CALL `db.labels`() YIELD label RETURN label",
 ]
 
 

@@ -183,6 +183,9 @@ BAD_STORES = [
     (f"neo4j://u:{PASSWORD}@127.0.0.1:1/db?x=1", "has no path ('/db')"),
     (f"neo4j://u:{PASSWORD}@127.0.0.1:1?x=1", "server unavailable"),
     (f"bolt://u:{PASSWORD}@127.0.0.1:1/?y=1", "not a Bolt URI"),
+    (f"bolt:///neo4j:{PASSWORD}@127.0.0.1:7687", "no host"),
+    (f"bolt:neo4j:{PASSWORD}@127.0.0.1:7687", "a Bolt URI needs '//'"),
+    (f"Neo4j+s:/u:{PASSWORD}@127.0.0.1:7687", "a Bolt URI needs '//'"),
 ]
 
 
@@ -344,6 +347,9 @@ def test_user_info_goes_to_the_driver_auth_not_its_uri():
     f"bolt+s://neo4j:{PASSWORD}@db",
     f"x neo4j://u:{PASSWORD[:4]}@{PASSWORD[4:]}@db:1/a b",
     f"(BOLT://u:{PASSWORD}@h)",
+    f"bolt:///neo4j:{PASSWORD}@h:7687",
+    f"bolt:neo4j:{PASSWORD}@h",
+    f"error at neo4j+ssc:/u:{PASSWORD}@h: refused",
 ])
 def test_redact_takes_passwords_out(text):
     out = redact(text)

@@ -38,6 +38,10 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 #: ``scheme://userinfo@``; the user information runs to the last ``@`` of
 #: the token (a password may hold an unescaped ``@``).
 _USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]*://)([^\s'\"<>`]*)@")
+_BARE_SCHEME = re.compile(r"(?:bolt|neo4j)(?:\+ssc|\+s)?:(?!//)", re.IGNORECASE)
+#: User information after a Bolt scheme written without ``//`` (a typo).
+_BARE_USERINFO = re.compile(r"\b((?:bolt|neo4j)(?:\+ssc|\+s)?:/?)(?!/)([^\s'\"<>`]*)@",
+                            re.IGNORECASE)
 #: Passwords seen in URIs this process parsed, scrubbed by :func:`redact`.
 _SECRETS: set[str] = set()
 _MIN_SECRET = 3
@@ -92,6 +96,16 @@ class BoltURI:
 def is_uri(location: str) -> bool:
     """Whether ``location`` has a ``scheme://`` (any scheme, any case)."""
     return _SCHEME.match(location) is not None
+
+
+def looks_like_bolt(location: str) -> bool:
+    """Whether ``location`` is a Bolt URI missing its ``//`` (``bolt:h:7687``),
+    which would otherwise name a directory.
+
+    >>> looks_like_bolt("bolt:neo4j:pw@h"), looks_like_bolt("bolt://h"), looks_like_bolt("b/x")
+    (True, False, False)
+    """
+    return _BARE_SCHEME.match(location) is not None
 
 
 def scheme_of(location: str) -> str | None:
@@ -168,16 +182,24 @@ def redact(text: str) -> str:
     'failed: neo4j://u@h:1/db and http://h/p@x'
     >>> redact("no URI here")
     'no URI here'
+    >>> redact("bolt:///neo4j:pw1@h:7687 and bolt:neo4j:pw2@h and neo4j+s:/u:pw3@h")
+    'bolt:///neo4j@h:7687 and bolt:neo4j@h and neo4j+s:/u@h'
     """
     def scrub(m: re.Match[str]) -> str:
         userinfo = m.group(2)
-        if "/" in userinfo.split(":", 1)[0]:  # an '@' in a path, not user information
-            return m.group(0)
-        return m.group(1) + userinfo.split(":", 1)[0] + "@"
+        user = userinfo.split(":", 1)[0]
+        if "/" in user:  # an '@' in a path, or user information after a stray '/'
+            path, _, last = userinfo.rpartition("/")
+            if ":" not in last:
+                return m.group(0)
+            return m.group(1) + path + "/" + last.split(":", 1)[0] + "@"
+        return m.group(1) + user + "@"
 
     # greedy on purpose: the match runs to the last '@' of the token, so a
     # password holding '@' or '/' is cut out whole (at worst a host is too)
     out = _USERINFO.sub(scrub, text) if "://" in text else text
+    if ":" in text:  # bolt:user:pw@host, a Bolt URI without its '//'
+        out = _BARE_USERINFO.sub(scrub, out)
     for secret in sorted(_SECRETS, key=len, reverse=True):
         out = out.replace(secret, "***")
     return out
