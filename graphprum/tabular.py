@@ -51,10 +51,22 @@ def tsv_field(text: str) -> str:
     return text.translate(_TSV_ESCAPES)
 
 
+def _is_bool(value: Any) -> bool:
+    """A Python or numpy boolean (numpy not imported for it)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
 def _text(value: Any) -> str:
-    """A cell as text for tsv/csv: numbers at full precision, containers as JSON."""
+    """A cell as text for tsv/csv: numbers at full precision, containers and
+    booleans as JSON writes them.
+
+    >>> [_text(v) for v in (True, 0.1, None, [True, None])]
+    ['true', '0.1', '', '[true, null]']
+    """
     if value is None:
         return ""
+    if _is_bool(value):
+        return "true" if value else "false"
     if isinstance(value, Mapping | list | tuple):
         return printable(json.dumps(value, default=str, ensure_ascii=False))
     return printable(exact(value))
@@ -64,6 +76,8 @@ def _human(value: Any, digits: int, group: bool) -> str:
     """A cell for the table: numbers by :func:`graphprum.floats.readable`."""
     if value is None:
         return ""
+    if _is_bool(value):
+        return "true" if value else "false"
     if isinstance(value, Mapping | list | tuple):
         return printable(json.dumps(value, default=str, ensure_ascii=False))
     if group and isinstance(value, int) and not isinstance(value, bool):

@@ -111,3 +111,41 @@ def test_a_parameter_without_a_value_is_refused(tmp_path: Path, write) -> None:
     r = runner.invoke(app, ["--store", str(store), "query", "-f", "tsv",
                             "MATCH (u:Unit) WHERE u.text <> '$t' RETURN count(u) AS n"])
     assert r.exit_code == 0 and r.output.splitlines() == ["n", "3"]
+
+
+def test_embedded_parameter_and_timeout_limits_are_one_line(tmp_path: Path, write) -> None:
+    """A list of mixed values or an empty list (which LadybugDB cannot type):
+    one line, exit status 2, no traceback; a timeout under a millisecond
+    reaches the engine as one millisecond (0 would mean no limit)."""
+    write("col/a.xml", "<article><sec><p>text</p></sec></article>")
+    store = tmp_path / "s"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--store", str(store), "load", "xml",
+                               str(tmp_path / "col")]).exit_code == 0
+    for args, message in (
+            (["RETURN $l AS l", "--param", 'l=[1,"x"]'], "lists hold values of one type"),
+            (["RETURN $l AS l", "--param", "l=[]"], "an empty list")):
+        r = runner.invoke(app, ["--store", str(store), "query", *args])
+        assert r.exit_code == 2, r.output
+        assert message in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    from graphprum.store.local import LocalStore
+
+    opened = LocalStore(store)
+    opened.query("RETURN 1 AS x")
+    reader = opened._graph
+    limits: list[int] = []
+    real = reader.conn
+
+    class Recording:
+        def set_query_timeout(self, ms: int) -> None:
+            limits.append(ms)
+            real.set_query_timeout(ms)
+
+        def execute(self, *a: object) -> object:
+            return real.execute(*a)
+
+    reader.conn = Recording()
+    for seconds in (1e-7, 0.0004, 2.5):
+        reader.query("RETURN 1 AS x", timeout=seconds)
+    reader.conn = real
+    assert limits == [1, 1, 2500]

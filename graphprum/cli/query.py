@@ -39,13 +39,16 @@ def query(
 ) -> None:
     """Run Cypher against the store (read-only unless --write).
 
-    Both stores hold the collection as the same property graph, so the same
-    query gives the same rows: (:Unit {uid, doc, tag, path, kind, depth, pre,
-    post, size, pos, start, length, words, text, attributes, `@NAME`}),
-    (:Document {name, source, kind, length, count}), CHILD, ROOT, LINK
-    {anchor}, (:Summary {axpre, sid, key, extent, length}), IN_PARTITION,
-    SUMMARY_EDGE {count, length}.  The embedded store runs full openCypher on
-    its LadybugDB graph (read-only); a Bolt store runs what its server knows.
+    Both stores hold the collection as the same property graph: (:Unit {uid,
+    doc, tag, path, kind, depth, pre, post, size, pos, start, length, words,
+    text, attributes}), (:Attribute {name, value}), (:Document {name,
+    source, kind, length, count}), CHILD, ROOT, LINK {anchor},
+    HAS_ATTRIBUTE, (:Summary {axpre, sid, key, extent, length}),
+    IN_PARTITION, SUMMARY_EDGE {count, length}.  The embedded store runs the
+    openCypher of LadybugDB (read-only); a Bolt store runs its server's.
+    The dialects differ (docs/query.md lists where: 1-based substring and
+    list indexes on the embedded store, unknown labels an error there).
+
     Example: graphprum query 'MATCH (s:Unit {tag: $t}) RETURN count(s) AS n'
     --param t=sec
     """
@@ -69,7 +72,7 @@ def copy(
     dst: Annotated[str, typer.Argument(help="Destination store.")],
     replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
 ) -> None:
-    """Copy a collection (documents, links) between stores, e.g. into Neo4j."""
+    """Copy a collection between stores (e.g. into Neo4j)."""
     from graphprum.loading import copy_store
     from graphprum.store import open_store as open_location
 

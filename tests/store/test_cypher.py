@@ -97,3 +97,22 @@ def test_same_rows_as_the_embedded_store(stores, local_stores, i: int) -> None:
     assert CYPHER in stores[name].capabilities
     assert json.dumps(integral(got, want), sort_keys=True) == json.dumps(want, sort_keys=True)
     assert want, f"query {i + 1} of docs/query.md returns no row"
+
+
+PLAIN_VALUES = [
+    # a path: its nodes in order, as plain data (FalkorDB gave the driver's repr text)
+    ("plos", "MATCH p = (d:Document {name: $doc})-[:ROOT]->(u:Unit)-[:CHILD]->(c:Unit) "
+             "RETURN p ORDER BY c.pre LIMIT 2", {"doc": "pmed-1001300"}),
+    # nodes inside maps and lists: plain, without the store's own properties
+    ("plos", "MATCH (d:Document {name: $doc}) RETURN {doc: d, n: d.count} AS m, [d] AS l",
+     {"doc": "pmed-1001300"}),
+]
+
+
+@pytest.mark.parametrize("i", range(len(PLAIN_VALUES)))
+def test_paths_and_nodes_in_maps_are_the_same_plain_data(stores, local_stores, i: int) -> None:
+    name, text, params = PLAIN_VALUES[i]
+    got = run_query(stores[name], text, params)
+    want = run_query(local_stores[name], text, params)
+    assert want and isinstance(next(iter(want[0].values())), list | dict)
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)

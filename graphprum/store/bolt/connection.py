@@ -543,6 +543,10 @@ def _plain(value):
     if hasattr(value, "type") and hasattr(value, "items") and hasattr(value, "nodes"):
         hidden = _INTERNAL.get(value.type, set())
         return {"type": value.type, **{k: v for k, v in value.items() if k not in hidden}}
+    if hasattr(value, "relationships") and hasattr(value, "start_node"):
+        return [_plain(n) for n in value.nodes]  # a path: its nodes, as the embedded store
     if isinstance(value, list):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     return value

@@ -37,6 +37,7 @@ Bolt store (:func:`graphprum.store.bolt.load.attribute_nid`).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from decimal import Decimal
@@ -693,15 +694,21 @@ class GraphReader:
     def query(self, text: str, params: dict[str, Any] | None = None,
               timeout: float | None = None) -> list[dict[str, Any]]:
         """Rows of ``text`` as dicts; UsageError for Cypher the engine refuses."""
-        if timeout is not None:
-            self.conn.set_query_timeout(int(timeout * 1000))
+        if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
+            self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
         try:
             result = self.conn.execute(text, params or {})
+        except (ValueError, TypeError) as exc:  # a parameter the engine cannot take
+            raise UsageError(f"a parameter the embedded store cannot take ({exc}): its "
+                             f"lists hold values of one type (numbers, strings, ...)") from None
         except RuntimeError as exc:
             message = " ".join(str(exc).split())
             if "interrupted" in message.lower() or "timeout" in message.lower():
                 raise UsageError(f"the query ran past its timeout ({timeout:g} s); "
                                  f"give --timeout SECONDS") from None
+            if "vector with ANY type" in message:
+                raise UsageError("a parameter is an empty list (or a list of nulls), whose "
+                                 "type the embedded store cannot tell") from None
             raise UsageError(f"Cypher error: {message[:400]}") from None
         if isinstance(result, list):  # several statements: the last one's rows
             result = result[-1]
