@@ -208,3 +208,39 @@ def test_server_found_from_any_directory(tmp_path):
     finally:
         falkor_server.stop(tmp_path / "xdg" / "graphprum" / "server")
     assert list((tmp_path / "a").iterdir()) == [] and list((tmp_path / "b").iterdir()) == []
+
+
+def test_a_server_that_does_not_answer_is_an_error_not_a_hang(monkeypatch):
+    """FalkorDB runs a query to its end after the client's --timeout; a
+    command started meanwhile waited on the first question it asks of the
+    server (which backend?) with no limit (12 minutes seen). It now gives up
+    after ANSWER_SECONDS with a ServerError saying why."""
+    import threading
+
+    from graphprum.errors import ServerError
+    from graphprum.store.bolt import connection as bc
+
+    release = threading.Event()
+
+    class Busy:
+        def session(self, **_):
+            return self
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def run(self, *_):
+            release.wait(30)
+            return []
+
+    conn = bc.BoltConnection.__new__(bc.BoltConnection)
+    conn._driver, conn.database, conn.location = Busy(), None, "bolt://127.0.0.1:1"
+    monkeypatch.setattr(bc, "ANSWER_SECONDS", 0.3)
+    start = time.monotonic()
+    with pytest.raises(ServerError, match=r"did not answer within 0\.3 s"):
+        conn._detect_backend()
+    assert time.monotonic() - start < 5
+    release.set()

@@ -445,11 +445,23 @@ class BoltConnection:
         return out
 
     def _detect_backend(self) -> str:
+        """"neo4j" or "falkordb", asked of the server within
+        :data:`ANSWER_SECONDS` (a server still running an earlier query,
+        which FalkorDB finishes even after the client's --timeout, would
+        otherwise hold every later command)."""
         import neo4j.exceptions as ne
 
-        try:
+        from graphprum.store.deadline import bounded
+
+        def ask() -> list:
             with self._driver.session(database=self.database) as s:
-                rows = [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
+                return [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
+
+        try:
+            rows = bounded(ask, ANSWER_SECONDS, lambda: ServerError(
+                f"{self._where()}: the server did not answer within {ANSWER_SECONDS:g} s; is it "
+                f"still running an earlier query? (FalkorDB runs a query to its end after "
+                f"graphprum's --timeout: wait, or restart it: graphprum server stop, then start)"))
             return "neo4j" if rows and "Neo4j" in str(rows[0][0]) else "falkordb"
         except (ne.Neo4jError, ne.DriverError):
             return "falkordb"
@@ -521,9 +533,18 @@ class BoltConnection:
         ``timeout`` (seconds) goes to the server as the transaction timeout
         (Neo4j enforces it) and bounds the wait here (FalkorDB ignores it):
         :func:`~graphprum.store.deadline.call_with_timeout`."""
-        rows = call_with_timeout(lambda: self.run(text, params, write=write, raw=True,
-                                                  timeout=timeout), timeout, self.location)
+        try:
+            rows = call_with_timeout(lambda: self.run(text, params, write=write, raw=True,
+                                                      timeout=timeout), timeout, self.location)
+        except UsageError as exc:
+            if self.backend != "falkordb" or "past its timeout" not in str(exc):
+                raise
+            raise UsageError(f"{exc}; FalkorDB goes on running it until it ends") from None
         return [{k: _plain(v) for k, v in r.items()} for r in rows]
+
+
+#: Seconds a server has to answer the first question of a connection.
+ANSWER_SECONDS = 20.0
 
 
 #: Properties the store keeps for itself, left out of nodes and relationships
