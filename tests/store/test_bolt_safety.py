@@ -244,3 +244,18 @@ def test_a_server_that_does_not_answer_is_an_error_not_a_hang(monkeypatch):
         conn._detect_backend()
     assert time.monotonic() - start < 5
     release.set()
+
+
+@pytest.mark.parametrize("text", ["RETURN (", "MATCH (n) WHERE n.uid =~ 'a.*' RETURN n",
+                                  "RETURN nosuchfunction(1)"])
+def test_falkordb_errors_say_why(bolt_store, text):
+    """FalkorDB's Bolt port reports every Cypher error as "an unknown error
+    occurred"; the reason comes from its Redis port (GRAPH.EXPLAIN)."""
+    if os.environ.get("GRAPHPRUM_TEST_BOLT_URI"):
+        pytest.skip("FalkorDB's Bolt port only")
+    from graphprum.errors import UsageError
+
+    with pytest.raises(UsageError) as err:
+        run_query(bolt_store(), text)
+    message = str(err.value)
+    assert message.startswith("Cypher error: ") and "unknown error" not in message.lower()

@@ -540,7 +540,27 @@ class BoltConnection:
             if self.backend != "falkordb" or "past its timeout" not in str(exc):
                 raise
             raise UsageError(f"{exc}; FalkorDB goes on running it until it ends") from None
+        except ServerError as exc:
+            reason = self._falkor_reason(text, params) if "unknown error" in str(exc) else None
+            if reason is None:
+                raise
+            raise UsageError(f"Cypher error: {reason}") from None
         return [{k: _plain(v) for k, v in r.items()} for r in rows]
+
+    def _falkor_reason(self, text: str, params: dict | None) -> str | None:
+        """Why FalkorDB refused ``text``: its Bolt port says only "an unknown
+        error occurred", its Redis port's GRAPH.EXPLAIN (which plans the
+        query without running it) gives the reason; None when unreachable."""
+        if self.backend != "falkordb" or self._redis() is None:
+            return None
+        try:
+            self._redis().command("GRAPH.EXPLAIN", BOLT_GRAPH,  # type: ignore[union-attr]
+                                  splice(text, params or {}), timeout=5.0)
+        except RedisError as exc:
+            return " ".join(str(exc).split())[:400]
+        except (OSError, ConnectionError, UsageError):
+            return None
+        return None
 
 
 #: Seconds a server has to answer the first question of a connection.
