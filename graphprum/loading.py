@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from graphprum.errors import InputError
 from graphprum.store.base import Store
 from graphprum.units import LoadReport, ParsedDocument
 
@@ -117,11 +118,31 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
 
 
 def load_links(store: Store, path: PathLike) -> LoadReport:
-    """Load a link list ``FROM<TAB>TO``; pages not yet stored become page units."""
+    """Load a link list ``FROM<TAB>TO``; pages not yet stored become page units.
+
+    A list whose content was loaded into the store before (the same SHA-256,
+    as the store's load history records it) is refused: its links would
+    count twice."""
+    import hashlib
+
     from graphprum.loaders.linklist import read_link_list
 
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    sha = digest.hexdigest()
+    for earlier in store.info().get("loads", []):
+        if earlier.get("kind") == "links" and earlier.get("sha256") == sha:
+            raise InputError(path, None, f"this link list was loaded into the store already "
+                                         f"({earlier.get('time', 'earlier')}): its links would "
+                                         f"count twice")
     return store.load_documents([], link_pairs=read_link_list(path),
-                                description={"kind": "links", "paths": [str(path)]})
+                                description={"kind": "links", "paths": [str(path)],
+                                             "sha256": sha})
 
 
 def load_video(store: Store, paths: Iterable[PathLike], *, replace: bool = False,

@@ -72,7 +72,7 @@ def copy(
     dst: Annotated[str, typer.Argument(help="Destination store.")],
     replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
 ) -> None:
-    """Copy a collection between stores (e.g. into Neo4j)."""
+    """Copy a collection into another store (a Neo4j server, say)."""
     from graphprum.loading import copy_store
     from graphprum.store import open_store as open_location
 

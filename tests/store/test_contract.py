@@ -126,3 +126,18 @@ def test_link_list_creates_pages(make_store, write) -> None:
     out, _ = store.links_of("a.html")
     assert out == ["b.html", "b.html"]
     assert store.links_of("c\rd.html") == ([], ["b.html"])
+
+
+def test_a_link_list_loaded_again_is_refused(make_store, write) -> None:
+    """Its links would count twice (the links model's probabilities change);
+    another list, or the same pairs in another file, still load."""
+    store = make_store()
+    first = write("links.tsv", "a.html\tb.html\na.html\tc.html\n")
+    load_links(store, first)
+    copy = write("copy/links.tsv", first.read_text())
+    for again in (first, copy):
+        with pytest.raises(InputError, match="loaded into the store already"):
+            load_links(store, again)
+    assert store.links_of("a.html")[0] == ["b.html", "c.html"]
+    load_links(store, write("more.tsv", "a.html\tb.html\n"))
+    assert sorted(store.links_of("a.html")[0]) == ["b.html", "b.html", "c.html"]
