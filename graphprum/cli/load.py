@@ -55,6 +55,19 @@ def build_graph(store: Any, wanted: bool) -> str:
     return f"; graph for queries in {time.perf_counter() - t0:.2f} s" if built else ""
 
 
+def summary_names(store: Any) -> list[str]:
+    """The AxPRE summaries stored (a load drops them: the collection changes)."""
+    return [str(n) for n in store.info().get("summaries", [])]
+
+
+def note_dropped_summaries(store: Any, had: list[str]) -> None:
+    """A note naming the summaries the load dropped, and how to build them again."""
+    gone = [n for n in had if n not in summary_names(store)]
+    if gone:
+        note(f"note: the collection changed, so its stored summaries are dropped: "
+             f"{', '.join(gone)} (graphprum summary build {gone[0]!r} builds one again)")
+
+
 def parse_jobs(text: str) -> int | str:
     """``--jobs``: a positive number, or ``auto``."""
     if text == "auto":
@@ -100,6 +113,7 @@ def load_xml(
     n_jobs = parse_jobs(jobs)
     files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
     store = open_store(wait=wait)
+    had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:
         report = load(store, paths, links=links, replace=replace, skip_bad=skip_bad,
                       on_file=lambda f, n: advance(1), jobs=n_jobs)
@@ -111,6 +125,7 @@ def load_xml(
           + (f", skipped {len(report.skipped)} bad files" if report.skipped else "")
           + (f", {report.links} links" if report.links else "")
           + build_graph(store, graph))
+    note_dropped_summaries(store, had)
 
 
 @load_app.command("web")
@@ -135,6 +150,7 @@ def load_web(
     from graphprum.loading import load_web as load
 
     store = open_store(wait=wait)
+    had = summary_names(store)
     with Progress(total, "loading pages", quiet) as advance:
         report = load(store, root, elements=elements, replace=replace,
                       on_file=lambda page, n: advance(1))
@@ -143,6 +159,7 @@ def load_web(
           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
           f"pages/s); {dropped} links not stored (external, missing or outside)"
           + build_graph(store, graph))
+    note_dropped_summaries(store, had)
 
 
 @load_app.command("links")
@@ -156,10 +173,12 @@ def load_links(
     from graphprum.loading import load_links as load
 
     store = open_store(wait=wait)
+    had = summary_names(store)
     report = load(store, path)
     print(f"loaded {report.links} links ({report.documents} new pages) in "
           f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)"
           + build_graph(store, graph))
+    note_dropped_summaries(store, had)
 
 
 @load_app.command("video")
@@ -175,6 +194,8 @@ def load_video(
     from graphprum.loading import load_video as load
 
     store = open_store(wait=wait)
+    had = summary_names(store)
     report = load(store, paths, replace=replace)
     print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
           f"in {report.seconds:.2f} s" + build_graph(store, graph))
+    note_dropped_summaries(store, had)

@@ -217,3 +217,16 @@ def test_a_global_option_after_the_command_says_where_it_goes(argv: list[str]) -
     option, command = argv[-2], " ".join(argv[:-2 if argv[0] == "info" else -3])
     assert r.stderr.strip() == (f"graphprum: error: {option} is a global option: it goes before "
                                 f"the command (graphprum {option} ... {command} ...)")
+
+
+def test_a_load_that_drops_summaries_says_so(tmp_path: Path, write) -> None:
+    store = tmp_path / "s"
+    write("c/a.xml", DOC)
+    assert invoke(store, "load", "xml", str(tmp_path / "c")).exit_code == 0
+    assert invoke(store, "summary", "build", "p*").exit_code == 0
+    r = invoke(store, "load", "xml", str(tmp_path / "c"), "--replace")
+    assert r.exit_code == 0
+    assert ("note: the collection changed, so its stored summaries are dropped: p* "
+            "(graphprum summary build 'p*' builds one again)") in r.stderr
+    r = invoke(store, "load", "xml", str(tmp_path / "c"), "--replace")
+    assert "summaries are dropped" not in r.stderr  # none were left to drop
