@@ -45,6 +45,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -226,6 +227,7 @@ def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, de
         run.trees = {}
         for topic, acc in topics.items():
             run.trees[topic], run.topics[topic] = _build_trees(acc)
+            _check_one_document(source, topic, run.trees[topic])
         return run
     for topic, acc in topics.items():
         if order == "score":
@@ -487,6 +489,28 @@ def _duplicate(path: PathArg, line: int, topic: str, unit: str, rank: int | None
                                      f"(first on line {first}); use --dedup to keep the first")
     raise InputError(path, line, f"unit {unit!r} repeated inside the tree of RANK {rank} "
                                  f"of topic {topic!r} (first on line {first})")
+
+
+def _check_one_document(source: PathArg, topic: str, trees: list[list[str]]) -> None:
+    """InputError when a tree holds elements (ids ``DOC#/XPATH``) of two
+    documents: a tree is a set of units of one document (DESIGN §1.3).
+    Names the line of the first element of another document when
+    ``source`` is a file."""
+    for k, tree in enumerate(trees):
+        elements = [u for u in tree if "#/" in u]  # element ids DOC#/XPATH
+        if len(elements) < 2:
+            continue
+        doc = elements[0].split("#", 1)[0]
+        other = next((u for u in elements if u.split("#", 1)[0] != doc), None)
+        if other is None:
+            continue
+        line = None
+        if isinstance(source, str | os.PathLike) and os.path.isfile(source):
+            line = find_line(source, lambda f, o=other: len(f) >= 3 and f[0] == topic
+                             and f[2] == o) or None
+        raise InputError(source, line, f"tree {k + 1} of topic {topic!r} holds units of two "
+                                       f"documents ({elements[0]!r} and {other!r}); a tree is "
+                                       f"units of one document")
 
 
 def _build_trees(acc: _Topic) -> tuple[list[list[str]], RankedTopic]:

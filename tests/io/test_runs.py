@@ -222,6 +222,19 @@ def test_tree_run_repeat_inside_a_tree(tmp_path):
     assert "duplicate result 'a'" in error(p)
 
 
+def test_a_tree_of_elements_of_two_documents_is_refused(tmp_path):
+    """DESIGN §1.3: a tree is a set of units of one document."""
+    rows = [("1", "d1#/a[1]", 1, 2), ("1", "d1#/a[1]/b[1]", 1, 2), ("1", "d2#/a[1]", 2, 1),
+            ("1", "d2#/a[1]/b[1]", 1, 2)]
+    p = write(tmp_path, lines(rows))
+    assert error(p, trees=True) == (f"{p}:4: tree 1 of topic '1' holds units of two documents "
+                                    f"('d1#/a[1]' and 'd2#/a[1]/b[1]'); a tree is units of "
+                                    f"one document")
+    ok = write(tmp_path, lines(rows[:3]))
+    assert read_run(ok, trees=True).trees == {"1": [["d1#/a[1]", "d1#/a[1]/b[1]"],
+                                                     ["d2#/a[1]"]]}
+
+
 # --- writer -------------------------------------------------------------------
 
 @settings(max_examples=40, deadline=None)
