@@ -30,6 +30,7 @@ measure is simulated (``PRUM(exact=mc)``).
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -541,9 +542,16 @@ def collection_size(store: Store | None, qrels: Qrels, given: float | None, stri
         message = (f"{len(unknown)} of {len(ids)} judged ids are not in the store "
                    f"{store.location}: " + ", ".join(unknown[:5])
                    + (" ..." if len(unknown) > 5 else ""))
+        source = getattr(qrels, "path", "")
         if strict:
+            if source and os.path.isfile(source):
+                from graphprum.io.lines import find_line
+
+                first = unknown[0]
+                line = find_line(source, lambda f: len(f) >= 3 and f[2] == first) or None
+                raise InputError(source, line, message)
             raise UsageError(message)
-        warn("note: " + message)
+        warn("note: " + (f"{source}: " if source else "") + message)
     if given is not None:
         return float(given)
     known = kinds[kinds >= 0]

@@ -230,3 +230,17 @@ def test_a_load_that_drops_summaries_says_so(tmp_path: Path, write) -> None:
             "(graphprum summary build 'p*' builds one again)") in r.stderr
     r = invoke(store, "load", "xml", str(tmp_path / "c"), "--replace")
     assert "summaries are dropped" not in r.stderr  # none were left to drop
+
+
+def test_judged_ids_the_store_lacks_name_the_qrels_file(tmp_path: Path, write) -> None:
+    store = tmp_path / "s"
+    write("c/a.xml", DOC)
+    assert invoke(store, "load", "xml", str(tmp_path / "c")).exit_code == 0
+    qrels = write("q.txt", "1 0 a#/article[1] 1\n1 0 nope 1\n")
+    run = write("r.txt", "1 Q0 a#/article[1] 1 1 r\n")
+    r = invoke(store, "eval", str(run), "--qrels", str(qrels), "--strict")
+    assert r.exit_code == 2
+    assert r.output.strip() == (f"graphprum: error: {qrels}:2: 1 of 2 judged ids are not in "
+                                f"the store {store}: nope")
+    r = invoke(store, "eval", str(run), "--qrels", str(qrels))
+    assert r.exit_code == 0 and f"note: {qrels}: 1 of 2 judged ids" in r.stderr
