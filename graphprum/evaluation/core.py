@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -247,10 +248,55 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
         for ri, run in enumerate(read):
             _check_known(run, [out.unknown[ri] for out in per_topic_out], topics,
                          opts.max_results, the_store)
-    for out in per_topic_out:
-        for message in out.notes:
-            warn(message)
+    for message in grouped_notes([m for out in per_topic_out for m in out.notes]):
+        warn(message)
     return _table(job, specs, per_topic_out, classical_values, opts, per_topic, warn)
+
+
+#: A per-topic note: ``note: run R: MEASURE: topic T: what``.
+_TOPIC_NOTE = re.compile(r"(note: run .+?: \S+): topic (\S+): (.*)", re.DOTALL)
+#: Per-topic notes of one run and measure shown in full before the rest are summed up.
+NOTES_SHOWN = 2
+
+
+def grouped_notes(notes: Sequence[str]) -> list[str]:
+    """``notes`` with the per-topic notes of one run and measure beyond the
+    first :data:`NOTES_SHOWN` folded into one line naming their topics (a
+    simulated measure can note every topic of every run).
+
+    >>> notes = [f"note: run r: PRUM(x): topic {t}: spread {t}" for t in "1234"]
+    >>> for line in grouped_notes([*notes, "note: other"]):
+    ...     print(line)
+    note: run r: PRUM(x): topic 1: spread 1
+    note: run r: PRUM(x): topic 2: spread 2
+    note: run r: PRUM(x): a like note for 2 more topics: 3, 4
+    note: other
+    """
+    groups: dict[str, list[tuple[str, str]]] = {}  # head -> (topic, note)
+    out: list[str | tuple[str, list[tuple[str, str]]]] = []
+    for note in notes:
+        m = _TOPIC_NOTE.fullmatch(note)
+        if m is None:
+            out.append(note)
+            continue
+        members = groups.get(m.group(1))
+        if members is None:
+            members = groups[m.group(1)] = []
+            out.append((m.group(1), members))
+        members.append((m.group(2), note))
+    lines: list[str] = []
+    for item in out:
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        head, members = item
+        lines.extend(note for _, note in members[:NOTES_SHOWN])
+        rest = [topic for topic, _ in members[NOTES_SHOWN:]]
+        if rest:
+            more = f"{len(rest)} more topic{'s' if len(rest) > 1 else ''}"
+            lines.append(f"{head}: a like note for {more}: {', '.join(rest[:20])}"
+                         + (" ..." if len(rest) > 20 else ""))
+    return lines
 
 
 def _prepare(classical: Sequence[str], store: Store | None) -> None:
