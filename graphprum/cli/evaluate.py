@@ -129,6 +129,9 @@ def eval_command(
     evaluated on an empty ranking (trec_eval -c; --no-c: over the run's
     topics). A RUN or --qrels of '-' is read from standard input; gzip
     files are read as they are.
+
+    Example: graphprum eval run-a.txt run-b.txt --qrels qrels.txt -m PRUM -m AP
+    --nav structural
     """
     from graphprum.evaluation.reading import reading_jobs, start_reading
 
@@ -191,6 +194,8 @@ def compare_command(
     One row per pair of runs (or per run against --baseline): means, the
     difference, effect size d_z, wins/losses/ties, p and the corrected p;
     '*' marks differences significant at --alpha after correction.
+
+    Example: graphprum compare run-a.txt run-b.txt --qrels qrels.txt -m PRUM -m AP
     """
     from graphprum.api import compare, evaluate
     from graphprum.significance import check_options, write_comparison
@@ -224,7 +229,10 @@ def plot_command(
     title: Annotated[str | None, typer.Option(
         help="Figure title (default: what is averaged and the navigation model).")] = None,
 ) -> None:
-    """Precision-recall curves (11 recall levels) or gain curves (ranks) of several runs."""
+    """Precision-recall curves (11 recall levels) or gain curves (ranks) of several runs.
+
+    Example: graphprum plot run-a.txt run-b.txt --qrels qrels.txt -m PRUM -o pr.png
+    """
     from graphprum.api import plot
     from graphprum.plots import FIGURE_TYPES, curve_measures, save_figure
 
@@ -265,7 +273,10 @@ def report_command(
 ) -> None:
     """One self-contained HTML page: summary, significance tests, figures,
     per-topic tables, and the command, parameters, input digests and
-    versions needed to reproduce it."""
+    versions needed to reproduce it.
+
+    Example: graphprum report run-a.txt run-b.txt --qrels qrels.txt -o report.html
+    """
     from graphprum.api import report
     from graphprum.html_report import command_line
     from graphprum.significance import check_options
