@@ -504,13 +504,20 @@ def _check_one_document(source: PathArg, topic: str, trees: list[list[str]]) -> 
         other = next((u for u in elements if u.split("#", 1)[0] != doc), None)
         if other is None:
             continue
-        line = None
-        if isinstance(source, str | os.PathLike) and os.path.isfile(source):
-            line = find_line(source, lambda f, o=other: len(f) >= 3 and f[0] == topic
-                             and f[2] == o) or None
-        raise InputError(source, line, f"tree {k + 1} of topic {topic!r} holds units of two "
-                                       f"documents ({elements[0]!r} and {other!r}); a tree is "
-                                       f"units of one document")
+        raise InputError(source, _unit_line(source, topic, other),
+                         f"tree {k + 1} of topic {topic!r} holds units of two documents "
+                         f"({elements[0]!r} and {other!r}); a tree is units of one document")
+
+
+def _unit_line(source: PathArg, topic: str, unit: str) -> int | None:
+    """The first line of ``source`` (a file) naming ``unit`` for ``topic``."""
+    if not (isinstance(source, str | os.PathLike) and os.path.isfile(source)):
+        return None
+
+    def names_it(f: list[str]) -> bool:
+        return len(f) >= 3 and f[0] == topic and f[2] == unit
+
+    return find_line(source, names_it) or None
 
 
 def _build_trees(acc: _Topic) -> tuple[list[list[str]], RankedTopic]:
