@@ -87,6 +87,33 @@ def test_structural_eval_loads_scipy_not_pandas(with_store: Path) -> None:
                      with_store) == ["scipy"]
 
 
+#: Imports the navigation models (which import scipy), then reports which of
+#: numpy's rarely used submodules ran, and uses each of them.
+_LAZY_PROBE = """
+import json, sys
+import graphprum.navigation.structural
+ran = [m for m in ("numpy.f2py", "numpy.testing", "numpy.ma", "numpy.polynomial")
+       if type(sys.modules.get(m)).__name__ != "_LazyModule"]
+import numpy, numpy.testing
+numpy.testing.assert_allclose(numpy.ma.masked_array([1.0, 5.0], mask=[0, 1]).sum(), 1.0)
+roots = sorted(numpy.polynomial.Polynomial([-1, 0, 1]).roots().tolist())
+import pandas
+print(json.dumps({"ran": ran, "roots": roots, "frame": int(pandas.DataFrame({"a": [1]}).a[0]),
+                  "f2py": hasattr(numpy.f2py, "run_main")}))
+"""
+
+
+def test_scipy_does_not_run_numpy_modules_nobody_uses() -> None:
+    """Importing scipy.sparse ran numpy.f2py, numpy.testing, numpy.ma and
+    numpy.polynomial (about 60 ms) through scipy's copy of numpy's namespace;
+    they stay unloaded until used, and work when they are."""
+    proc = subprocess.run([sys.executable, "-c", _LAZY_PROBE], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report == {"ran": [], "roots": [-1.0, 1.0], "frame": 1, "f2py": True}
+
+
 #: Runs the installed script's entry point with a hook that reports the
 #: interpreter's teardown (atexit handlers run only on a normal exit).
 _SCRIPT_PROBE = """
