@@ -29,53 +29,108 @@ from typing import Any
 from graphprum.errors import UsageError
 from graphprum.store.base import CYPHER, Store
 
-#: Clauses that change the graph, the server's settings or the file system,
-#: or read files or code into the engine: Cypher's and the embedded engine's
-#: (LadybugDB: ``COPY … TO`` writes a file, ``LOAD FROM`` reads one, ``LOAD
-#: EXTENSION`` runs native code, ``EXPORT``/``IMPORT DATABASE``, ``ATTACH``).
-#: A keyword after ``.`` or ``$`` is a property or a parameter, not a clause.
-_WRITE = re.compile(
-    r"(?<![.$])\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|LOAD\s+\w+|ALTER|GRANT|"
-    r"DENY|REVOKE|COPY|EXPORT|IMPORT|ATTACH|INSTALL|UNINSTALL|CHECKPOINT)\b",
-    re.IGNORECASE)
-_CALL = re.compile(r"(?<![.$])\bCALL\s+(`[^`]*`|[A-Za-z_][\w.]*)", re.IGNORECASE)
+#: One lexical token that can hide keywords: a quoted parameter name, a
+#: quoted name, a string literal, a comment.  Matched left to right in one
+#: pass, so a quote or ``//`` inside any of them starts nothing.
+_TOKEN = re.compile(r"\$`[^`]*`|`[^`]*`|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|//[^\n]*|/\*.*?\*/",
+                    re.DOTALL)
+
+#: Writing clauses that may stand anywhere in a query.
+_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|ALTER|GRANT|DENY|"
+                     r"REVOKE|LOAD\s+(?:CSV|FROM|WITH))\b", re.IGNORECASE)
+#: Statements of the embedded engine (LadybugDB) that write files, read files
+#: or code into it, or change the database: they begin a statement.
+#: ``COPY … TO`` writes a file, ``LOAD EXTENSION`` runs native code.
+_STATEMENT = re.compile(r"(?:^|;)\s*(COPY|EXPORT|IMPORT|ATTACH|DETACH|INSTALL|UNINSTALL|"
+                        r"CHECKPOINT|LOAD\s+EXTENSION)\b", re.IGNORECASE)
+_CALL = re.compile(r"\bCALL\s*(`[^`]*`(?:\s*\.\s*(?:`[^`]*`|\w+))*|[A-Za-z_][\w.]*)",
+                   re.IGNORECASE)
+_PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 #: Procedures that only read (others may write, so they need ``write=True``).
 READ_PROCEDURES = {"db.labels", "db.relationshiptypes", "db.propertykeys", "db.indexes",
                    "db.constraints", "dbms.components", "db.schema.visualization",
                    "db.schema.nodetypeproperties", "db.schema.reltypeproperties"}
-_STRIP = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/",
-                    re.DOTALL)
-#: String literals and comments only (quoted names stay: ``$`a b``` is a parameter).
-_STRIP_LITERALS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|//[^\n]*|/\*.*?\*/",
-                             re.DOTALL)
+
+
+def _lexed(text: str) -> tuple[str, str, list[str]]:
+    """``text`` with its tokens (:data:`_TOKEN`) neutralised: where clauses
+    are looked for (quoted names, strings and comments blanked), where
+    procedure names are (quoted names kept), and the quoted parameter names."""
+    bare: list[str] = []
+    calls: list[str] = []
+    quoted: list[str] = []
+    at = 0
+    for m in _TOKEN.finditer(text):
+        bare.append(text[at:m.start()])
+        calls.append(text[at:m.start()])
+        token = m.group(0)
+        if token.startswith("$"):
+            quoted.append(token[2:-1])
+            bare.append(" $_ ")
+            calls.append(" $_ ")
+        elif token.startswith("`"):
+            bare.append(" _ ")
+            calls.append(token)
+        else:
+            bare.append(" _ " if token[0] in "'\"" else " ")
+            calls.append(" _ " if token[0] in "'\"" else " ")
+        at = m.end()
+    bare.append(text[at:])
+    calls.append(text[at:])
+    return "".join(bare), "".join(calls), quoted
+
+
+def _a_name(bare: str, start: int, end: int) -> bool:
+    """Whether the word at ``bare[start:end]`` is a name, not a clause: a
+    property (after ``.``), a parameter (after ``$``), a label or type
+    (after ``:``), an alias (after ``AS``) or a map key (before ``:``)."""
+    before = bare[:start].rstrip()
+    if before.endswith((".", "$", ":")) or re.search(r"\bAS$", before, re.IGNORECASE):
+        return True
+    return bare[end:].lstrip().startswith(":")
 
 
 def writes(text: str) -> list[str]:
-    """Writing clauses (and procedure calls not known to be read-only) of a
-    Cypher text, ignoring string literals, quoted names and comments."""
-    bare = _STRIP.sub(" ", text)
-    found = sorted({" ".join(m.group(1).upper().split()) for m in _WRITE.finditer(bare)})
-    # procedure names may be quoted (CALL `db.labels`()): look for them with
-    # quoted names kept
-    for m in _CALL.finditer(_STRIP_LITERALS.sub(" ", text)):
+    """Writing clauses, engine statements that write or load files or code,
+    and procedure calls not known to be read-only, of a Cypher text;
+    string literals, quoted names, comments, properties, labels, aliases
+    and map keys are not clauses."""
+    bare, calls, _ = _lexed(text)
+    found = {" ".join(m.group(1).upper().split()) for m in _CLAUSE.finditer(bare)
+             if not _a_name(bare, m.start(1), m.end(1))}
+    found |= {" ".join(m.group(1).upper().split()) for m in _STATEMENT.finditer(bare)
+              if not _a_name(bare, m.start(1), m.end(1))}
+    out = sorted(found)
+    for m in _CALL.finditer(calls):
+        if _a_name(calls, m.start(), m.start() + 4):
+            continue
         name = m.group(1)
-        if name.lower().replace("`", "") not in READ_PROCEDURES:
-            found.append(f"CALL {name}")
-    return found
-
-
-_PARAM = re.compile(r"\$(?:([A-Za-z_]\w*)|`([^`]*)`)")
+        if re.sub(r"[`\s]", "", name).lower() not in READ_PROCEDURES:
+            out.append(f"CALL {name}")
+    return out
 
 
 def parameters(text: str) -> list[str]:
     """Names of the ``$parameters`` a Cypher text uses, outside string
-    literals and comments, in order of first use.
+    literals, quoted names and comments, in order of first use.
 
     >>> parameters("MATCH (u {tag: $t}) WHERE u.x > $`min x` AND u.s = '$no' RETURN $t")
     ['t', 'min x']
+    >>> parameters("RETURN 1 AS `$id`, $`a b`, $c")
+    ['a b', 'c']
     """
-    bare = _STRIP_LITERALS.sub(" ", text)
-    return list(dict.fromkeys(m.group(1) or m.group(2) for m in _PARAM.finditer(bare)))
+    bare, _, quoted = _lexed(text)
+    return list(dict.fromkeys(_in_order(bare, quoted)))
+
+
+def _in_order(bare: str, quoted: list[str]) -> list[str]:
+    """Parameter names in order of use: ``$_`` in ``bare`` stands for the
+    next quoted one."""
+    out: list[str] = []
+    q = iter(quoted)
+    for m in _PARAM.finditer(bare):
+        out.append(next(q) if m.group(1) == "_" else m.group(1))
+    return out
 
 
 def parse_param(text: str) -> tuple[str, object]:
@@ -122,7 +177,8 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     found = writes(text)
     if found and not write:
         raise UsageError(f"the query writes to the store or to files, or loads files or "
-                         f"extensions ({', '.join(found)}); add --write to allow it")
+                         f"extensions ({', '.join(found)}); add --write to allow it (on a "
+                         f"Bolt store: the embedded store's graph is read-only)")
     missing = [p for p in parameters(text) if p not in (params or {})]
     if missing:  # the embedded engine would bind them to null and return wrong rows
         raise UsageError("the query uses " + ", ".join(f"${p}" for p in missing)

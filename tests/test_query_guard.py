@@ -35,7 +35,15 @@ REFUSED = [
     ("CALL db.createLabel('X')", "CALL db.createLabel"),
     ('CALL `db.idx.fulltext.createNodeIndex`("Unit", "text")',
      "CALL `db.idx.fulltext.createNodeIndex`"),
-    ("call `db`.`idx`.fulltext.drop('Unit')", "CALL `db`"),
+    ("call `db`.`idx`.fulltext.drop('Unit')", "CALL `db`.`idx`.fulltext.drop"),
+    ('CALL`db.idx.fulltext.createNodeIndex`("Unit","text")',
+     "CALL `db.idx.fulltext.createNodeIndex`"),
+    ('WITH 1 AS `//` CALL db.idx.fulltext.drop("Unit") RETURN 1 AS x',
+     "CALL db.idx.fulltext.drop"),
+    ("MATCH (u:Unit) WHERE u.`it's` IS NULL CALL db.idx.fulltext.createNodeIndex('Unit','text')"
+     " RETURN 1", "CALL db.idx.fulltext.createNodeIndex"),
+    ("RETURN 1; COPY Unit FROM 'x.csv'", "COPY"),
+    ("MATCH (u) WITH u AS `'` CREATE (:X)", "CREATE"),
     ("CALL /* x */ `db.idx.fulltext.drop`('Unit')", "CALL `db.idx.fulltext.drop`"),
     ("UNWIND [1] AS x FOREACH (y IN [x] | CREATE (:X))", "FOREACH"),
 ]
@@ -49,6 +57,12 @@ ALLOWED = [
     "// DELETE everything\nMATCH (u:Unit) RETURN u.uid /* SET u.x = 1 */",
     "CALL db.labels()",
     "CALL `db.labels`() YIELD label RETURN label",
+    "MATCH (d:Document) RETURN d.name AS import",
+    "MATCH (u:Unit) RETURN u.uid AS copy, u.tag AS export, u.depth AS checkpoint, u.pos AS attach",
+    "MATCH (u:Unit) RETURN u {.uid, copy: u.tag, set: 1} AS m",
+    "MATCH (u:Unit) WITH u.tag AS load MATCH (v:Unit {tag: load}) RETURN count(v)",
+    "MATCH (c:Copy)-[:EXPORT]->(d: Create) RETURN c",
+    "MATCH (u:Unit) RETURN u.uid AS `$id`",
 ]
 
 
@@ -90,6 +104,18 @@ def test_copy_to_a_file_is_refused_end_to_end(tmp_path: Path, write) -> None:
                             f"COPY (MATCH (u:Unit) RETURN u.uid) TO '{victim}'"])
     assert r.exit_code == 2 and "read-only" in r.output
     assert victim.read_text() == "kept\n"
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("MATCH (u:Unit) WITH u, u.tag AS `o'clock` WHERE u.depth > $d RETURN count(*) AS n", ["d"]),
+    ("MATCH (u:Unit) RETURN u.uid AS `$id`", []),
+    ("RETURN '$a', \"$b\", $c // $d\n/* $e */", ["c"]),
+    ("RETURN $`a b` + $x + $`a b`", ["a b", "x"]),
+])
+def test_parameters_are_found_where_the_engine_sees_them(text: str, names: list[str]) -> None:
+    from graphprum.query import parameters
+
+    assert parameters(text) == names
 
 
 def test_a_parameter_without_a_value_is_refused(tmp_path: Path, write) -> None:
@@ -138,8 +164,8 @@ def test_embedded_parameter_and_timeout_limits_are_one_line(tmp_path: Path, writ
 
     class Recording:
         def set_query_timeout(self, ms: int) -> None:
-            limits.append(ms)
-            real.set_query_timeout(ms)
+            limits.append(ms)  # recorded; the query itself runs without a tight limit
+            real.set_query_timeout(60_000)
 
         def execute(self, *a: object) -> object:
             return real.execute(*a)
