@@ -11,7 +11,7 @@ import os
 
 from graphprum.errors import StoreError, UsageError, printable
 from graphprum.store.base import Store
-from graphprum.store.uri import is_uri, looks_like_bolt, parse_store_uri, redact
+from graphprum.store.uri import is_uri, looks_like_bolt, parse_store_uri
 from graphprum.units import UnitTable
 
 DEFAULT_STORE = "graphprum-store"
@@ -45,10 +45,10 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     seconds an embedded store's write waits for another writer.
     """
     text = default_location(location)
-    if looks_like_bolt(text):
-        shown = printable(redact(text))
-        raise UsageError(f"{shown}: a Bolt URI needs '//' after the scheme (bolt://HOST:PORT); "
-                         f"for a directory, begin its name with ./")
+    if looks_like_bolt(text):  # shown by its scheme only: the rest may hold a password
+        scheme = text.split(":", 1)[0]
+        raise UsageError(f"{printable(scheme)}:...: a Bolt URI needs '//' after the scheme "
+                         f"(bolt://HOST:PORT); for a directory, begin its name with ./")
     if is_uri(text):
         uri = parse_store_uri(text)  # UsageError for unknown schemes, bad ports ...
         from graphprum.store.bolt import BoltStore

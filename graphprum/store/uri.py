@@ -40,7 +40,7 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 _USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]*://)([^\s'\"<>`]*)@")
 _BARE_SCHEME = re.compile(r"(?:bolt|neo4j)(?:\+ssc|\+s)?:(?!//)", re.IGNORECASE)
 #: User information after a Bolt scheme written without ``//`` (a typo).
-_BARE_USERINFO = re.compile(r"\b((?:bolt|neo4j)(?:\+ssc|\+s)?:/?)(?!/)([^\s'\"<>`]*)@",
+_BARE_USERINFO = re.compile(r"\b((?:bolt|neo4j)(?:\+ssc|\+s)?:/?)(?!/)([^\s/]*)@",
                             re.IGNORECASE)
 #: Passwords seen in URIs this process parsed, scrubbed by :func:`redact`.
 _SECRETS: set[str] = set()
@@ -184,16 +184,20 @@ def redact(text: str) -> str:
     'no URI here'
     >>> redact("bolt:///neo4j:pw1@h:7687 and bolt:neo4j:pw2@h and neo4j+s:/u:pw3@h")
     'bolt:///neo4j@h:7687 and bolt:neo4j@h and neo4j+s:/u@h'
+    >>> redact("bolt:///neo4j:Se/cr3t@h http://h/p:q@r /data/bolt:1/u:x@y/f.xml")
+    'bolt:///neo4j@h http://h/p:q@r /data/bolt:1/u:x@y/f.xml'
     """
     def scrub(m: re.Match[str]) -> str:
-        userinfo = m.group(2)
+        scheme, userinfo = m.group(1), m.group(2)
+        if scheme.lower().startswith(("bolt", "neo4j")):
+            # a store URI: everything from the first ':' of the user
+            # information is a password, whatever it holds ('/' too)
+            slashes = userinfo[:len(userinfo) - len(userinfo.lstrip("/"))]
+            return scheme + slashes + userinfo[len(slashes):].split(":", 1)[0] + "@"
         user = userinfo.split(":", 1)[0]
-        if "/" in user:  # an '@' in a path, or user information after a stray '/'
-            path, _, last = userinfo.rpartition("/")
-            if ":" not in last:
-                return m.group(0)
-            return m.group(1) + path + "/" + last.split(":", 1)[0] + "@"
-        return m.group(1) + user + "@"
+        if "/" in user:  # an '@' in a path, not user information
+            return m.group(0)
+        return scheme + user + "@"
 
     # greedy on purpose: the match runs to the last '@' of the token, so a
     # password holding '@' or '/' is cut out whole (at worst a host is too)
