@@ -307,3 +307,46 @@ def test_a_damaged_manifest_is_one_error_and_nothing_outside_is_read(
         with pytest.raises(StoreError, match=message.replace("(", r"\(").replace(")", r"\)")):
             action(LocalStore(tmp_path / "s"))
     assert sorted((p, p.stat().st_mtime_ns) for p in (tmp_path / "other").rglob("*")) == before
+
+
+def test_a_writer_waiting_on_a_first_load_that_fails_still_loads(tmp_path: Path, write) -> None:
+    """A first load that fails removes the store directory it made (lock file
+    included) while it holds the lock; a second writer waiting on that lock
+    then makes the store again instead of writing into a removed directory
+    (review: it failed with 'gen-000001.tmp: No such file or directory' and
+    the store was gone)."""
+    import threading
+
+    from graphprum.errors import InputError
+
+    path = tmp_path / "new" / "s"
+    holding, fail = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def failing_documents():
+        holding.set()
+        fail.wait(30)
+        raise InputError("bad.xml", 3, "not well-formed")
+        yield  # a generator
+
+    def first() -> None:
+        try:
+            LocalStore(path).load_documents(failing_documents(), description={"paths": []})
+        except InputError as exc:
+            errors.append(exc)
+
+    a = threading.Thread(target=first)
+    a.start()
+    assert holding.wait(30)
+    done: list[object] = []
+    b = threading.Thread(target=lambda: done.append(
+        load_xml(LocalStore(path, wait=30), [write("ok.xml", DOC)])))
+    b.start()
+    time.sleep(0.5)  # the second writer now waits on the first one's lock
+    fail.set()
+    a.join(30)
+    b.join(60)
+    assert len(errors) == 1 and len(done) == 1
+    store = LocalStore(path)
+    assert store.documents()["name"].tolist() == ["ok"]
+    assert (path / "lock").exists()

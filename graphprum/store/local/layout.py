@@ -50,7 +50,7 @@ import shutil
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TextIO
 
 from graphprum.errors import StoreError
 
@@ -173,31 +173,53 @@ def read_json(path: Path) -> Any:
 @contextlib.contextmanager
 def writer_lock(path: Path, wait: float = 0.0) -> Iterator[None]:
     """Hold the store's writer lock; wait up to ``wait`` seconds for another
-    writer to finish (StoreError after that)."""
-    try:
-        fh = open(path / "lock", "a+")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot write to the store: "
-                         f"{exc.strerror or exc}") from None
-    try:
-        deadline = time.monotonic() + max(wait, 0.0)
-        while True:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"{path}: another graphprum process is writing to this store"
-                        + (f" (waited {wait:g} s)" if wait > 0 else
-                           "; wait for it, or give --wait SECONDS")) from None
-                time.sleep(0.05)
+    writer to finish (StoreError after that).
+
+    A first load that failed removes the directory it made, lock file
+    included (:func:`unclaim`), while it holds the lock; a writer that was
+    waiting on that file then holds a lock nobody else can see, so it checks
+    that its file is still the store's and otherwise makes the store again
+    and locks anew.
+    """
+    deadline = time.monotonic() + max(wait, 0.0)
+    while True:
         try:
-            yield
-        finally:
+            fh = open(path / "lock", "a+")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot write to the store: "
+                             f"{exc.strerror or exc}") from None
+        try:
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StoreError(
+                            f"{path}: another graphprum process is writing to this store"
+                            + (f" (waited {wait:g} s)" if wait > 0 else
+                               "; wait for it, or give --wait SECONDS")) from None
+                    time.sleep(0.05)
+            if _still_there(fh, path / "lock"):
+                try:
+                    yield
+                finally:
+                    fcntl.flock(fh, fcntl.LOCK_UN)
+                return
             fcntl.flock(fh, fcntl.LOCK_UN)
-    finally:
-        fh.close()
+        finally:
+            fh.close()
+        claim(path)  # the store was removed while this writer waited: make it again
+
+
+def _still_there(fh: TextIO, path: Path) -> bool:
+    """Whether the open file ``fh`` is the file at ``path`` (not removed)."""
+    try:
+        there = os.stat(path)
+    except OSError:
+        return False
+    mine = os.fstat(fh.fileno())
+    return (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)
 
 
 class ReaderLock:

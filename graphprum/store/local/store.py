@@ -369,18 +369,22 @@ class LocalStore(TableStore):
         def hold() -> Any:
             created = layout.first_missing(self.path)
             layout.claim(self.path)
-            try:
-                with layout.writer_lock(self.path, self.wait):
+            with layout.writer_lock(self.path, self.wait):
+                try:
                     self.release()
                     manifest = self._read_manifest()
                     gen = manifest.get("generation")
                     layout.remove_superseded(self.path, gen)
                     self._open_generation()
                     yield dict(self.manifest), self._gen
-            except BaseException:
-                if created is not None:  # a first write that failed leaves no empty store
-                    layout.unclaim(self.path, created)
-                raise
+                except BaseException:
+                    # a first write that failed leaves no empty store; undone
+                    # under the lock, so a writer waiting on it notices
+                    # (layout.writer_lock) and makes the store again
+                    if created is not None:
+                        self.release()
+                        layout.unclaim(self.path, created)
+                    raise
 
         return hold()
 
