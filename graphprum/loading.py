@@ -121,8 +121,9 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
     """Load a link list ``FROM<TAB>TO``; pages not yet stored become page units.
 
     A list whose content was loaded into the store before (the same SHA-256,
-    as the store's load history records it) is refused: its links would
-    count twice."""
+    as the store's load history records it; a Bolt store keeps its recent
+    loads) is refused, its links would count twice, unless a load since
+    replaced documents (and may have taken the links away)."""
     import hashlib
 
     from graphprum.loaders.linklist import read_link_list
@@ -135,11 +136,13 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
     sha = digest.hexdigest()
-    for earlier in store.info().get("loads", []):
-        if earlier.get("kind") == "links" and earlier.get("sha256") == sha:
-            raise InputError(path, None, f"this link list was loaded into the store already "
-                                         f"({earlier.get('time', 'earlier')}): its links would "
-                                         f"count twice")
+    loads = store.info().get("loads", [])
+    same = [i for i, e in enumerate(loads) if e.get("kind") == "links" and e.get("sha256") == sha]
+    # a load that replaced documents since may have taken the list's links away
+    if same and not any(e.get("replaced") for e in loads[same[-1] + 1:]):
+        raise InputError(path, None, f"this link list was loaded into the store already "
+                                     f"({loads[same[-1]].get('time', 'earlier')}): its links "
+                                     f"would count twice")
     return store.load_documents([], link_pairs=read_link_list(path),
                                 description={"kind": "links", "paths": [str(path)],
                                              "sha256": sha})

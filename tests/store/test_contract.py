@@ -141,3 +141,23 @@ def test_a_link_list_loaded_again_is_refused(make_store, write) -> None:
     assert store.links_of("a.html")[0] == ["b.html", "c.html"]
     load_links(store, write("more.tsv", "a.html\tb.html\n"))
     assert sorted(store.links_of("a.html")[0]) == ["b.html", "b.html", "c.html"]
+
+
+def test_a_link_list_loads_again_after_its_pages_were_replaced(make_store, write) -> None:
+    """A load that replaced pages may have dropped the links leaving them:
+    the list may then be loaded again."""
+    from graphprum.loading import load_web
+
+    store = make_store()
+    site = write("site/a.html", "<html><body><p>a</p></body></html>").parent
+    write("site/b.html", "<html><body><p>b</p></body></html>")
+    load_web(store, site)
+    links = write("links.tsv", "a.html\tb.html\n")
+    load_links(store, links)
+    assert store.links_of("a.html")[0] == ["b.html"]
+    load_web(store, site, replace=True)
+    # the embedded store drops the replaced pages' links; the others keep
+    # link-list links
+    kept = store.links_of("a.html")[0]
+    load_links(store, links)
+    assert sorted(store.links_of("a.html")[0]) == sorted([*kept, "b.html"])
