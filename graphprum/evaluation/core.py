@@ -133,7 +133,8 @@ def distinct_names(runs: list[Run], warn: Callable[[str], None]) -> list[Run]:
         return runs
     shared = {t for t, c in tags.items() if c > 1}
     names = [f"{r.tag} ({r.path})" if r.tag in shared else r.tag for r in runs]
-    if len(set(names)) < len(names):  # one file given twice, or runs not from files
+    if len(set(names)) < len(names) or any(not r.path for r in runs if r.tag in shared):
+        # one file given twice, or runs not from files
         names = [f"{r.tag} ({i + 1})" if r.tag in shared else r.tag
                  for i, r in enumerate(runs)]
     if len(set(names)) < len(names):  # a new name is another run's TAG
@@ -219,7 +220,7 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
     n_units = collection_size(the_store, judged, opts.collection_size, opts.strict, warn,
                               judged_kinds)
     if opts.collection_size is not None:
-        _check_size_given(opts.collection_size, read)
+        _check_size_given(opts.collection_size, read, judged, opts.max_results)
     unknown_judged = ({u for u, k in zip(*judged_kinds, strict=True) if k < 0}
                       if the_store is not None else set())
     topics = list(judged)
@@ -607,21 +608,25 @@ def collection_size(store: Store | None, qrels: Qrels, given: float | None, stri
     return float(store.count_units(kind))
 
 
-def _check_size_given(n: float, runs: Sequence[Run]) -> None:
-    """UsageError when a ranking holds more units than ``--collection-size``
-    N: N counts every unit a user could be shown, ranked or not (the
-    measures would see a negative number of unranked units).
+def _check_size_given(n: float, runs: Sequence[Run], topics: Collection[str],
+                      max_results: int | None = None) -> None:
+    """UsageError when a ranking that is evaluated (a topic of ``topics``,
+    cut at ``max_results``) holds more units than ``--collection-size`` N:
+    N counts every unit a user could be shown, ranked or not (the measures
+    would see a negative number of unranked units).
 
     >>> from graphprum.io.objects import run_from_object
     >>> runs = run_from_object({"1": {"a": 2.0, "b": 1.0}}, "runs[0]", "r")
-    >>> _check_size_given(2, runs)
+    >>> _check_size_given(2, runs, ["1"]), _check_size_given(1, runs, ["2"])
+    (None, None)
     >>> try:
-    ...     _check_size_given(1, runs)
+    ...     _check_size_given(1, runs, ["1"])
     ... except UsageError as exc:
     ...     print(str(exc)[:60])
     --collection-size 1 is smaller than the 2 units run 'r' rank
     """
-    longest = max(((len(ranked), r.tag, t) for r in runs for t, ranked in r.topics.items()),
+    longest = max(((min(len(ranked), max_results or len(ranked)), r.tag, t)
+                   for r in runs for t, ranked in r.topics.items() if t in topics),
                   default=None)
     if longest is not None and longest[0] > n:
         raise UsageError(f"--collection-size {n:g} is smaller than the {longest[0]} units run "

@@ -162,6 +162,11 @@ def test_collection_size_below_a_ranking_is_an_error(tmp_path: Path) -> None:
                                   "units run 'r' ranks for topic '1' (N counts every unit of "
                                   "the collection)")
     assert runner.invoke(app, [*base, "--collection-size", "3"]).exit_code == 0
+    # a topic the qrels do not hold is not evaluated, and -M cuts the rankings
+    r.write_text("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n9 Q0 a 1 3 r\n9 Q0 b 2 2 r\n9 Q0 c 3 1 r\n")
+    assert runner.invoke(app, [*base, "--collection-size", "2"]).exit_code == 0
+    r.write_text("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n")
+    assert runner.invoke(app, [*base, "--collection-size", "2", "-M", "2"]).exit_code == 0
 
 
 @pytest.mark.parametrize(("args", "message"), [

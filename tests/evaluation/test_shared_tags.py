@@ -50,3 +50,13 @@ def test_a_new_name_taken_by_another_run_is_an_error() -> None:
         distinct_names(runs, lambda _: None)
     distinct = [Run("s", path="x"), Run("t", path="x")]
     assert distinct_names(distinct, lambda _: None) is distinct
+
+
+def test_a_file_and_a_run_in_memory_with_one_tag_are_numbered(tmp_path: Path, write) -> None:
+    """A run in memory has no file to be named after: 'sys ()' was its name."""
+    from graphprum.io.objects import run_from_object
+
+    qrels, a = write("qrels", QRELS), write("a.txt", RUN_A)
+    (memory,) = run_from_object({"1": {"a": 1.0}}, "runs[1]", "sys")
+    got = _means(evaluate([str(a), memory], qrels, ["AP"], warn=lambda _: None))
+    assert list(got) == ["sys (1)", "sys (2)"]
