@@ -53,15 +53,18 @@ def tsv_field(text: str) -> str:
 
 def _is_bool(value: Any) -> bool:
     """A Python or numpy boolean (numpy not imported for it)."""
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy"
+                                       and kind.__name__ in ("bool", "bool_"))
 
 
 def _text(value: Any) -> str:
     """A cell as text for tsv/csv: numbers at full precision, containers and
     booleans as JSON writes them.
 
-    >>> [_text(v) for v in (True, 0.1, None, [True, None])]
-    ['true', '0.1', '', '[true, null]']
+    >>> import numpy
+    >>> [_text(v) for v in (True, numpy.False_, 0.1, None, [True, None])]
+    ['true', 'false', '0.1', '', '[true, null]']
     """
     if value is None:
         return ""
