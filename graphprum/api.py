@@ -295,6 +295,9 @@ def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *
     """
     from graphprum.plots import curve_measures, plot_curves
 
+    topic = str(topic)  # topic ids are text (plot(..., topic=2) meant '2')
+    if ks is not None:  # a curve over ranks in order, each rank once
+        ks = sorted(set(ks))
     kinds = [curves] if isinstance(curves, str) else [str(c) for c in curves]
     names = [n for kind in kinds for n in curve_measures(kind, ks)]
     opts = _options(options, option_values)

@@ -110,9 +110,9 @@ class Collection:
 
         return describe_unit(self.store, uid)
 
-    def units(self, ids: Iterable[str]) -> pd.DataFrame:
-        """The fields of some units, one row each."""
-        return self.store.units(list(ids))
+    def units(self, ids: str | Iterable[str]) -> pd.DataFrame:
+        """The fields of some units (one id, or several), one row each."""
+        return self.store.units([ids] if isinstance(ids, str) else list(ids))
 
     def query(self, text: str, params: dict[str, object] | None = None, *,
               write: bool = False, timeout: float | None = 60.0, **named: object,

@@ -38,7 +38,38 @@ PathLike = str | os.PathLike[str]
 AUTO_MAX_PARSERS = 4
 
 
-def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = None,
+def as_store(store: object) -> Store:
+    """``store`` itself, or the store a :class:`~graphprum.collection.Collection`
+    (what :func:`graphprum.open_store` returns) holds.
+
+    >>> import tempfile
+    >>> from graphprum.store.local import LocalStore
+    >>> s = LocalStore(tempfile.mkdtemp() + "/s")
+    >>> as_store(s) is s
+    True
+    """
+    if isinstance(store, Store):
+        return store
+    inner = getattr(store, "store", None)
+    if isinstance(inner, Store):
+        return inner
+    from graphprum.errors import UsageError
+
+    raise UsageError(f"expected a store (graphprum.open_store), got {type(store).__name__}")
+
+
+def as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
+    """One path (never its characters) or several, as a list.
+
+    >>> as_paths("a/b"), as_paths(["a", "b"])
+    (['a/b'], ['a', 'b'])
+    """
+    if isinstance(paths, str | os.PathLike):
+        return [paths]
+    return list(paths)
+
+
+def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *, links: str | None = None,
              replace: bool = False, skip_bad: bool = False,
              on_file: Callable[[Any, int], None] | None = None,
              jobs: int | str | None = None) -> LoadReport:
@@ -47,8 +78,8 @@ def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = Non
     Parameters
     ----------
     store : Store
-        Any backend.
-    paths : iterable of path-like
+        Any backend (or the Collection :func:`graphprum.open_store` gives).
+    paths : path-like or iterable of path-like
         Files or directories.
     links : str, optional
         ``TAG@ATTR``: those elements become LINK edges to the target document.
@@ -70,7 +101,8 @@ def load_xml(store: Store, paths: Iterable[PathLike], *, links: str | None = Non
     from graphprum.loaders.xml import xml_documents
     from graphprum.pool import cpu_count
 
-    paths = list(paths)
+    store = as_store(store)
+    paths = as_paths(paths)
     if jobs is None or jobs == "auto":
         jobs = min(cpu_count(), AUTO_MAX_PARSERS)
     elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -97,6 +129,7 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
     """
     from graphprum.loaders.web import load_site
 
+    store = as_store(store)
     site = load_site(root, elements=elements,
                      progress=(lambda page, n: on_file(page, n)) if on_file else None)
     stats: dict[str, int] = {}
@@ -128,6 +161,7 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
 
     from graphprum.loaders.linklist import read_link_list
 
+    store = as_store(store)
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as fh:
@@ -148,12 +182,13 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
                                              "sha256": sha})
 
 
-def load_video(store: Store, paths: Iterable[PathLike], *, replace: bool = False,
+def load_video(store: Store, paths: PathLike | Iterable[PathLike], *, replace: bool = False,
                ) -> LoadReport:
     """Load segment tables (``VIDEO N START END``) and ``.srt``/``.vtt`` files."""
     from graphprum.loaders.video import read_videos
 
-    paths = list(paths)
+    store = as_store(store)
+    paths = as_paths(paths)
     return store.load_documents(read_videos(paths), replace=replace,
                                 description={"kind": "video", "paths": [str(p) for p in paths]})
 
@@ -161,5 +196,6 @@ def load_video(store: Store, paths: Iterable[PathLike], *, replace: bool = False
 def copy_store(src: Store, dst: Store, *, replace: bool = False) -> LoadReport:
     """Copy every document (with its links, texts and attributes) of ``src``
     into ``dst``; returns the destination's load report."""
+    src, dst = as_store(src), as_store(dst)
     return dst.load_documents(src.iter_documents(), replace=replace,
                               description={"kind": "copy", "paths": [src.location]})

@@ -283,3 +283,87 @@ def test_the_command_line_declares_the_options_of_evaluate(command: str) -> None
             assert help_.flags[0].split("/")[0] in out, (command, f.name)
             assert help_.text.split(";")[0][:40] in " ".join(out.split()), (command, f.name)
     assert bool(re.search(r"^\s+--task\b", out, re.M)) == (command == "eval")
+
+
+# --- what a notebook user passes (audit of 2026-11-27) --------------------------
+
+RUN_A = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "x"], "score": [2.0, 1.0]})
+QRELS_A = {"1": {"a": 1}}
+
+
+def _all(df: pd.DataFrame) -> dict[str, float]:
+    rows = df[df["topic"] == "all"]
+    return dict(zip(rows["run"], rows["value"], strict=True))
+
+
+def test_a_list_of_dataframes_is_several_runs() -> None:
+    """A DataFrame's columns are attributes too: [df] was read as ScoredDoc
+    tuples (AP 0.0, or a garbled duplicate error)."""
+    b = RUN_A.assign(score=[1.0, 2.0])
+    got = _all(graphprum.evaluate([RUN_A, b], QRELS_A, "AP"))
+    assert got == pytest.approx({"run1": 1.0, "run2": 0.5})
+
+
+def test_a_pandas_missing_id_is_missing() -> None:
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": pd.array(["a", None], dtype="string"),
+                          "relevance": [1, 1]})
+    with pytest.raises(InputError, match="missing ID"):
+        graphprum.evaluate({"1": {"a": 1.0}}, qrels, "AP")
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("IPrec@1", "invalid param recall=1"), ("P@1.5", "invalid param cutoff=1.5"),
+    ("NERR10@10", "unsupported params"), ("SDCG@10", "max_rel=(not given)"),
+    ("P@9999999999999999999999", "a rank <= 2147483647"),
+])
+def test_measures_ir_measures_cannot_take_are_usage_errors(name: str, why: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(why)):
+        graphprum.evaluate({"1": {"a": 1.0}}, QRELS_A, name)
+
+
+def test_options_as_a_dict_numpy_numbers_and_callables() -> None:
+    one = {"1": {"a": 1.0}}
+    want = _all(graphprum.evaluate(one, QRELS_A, "PRUM", collection_size=10))
+    assert _all(graphprum.evaluate(one, QRELS_A, "PRUM", options={"collection_size": 10})) == want
+    assert _all(graphprum.evaluate(one, QRELS_A, "PRUM", collection_size=np.int64(10),
+                                   jobs=np.int64(1))) == want
+    for bad, message in (({"warn": 3}, "warn is a function"),
+                         ({"progress": 3}, "progress is a function"),
+                         ({"options": 5}, "options are EvalOptions or a dict")):
+        with pytest.raises(UsageError, match=message):
+            graphprum.evaluate(one, QRELS_A, "PRUM", **bad)
+
+
+def test_a_store_given_by_location_is_closed(tmp_path: Path) -> None:
+    import gc
+    import warnings
+
+    from graphprum.loading import load_xml
+
+    collection = graphprum.open_store(tmp_path / "s")
+    load_xml(collection, REPO / "examples" / "plos" / "articles")  # a Collection, one path
+    assert collection.units("pmed-1001300#/article[1]")["id"].tolist() == \
+        ["pmed-1001300#/article[1]"]
+    del collection
+    gc.collect()
+    plos = REPO / "examples" / "plos"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        graphprum.evaluate(plos / "run-bm25.txt", plos / "qrels.txt", "PRUM", nav="structural",
+                           store=tmp_path / "s")
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def test_scores_beyond_float32_warn_nothing() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _all(graphprum.evaluate({"1": {"a": 2e40, "b": 1e40}}, QRELS_A, "AP"))
+    assert got == pytest.approx({"run1": 0.5})  # both inf in float32: ids break the tie
+
+
+def test_a_topic_named_all_is_refused() -> None:
+    with pytest.raises(UsageError, match="named 'all'"):
+        graphprum.evaluate({"all": {"a": 1.0}}, {"all": {"a": 1}}, "AP")

@@ -53,7 +53,13 @@ from graphprum.evaluation.inputs import (
     run_items,
 )
 from graphprum.evaluation.options import AUTO, EvalOptions
-from graphprum.evaluation.reading import RunReading, check_stdin, reading_jobs, start_reading
+from graphprum.evaluation.reading import (
+    RunReading,
+    check_stdin,
+    is_path,
+    reading_jobs,
+    start_reading,
+)
 from graphprum.evaluation.rows import COLUMNS, ResultRows, printed_rows
 from graphprum.evaluation.topics import (
     Job,
@@ -171,7 +177,28 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
     inherited, not copied); the table is the same, value for value, as with
     ``jobs=1``.
     """
+    if is_path(store):  # opened here, so closed here (its reader lock, files)
+        the_store = as_store(store)
+        try:
+            return _evaluate(runs, qrels, measures, options=options, store=the_store,
+                             passages=passages, per_topic=per_topic, warn=warn,
+                             progress=progress)
+        finally:
+            if the_store is not None:
+                the_store.close()
+    return _evaluate(runs, qrels, measures, options=options, store=store, passages=passages,
+                     per_topic=per_topic, warn=warn, progress=progress)
+
+
+def _evaluate(runs: RunsLike | RunReading, qrels: QrelsLike | None, measures: MeasuresLike, *,
+              options: EvalOptions | None, store: StoreLike | None,
+              passages: PassagesLike | None, per_topic: bool, warn: Warn | None,
+              progress: Progress | None) -> ResultRows:
+    """The body of :func:`run_evaluation`."""
     opts = options if options is not None else EvalOptions()
+    for name, given in (("warn", warn), ("progress", progress)):
+        if given is not None and not callable(given):
+            raise UsageError(f"{name} is a function (or None), got {type(given).__name__}")
     warn = warn or (lambda message: None)
     specs = expand_measures(measure_names(measures))
     if not specs:
@@ -207,6 +234,9 @@ def run_evaluation(runs: RunsLike | RunReading, qrels: QrelsLike | None, measure
             judged = _qrels_from_assessments(assessments, the_store)
         else:
             judged = read_qrels_like(qrels)
+        if "all" in judged:
+            raise UsageError("a topic of the qrels is named 'all', the name of the rows "
+                             "that sum up the topics; rename it")
         classical = [str(s) for s in specs if family(s.name) is None]
         _prepare(classical, the_store)
         judged_kinds = _judged_kinds(the_store, judged)

@@ -128,8 +128,9 @@ def run_items(runs: RunsLike) -> list[tuple[str | None, object]]:
     if isinstance(runs, bytes) or not isinstance(runs, Iterable):
         raise UsageError(runs_expected(runs))
     items = list(runs)
-    if items and hasattr(items[0], "query_id"):
-        return [(None, items)]  # one run of ScoredDoc tuples
+    if items and hasattr(items[0], "query_id") and not is_frame(items[0]):
+        return [(None, items)]  # one run of ScoredDoc tuples (a DataFrame's columns
+        # are attributes too: a list of DataFrames is several runs)
     return [(None, r) for r in items]
 
 

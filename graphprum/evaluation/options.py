@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import numbers
 import types
 import typing
 from collections.abc import Mapping
@@ -132,6 +133,12 @@ class EvalOptions:
                       **values: object) -> EvalOptions:
         """Options from keywords (on top of ``base``); a misspelt name is a
         UsageError saying which option was meant; ``nav`` may be one string."""
+        if isinstance(base, Mapping):  # options={"collection_size": 10}
+            values = {**base, **values}
+            base = None
+        elif base is not None and not isinstance(base, EvalOptions):
+            raise UsageError(f"options are EvalOptions or a dict of them, got "
+                             f"{type(base).__name__}")
         names = [f.name for f in fields(cls)]
         for name in values:
             if name not in names:
@@ -220,16 +227,21 @@ def _conform(value: object, hint: object) -> object:
         if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
             return value if isinstance(value, tuple) else tuple(value)
         return _BAD
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
     if hint is bool:
-        return value if isinstance(value, bool) else _BAD
-    if isinstance(value, bool):
-        return _BAD
-    if hint is float:
-        if isinstance(value, float):
+        if isinstance(value, bool):
             return value
-        return float(value) if isinstance(value, int) else _BAD
+        return bool(value) if numpy_bool else _BAD
+    if isinstance(value, bool) or numpy_bool:
+        return _BAD
+    if hint is float:  # numpy numbers too (numbers.Real)
+        if type(value) is float:
+            return value
+        return float(value) if isinstance(value, numbers.Real) else _BAD
     if hint is int:
-        return value if isinstance(value, int) else _BAD
+        if type(value) is int:
+            return value
+        return int(value) if isinstance(value, numbers.Integral) else _BAD
     if hint is str:
         return value if isinstance(value, str) else _BAD
     raise TypeError(f"EvalOptions: no rule for the type {hint!r}")  # a declaration error

@@ -89,6 +89,9 @@ def as_id(value: object) -> str | None:
 
     >>> as_id("d1"), as_id(5), as_id(np.int64(7)), as_id(5.0), as_id(float("nan"))
     ('d1', '5', '7', '5', None)
+    >>> import pandas as pd
+    >>> as_id(pd.NA), as_id(pd.NaT)
+    (None, None)
     """
     if isinstance(value, str):
         return value
@@ -103,6 +106,8 @@ def as_id(value: object) -> str | None:
         if math.isnan(x):
             return None
         return str(int(x)) if x.is_integer() else repr(x)
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return None
     return str(value)
 
 

@@ -148,7 +148,8 @@ def trec_order(ids: Sequence[str], scores: Sequence[float]) -> list[int]:
     >>> trec_order(["a", "b"], [1.00000001, 1.0])  # equal as C floats
     [1, 0]
     """
-    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32: inf, as trec_eval's (float) cast
+        s32 = np.asarray(scores, dtype=np.float64).astype(np.float32)
     if _in_order(ids, s32):
         return list(range(len(ids)))
     keys = s32.tolist()
@@ -179,7 +180,8 @@ def rank_order(ids: Sequence[str], scores: Sequence[float], ranks: Sequence[int]
     >>> rank_order(["a", "b", "c"], [0.1, 0.2, 0.3], [2, 1, 2])
     [1, 2, 0]
     """
-    s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+    with np.errstate(over="ignore"):  # beyond float32: inf, as trec_eval's cast
+        s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
     return sorted(range(len(ids)), key=lambda i: (-ranks[i], s32[i], ids[i]), reverse=True)
 
 

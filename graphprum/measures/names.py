@@ -224,16 +224,28 @@ def _trec_any_case(text: str) -> list[str] | None:
     return None
 
 
+#: The largest rank cutoff (trec_eval and pytrec_eval keep cutoffs in C ints).
+MAX_CUTOFF = 2**31 - 1
+
+
 def _check_ir(spec: MeasureSpec) -> None:
     """UsageError unless ir_measures can parse ``spec``."""
     import ir_measures
 
-    if spec.cutoff is not None and spec.cutoff.isdigit() and int(spec.cutoff) < 1:
-        raise UsageError(f"measure {spec}: the cutoff must be a rank >= 1")
+    rank_cutoff = spec.name.lower() != "iprec"  # IPrec@R: a recall level
+    if rank_cutoff and spec.cutoff is not None and spec.cutoff.isdigit():
+        if int(spec.cutoff) < 1:
+            raise UsageError(f"measure {spec}: the cutoff must be a rank >= 1")
+        if int(spec.cutoff) > MAX_CUTOFF:
+            raise UsageError(f"measure {spec}: the cutoff must be a rank <= {MAX_CUTOFF}")
     try:
-        ir_measures.parse_measure(str(spec))
-    except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError) as exc:
-        raise UsageError(f"measure {spec}: ir_measures cannot read it ({exc})") from None
+        measure = ir_measures.parse_measure(str(spec))
+        measure.validate_params()  # e.g. P@1.5, NERR10@10, SDCG@10 without max_rel
+    except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError,
+            AssertionError) as exc:
+        reason = " ".join(str(exc).split())
+        reason = re.sub(r"<object object at 0x[0-9a-f]+>", "(not given)", reason)
+        raise UsageError(f"measure {spec}: ir_measures cannot take it ({reason})") from None
 
 
 def known_names() -> list[str]:
