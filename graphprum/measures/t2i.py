@@ -231,12 +231,20 @@ def compute_pr(m: Measure, ctx: TopicContext) -> float:
     return interpolated(prec, m.level) if m.level is not None else prum_mean(prec)
 
 
+#: Steps T / tau of T2I-P at most: its precision is computed at every step
+#: (T = 5e9 with tau = 5 asked for 24 GB before this limit).
+MAX_STEPS = 10_000_000
+
+
 def _t_multiple_of_tau(m: Measure) -> None:
     if m["T"] is None:
         return
     ratio = m["T"] / m["tau"]
     if not (ratio >= 1 - _EPS and abs(ratio - round(ratio)) < 1e-6):
         raise UsageError(f"measure {m}: T must be a positive multiple of tau={m['tau']:g}")
+    if ratio > MAX_STEPS:  # precision is kept at every step: 8 bytes each, and more
+        raise UsageError(f"measure {m}: T / tau = {ratio:,.0f} steps; at most {MAX_STEPS:,} "
+                         f"(a larger tau, or a smaller T)")
 
 
 #: The user of every T2I measure (:class:`graphprum.t2i.T2IUser`).

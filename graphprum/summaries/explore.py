@@ -95,7 +95,7 @@ _DATA_ID = "graphprum-data"
 
 # ------------------------------------------------------------ the summaries
 def collect_summaries(store: Any, weight: str | None = None,
-                      names: Sequence[str] = EXPLORE_AXPRES
+                      names: Sequence[str] = EXPLORE_AXPRES, weighted: str | None = None,
                       ) -> tuple[dict[str, Summary], list[str]]:
     """The summaries of ``store`` for the page, and which were built in memory.
 
@@ -103,8 +103,13 @@ def collect_summaries(store: Any, weight: str | None = None,
     :data:`~graphprum.summaries.axpre.AXPRES`.  Stored summaries are read
     with :func:`~graphprum.summaries.stored.stored_summary`; the others are built
     from ``store.table()`` (nothing is written to the store).  With
-    ``weight``, π of every summary is computed under that weighting.
+    ``weight``, π of every summary is computed under that weighting; a
+    weights file (partition ids of one summary) is applied to ``weighted``
+    alone, the summary it was written for.
     """
+    from graphprum.summaries.axpre import WEIGHTS
+
+    named_weight = weight is None or weight in WEIGHTS
     stored = set(store.summary_names())
     wanted = stored | {normalise_axpre(n) for n in names}
     table = store.table()
@@ -121,9 +126,10 @@ def collect_summaries(store: Any, weight: str | None = None,
                 # numbered the same way, from the table at hand
                 summary.membership = build_summary(table, name).membership
         else:
-            summary = build_summary(table, name, weight or "count")
+            summary = build_summary(table, name, weight if named_weight and weight else "count")
             built.append(name)
-        if weight is not None and weight != summary.weight:
+        applies = named_weight or (weighted is not None and name == normalise_axpre(weighted))
+        if weight is not None and applies and weight != summary.weight:
             summary = summary.reweighted(weight, table)
         out[name] = summary
     return out, built
@@ -371,7 +377,7 @@ def write_explorer(store: Any, axpre: str, path: str | os.PathLike[str], *,
     from graphprum.io.qrels import read_qrels
     from graphprum.io.runs import read_run
 
-    summaries, built = collect_summaries(store, weight, (*EXPLORE_AXPRES, axpre))
+    summaries, built = collect_summaries(store, weight, (*EXPLORE_AXPRES, axpre), axpre)
     overlay = None
     if run is not None or qrels is not None:
         overlay = overlay_data(summaries, store.resolve,

@@ -129,6 +129,7 @@ def test_discovery_reads_any_package(tmp_path, monkeypatch):
     ("ep@2", "outside [0, 1]"),
     ("GRPng(value=f1)", "value must be precision or recall"),
     ("T2I-P(tau=15,T=20)", "T must be a positive multiple of tau=15"),
+    ("T2I-P(tau=5,T=5e9)", "T / tau = 1,000,000,000 steps; at most 10,000,000"),
     ("T2I-P(keepsviewing=maybe)", "is not true or false"),
     ("ESL(S=0)", "S must be >= 1 or R | all, got 0"),
     ("ESL(S=some)", "is not an integer (or R | all)"),

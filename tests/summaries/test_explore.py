@@ -196,3 +196,22 @@ def test_cli_html(tmp_path):
         assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
         assert message in r.output and "Traceback" not in r.output
     assert not (tmp_path / "y.html").exists()
+
+
+def test_a_weights_file_weights_the_summary_it_names_only(plos_page, tmp_path):
+    """A weights file names partitions of one summary (S1, S2 ... of p*); the
+    page applied it to every summary (an error naming another summary's
+    partitions, or partitions of other summaries silently reweighted)."""
+    from graphprum.summaries.explore import collect_summaries
+
+    _, _, store = plos_page
+    pstar = build_summary(store.table(), "p*")
+    weights = tmp_path / "pstar-w.txt"
+    weights.write_text("".join(f"S{a + 1} S{b + 1} {c}\nS{b + 1} S{a + 1} {c}\n"
+                               for a, b, c in zip(pstar.edges["src"], pstar.edges["dst"],
+                                                  pstar.edges["count"], strict=True)))
+    got, _ = collect_summaries(store, str(weights), ("p*", "label", "c"), "p*")
+    assert got["p*"].weight == str(weights)
+    assert got["p*"].pi == pytest.approx(pstar.reweighted(str(weights), store.table()).pi)
+    assert {got[n].weight for n in got if n != "p*"} == {"count"}
+    assert got["label"].pi == pytest.approx(build_summary(store.table(), "label").pi)
