@@ -127,6 +127,8 @@ def readable(value: object, digits: int = DIGITS) -> str:
     ('0.536', '0.3333', '0.67', '1234.5679')
     >>> readable(1e-20), readable(-0.0), readable(float("inf")), readable("S3")
     ('0.00000000000000000001', '0', '∞', 'S3')
+    >>> readable(0.000696, 0), readable(0.0016, 0), readable(1234.56, 0)
+    ('0.0007', '0.002', '1235')
     """
     f = _float(value)
     if f is None:
@@ -137,7 +139,8 @@ def readable(value: object, digits: int = DIGITS) -> str:
         return special
     if f == 0:
         return "0"
-    decimals = max(digits, digits - 1 - math.floor(math.log10(abs(f))))
+    significant = max(digits, 1)  # digits=0: whole numbers, one digit of a fraction
+    decimals = max(digits, significant - 1 - math.floor(math.log10(abs(f))))
     text = f"{f:.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")

@@ -115,8 +115,13 @@ class SummaryModel:
         if store is not None and TABLE not in store.capabilities:
             raise UsageError(f"--nav {self.spec}: build the summary in the store first "
                              f"(graphprum summary build {self.axpre})")
-        return cached_summary(table if store is None else store.table(), self.axpre,
-                              self.weight)
+        summary = cached_summary(table if store is None else store.table(), self.axpre,
+                                 self.weight)
+        if len(summary.pi) == 0:  # no element: the model would say 0 everywhere
+            where = store.location if store is not None else "the collection"
+            raise UsageError(f"--nav {self.spec}: {where} holds no XML elements to summarise "
+                             f"(load XML, or web pages with --elements)")
+        return summary
 
     def unit_values(self, table: UnitTable, rows: np.ndarray, store: Store | None = None,
                     view: UnitView | None = None) -> np.ndarray:

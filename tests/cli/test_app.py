@@ -249,3 +249,18 @@ def test_judged_ids_the_store_lacks_name_the_qrels_file(tmp_path: Path, write) -
                                 f"the store {store}: nope")
     r = invoke(store, "eval", str(run), "--qrels", str(qrels))
     assert r.exit_code == 0 and f"note: {qrels}: 1 of 2 judged ids" in r.stderr
+
+
+def test_a_summary_model_on_a_store_without_elements_is_an_error(tmp_path: Path, write) -> None:
+    """summary build refuses a store of pages only; --nav summary:... on it
+    silently gave every unit 0 (the classical model's numbers)."""
+    store = tmp_path / "s"
+    write("site/a.html", "<html><body><a href='b.html'>b</a></body></html>")
+    write("site/b.html", "<html><body><p>b</p></body></html>")
+    assert invoke(store, "load", "web", str(tmp_path / "site")).exit_code == 0
+    run = write("r.txt", "1 Q0 a.html 1 2 r\n1 Q0 b.html 2 1 r\n")
+    qrels = write("q.txt", "1 0 b.html 1\n")
+    r = invoke(store, "eval", str(run), "--qrels", str(qrels), "--nav", "summary:p*",
+               "-m", "SRP@5")
+    assert r.exit_code == 2
+    assert "holds no XML elements to summarise" in r.output
