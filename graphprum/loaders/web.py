@@ -25,7 +25,9 @@ leads to another page of the site.  Everything else is counted in
 - ``external``: another scheme (``http:``, ``mailto:``, ``javascript:``,
   ...), a network path ``//host/...``, or any relative link under an
   external ``<base href>``;
-- ``outside``: a path whose ``..`` segments climb above the site root;
+- ``outside``: a relative path whose ``..`` segments climb above the site
+  root (the loaded directory may be part of a larger site); a path from the
+  root stays in it, as in a browser (``/../x`` is ``/x``);
 - ``missing``: a path inside the site where no file is;
 - ``non_page``: an existing file that is not a page (an image, a PDF);
 - ``same_page``: a link back to the page itself (``#sec``, ``?q``, ``""``,
@@ -190,8 +192,11 @@ def _segments(path: str) -> list[str]:
     return [unquote(s) for s in path.split("/")]
 
 
-def _resolve_dots(base_dir: list[str], rel: list[str]) -> list[str] | None:
-    """RFC 3986 merge + remove_dot_segments; None when '..' climbs above the root.
+def _resolve_dots(base_dir: list[str], rel: list[str], clamp: bool = False
+                  ) -> list[str] | None:
+    """RFC 3986 merge + remove_dot_segments; None when '..' climbs above the
+    root (with ``clamp``, as for a path from the root, it stays there, as a
+    browser's ``/../x`` is ``/x``).
 
     ``base_dir`` holds directory segments, ``rel`` the reference's segments
     (already percent-decoded, so ``%2e%2e`` counts as ``..`` as in browsers);
@@ -201,6 +206,8 @@ def _resolve_dots(base_dir: list[str], rel: list[str]) -> list[str] | None:
     ['a', 'c.html']
     >>> _resolve_dots(["a"], ["..", ".."]) is None
     True
+    >>> _resolve_dots([], ["..", "sub", "s.html"], clamp=True)
+    ['sub', 's.html']
     """
     out = list(base_dir)
     last = len(rel) - 1
@@ -210,8 +217,10 @@ def _resolve_dots(base_dir: list[str], rel: list[str]) -> list[str] | None:
                 out.append("")
         elif seg == "..":
             if not out:
-                return None
-            out.pop()
+                if not clamp:
+                    return None
+            else:
+                out.pop()
             if i == last:
                 out.append("")
         else:
@@ -264,8 +273,8 @@ class LinkResolver:
         path = href.split("#", 1)[0].split("?", 1)[0]
         if not path:
             return None, [*self.base_dir, self.base_file]
-        if path.startswith("/"):
-            segs = _resolve_dots([], _segments(path[1:]))
+        if path.startswith("/"):  # from the site root, which '..' does not leave
+            segs = _resolve_dots([], _segments(path[1:]), clamp=True)
         else:
             segs = _resolve_dots(self.base_dir, _segments(path))
         if segs is None:

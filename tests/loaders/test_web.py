@@ -73,6 +73,8 @@ def links_of(root: Path, href: str, head: str = "") -> tuple[list[str], SiteStat
     ("  b.html\n", "a/b.html"),  # surrounding whitespace stripped
     ("sub\\index.html", "a/sub/index.html"),  # backslash read as '/'
     ("../other/d.HTML", "other/d.HTML"),  # extension case-insensitive
+    ("/../c.html", "c.html"),  # from the root: '..' stays there, as in a browser
+    ("/../../a/b.html", "a/b.html"),
 ])
 def test_resolved_link(tmp_path: Path, href: str, expected: str | None) -> None:
     got, stats = links_of(tmp_path, href)
@@ -97,7 +99,6 @@ def test_resolved_link(tmp_path: Path, href: str, expected: str | None) -> None:
     ("noindex/", "missing"),  # directory without index
     ("my%2Fpage.html", "missing"),  # encoded '/' is part of a name
     ("../../outside.html", "outside"),  # escapes the root
-    ("/../c.html", "outside"),
     ("../../a/b.html", "outside"),  # climbs out even if it would come back
     ("img.png", "non_page"),  # an existing file that is not a page
     ("#top", "same_page"),  # fragment only
