@@ -287,14 +287,16 @@ def _check_start_order(path: Path, name: str, starts: list[float], lines: list[i
 
 def _read_subtitles(path: Path) -> list[ParsedDocument]:
     text = read_text(path)
-    lines = [ln.rstrip("\r") for ln in text.split("\n")]
     vtt = path.suffix.lower() == ".vtt"
+    # lines end with CRLF, LF or, in WebVTT, a lone CR too
+    lines = _LINE_ENDS.split(text) if vtt else [ln.rstrip("\r") for ln in text.split("\n")]
     first = 0
     if vtt:
         if not lines or not (lines[0] == "WEBVTT" or lines[0].startswith(("WEBVTT ", "WEBVTT\t"))):
             raise InputError(path, 1, "a WebVTT file must start with WEBVTT")
         first = 1
-        while first < len(lines) and lines[first].strip():  # header lines
+        # header lines, up to a blank line or a cue's timing line right under them
+        while first < len(lines) and lines[first].strip() and "-->" not in lines[first]:
             first += 1
     name = path.stem
     _check_name(path, None, name)
@@ -337,15 +339,24 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
 def _cues(block: list[str], k: int, vtt: bool) -> list[tuple[int, list[str]]]:
     """(index of the timing line, text lines) of each cue of a block whose
     first timing line is ``block[k]``: a later timing line starts a new cue,
-    taking a SubRip cue number just above it along."""
-    timings = [i for i in range(k + 1, len(block)) if "-->" in block[i]]
+    taking a SubRip cue number just above it along.  In WebVTT a text line
+    holding ``-->`` that is no timing line is dropped, as browsers do."""
+    timings = [i for i in range(k + 1, len(block)) if "-->" in block[i]
+               and (not vtt or _TIMING.match(block[i]))]
     out = []
     for a, b in zip([k, *timings], [*timings, len(block)], strict=True):
         end = b
         if b < len(block) and not vtt and b - 1 > a and block[b - 1].strip().isdigit():
             end = b - 1  # the next cue's number
-        out.append((a, block[a + 1:end]))
+        text = block[a + 1:end]
+        out.append((a, [t for t in text if "-->" not in t] if vtt else text))
     return out
+
+
+#: Line ends of a WebVTT file: CRLF, LF or CR.
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+#: A WebVTT timing line: ``START --> END`` (the timestamps checked by :func:`_timing`).
+_TIMING = re.compile(r"\s*(?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3}\s+-->\s+(?:\d+:)?\d{1,2}:\d{2}[.,]\d")
 
 
 # --------------------------------------------------------------------------

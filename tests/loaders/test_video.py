@@ -109,6 +109,23 @@ def test_vtt(write):
     assert doc.columns["words"].tolist() == [2, 1, 1]
 
 
+@pytest.mark.parametrize(("text", "cues"), [
+    ("WEBVTT\n00:01.000 --> 00:02.000\nno blank\n", [(1.0, 2, "no blank")]),
+    ("WEBVTT\r\r00:01.000 --> 00:02.000\rcr only\r\r00:03.000 --> 00:04.000\rb\r",
+     [(1.0, 2, "cr only"), (3.0, 1, "b")]),
+    ("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n-->arrow\nkept\n", [(1.0, 1, "kept")]),
+    ("WEBVTT\nKind: captions\n\n00:01.000 --> 00:02.000\nx\n", [(1.0, 1, "x")]),
+])
+def test_vtt_as_browsers_read_it(write, text, cues):
+    """Chromium's own <track> parser was the reference (audit of 2026-11-27):
+    a cue right under the header, lines ending in a lone CR, and a cue text
+    line holding '-->' (dropped from the text)."""
+    [doc] = read_segments(write("clip.vtt", text))
+    rows = list(zip(doc.columns["start"].tolist(), doc.columns["words"].tolist(), doc.texts,
+                    strict=True))
+    assert rows[1:] == cues  # row 0: the video itself
+
+
 @pytest.mark.parametrize("name, text, line, message", [
     ("a.srt", "1\n00:00:01,000 -> 00:00:02,000\nx\n", 2, "expected a timing line"),
     ("a.srt", "1\n00:00:01,000 --> 00:00:02;000\nx\n", 2, "bad timestamp '00:00:02;000'"),
