@@ -55,7 +55,8 @@ def summary_show(
     fmt: Annotated[str | None, typer.Option(
         "--format", "-f", help="table (on a terminal), tsv (otherwise; sid key extent length "
         "pi, with a header), csv, json (partitions and edges), dot, png or html.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File for png, html.")]
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="File for png, html, dot.")]
     = None,
     weight: Annotated[str | None, typer.Option(help="Show π under another weight.")] = None,
     limit: Annotated[int | None, typer.Option(
@@ -76,6 +77,14 @@ def summary_show(
     fmt = choose_format(fmt, SUMMARY_FORMATS)
     if fmt != "html" and (run is not None or qrels is not None):
         raise usage("--run and --qrels go with --format html")
+    if limit is not None and fmt not in ("table", "tsv", "csv"):
+        raise usage(f"--limit goes with --format table, tsv or csv; {fmt} holds every "
+                    f"partition")
+    if output is not None and fmt not in ("png", "html", "dot"):
+        raise usage(f"--output goes with --format png, html or dot; {fmt} is printed")
+    if output is not None and fmt in ("png", "html", "dot") \
+            and output.suffix.lower() != f".{fmt}":
+        raise usage(f"--output {output}: a {fmt} file ends in .{fmt}")
     store = open_store(create=False)
     if fmt == "html":
         from graphprum.summaries.explore import write_explorer
@@ -91,7 +100,11 @@ def summary_show(
     if fmt == "json":
         print(render.to_json(summary))
     elif fmt == "dot":
-        print(render.to_dot(summary))
+        if output is None:
+            print(render.to_dot(summary))
+        else:
+            output.write_text(render.to_dot(summary) + "\n", encoding="utf-8")
+            print(printable(f"wrote {output}"))
     elif fmt == "png":
         if output is None:
             raise usage("--format png needs --output FILE.png")

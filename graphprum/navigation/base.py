@@ -98,6 +98,8 @@ def parse_options(spec: str, args: str, allowed: dict[str, Callable[[str], objec
         if key not in allowed:
             raise UsageError(f"--nav {spec!r}: unknown argument {key!r}; "
                              f"allowed: {', '.join(sorted(allowed))}")
+        if key in out:
+            raise UsageError(f"--nav {spec!r}: {key} given twice")
         try:
             out[key] = allowed[key](value)
         except (TypeError, ValueError):

@@ -264,3 +264,23 @@ def test_a_summary_model_on_a_store_without_elements_is_an_error(tmp_path: Path,
                "-m", "SRP@5")
     assert r.exit_code == 2
     assert "holds no XML elements to summarise" in r.output
+
+
+def test_summary_show_options_are_used_or_refused(tmp_path: Path, write) -> None:
+    """-o with dot wrote nothing (the graph went to stdout), --limit was
+    ignored by json and dot, and -f png wrote PNG bytes into x.jpg."""
+    store = tmp_path / "s"
+    write("c/a.xml", DOC)
+    assert invoke(store, "load", "xml", str(tmp_path / "c")).exit_code == 0
+    assert invoke(store, "summary", "build", "p*").exit_code == 0
+    dot = tmp_path / "p.dot"
+    r = invoke(store, "summary", "show", "p*", "-f", "dot", "-o", str(dot))
+    assert r.exit_code == 0 and dot.read_text().startswith('digraph "p*"')
+    for args, message in ((["-f", "json", "--limit", "1"], "--limit goes with"),
+                          (["-f", "png", "-o", str(tmp_path / "x.jpg")], "ends in .png"),
+                          (["-f", "tsv", "-o", str(tmp_path / "x.tsv")], "--output goes with")):
+        r = invoke(store, "summary", "show", "p*", *args)
+        assert r.exit_code == 2 and message in r.output, r.output
+    assert not (tmp_path / "x.jpg").exists()
+    r = invoke(store, "nav", "links:hops=2,hops=3", "--from", "a", "--to", "b")
+    assert r.exit_code == 2 and "hops given twice" in r.output
