@@ -153,12 +153,50 @@ def console_width(out: TextIO) -> int | None:
     return None if isatty is not None and isatty() else 100_000
 
 
+#: Rows beyond which a table is laid out here, not by rich (which took 4.6 s
+#: for the 10,720 partitions of a summary, against 0.6 s for the same as TSV).
+PLAIN_ROWS = 2000
+
+
+def _write_plain(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: TextIO,
+                 digits: int, group: bool, title: str | None, footer: str | None) -> None:
+    """The table rich would print (columns two spaces apart, numbers to the
+    right), laid out in one pass; a long line is left to the terminal to
+    wrap, never cut.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> _write_plain(["name", "n"], [["a", 1], ["bcd", 22]], out, 4, False, None, None)
+    >>> print(out.getvalue(), end="")
+    name   n
+    a      1
+    bcd   22
+    """
+    cells = [[printable(c) for c in columns]]
+    cells += [[_human(v, digits, group) for v in row] for row in rows]
+    n = len(columns)
+    numeric = [bool(rows) and all(_is_number(r[i]) for r in rows
+                                  if i < len(r) and r[i] is not None) for i in range(n)]
+    widths = [max(len(line[i]) if i < len(line) else 0 for line in cells) for i in range(n)]
+    if title:
+        out.write(printable(title) + "\n")
+    for line in cells:
+        padded = [(line[i] if i < len(line) else "").rjust(widths[i]) if numeric[i]
+                  else (line[i] if i < len(line) else "").ljust(widths[i]) for i in range(n)]
+        out.write("  ".join(padded).rstrip() + "\n")
+    if footer:
+        out.write(printable(footer) + "\n")
+
+
 def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: TextIO,
                  digits: int, group: bool, title: str | None, footer: str | None) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    if len(rows) > PLAIN_ROWS and columns:  # rich lays out 10,000 rows in seconds
+        _write_plain(columns, rows, out, digits, group, title, footer)
+        return
     console = Console(file=out, highlight=False, width=console_width(out))
     if title:
         console.print(escape(title))
