@@ -293,9 +293,10 @@ def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *
     >>> fig.axes[0].get_legend().get_texts()[0].get_text()
     'demo (mean 0.6667)'
     """
+    from graphprum.io.objects import as_id
     from graphprum.plots import curve_measures, plot_curves
 
-    topic = str(topic)  # topic ids are text (plot(..., topic=2) meant '2')
+    topic = as_id(topic) or "all"  # ids as runs' topics are read: topic=2 or 2.0 is '2'
     if ks is not None:  # a curve over ranks in order, each rank once
         ks = sorted(set(ks))
     kinds = [curves] if isinstance(curves, str) else [str(c) for c in curves]
@@ -355,6 +356,8 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
     opts = _options(options, option_values)
     the_store = as_store(store)
     names = measure_names(measures)
+    if ks is not None:  # curves over ranks in order, each rank once
+        ks = sorted(set(ks))
     every: RunsLike = runs
     if isinstance(runs, Iterator):  # e.g. a generator of ScoredDoc tuples: read more than once
         every = list(runs)

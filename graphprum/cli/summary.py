@@ -24,6 +24,8 @@ from graphprum.tabular import write_rows
 
 summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
 SUMMARY_FORMATS = [*TABLE_FORMATS, "dot", "png", "html"]
+#: Formats written to a file (--output), and the endings of their files.
+FILE_SUFFIXES = {"png": (".png",), "html": (".html", ".htm"), "dot": (".dot", ".gv")}
 
 
 @summary_app.command("build")
@@ -74,17 +76,20 @@ def summary_show(
     from graphprum.summaries import render
     from graphprum.summaries.stored import stored_summary
 
+    if fmt is None and output is not None:  # -o pi.png: the file says which
+        fmt = next((f for f, ends in FILE_SUFFIXES.items()
+                    if output.suffix.lower() in ends), None)
     fmt = choose_format(fmt, SUMMARY_FORMATS)
     if fmt != "html" and (run is not None or qrels is not None):
         raise usage("--run and --qrels go with --format html")
-    if limit is not None and fmt not in ("table", "tsv", "csv"):
+    if limit and fmt not in ("table", "tsv", "csv"):
         raise usage(f"--limit goes with --format table, tsv or csv; {fmt} holds every "
                     f"partition")
-    if output is not None and fmt not in ("png", "html", "dot"):
+    if output is not None and fmt not in FILE_SUFFIXES:
         raise usage(f"--output goes with --format png, html or dot; {fmt} is printed")
-    if output is not None and fmt in ("png", "html", "dot") \
-            and output.suffix.lower() != f".{fmt}":
-        raise usage(f"--output {output}: a {fmt} file ends in .{fmt}")
+    if output is not None and output.suffix.lower() not in FILE_SUFFIXES[fmt]:
+        raise usage(f"--output {output}: a {fmt} file ends in "
+                    f"{' or '.join(FILE_SUFFIXES[fmt])}")
     store = open_store(create=False)
     if fmt == "html":
         from graphprum.summaries.explore import write_explorer

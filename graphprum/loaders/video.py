@@ -320,6 +320,11 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
                                                  f"cue {head!r}")
             k = 1
         for at, text in _cues(block, k, vtt):
+            if vtt and at > k and not block[at].lstrip()[:1].isdigit():
+                # cue text holding '-->': as in browsers (the WebVTT parser), it
+                # ends the cue and starts one whose timing fails: that one and
+                # the rest of its block are dropped
+                break
             start, end = _timing(path, line + at, block[at])
             starts.append(start)
             ends.append(end)
@@ -339,24 +344,20 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
 def _cues(block: list[str], k: int, vtt: bool) -> list[tuple[int, list[str]]]:
     """(index of the timing line, text lines) of each cue of a block whose
     first timing line is ``block[k]``: a later timing line starts a new cue,
-    taking a SubRip cue number just above it along.  In WebVTT a text line
-    holding ``-->`` that is no timing line is dropped, as browsers do."""
-    timings = [i for i in range(k + 1, len(block)) if "-->" in block[i]
-               and (not vtt or _TIMING.match(block[i]))]
+    taking a SubRip cue number just above it along."""
+    timings = [i for i in range(k + 1, len(block)) if "-->" in block[i]]
     out = []
     for a, b in zip([k, *timings], [*timings, len(block)], strict=True):
         end = b
         if b < len(block) and not vtt and b - 1 > a and block[b - 1].strip().isdigit():
             end = b - 1  # the next cue's number
-        text = block[a + 1:end]
-        out.append((a, [t for t in text if "-->" not in t] if vtt else text))
+        out.append((a, block[a + 1:end]))
     return out
 
 
-#: Line ends of a WebVTT file: CRLF, LF or CR.
-_LINE_ENDS = re.compile(r"\r\n|\r|\n")
-#: A WebVTT timing line: ``START --> END`` (the timestamps checked by :func:`_timing`).
-_TIMING = re.compile(r"\s*(?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3}\s+-->\s+(?:\d+:)?\d{1,2}:\d{2}[.,]\d")
+#: Line ends of a WebVTT file: LF (after any CRs: CRLF, and CRCRLF from CRLF
+#: text written again in text mode on Windows) or a lone CR.
+_LINE_ENDS = re.compile(r"\r*\n|\r")
 
 
 # --------------------------------------------------------------------------

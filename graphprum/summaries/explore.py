@@ -110,6 +110,8 @@ def collect_summaries(store: Any, weight: str | None = None,
     from graphprum.summaries.axpre import WEIGHTS
 
     named_weight = weight is None or weight in WEIGHTS
+    if not named_weight and weighted is None:
+        raise UsageError(f"weights file {weight}: name the summary it weights (weighted=)")
     stored = set(store.summary_names())
     wanted = stored | {normalise_axpre(n) for n in names}
     table = store.table()

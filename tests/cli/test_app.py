@@ -282,5 +282,10 @@ def test_summary_show_options_are_used_or_refused(tmp_path: Path, write) -> None
         r = invoke(store, "summary", "show", "p*", *args)
         assert r.exit_code == 2 and message in r.output, r.output
     assert not (tmp_path / "x.jpg").exists()
+    # the file's ending says the format; --limit 0 (all) goes with any
+    for name in ("pi.png", "g.gv", "page.htm"):
+        r = invoke(store, "summary", "show", "p*", "-o", str(tmp_path / name))
+        assert r.exit_code == 0 and (tmp_path / name).stat().st_size > 0, r.output
+    assert invoke(store, "summary", "show", "p*", "-f", "json", "--limit", "0").exit_code == 0
     r = invoke(store, "nav", "links:hops=2,hops=3", "--from", "a", "--to", "b")
     assert r.exit_code == 2 and "hops given twice" in r.output

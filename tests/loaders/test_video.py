@@ -113,13 +113,19 @@ def test_vtt(write):
     ("WEBVTT\n00:01.000 --> 00:02.000\nno blank\n", [(1.0, 2, "no blank")]),
     ("WEBVTT\r\r00:01.000 --> 00:02.000\rcr only\r\r00:03.000 --> 00:04.000\rb\r",
      [(1.0, 2, "cr only"), (3.0, 1, "b")]),
-    ("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n-->arrow\nkept\n", [(1.0, 1, "kept")]),
+    # text holding '-->' ends the cue; the cue it starts has no timing and is
+    # dropped with the rest of its block (the WebVTT parser, Chromium)
+    ("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\ntext\n-->arrow\ndropped\n\n"
+     "00:03.000 --> 00:04.000\nnext\n", [(1.0, 1, "text"), (3.0, 1, "next")]),
+    ("WEBVTT\r\r\n\r\r\n00:01.000 --> 00:02.000\r\r\nhello\r\r\n", [(1.0, 1, "hello")]),
+    ("WEBVTT\n\n00:01.000 --> 00:02.000\na\n00:03.000-->00:04.000\nb\n",
+     [(1.0, 1, "a"), (3.0, 1, "b")]),
     ("WEBVTT\nKind: captions\n\n00:01.000 --> 00:02.000\nx\n", [(1.0, 1, "x")]),
 ])
 def test_vtt_as_browsers_read_it(write, text, cues):
     """Chromium's own <track> parser was the reference (audit of 2026-11-27):
-    a cue right under the header, lines ending in a lone CR, and a cue text
-    line holding '-->' (dropped from the text)."""
+    a cue right under the header, lines ending in a lone CR (or CRCRLF), cues
+    without a blank line between them, and a cue text line holding '-->'."""
     [doc] = read_segments(write("clip.vtt", text))
     rows = list(zip(doc.columns["start"].tolist(), doc.columns["words"].tolist(), doc.texts,
                     strict=True))
@@ -137,6 +143,8 @@ def test_vtt_as_browsers_read_it(write, text, cues):
     ("a.srt", "1\n", 2, "expected a timing line START --> END after cue '1'"),
     ("a.vtt", "1\n00:01.000 --> 00:02.000\n", 1, "must start with WEBVTT"),
     ("a.vtt", "WEBVTT\n\nid\n00:01.000 --> 00:0x.000\n", 4, "bad timestamp '00:0x.000'"),
+    ("a.vtt", "WEBVTT\n\n00:01.000 --> 00:02.000\na\n00:03.000 --> 4.000\nb\n", 5,
+     "bad timestamp '4.000'"),
 ])
 def test_subtitle_errors(write, name, text, line, message):
     p = write(name, text)
