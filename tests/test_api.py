@@ -367,3 +367,10 @@ def test_scores_beyond_float32_warn_nothing() -> None:
 def test_a_topic_named_all_is_refused() -> None:
     with pytest.raises(UsageError, match="named 'all'"):
         graphprum.evaluate({"all": {"a": 1.0}}, {"all": {"a": 1}}, "AP")
+
+
+def test_progress_reaches_the_end_with_classical_measures_only() -> None:
+    seen: list[tuple[float, float]] = []
+    graphprum.evaluate({"1": {"a": 1.0}, "2": {"b": 1.0}}, {"1": {"a": 1}, "2": {"b": 1}},
+                       ["AP", "nDCG@10"], progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1] == (2, 2)

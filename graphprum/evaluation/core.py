@@ -275,6 +275,8 @@ def _evaluate(runs: RunsLike | RunReading, qrels: QrelsLike | None, measures: Me
     else:
         per_topic_out = []
         classical_values = classical_job() if classical_job is not None else []
+        if progress is not None:  # computed at once by the classical engine
+            progress(len(topics), len(topics))
     if the_store is not None and per_topic_out:
         for ri, run in enumerate(read):
             _check_known(run, [out.unknown[ri] for out in per_topic_out], topics,
