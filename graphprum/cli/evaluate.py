@@ -161,6 +161,8 @@ def eval_command(
                                    progress=bar.update, **opts.keywords(measures))
     if no_summary:
         result = result.without_summary()
+    if fmt == "trec":  # as trec_eval: no rows for the topics the run lacks
+        result = result.without_absent()
     write_results(result, fmt, sys.stdout, digits=digits)
     store = opts.store(measures)
     if store is None:

@@ -410,9 +410,24 @@ def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[Topic
             if per_topic:
                 rows.extend((run.tag, name, t, v, e) for t, v, e in
                             zip(run_topics, vals, errs or [math.nan] * len(vals), strict=True))
-            rows.append((run.tag, name, "all", aggregate(vals, aggregation(s)),
+            # added in trec_eval's order, topic ids sorted as C strings
+            in_order = [per.get(t, 0.0) for t in sorted(run_topics, key=_c_order)]
+            total = aggregate(in_order, aggregation(s))
+            if name == "num_rel" and opts.complete:
+                # trec_eval -c (m_num_rel.c): every judgement with REL > 0 of the
+                # qrels, whatever -l, -J or -M
+                total = float(sum(1 for judged in qrels.values()
+                                  for rel in judged.values() if rel > 0))
+            rows.append((run.tag, name, "all", total,
                          _mean_error(errs) if errs is not None else math.nan))
-    return ResultRows(rows, simulated)
+    absent = frozenset((run.tag, t) for run in job.runs for t in topics
+                       if opts.complete and t not in run.topics)
+    return ResultRows(rows, simulated, absent)
+
+
+def _c_order(topic: str) -> bytes:
+    """A topic id's sort key as C's strcmp compares it (trec_eval's order)."""
+    return topic.encode("utf-8", "surrogateescape")
 
 
 def _topic_errors(per: Mapping[str, float], topics: Sequence[str]) -> list[float]:

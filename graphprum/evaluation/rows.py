@@ -52,17 +52,27 @@ class ResultRows:
     simulated : bool
         Whether a measure is simulated (``PRUM(exact=mc)``): the DataFrame
         then has a ``stderr`` column, and printed results ``NAME stderr`` rows.
+    absent : frozenset of (run, topic)
+        The topics a run lacks, evaluated on an empty ranking (trec_eval -c).
     """
 
     rows: list[Row]
     simulated: bool = False
+    #: (run, topic) of the topics a run lacks, evaluated on an empty ranking (-c).
+    absent: frozenset[tuple[str, str]] = frozenset()
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def without_summary(self) -> ResultRows:
         """The rows of single topics only (no ``all`` rows; trec_eval -n)."""
-        return ResultRows([r for r in self.rows if r[2] != "all"], self.simulated)
+        return ResultRows([r for r in self.rows if r[2] != "all"], self.simulated, self.absent)
+
+    def without_absent(self) -> ResultRows:
+        """Without the rows of topics a run lacks (their values still count in
+        ``all``): trec_eval prints none for them."""
+        return ResultRows([r for r in self.rows if (r[0], r[2]) not in self.absent],
+                          self.simulated, self.absent)
 
     def printed(self) -> list[PrintedRow]:
         """The rows as the command line prints them: after the rows of a

@@ -521,6 +521,13 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
         if refused:
             raise UsageError(f"measure {refused[0]} uses REL as a gain whose size matters; "
                              f"the qrels hold graded values in (0, 1): use integer grades")
+    # pytrec_eval 0.4 crashes (a segfault) when the first topic it reads has an
+    # empty ranking (a topic missing from the run under -c, or one -J emptied):
+    # a topic with results goes first; with none, nothing is evaluated and the
+    # topics' values are filled in by the caller
+    run = dict(sorted(run.items(), key=lambda item: not item[1]))
+    if not any(run.values()):
+        return
     evaluator = pytrec_eval.RelevanceEvaluator(grades, set(names), relevance_level=level)
     result = evaluator.evaluate(run)
     for topic, values in result.items():

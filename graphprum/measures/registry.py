@@ -53,8 +53,6 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from graphprum.errors import UsageError
 
 if TYPE_CHECKING:
@@ -775,6 +773,8 @@ def aggregate(values: Sequence[float], how: str = "mean") -> float:
     """The ``all`` value of per-topic ``values``; 0.0 without topics.
 
     ``gmean`` is trec_eval's: ``exp(mean(log(max(v, MIN_GEO_MEAN))))``.
+    The values are added one after another in the order given, as trec_eval
+    adds them (in topic order): the last printed digit of a mean depends on it.
 
     >>> aggregate([1.0, 2.0, 6.0]), aggregate([1.0, 2.0, 6.0], "sum")
     (3.0, 9.0)
@@ -785,9 +785,12 @@ def aggregate(values: Sequence[float], how: str = "mean") -> float:
         raise ValueError(f"aggregate {how!r}: expected one of {', '.join(AGGREGATES)}")
     if len(values) == 0:
         return 0.0
-    v = np.asarray(values, dtype=np.float64)
-    if how == "sum":
-        return float(np.sum(v))
     if how == "gmean":
-        return float(np.exp(np.sum(np.log(np.maximum(v, MIN_GEO_MEAN))) / len(v)))
-    return float(np.mean(v))
+        values = [math.log(max(float(v), MIN_GEO_MEAN)) for v in values]
+    total = 0.0
+    for v in values:  # one after another, as trec_eval adds (numpy adds pairwise,
+        total += float(v)  # which can move a mean across the last printed digit)
+    if how == "sum":
+        return total
+    mean = total / len(values)
+    return math.exp(mean) if how == "gmean" else mean

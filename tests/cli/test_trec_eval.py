@@ -40,8 +40,8 @@ def graphprum(*args: str, stdin: str | None = None, shell: bool = False
 def test_format_trec_is_trec_evals_layout(files) -> None:
     """Topic 1 ranks a (REL 1), x (unjudged), c (REL 2): AP = (1/1 + 2/3)/2 =
     0.8333, num_ret 3, num_rel_ret 2.  Topic 2 ranks d: AP 1.  Topic 3 is
-    missing (-c: AP 0, num_rel 1).  Summary: map = 1.8333/3 = 0.6111, counts
-    summed (num_ret 4, num_rel_ret 3), gm_map =
+    missing (-c: AP 0 in the summary; as trec_eval, no rows of its own).
+    Summary: map = 1.8333/3 = 0.6111, counts summed (num_ret 4, num_rel_ret 3), gm_map =
     (0.8333 * 1 * 1e-5)^(1/3) = 0.0203, not shown per topic; runid the TAG.
     trec_eval prints '%-22s\\t%s\\t%6.4f' (counts '%ld')."""
     q, r = files
@@ -52,7 +52,6 @@ def test_format_trec_is_trec_evals_layout(files) -> None:
     lines = [ln for ln in res.stdout.splitlines() if not ln.startswith("note:")]
     expected = [("map", "1", "0.8333"), ("num_ret", "1", "3"), ("num_rel_ret", "1", "2"),
                 ("map", "2", "1.0000"), ("num_ret", "2", "1"), ("num_rel_ret", "2", "1"),
-                ("map", "3", "0.0000"), ("num_ret", "3", "0"), ("num_rel_ret", "3", "0"),
                 ("runid", "all", "run1"), ("map", "all", "0.6111"), ("gm_map", "all", "0.0203"),
                 ("num_ret", "all", "4"), ("num_rel_ret", "all", "3")]
     assert lines == [f"{m:<22}\t{t}\t{v}" for m, t, v in expected]
@@ -60,7 +59,7 @@ def test_format_trec_is_trec_evals_layout(files) -> None:
     res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-q", "-n",
                               "-m", "map", "--format", "trec"])
     assert [ln.split("\t")[1] for ln in res.stdout.splitlines()
-            if not ln.startswith("note:")] == ["1", "2", "3"]
+            if not ln.startswith("note:")] == ["1", "2"]
     two = runner.invoke(app, ["eval", str(r), str(r), "--qrels", str(q), "--format", "trec"])
     assert two.exit_code == 2 and "writes one run" in two.output
 
@@ -129,3 +128,63 @@ def test_inputs_from_stdin_pipes_and_gzip(files, tmp_path) -> None:
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("graphprum: error: <stdin>:1: expected SCORE a number, "
                                   "got 'x'")
+
+
+# --- parity found by an audit against pytrec_eval and trec_eval's source -------
+
+def _eval(tmp_path: Path, run: str, qrels: str, *args: str) -> subprocess.CompletedProcess:
+    """graphprum in a process of its own: a crash (pytrec_eval segfaulted) is
+    a return code, not the end of the test session."""
+    (tmp_path / "run").write_text(run)
+    (tmp_path / "qrels").write_text(qrels)
+    code = ("import sys; sys.argv = ['graphprum', *sys.argv[1:]]; "
+            "from graphprum.cli import main; main()")
+    return subprocess.run([sys.executable, "-c", code, "eval", str(tmp_path / "run"),
+                           "--qrels", str(tmp_path / "qrels"), "--no-store", "--format",
+                           "trec", *args], capture_output=True, text=True, timeout=120)
+
+
+def _values(out: str) -> dict[tuple[str, str], str]:
+    return {(f[0].strip(), f[1]): f[2] for f in (line.split("\t") for line in out.splitlines())}
+
+
+def test_all_trec_with_the_first_topic_missing_from_the_run(tmp_path) -> None:
+    """pytrec_eval crashed (SIGSEGV) when the first topic it read had an
+    empty ranking: the documented default (-c) with a topic the run lacks."""
+    r = _eval(tmp_path, "2 Q0 c 1 1.0 t\n", "1 0 a 1\n1 0 b 0\n2 0 c 1\n", "-m", "all_trec",
+              "-q")
+    assert r.returncode == 0, r.stderr
+    got = _values(r.stdout)
+    assert (got["map", "all"], got["num_q", "all"], got["map", "2"]) == ("0.5000", "2", "1.0000")
+    assert not any(topic == "1" for _, topic in got)  # trec_eval prints no rows for it
+
+
+def test_means_add_as_trec_eval_adds(tmp_path) -> None:
+    """16 topics with 4, 1, 4, 8, ... relevant documents in their first 30:
+    added one after another in topic order, the mean P_30 is 0.13125 and
+    prints 0.1313, as trec_eval's; numpy's pairwise sum gives
+    0.13124999999999998, printed 0.1312."""
+    counts = [4, 1, 4, 8, 3, 9, 6, 0, 3, 0, 6, 2, 0, 2, 7, 8]
+    run = "".join(f"t{i:02d} Q0 d{j} {j + 1} {30 - j} r\n" for i in range(16) for j in range(30))
+    qrels = "".join("".join(f"t{i:02d} 0 d{j} 1\n" for j in range(k)) or f"t{i:02d} 0 x 1\n"
+                    for i, k in enumerate(counts))
+    total = 0.0
+    for k in counts:
+        total += k / 30
+    assert f"{total / 16:.4f}" == "0.1313"
+    r = _eval(tmp_path, run, qrels, "-m", "P_30")
+    assert r.returncode == 0, r.stderr
+    assert _values(r.stdout)["P_30", "all"] == "0.1313"
+
+
+def test_num_rel_of_all_under_c_counts_every_relevant_judgement(tmp_path) -> None:
+    """trec_eval -c (m_num_rel.c): the summary num_rel is every judgement with
+    REL > 0 in the qrels, whatever -l; per topic it follows -l."""
+    qrels = "1 0 a 1\n1 0 b 2\n2 0 c 1\n3 0 d 2\n"
+    r = _eval(tmp_path, "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n", qrels, "-m", "num_rel", "-l", "2", "-q")
+    assert r.returncode == 0, r.stderr
+    got = _values(r.stdout)
+    assert (got["num_rel", "1"], got["num_rel", "all"]) == ("1", "4")
+    r = _eval(tmp_path, "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n", qrels, "-m", "num_rel", "-l", "2",
+              "--no-c")
+    assert _values(r.stdout)["num_rel", "all"] == "1"
