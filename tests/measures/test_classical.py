@@ -231,6 +231,11 @@ def _reference(qrels: dict, run: dict, names: list[str], *, complete: bool, leve
             raw.append(v)
             out[(name, t)] = math.exp(v) if name.startswith("gm_") else v
         out[(name, "all")] = pytrec_eval.compute_aggregated_measure(name, raw)
+        if name == "num_rel" and complete:
+            # trec_eval -c (m_num_rel.c, which pytrec_eval's aggregation skips):
+            # every judgement with REL > 0, whatever -l and -J
+            out[(name, "all")] = float(sum(g > 0 for judged in qrels.values()
+                                           for g in judged.values()))
     return out
 
 
