@@ -201,3 +201,28 @@ def test_documents_the_store_lacks_are_reported(tmp_path, write) -> None:
     r = runner.invoke(app, ["--store", store, "eval", str(run), "--passages", str(clean),
                             "-m", "nxCG@1", "--strict"])
     assert r.exit_code == 0 and "not in the store" not in r.output
+
+
+def test_byte_offsets_on_a_store_loaded_from_xml(tmp_path, write, monkeypatch) -> None:
+    """--offsets bytes read UTF-8 byte offsets against the documents' text,
+    read again from the files they were loaded from (it was refused: "byte
+    offsets need the documents' text" on every store)."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    write("c/e3.xml", "<art>ab<p>éé</p>cd<p>ff</p></art>")  # é: 2 bytes
+    runner = CliRunner()
+    assert runner.invoke(app, ["--store", "s", "load", "xml", "c"]).exit_code == 0
+    run = write("run.txt", "3 Q0 e3#/art[1]/p[1] 1 2 r\n3 Q0 e3#/art[1] 2 1 r\n")
+    chars = write("chars.txt", "3 e3 3 7\n3 e3 BEP 5\n")  # 'é' 2, 'é' 3, 'cd' 4-5
+    in_bytes = write("bytes.txt", "3 e3 4 9\n3 e3 BEP 7\n")
+    base = ["--store", "s", "eval", str(run), "-m", "AgP", "-m", "BEPD", "-q"]
+    want = runner.invoke(app, [*base, "--passages", str(chars)])
+    got = runner.invoke(app, [*base, "--passages", str(in_bytes), "--offsets", "bytes"])
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    assert got.stdout == want.stdout
+    (tmp_path / "c" / "e3.xml").write_text("<art>changed</art>")
+    r = runner.invoke(app, [*base, "--passages", str(in_bytes), "--offsets", "bytes"])
+    assert r.exit_code == 2 and "changed since it was loaded" in r.output

@@ -172,6 +172,43 @@ def as_store(store: StoreLike | None) -> Store | None:
                      f"location; got {type(store).__name__}")
 
 
+def _source_texts(store: Store) -> Callable[[str], str]:
+    """DOC -> its text content, read again from the XML file it was loaded
+    from (the store keeps snippets, not whole texts), to turn UTF-8 byte
+    offsets into characters; checked against the length the store holds."""
+    docs = store.documents()
+    where = dict(zip(docs["name"], zip(docs["source"], docs["length"], strict=True),
+                     strict=True))
+    read: dict[str, str] = {}  # a document judged for several topics is read once
+
+    def text(doc: str) -> str:
+        if doc not in read:
+            read[doc] = _read(doc)
+        return read[doc]
+
+    def _read(doc: str) -> str:
+        from lxml import etree
+
+        from graphprum.loaders.xml import text_content
+
+        if doc not in where:
+            return ""  # a document the store lacks: reported with the others
+        source, length = where[doc]
+        try:
+            content = text_content(source)
+        except (OSError, etree.XMLSyntaxError) as exc:
+            raise InputError(source, None, f"byte offsets (--offsets bytes) need the text of "
+                                           f"document {doc!r}, read again from the file it was "
+                                           f"loaded from: {exc}") from None
+        if len(content) != int(length):
+            raise InputError(source, None, f"the file of document {doc!r} changed since it was "
+                                           f"loaded ({len(content)} characters, the store's "
+                                           f"{int(length)}): load it again")
+        return content
+
+    return text
+
+
 def read_passages(passages: PassagesLike, store: Store | None, options: EvalOptions,
                   warn: Warn) -> Mapping[str, TopicAssessment]:
     """Passage assessments from a file (read against ``store``), or as given."""
@@ -183,7 +220,10 @@ def read_passages(passages: PassagesLike, store: Store | None, options: EvalOpti
         return passages
     from graphprum.assessments import read_assessments
 
-    out = read_assessments(passages, store, units=options.offsets, end=options.ends, warn=warn)
+    doc_text = _source_texts(store) if options.offsets == "bytes" and store is not None \
+        else None
+    out = read_assessments(passages, store, units=options.offsets, end=options.ends, warn=warn,
+                           doc_text=doc_text)
     if out.unknown:
         from graphprum.assessments import doc_line
 

@@ -166,6 +166,20 @@ def _xml_files_under(root: Path) -> list[str]:
     return ["/".join(parts) for parts in found]
 
 
+def text_content(path: str | os.PathLike[str]) -> str:
+    """A document's text content as loading measured it (``start``/``length``
+    are offsets in it): ``''.join(root.itertext())`` under :data:`PARSER_OPTIONS`.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.xml"
+    >>> _ = p.write_text("<a>one <b>tw&#233;</b><!-- c -->!</a>", encoding="utf-8")
+    >>> text_content(p)
+    'one twé!'
+    """
+    root = etree.parse(os.fspath(path), etree.XMLParser(**PARSER_OPTIONS)).getroot()
+    return "".join(root.itertext())
+
+
 def parse_xml_file(path: str | os.PathLike[str], name: str,
                    links: LinkSpec | None = None, root_dir: Path | None = None) -> ParsedDocument:
     """Parse one XML file into a :class:`ParsedDocument` (see module docstring).
