@@ -187,8 +187,6 @@ def _source_texts(store: Store) -> Callable[[str], str]:
         return read[doc]
 
     def _read(doc: str) -> str:
-        from lxml import etree
-
         from graphprum.loaders.xml import text_content
 
         if doc not in where:
@@ -196,7 +194,7 @@ def _source_texts(store: Store) -> Callable[[str], str]:
         source, length = where[doc]
         try:
             content = text_content(source)
-        except (OSError, etree.XMLSyntaxError) as exc:
+        except (OSError, SyntaxError) as exc:  # lxml's XMLSyntaxError is a SyntaxError
             raise InputError(source, None, f"byte offsets (--offsets bytes) need the text of "
                                            f"document {doc!r}, read again from the file it was "
                                            f"loaded from: {exc}") from None
