@@ -3,13 +3,17 @@
 A big run takes a while to read (about 1 s per million lines), and an
 evaluation has other work before it needs the run: importing what its
 measures and navigation models need (numpy, scipy, pytrec_eval), reading
-the qrels, mapping the store's columns.  :func:`start_reading` forks a
-worker that reads the files (:mod:`graphprum.pool`) and returns
+the qrels, mapping the store's columns.  :func:`start_reading` forks
+workers that read the files (:mod:`graphprum.pool`) and returns
 at once; :meth:`RunReading.result` collects the runs when they are needed.
 A big TREC run file with more workers than files is read in slices, one per
 worker, joined in the parent (:func:`graphprum.io.runs.merge_run_slices`).
-``graphprum eval`` starts reading first thing, before the evaluation's own
-modules are imported; this module imports nothing heavy for that reason.
+``graphprum eval`` starts reading first thing, before numpy and the
+evaluation's own modules are imported: this module imports nothing heavy,
+and TREC text is read by :mod:`graphprum.io.trec_slices`, which needs no
+numpy (the workers would each import it, 40 ms).  A file that needs
+more (INEX XML, gzip, ``--trees``, ``--dedup``) is read whole, after numpy
+is imported here.
 
 :func:`reading_jobs` decides how many processes read: see there.
 
@@ -39,6 +43,7 @@ from graphprum.pool import Forked, can_fork, cpu_count, fork_start
 
 if TYPE_CHECKING:
     from graphprum.io.runs import Run
+    from graphprum.io.trec_slices import SliceRun
 
 #: What one worker reads: (file's index, file, byte range or None for all of it).
 _Piece = tuple[int, "str | os.PathLike[str]", "tuple[int, int] | None"]
@@ -127,10 +132,13 @@ class RunReading:
         for path in self._paths:  # read once, before any worker is forked
             if is_stream(path):
                 read_bytes(path)
-        self._forked: Forked[Run | None] | None = None
+        self._forked: Forked[SliceRun | Run | None] | None = None
         self._pieces: list[_Piece] = []
         if jobs > 1 and self._paths and can_fork():
             self._pieces = self._split(jobs)
+            if any(where is None for _, _, where in self._pieces):
+                # a file read whole needs numpy: imported once, here, not in every worker
+                import graphprum.io.runs  # noqa: F401
             self._forked = fork_start(self._read_piece, self._pieces, jobs)
 
     @property
@@ -139,33 +147,35 @@ class RunReading:
         return list(self._paths)
 
     def _split(self, jobs: int) -> list[_Piece]:
-        """What each worker reads: whole files, or slices of a big TREC run
-        file when there are fewer files than workers."""
-        from graphprum.io.runs import is_xml, trec_run_slices
+        """What each worker reads: a TREC run file of well-formed lines as one
+        or more byte slices (several when there are fewer files than
+        workers), any other file whole."""
+        from graphprum.io.trec_slices import is_xml, trec_run_slices
 
         opts = self._options
         parts = -(-jobs // len(self._paths))  # workers per file
         pieces: list[_Piece] = []
         for k, path in enumerate(self._paths):
             slices = None
-            if parts > 1 and not opts.trees and not opts.dedup:
+            if not opts.trees and not opts.dedup:
                 with contextlib.suppress(OSError, ValueError):
-                    if os.stat(path).st_size >= parts * SLICE_BYTES \
-                            and not is_xml(path):
-                        slices = trec_run_slices(path, parts)
-            if slices is None or len(slices) < 2:
+                    if not is_xml(path):
+                        size = os.stat(path).st_size
+                        slices = trec_run_slices(path, max(1, min(parts, size // SLICE_BYTES)))
+            if not slices:
                 pieces.append((k, path, None))
             else:
                 pieces.extend((k, path, piece) for piece in slices)
         return pieces
 
-    def _read_piece(self, piece: _Piece) -> Run | None:
+    def _read_piece(self, piece: _Piece) -> SliceRun | Run | None:
+        """A whole file's run, or a slice's (None: it needs the careful reading)."""
         _, path, where = piece
         if where is None:
             return self._read(path)
-        from graphprum.io.runs import read_trec_slice
+        from graphprum.io.trec_slices import read_slice
 
-        return read_trec_slice(path, where[0], where[1], self._options.order)
+        return read_slice(path, where[0], where[1], self._options.order)
 
     def _read(self, path: str | os.PathLike[str]) -> Run:
         from graphprum.io.runs import read_run
@@ -179,12 +189,13 @@ class RunReading:
         names the line at fault)."""
         if self._forked is None:
             return [self._read(path) for path in self._paths]
-        from graphprum.io.runs import merge_run_slices
+        from graphprum.io.runs import Run, merge_run_slices, run_of_slice
 
         got = self._forked.wait()
         out: list[Run] = []
         for k, path in enumerate(self._paths):
-            parts = [r for (i, _, _), r in zip(self._pieces, got, strict=True) if i == k]
+            parts = [r if isinstance(r, Run) or r is None else run_of_slice(path, r)
+                     for (i, _, _), r in zip(self._pieces, got, strict=True) if i == k]
             run = parts[0] if len(parts) == 1 else \
                 merge_run_slices(path, parts, self._options.order)
             out.append(run if run is not None else self._read(path))

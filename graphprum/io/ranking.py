@@ -6,12 +6,15 @@ Every reader of runs (TREC text, INEX XML, in-memory tables) produces these.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from graphprum.errors import UsageError
+from graphprum.io.order import rank_order, trec_order
+
+__all__ = ["ORDERS", "RankedTopic", "Run", "check_order", "rank_order", "ranked_topic",
+           "trec_order"]
 
 ORDERS = ("score", "rank")
 
@@ -44,6 +47,19 @@ class RankedTopic:
         self._joined: str | None = None
         self.scores = scores
         self.ranks = ranks
+
+    @classmethod
+    def from_joined(cls, joined: str, scores: np.ndarray, ranks: np.ndarray) -> RankedTopic:
+        """A topic whose ``len(scores)`` ids are ``joined`` by newlines (none
+        holds one), split when first read.
+
+        >>> RankedTopic.from_joined("a\\nb", np.zeros(2), np.arange(2)).ids
+        ['a', 'b']
+        """
+        topic = cls.__new__(cls)
+        topic._ids, topic._joined = None, joined
+        topic.scores, topic.ranks = scores, ranks
+        return topic
 
     @property
     def ids(self) -> list[str]:
@@ -138,51 +154,6 @@ def check_order(order: str) -> None:
     """UsageError unless ``order`` is ``"score"`` or ``"rank"``."""
     if order not in ORDERS:
         raise UsageError(f"unknown run order {order!r}; expected 'score' or 'rank'")
-
-
-def trec_order(ids: Sequence[str], scores: Sequence[float]) -> list[int]:
-    """Positions sorted as trec_eval does: score descending (float32), then id descending.
-
-    >>> trec_order(["a", "b", "c"], [1.0, 2.0, 1.0])
-    [1, 2, 0]
-    >>> trec_order(["a", "b"], [1.00000001, 1.0])  # equal as C floats
-    [1, 0]
-    """
-    with np.errstate(over="ignore"):  # beyond float32: inf, as trec_eval's (float) cast
-        s32 = np.asarray(scores, dtype=np.float64).astype(np.float32)
-    if _in_order(ids, s32):
-        return list(range(len(ids)))
-    keys = s32.tolist()
-    return sorted(range(len(ids)), key=lambda i: (keys[i], ids[i]), reverse=True)
-
-
-def _in_order(ids: Sequence[str], s32: np.ndarray) -> bool:
-    """Whether results are already in trec_eval's order (what most systems
-    write): scores never rise, and where two are equal the ids fall.  The
-    comparison of scores is vectorised; ids are compared at ties only.
-
-    >>> _in_order(["b", "a", "c"], np.array([2.0, 2.0, 1.0], np.float32))
-    True
-    >>> _in_order(["a", "b"], np.array([2.0, 2.0], np.float32))
-    False
-    """
-    if len(s32) < 2:
-        return True
-    head, tail = s32[:-1], s32[1:]
-    if not (tail <= head).all():  # a rise (or a NaN, never in order)
-        return False
-    return all(ids[i] > ids[i + 1] for i in np.flatnonzero(tail == head).tolist())
-
-
-def rank_order(ids: Sequence[str], scores: Sequence[float], ranks: Sequence[int]) -> list[int]:
-    """Positions sorted by rank ascending, ties by :func:`trec_order`'s rule.
-
-    >>> rank_order(["a", "b", "c"], [0.1, 0.2, 0.3], [2, 1, 2])
-    [1, 2, 0]
-    """
-    with np.errstate(over="ignore"):  # beyond float32: inf, as trec_eval's cast
-        s32 = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
-    return sorted(range(len(ids)), key=lambda i: (-ranks[i], s32[i], ids[i]), reverse=True)
 
 
 def ranked_topic(ids: list[str], scores: list[float], ranks: list[int],

@@ -52,8 +52,6 @@ import numpy as np
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io.lines import (
-    INT64_MAX,
-    INT64_MIN,
     PathArg,
     expect_count,
     find_line,
@@ -62,7 +60,6 @@ from graphprum.io.lines import (
     parse_float,
     parse_int,
     read_text,
-    sniff,
 )
 from graphprum.io.ranking import (
     ORDERS,
@@ -73,25 +70,31 @@ from graphprum.io.ranking import (
     ranked_topic,
     trec_order,
 )
+from graphprum.io.trec_slices import SliceRun, is_xml, read_slice, trec_run_slices
+from graphprum.io.trec_slices import TopicLines as _Topic
+from graphprum.io.trec_slices import parse_fast as _parse_fast
 from graphprum.io.xpaths import is_positional_id, normalise_id
 
-__all__ = ["ORDERS", "RankedTopic", "Run", "check_order", "merge_run_slices", "rank_order",
-           "ranked_topic", "read_run", "read_trec_run", "read_trec_slice", "run_from_columns",
-           "trec_order", "trec_run_slices", "write_run"]
+__all__ = [
+    "ORDERS",
+    "RankedTopic",
+    "Run",
+    "check_order",
+    "is_xml",
+    "merge_run_slices",
+    "rank_order",
+    "ranked_topic",
+    "read_run",
+    "read_trec_run",
+    "read_trec_slice",
+    "run_from_columns",
+    "run_of_slice",
+    "trec_order",
+    "trec_run_slices",
+    "write_run",
+]
 
 _LAYOUT = "TOPIC Q0 ID RANK SCORE TAG"
-
-
-class _Topic:
-    """Lines of one topic while reading."""
-
-    __slots__ = ("ids", "ranks", "scores", "seen")
-
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-        self.scores: list[float] = []
-        self.ranks: list[int] = []
-        self.seen: dict[object, None] = {}
 
 
 def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
@@ -123,60 +126,33 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     return run
 
 
-def trec_run_slices(path: PathArg, parts: int) -> list[tuple[int, int]] | None:
-    """Byte ranges that split a TREC run file into ``parts`` at line ends, for
-    readers in several processes (:func:`read_trec_slice`); None when the file
-    cannot be read that way (standard input, gzip, a file that cannot be opened).
-
-    >>> import tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "run")
-    >>> _ = open(p, "w").write("1 Q0 a 1 3 t\\n1 Q0 b 2 2 t\\n2 Q0 c 1 1 t\\n")
-    >>> trec_run_slices(p, 2)
-    [(0, 26), (26, 39)]
-    """
-    import os
-
-    from graphprum.io.lines import is_stream
-
-    if is_stream(path):
-        return None
-    try:
-        with open(path, "rb") as f:
-            if f.read(2) == b"\x1f\x8b":  # gzip: read whole
-                return None
-            size = os.fstat(f.fileno()).st_size
-            cuts = [0]
-            for k in range(1, parts):
-                f.seek(max(cuts[-1], size * k // parts))
-                f.readline()
-                if cuts[-1] < f.tell() < size:
-                    cuts.append(f.tell())
-    except OSError:
-        return None
-    return list(zip(cuts, [*cuts[1:], size], strict=True))
-
-
 def read_trec_slice(path: PathArg, start: int, end: int, order: str = "score") -> Run | None:
     """The run of the lines in bytes ``[start, end)`` of a TREC run file, or
     None when anything there needs :func:`read_trec_run`'s careful reading (a
     malformed line, a duplicate, bytes that are not UTF-8, ...).  Join the
-    slices with :func:`merge_run_slices`."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if start == 0 and text.startswith("\ufeff"):
-        text = text[1:]
-    with gc_paused():
-        fast = _parse_fast(text, False)
-    if fast is None or not all(is_positional_id(acc.ids[0]) for acc in fast[1].values()):
-        # ids to normalise: whether the whole file is normalised depends on
-        # the first id of every topic in it, so it is read whole
-        return None
-    return _finish(path, fast[0], fast[1], order, False, False)
+    slices with :func:`merge_run_slices`; :func:`trec_run_slices` makes them."""
+    check_order(order)
+    part = read_slice(path, start, end, order)
+    return run_of_slice(path, part) if part is not None else None
+
+
+def run_of_slice(path: PathArg, part: SliceRun) -> Run:
+    """The :class:`Run` of :func:`~graphprum.io.trec_slices.read_slice`'s
+    result (read in a worker, perhaps): its columns become numpy arrays
+    without a copy, its ids stay one string until a topic's are first read.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "run")
+    >>> _ = open(p, "w").write("1 Q0 a 1 0.5 t\\n1 Q0 b 2 0.75 t\\n")
+    >>> run = run_of_slice(p, read_slice(p, 0, 32))
+    >>> run.ranked("1"), run.topics["1"].scores.tolist(), run.path == p
+    (['b', 'a'], [0.75, 0.5], True)
+    """
+    run = Run(tag=part.tag, path=str(path))
+    for topic, (joined, scores, ranks) in part.topics.items():
+        run.topics[topic] = RankedTopic.from_joined(joined, np.frombuffer(scores, np.float64),
+                                                    np.frombuffer(ranks, np.int64))
+    return run
 
 
 def merge_run_slices(path: PathArg, slices: Sequence[Run | None],
@@ -344,63 +320,6 @@ def _in_memory_duplicates(source: str, topic: str, rows: list[int], keys: list[o
     acc.ranks = [acc.ranks[k] for k in keep]
 
 
-def _parse_fast(text: str, trees: bool) -> tuple[str, dict[str, _Topic]] | None:
-    """One tight pass over a well-formed run; None on anything unusual.
-
-    Lines are split and their fields appended to per-topic columns; RANK and
-    SCORE columns are converted per topic with ``map``.  Any irregularity
-    (field count, second TAG, bad number, NaN, duplicate, empty file) sends
-    the caller to :func:`_parse_careful`, which applies ``dedup`` and names
-    the offending line.
-    """
-    columns: dict[str, tuple[list[str], list[str], list[str]]] = {}
-    current = None
-    tag = None
-    ids: list[str] = []
-    rank_text: list[str] = []
-    score_text: list[str] = []
-    for f in map(str.split, text.split("\n")):
-        if len(f) != 6 or f[0][0] == "#":
-            if not f or f[0][0] == "#":
-                continue
-            return None
-        if f[0] != current:
-            current = f[0]
-            acc = columns.get(current)
-            if acc is None:
-                acc = columns[current] = ([], [], [])
-            ids, rank_text, score_text = acc
-        if f[5] != tag:
-            if tag is not None:
-                return None
-            tag = f[5]
-        ids.append(f[2])
-        rank_text.append(f[3])
-        score_text.append(f[4])
-    if tag is None:
-        return None
-    topics: dict[str, _Topic] = {}
-    for topic, (ids, rank_text, score_text) in columns.items():
-        lines = topics[topic] = _Topic()
-        lines.ids = ids
-        numbers = "".join(rank_text) + "".join(score_text)
-        if not numbers.isascii() or "_" in numbers:
-            return None  # int() and float() take digits input files may not use
-        try:
-            lines.ranks = list(map(int, rank_text))
-            lines.scores = list(map(float, score_text))
-        except ValueError:
-            return None
-        if lines.ranks and (max(lines.ranks) > INT64_MAX or min(lines.ranks) < INT64_MIN):
-            return None  # beyond the 64-bit column: the careful parse names the line
-        if np.isnan(np.asarray(lines.scores, dtype=np.float64)).any():
-            return None
-        keys = zip(ids, lines.ranks, strict=True) if trees else ids
-        if len(set(keys)) != len(ids):
-            return None
-    return tag, topics
-
-
 def _parse_careful(path: PathArg, text: str, dedup: bool, trees: bool,
                    extra: list[int]) -> tuple[str | None, dict[str, _Topic]]:
     """Line-by-line parse: raises InputError naming the line, applies ``dedup``.
@@ -536,11 +455,6 @@ def _build_trees(acc: _Topic) -> tuple[list[list[str]], RankedTopic]:
         for i in members:
             first.setdefault(ids[i], i)
     return trees, ranked_topic(ids, acc.scores, acc.ranks, list(first.values()))
-
-
-def is_xml(path: PathArg) -> bool:
-    """Whether the file's first non-blank character is ``<`` (an INEX XML run)."""
-    return sniff(path, 64).startswith(b"<")
 
 
 def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bool = False,

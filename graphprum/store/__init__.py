@@ -8,16 +8,34 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 from graphprum.errors import StoreError, UsageError, printable
-from graphprum.store.base import Store
 from graphprum.store.uri import is_uri, looks_like_bolt, parse_store_uri
-from graphprum.units import UnitTable
+
+if TYPE_CHECKING:
+    from graphprum.store.base import Store
+    from graphprum.units import UnitTable
 
 DEFAULT_STORE = "graphprum-store"
 
 __all__ = ["DEFAULT_STORE", "Store", "UnitTable", "default_location", "open_store",
            "store_exists"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Store`` and ``UnitTable``, imported when first asked for: finding
+    where the store is (:func:`store_exists`) needs no numpy, and
+    ``graphprum eval`` asks before it forks the readers of its runs."""
+    if name == "Store":
+        from graphprum.store.base import Store
+
+        return Store
+    if name == "UnitTable":
+        from graphprum.units import UnitTable
+
+        return UnitTable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_location(location: str | os.PathLike[str] | None = None) -> str:

@@ -113,3 +113,69 @@ def test_ids_to_normalise_are_read_whole(tmp_path: Path) -> None:
     assert parts[0] is not None and parts[1] is None
     assert merge_run_slices(path, parts) is None
     assert read_trec_run(path).ranked("2") == ["d#/article[1]/sec[1]", "d#/article[1]/p[1]"]
+
+
+def _reference_order(ids: list[str], scores: list[float]) -> list[int]:
+    """trec_eval's order by numpy's lexsort: float32 score, then id, both descending."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        s32 = np.asarray(scores, dtype=np.float64).astype(np.float32)
+    rank_of_id = {u: k for k, u in enumerate(sorted(ids))}
+    keys = np.array([rank_of_id[u] for u in ids])
+    return np.lexsort((-keys, -s32)).tolist()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_both_ways_to_find_trec_order_agree_with_a_sort(seed: int) -> None:
+    """:func:`trec_order` tests whether a topic is in order with numpy where
+    numpy is imported, with the standard library in the readers forked
+    before it: both give the order of a plain sort by (float32 score, id)
+    descending, on scores written in order, nearly in order, with ties,
+    float32 ties (1.00000001) and values beyond float32 (infinite there)."""
+    from graphprum.io import order
+
+    rng = random.Random(seed)
+    n = rng.choice([0, 1, 2, 5, 300])
+    pool_ = [0.5, 1.0, 1.00000001, 2.25, 1e39, -1e39, float("inf"), 3.4028235e38]
+    scores = [rng.choice(pool_) if rng.random() < 0.4 else rng.uniform(-5, 5) for _ in range(n)]
+    ids = [f"d{rng.randrange(10 ** 6):06d}" for _ in range(n)]
+    ids = list(dict.fromkeys(ids)) + [f"e{i}" for i in range(n - len(set(ids)))]
+    if seed % 3 == 0:  # written in trec_eval's order already, as most runs are
+        ids, scores = map(list, zip(*[(ids[i], scores[i])
+                                      for i in _reference_order(ids, scores)], strict=True)) \
+            if n else ([], [])
+    expected = _reference_order(ids, scores)
+    keys = order.float32_values(scores)
+    pure = list(range(n)) if order.in_trec_order(ids, keys) else \
+        sorted(range(n), key=lambda i: (keys[i], ids[i]), reverse=True)
+    import numpy as np
+
+    assert (order._in_order_numpy(np, ids, scores) is None) == order.in_trec_order(ids, keys)
+    assert pure == expected
+    assert order.trec_order(ids, scores) == expected
+
+
+def test_the_readers_code_runs_without_numpy(tmp_path: Path) -> None:
+    """What ``graphprum eval --jobs`` runs in the processes it forks before
+    numpy is imported (finding the store, slicing and reading TREC text) does
+    not import numpy; the run it reads is the careful reading's."""
+    path = _random_run(tmp_path / "run", 3)
+    probe = ("import sys, pickle\n"
+             "import graphprum.store, graphprum.evaluation.reading, graphprum.pool\n"
+             "from graphprum.io.trec_slices import read_slice, trec_run_slices\n"
+             "graphprum.store.store_exists()\n"
+             "parts = [read_slice(sys.argv[1], a, b) for a, b in trec_run_slices(sys.argv[1], 2)]\n"
+             "assert 'numpy' not in sys.modules, 'numpy imported'\n"
+             "sys.stdout.buffer.write(pickle.dumps(parts))\n")
+    import pickle
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    from graphprum.io.runs import run_of_slice
+
+    parts = [run_of_slice(path, p) for p in pickle.loads(proc.stdout)]
+    _same(merge_run_slices(path, parts), read_trec_run(path))
