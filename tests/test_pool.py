@@ -177,11 +177,11 @@ def test_a_worker_killed_holding_the_lock_is_a_clear_error(tmp_path, monkeypatch
         return real(self, drain)
 
     made: list[pool._Shared] = []
-    real_counter = pool._shared_counter
 
-    def counter(n: int) -> pool._Shared:
-        made.append(real_counter(n))
-        return made[0]
+    class Recorded(pool._Shared):
+        def __init__(self, n: int) -> None:
+            super().__init__(n)
+            made.append(self)
 
     def work(x: int) -> int:  # only the worker gets here before it dies
         made[0].lock.acquire()
@@ -192,7 +192,7 @@ def test_a_worker_killed_holding_the_lock_is_a_clear_error(tmp_path, monkeypatch
     def hang(*_: object) -> None:
         raise AssertionError("fork_map hung on the dead worker's lock")
 
-    monkeypatch.setattr(pool, "_shared_counter", counter)
+    monkeypatch.setattr(pool, "_Shared", Recorded)
     monkeypatch.setattr(pool._Shared, "take_back", take_back)
     before = signal.signal(signal.SIGALRM, hang)
     signal.alarm(60)
@@ -409,3 +409,46 @@ def _state(pid: int) -> str | None:
             return f.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return None
+
+
+def test_the_pipe_lock_and_shared_integers_of_the_workers() -> None:
+    """The workers' lock is a pipe holding one byte: four processes adding 1
+    to a shared integer 3,000 times each under it lose no addition (each
+    reads, yields the CPU, then writes: without the lock they would); a
+    held lock times out, a free one is taken."""
+    import time
+
+    from graphprum import pool
+
+    lock = pool._PipeLock()
+    ints = pool._shared_ints(1)
+
+    def add(times: int) -> None:
+        for _ in range(times):
+            with lock:
+                value = ints[0]
+                time.sleep(0)
+                ints[0] = value + 1
+
+    children = []
+    for _ in range(3):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                add(3000)
+                code = 0
+            finally:
+                os._exit(code)
+        children.append(pid)
+    add(3000)
+    assert all(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 for pid in children)
+    assert ints[0] == 4 * 3000
+    assert lock.acquire(timeout=0.01) is True
+    started = time.monotonic()
+    assert lock.acquire(timeout=0.05) is False  # held (by this process)
+    assert time.monotonic() - started >= 0.05
+    lock.release()
+    assert lock.acquire(timeout=0) is True
+    lock.release()
+    lock.close()
