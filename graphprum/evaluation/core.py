@@ -344,6 +344,10 @@ def _prepare(classical: Sequence[str], store: Store | None) -> None:
             store.table()
 
 
+#: Per run, measure name -> topic -> value of the classical measures.
+ClassicalValues = list[dict[str, dict[str, float]]]
+
+
 class _Classical:
     """The classical measures of every run over the job's topics: one piece
     of work, done after the topics or by a worker beside them."""
@@ -352,13 +356,14 @@ class _Classical:
                  unknown: Collection[str]) -> None:
         self.job, self.names, self.opts, self.unknown = job, names, opts, unknown
 
-    def __call__(self) -> list[dict[str, dict[str, float]]]:
-        """Per run, measure name -> topic -> value."""
+    def __call__(self, topics: Sequence[str] | None = None) -> ClassicalValues:
+        """Per run, measure name -> topic -> value, over ``topics`` (default:
+        the job's)."""
         job, opts = self.job, self.opts
+        topics = job.topics if topics is None else topics
         out = []
         for run in job.runs:
-            run_topics = job.topics if opts.complete else [t for t in job.topics
-                                                           if t in run.topics]
+            run_topics = topics if opts.complete else [t for t in topics if t in run.topics]
             # ids the store does not hold count as non-relevant: only those the
             # qrels judge make a difference to a classical measure
             rankings = {t: prepare_ranking(run.ranked(t), job.qrels[t], self.unknown,
@@ -371,6 +376,27 @@ class _Classical:
                                                   if t not in run.topics],
                                          qrels_path=job.qrels.path or None))
         return out
+
+    def halves(self) -> tuple[list[str], list[str]] | None:
+        """The job's topics in two halves (in order) whose values are those
+        of one call over them all, so that two processes can share the work:
+        None when a half could hold only empty rankings of some run (then a
+        topic's value can depend on the others': pytrec_eval is not called
+        on rankings that are all empty, and fills in none)."""
+        topics, opts = self.job.topics, self.opts
+        if len(topics) < 2 or opts.judged_only or opts.max_results == 0:
+            return None
+        half = len(topics) // 2
+        parts = (topics[:half], topics[half:])
+        if all(any(t in run.topics for t in part) for part in parts for run in self.job.runs):
+            return list(parts[0]), list(parts[1])
+        return None
+
+
+def _joined(first: ClassicalValues, second: ClassicalValues) -> ClassicalValues:
+    """The classical values of two sets of topics, per run joined."""
+    return [{name: {**a[name], **b.get(name, {})} for name in a}
+            for a, b in zip(first, second, strict=True)]
 
 
 def _table(job: Job, specs: Sequence[MeasureSpec], per_topic_out: Sequence[TopicOutput],
@@ -549,11 +575,8 @@ def _topic_size(job: Job, topic: str) -> int:
     return max(1, sum(len(run.topics[topic]) for run in job.runs if topic in run.topics))
 
 
-ClassicalValues = list[dict[str, dict[str, float]]]
-
-
 def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
-                     classical: Callable[[], ClassicalValues] | None = None
+                     classical: _Classical | None = None
                      ) -> tuple[list[TopicOutput], ClassicalValues]:
     """Every topic of ``job``, in topic order, in at most ``jobs`` processes;
     and the values of ``classical()`` (the classical measures over whole runs).
@@ -566,8 +589,9 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
     needs).  The first topic is always evaluated here: what every topic needs
     (the modules of the measures and models, the store's look-up tables) is
     then loaded once, before the workers inherit it, not once in every worker.
-    When workers are forked, ``classical`` is the first piece of work (the
-    biggest), done beside the topics; else it is called here at the end.
+    When workers are forked, ``classical`` is done beside the topics, in two
+    halves (:meth:`_Classical.halves`) or as one piece, the first a worker
+    takes (the biggest); else it is called here at the end.
     """
     topics = job.topics
     total = len(topics)
@@ -597,22 +621,37 @@ def _evaluate_topics(job: Job, jobs: int, auto: bool, progress: Progress,
     else:
         return outs, classical() if classical is not None else []
     done_here = len(outs)
-    work: list[str | None] = [*([None] if classical is not None else []), *topics[done_here:]]
-    first = 1 if classical is not None else 0
+    # the classical measures in pieces beside the topics: one (None: every
+    # topic) taken first by the worker, or two halves, the first taken by
+    # the worker (it takes items from the front) and the second by this
+    # process (from the back), each over the topics it mostly evaluates:
+    # their ids are split there (a run read in workers keeps them joined
+    # until a process reads them), not in both processes
+    halves = classical.halves() if classical is not None else None
+    pieces: list[tuple[list[str] | None]] = \
+        [] if classical is None else [(None,)] if halves is None else [(halves[0],)]
+    last = [(halves[1],)] if halves is not None else []
+    work: list[str | tuple[list[str] | None]] = [*pieces, *topics[done_here:], *last]
+    first, end = len(pieces), len(work) - len(last)
 
-    def do(item: str | None) -> TopicOutput | ClassicalValues:
-        return evaluate_topic(job, item) if item is not None else classical()  # type: ignore[misc]
+    def do(item: str | tuple[list[str] | None]) -> TopicOutput | ClassicalValues:
+        if isinstance(item, str):
+            return evaluate_topic(job, item)
+        assert classical is not None
+        return classical(item[0])
 
     arrived = [done_here]
 
     def done(i: int) -> None:
-        if i >= first:  # a topic (the classical piece is not one)
+        if first <= i < end:  # a topic (a classical piece is not one)
             arrived[0] += 1
             progress(arrived[0], total)
 
     rest = fork_map(do, work, min(jobs, len(work)), done=done)
-    values = rest[0] if first else []
-    return [*outs, *rest[first:]], values  # type: ignore[list-item,return-value]
+    values: ClassicalValues = rest[0] if pieces else []  # type: ignore[assignment]
+    if last:
+        values = _joined(values, rest[-1])  # type: ignore[arg-type]
+    return [*outs, *rest[first:end]], values  # type: ignore[list-item]
 
 
 def _judged_kinds(store: Store | None, qrels: Qrels) -> tuple[list[str], np.ndarray]:

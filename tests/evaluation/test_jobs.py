@@ -213,8 +213,9 @@ def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monk
                     progress=lambda d, t: calls.append((d, t)))
     pd.testing.assert_frame_equal(one, auto, check_exact=True)
     topics = len(read_qrels(data["qrels"]))
-    # two topics here; the rest in workers, with AP over every topic as one more piece
-    assert forked and forked[0] == topics - 2 + 1
+    # two topics here; the rest in workers, with AP over each half of the topics
+    # as two more pieces (the first for the worker, the last for this process)
+    assert forked and forked[0] == topics - 2 + 2
     assert [d for d, _ in calls] == list(range(topics + 1))
 
 
@@ -295,3 +296,45 @@ def test_the_parent_leaves_the_workers_topics_unsplit(data: dict, monkeypatch) -
     expected = evaluate(data["runs"], data["qrels"], ["PRUM", "AP"], nav=["structural"],
                         store=data["store"], jobs=1)
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+CLASSICAL = ["AP", "P@5", "nDCG@10", "map", "P_10", "num_rel", "num_rel_ret", "recall_10",
+             "Rprec", "bpref"]
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": False}, {"judged_only": True},
+                                     {"max_results": 3}, {"relevance_level": 2}],
+                         ids=["default", "no-c", "J", "M3", "l2"])
+def test_classical_measures_in_two_halves_give_one_calls_values(
+        data: dict, tmp_path: Path, monkeypatch, options: dict) -> None:
+    """With workers, the classical measures are computed in two halves of
+    the topics (the worker's and this process's); the table is the one of
+    ``jobs=1``, where one call computes them over every topic, under every
+    option that changes what a ranking holds.  A run lacking every topic of
+    a half keeps one piece (``_Classical.halves``: a call on empty rankings
+    alone would give no values), as does -J (it may empty a ranking)."""
+    from graphprum import pool
+    from graphprum.evaluation import core
+
+    topics = list(read_qrels(data["qrels"]))
+    lacking = tmp_path / "lacking.txt"  # run 2 without the second half of the topics
+    keep = set(topics[:len(topics) // 2])
+    lacking.write_text("".join(line + "\n" for line in data["runs"][1].read_text().splitlines()
+                               if line.split()[0] in keep))
+    pieces: list[int] = []
+    real = pool.fork_map
+
+    def spy(func, items, jobs, done=None):
+        pieces.append(sum(not isinstance(x, str) for x in items))
+        return real(func, items, jobs, done=done)
+
+    monkeypatch.setattr(core, "fork_map", spy)
+    for runs, halves in ((data["runs"], not options.get("judged_only")),
+                         ([data["runs"][0], lacking], False)):
+        one = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
+                       store=data["store"], jobs=1, **options)
+        two = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
+                       store=data["store"], jobs=2, **options)
+        pd.testing.assert_frame_equal(one, two, check_exact=True)
+        assert pieces.pop() == (2 if halves else 1)
+        assert (one[one.topic == "all"]["value"] > 0).sum() >= len(CLASSICAL)
