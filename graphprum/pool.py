@@ -45,11 +45,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import os
 import pickle
 import struct
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -87,36 +88,35 @@ def cpu_count() -> int:
 
 
 #: The variables that size the BLAS thread pools of numpy and scipy (OpenBLAS,
-#: and MKL or OpenMP builds), read when the library is loaded.
+#: or an MKL or OpenMP build): one set by the user is left as it is.
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 
 
-def share_blas_threads(jobs: int | str, environ: dict[str, str] | None = None) -> int | None:
-    """Before numpy is imported: give each of the ``jobs`` processes of
-    ``--jobs`` (``"auto"``: one per CPU) its share of the CPUs for BLAS
-    threads, as joblib does in its workers; the number, or None where
-    nothing is set (``jobs`` 1, numpy imported already, or the user set one
-    of :data:`BLAS_THREAD_VARIABLES`).
+def single_blas_thread(environ: MutableMapping[str, str] | None = None) -> bool:
+    """Before numpy is imported: one OpenBLAS thread in every process of an
+    evaluation (``OPENBLAS_NUM_THREADS=1``), unless the user set one of
+    :data:`BLAS_THREAD_VARIABLES`; whether it was set (not once numpy is
+    imported: OpenBLAS reads it when it is loaded).
 
-    OpenBLAS starts a thread per CPU, and an idle thread keeps spinning for
-    a while after each call: with every CPU busy evaluating topics, those
-    threads take CPU time from the processes (``eval --jobs 2`` on 2 CPUs:
-    3% slower).  graphprum's BLAS calls are small; they lose nothing.
+    An idle OpenBLAS thread keeps spinning for a while after each call:
+    with every CPU busy evaluating topics (``--jobs``) those threads take
+    CPU time from the processes (``eval --jobs 2`` on 2 CPUs: 3% slower).
+    The count is the same whatever ``--jobs`` says, because OpenBLAS may
+    split a long dot product between its threads, and the sum's rounding
+    follows the split: every ``--jobs`` gives the same table, to the last bit.
+    graphprum's BLAS calls are small; they lose nothing.
 
-    >>> env = {}
-    >>> share_blas_threads(1, env), env
-    (None, {})
+    >>> env = {"OMP_NUM_THREADS": "4"}
+    >>> single_blas_thread(env), env
+    (False, {'OMP_NUM_THREADS': '4'})
     """
     import sys
 
-    environ = os.environ if environ is None else environ  # type: ignore[assignment]
-    most = cpu_count() if jobs == "auto" else int(jobs)
-    if most <= 1 or "numpy" in sys.modules \
-            or any(name in environ for name in BLAS_THREAD_VARIABLES):
-        return None
-    share = max(1, cpu_count() // most)
-    environ["OPENBLAS_NUM_THREADS"] = str(share)
-    return share
+    environ = os.environ if environ is None else environ
+    if "numpy" in sys.modules or any(name in environ for name in BLAS_THREAD_VARIABLES):
+        return False
+    environ["OPENBLAS_NUM_THREADS"] = "1"
+    return True
 
 
 def can_fork() -> bool:
@@ -290,6 +290,8 @@ class _PipeLock:
         import select
 
         deadline = None if timeout is None else time.monotonic() + timeout
+        waiting = select.poll()  # (not select.select: it takes no descriptor >= 1024)
+        waiting.register(self._read, select.POLLIN)
         while True:
             with contextlib.suppress(BlockingIOError):  # another process was first
                 if os.read(self._read, 1):
@@ -297,7 +299,7 @@ class _PipeLock:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return False
-            select.select([self._read], [], [], left)
+            waiting.poll(None if left is None else max(1, math.ceil(left * 1000)))
 
     def release(self) -> None:
         """Give the lock back."""

@@ -452,3 +452,27 @@ def test_the_pipe_lock_and_shared_integers_of_the_workers() -> None:
     assert lock.acquire(timeout=0) is True
     lock.release()
     lock.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc here")
+def test_no_descriptor_is_left_open_by_the_pools() -> None:
+    """Each call makes pipes (the workers' frames, their lock) and closes
+    every one of them in this process, whether it ends well or not."""
+    from graphprum.errors import InputError
+    from graphprum.pool import fork_imap, fork_start
+
+    def bad(x: int) -> int:
+        raise InputError("f", x, "no")
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for _ in range(3):
+        assert fork_map(lambda x: x + 1, list(range(6)), jobs=3) == list(range(1, 7))
+        assert list(fork_imap(lambda x: x * 2, list(range(5)), jobs=2)) == [0, 2, 4, 6, 8]
+        with fork_start(lambda x: -x, [1, 2, 3], jobs=2) as forked:
+            assert forked.wait() == [-1, -2, -3]
+        with pytest.raises(InputError):
+            fork_map(bad, [1, 2, 3], jobs=2)
+    assert open_fds() == before

@@ -26,7 +26,7 @@ import typer
 from graphprum.cli.shared import Progress, note, open_store, state, store_exists
 from graphprum.errors import StoreError
 from graphprum.evaluation.options import EvalOptions
-from graphprum.pool import share_blas_threads
+from graphprum.pool import single_blas_thread
 
 if TYPE_CHECKING:
     from graphprum.store.base import Store
@@ -159,7 +159,7 @@ def eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
         inputs = {name: kwargs.pop(name) for name in _INPUTS}
         values = {name: _from_cli(name, kwargs.pop(name)) for name in _OPTIONS}
         opts = EvalArgs(**inputs, options=EvalOptions.from_keywords(**values))
-        share_blas_threads(opts.options.jobs)  # before numpy is imported
+        single_blas_thread()  # before numpy is imported
         return func(opts=opts, **kwargs)
 
     wrapper.__signature__ = signature  # type: ignore[attr-defined]

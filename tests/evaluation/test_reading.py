@@ -150,8 +150,8 @@ print(json.dumps([*dict.fromkeys(seen), os.environ.get("OPENBLAS_NUM_THREADS")])
 def test_eval_forks_its_readers_before_numpy_is_imported(tmp_path: Path) -> None:
     """The workers that read TREC run files are forked before the command
     imports numpy (they need none), so that reading starts about 40 ms
-    sooner; the table is that of ``--jobs 1``, and the BLAS threads of each
-    process are its share of the CPUs (OPENBLAS_NUM_THREADS, unless set)."""
+    sooner; the table is that of ``--jobs 1``, and every process has one
+    OpenBLAS thread whatever --jobs says (OPENBLAS_NUM_THREADS, unless set)."""
     import json
     import subprocess
     import sys
@@ -172,9 +172,60 @@ def test_eval_forks_its_readers_before_numpy_is_imported(tmp_path: Path) -> None
 
     one, events_one = run("1")
     two, events_two = run("2")
-    share = str(max(1, len(os.sched_getaffinity(0)) // 2))
-    assert events_one == ["numpy", None]  # read here: nothing forked, BLAS as it was
-    assert events_two == ["os.fork", "numpy", share]
+    assert events_one == ["numpy", "1"]  # read here: nothing forked
+    assert events_two == ["os.fork", "numpy", "1"]
     assert two == one and len(one.splitlines()) == 2 * 2 * 13
     env["OPENBLAS_NUM_THREADS"] = "3"  # the user's choice is kept
     assert run("2")[1] == ["os.fork", "numpy", "3"]
+
+
+def test_files_the_fast_reading_refuses_are_read_carefully_by_their_workers(
+        tmp_path: Path, monkeypatch) -> None:
+    """Two files, a worker each: one writes element ids without positions
+    (normalised), the other a 7th field on its lines (ignored, with a note);
+    the fast reading refuses both, so each worker reads its file carefully
+    itself (not the parent after them, one at a time), and the runs are
+    the careful reading's."""
+    a = tmp_path / "a"
+    a.write_text("".join(f"{t} Q0 d{t}#/article/sec[{i}] {i} {9 - i} ta\n"
+                         for t in (1, 2) for i in range(1, 6)))
+    b = tmp_path / "b"
+    b.write_text("".join(f"{t} Q0 x{i} {i} {i / 3} tb extra\n" for t in (1, 2) for i in range(5)))
+    parent_reads: list[object] = []
+    real = reading.RunReading._read
+
+    def spy(self, path):
+        parent_reads.append(path)  # in a worker: its own copy of the list
+        return real(self, path)
+
+    monkeypatch.setattr(reading.RunReading, "_read", spy)
+    with start_reading([(None, a), (None, b)], EvalOptions(), jobs=2) as started:
+        assert [where is not None for _, _, where in started._pieces] == [True, True]
+        runs = started.result()
+    assert parent_reads == []
+    for got, path in zip(runs, (a, b), strict=True):
+        want = read_run(path)
+        assert got.tag == want.tag and got.notes == want.notes
+        assert {t: got.ranked(t) for t in got.topics} == {t: want.ranked(t) for t in want.topics}
+    assert runs[0].ranked("1")[0] == "d1#/article[1]/sec[1]" and runs[1].notes
+
+
+def test_a_run_file_that_cannot_be_read_is_an_error_of_the_result(tmp_path: Path) -> None:
+    """Nothing is read before the fork but the first bytes of plain files:
+    a missing file is the error of :meth:`RunReading.result`, raised where
+    the caller asks for the runs (after its own checks), as with one job;
+    a gzip run is read whole by a worker."""
+    import gzip
+
+    good = _write_run(tmp_path / "good", 3, 5)
+    zipped = tmp_path / "zipped.gz"
+    zipped.write_bytes(gzip.compress(good.read_bytes()))
+    with start_reading([(None, tmp_path / "missing"), (None, zipped)], EvalOptions(),
+                       jobs=2) as started:
+        assert [where for _, _, where in started._pieces] == [None, None]
+        with pytest.raises(InputError) as err:
+            started.result()
+    assert "missing" in str(err.value)
+    with start_reading([(None, zipped), (None, good)], EvalOptions(), jobs=2) as started:
+        runs = started.result()
+    assert runs[0].ranked("2") == runs[1].ranked("2") == read_run(good).ranked("2")
