@@ -383,12 +383,13 @@ class _Classical:
         None when a half could hold only empty rankings of some run (then a
         topic's value can depend on the others': pytrec_eval is not called
         on rankings that are all empty, and fills in none)."""
-        topics, opts = self.job.topics, self.opts
-        if len(topics) < 2 or opts.judged_only or opts.max_results == 0:
+        topics = self.job.topics
+        if len(topics) < 2 or self.opts.judged_only:  # (-J may empty a ranking)
             return None
         half = len(topics) // 2
         parts = (topics[:half], topics[half:])
-        if all(any(t in run.topics for t in part) for part in parts for run in self.job.runs):
+        if all(any(len(run.topics.get(t, ())) for t in part)  # (-M is at least 1)
+               for part in parts for run in self.job.runs):
             return list(parts[0]), list(parts[1])
         return None
 

@@ -37,7 +37,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeGuard
 
-from graphprum.errors import UsageError
+from graphprum.errors import GraphprumError, UsageError
 from graphprum.evaluation.options import AUTO, EvalOptions
 from graphprum.pool import Forked, can_fork, cpu_count, fork_start
 
@@ -149,7 +149,9 @@ class RunReading:
     def _split(self, jobs: int) -> list[_Piece]:
         """What each worker reads: a TREC run file of well-formed lines as one
         or more byte slices (several when there are fewer files than
-        workers), any other file whole."""
+        workers), any other file whole.  Only cheap tests here, before the
+        fork: a file that cannot be read, gzip or standard input is read
+        whole in a worker, whose error :meth:`result` raises."""
         from graphprum.io.trec_slices import is_xml, trec_run_slices
 
         opts = self._options
@@ -158,10 +160,11 @@ class RunReading:
         for k, path in enumerate(self._paths):
             slices = None
             if not opts.trees and not opts.dedup:
-                with contextlib.suppress(OSError, ValueError):
-                    if not is_xml(path):
-                        size = os.stat(path).st_size
-                        slices = trec_run_slices(path, max(1, min(parts, size // SLICE_BYTES)))
+                with contextlib.suppress(OSError, ValueError, GraphprumError):
+                    size = os.stat(path).st_size
+                    slices = trec_run_slices(path, max(1, min(parts, size // SLICE_BYTES)))
+                    if slices is not None and is_xml(path):  # (a plain file: 64 bytes read)
+                        slices = None
             if not slices:
                 pieces.append((k, path, None))
             else:
@@ -169,13 +172,18 @@ class RunReading:
         return pieces
 
     def _read_piece(self, piece: _Piece) -> SliceRun | Run | None:
-        """A whole file's run, or a slice's (None: it needs the careful reading)."""
-        _, path, where = piece
+        """A whole file's run, or a slice's (None: it needs the careful
+        reading, in the parent, which joins the slices).  A file read as one
+        slice that needs it is read carefully here (numpy imported then)."""
+        k, path, where = piece
         if where is None:
             return self._read(path)
         from graphprum.io.trec_slices import read_slice
 
-        return read_slice(path, where[0], where[1], self._options.order)
+        got = read_slice(path, where[0], where[1], self._options.order)
+        if got is None and sum(i == k for i, _, _ in self._pieces) == 1:
+            return self._read(path)  # the file's only piece: its error names the line
+        return got
 
     def _read(self, path: str | os.PathLike[str]) -> Run:
         from graphprum.io.runs import read_run

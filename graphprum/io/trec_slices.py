@@ -39,6 +39,7 @@ from graphprum.io.xpaths import is_positional_id
 
 __all__ = ["SliceRun", "TopicLines", "is_xml", "parse_fast", "read_slice", "trec_run_slices"]
 
+
 class TopicLines:
     """The fields of one topic's lines while reading, in file order."""
 

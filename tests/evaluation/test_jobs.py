@@ -338,3 +338,35 @@ def test_classical_measures_in_two_halves_give_one_calls_values(
         pd.testing.assert_frame_equal(one, two, check_exact=True)
         assert pieces.pop() == (2 if halves else 1)
         assert (one[one.topic == "all"]["value"] > 0).sum() >= len(CLASSICAL)
+
+
+def test_a_half_of_empty_rankings_keeps_the_classical_measures_in_one_piece(
+        data: dict, monkeypatch) -> None:
+    """A run made in Python may hold a topic with no result: when every topic
+    of a half is such, pytrec_eval would not be called on that half (it
+    fails on rankings that are all empty), and num_rel would lose its value;
+    the measures stay one piece, and the table is that of one process."""
+    from graphprum import pool
+    from graphprum.evaluation import core
+    from graphprum.io.ranking import RankedTopic, Run
+
+    topics = list(read_qrels(data["qrels"]))
+    whole = read_run(data["runs"][1])
+    second = set(topics[len(topics) // 2:])
+    empty = Run(tag="empty-half", topics={
+        t: (RankedTopic([], np.zeros(0), np.zeros(0, np.int64)) if t in second
+            else whole.topics[t]) for t in topics})
+    pieces: list[int] = []
+    real = pool.fork_map
+
+    def spy(func, items, jobs, done=None):
+        pieces.append(sum(not isinstance(x, str) for x in items))
+        return real(func, items, jobs, done=done)
+
+    monkeypatch.setattr(core, "fork_map", spy)
+    got = {jobs: evaluate([empty], data["qrels"], ["num_rel", "AP", "PRUM"], nav=["structural"],
+                          store=data["store"], jobs=jobs) for jobs in (1, 2)}
+    pd.testing.assert_frame_equal(got[1], got[2], check_exact=True)
+    assert pieces == [1]
+    num_rel = got[2][(got[2].measure == "num_rel") & got[2].topic.isin(second)]
+    assert len(num_rel) == len(second) and (num_rel["value"] > 0).all()
