@@ -298,6 +298,23 @@ def test_the_parent_leaves_the_workers_topics_unsplit(data: dict, monkeypatch) -
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
+def _classical_pieces(monkeypatch) -> list[int]:
+    """Filled, at each fork of topic workers, with the number of pieces of
+    work that are not topics (the classical measures)."""
+    from graphprum import pool
+    from graphprum.evaluation import core
+
+    pieces: list[int] = []
+    real = pool.fork_map
+
+    def spy(func, items, jobs, done=None):
+        pieces.append(sum(not isinstance(x, str) for x in items))
+        return real(func, items, jobs, done=done)
+
+    monkeypatch.setattr(core, "fork_map", spy)
+    return pieces
+
+
 CLASSICAL = ["AP", "P@5", "nDCG@10", "map", "P_10", "num_rel", "num_rel_ret", "recall_10",
              "Rprec", "bpref"]
 
@@ -313,22 +330,13 @@ def test_classical_measures_in_two_halves_give_one_calls_values(
     option that changes what a ranking holds.  A run lacking every topic of
     a half keeps one piece (``_Classical.halves``: a call on empty rankings
     alone would give no values), as does -J (it may empty a ranking)."""
-    from graphprum import pool
-    from graphprum.evaluation import core
 
     topics = list(read_qrels(data["qrels"]))
     lacking = tmp_path / "lacking.txt"  # run 2 without the second half of the topics
     keep = set(topics[:len(topics) // 2])
     lacking.write_text("".join(line + "\n" for line in data["runs"][1].read_text().splitlines()
                                if line.split()[0] in keep))
-    pieces: list[int] = []
-    real = pool.fork_map
-
-    def spy(func, items, jobs, done=None):
-        pieces.append(sum(not isinstance(x, str) for x in items))
-        return real(func, items, jobs, done=done)
-
-    monkeypatch.setattr(core, "fork_map", spy)
+    pieces = _classical_pieces(monkeypatch)
     for runs, halves in ((data["runs"], not options.get("judged_only")),
                          ([data["runs"][0], lacking], False)):
         one = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
@@ -346,8 +354,6 @@ def test_a_half_of_empty_rankings_keeps_the_classical_measures_in_one_piece(
     of a half is such, pytrec_eval would not be called on that half (it
     fails on rankings that are all empty), and num_rel would lose its value;
     the measures stay one piece, and the table is that of one process."""
-    from graphprum import pool
-    from graphprum.evaluation import core
     from graphprum.io.ranking import RankedTopic, Run
 
     topics = list(read_qrels(data["qrels"]))
@@ -356,14 +362,7 @@ def test_a_half_of_empty_rankings_keeps_the_classical_measures_in_one_piece(
     empty = Run(tag="empty-half", topics={
         t: (RankedTopic([], np.zeros(0), np.zeros(0, np.int64)) if t in second
             else whole.topics[t]) for t in topics})
-    pieces: list[int] = []
-    real = pool.fork_map
-
-    def spy(func, items, jobs, done=None):
-        pieces.append(sum(not isinstance(x, str) for x in items))
-        return real(func, items, jobs, done=done)
-
-    monkeypatch.setattr(core, "fork_map", spy)
+    pieces = _classical_pieces(monkeypatch)
     got = {jobs: evaluate([empty], data["qrels"], ["num_rel", "AP", "PRUM"], nav=["structural"],
                           store=data["store"], jobs=jobs) for jobs in (1, 2)}
     pd.testing.assert_frame_equal(got[1], got[2], check_exact=True)
