@@ -132,7 +132,7 @@ class RunReading:
         for path in self._paths:  # read once, before any worker is forked
             if is_stream(path):
                 read_bytes(path)
-        self._forked: Forked[SliceRun | Run | None] | None = None
+        self._forked: Forked[SliceRun | Run | GraphprumError | None] | None = None
         self._pieces: list[_Piece] = []
         if jobs > 1 and self._paths and can_fork():
             self._pieces = self._split(jobs)
@@ -171,19 +171,24 @@ class RunReading:
                 pieces.extend((k, path, piece) for piece in slices)
         return pieces
 
-    def _read_piece(self, piece: _Piece) -> SliceRun | Run | None:
+    def _read_piece(self, piece: _Piece) -> SliceRun | Run | GraphprumError | None:
         """A whole file's run, or a slice's (None: it needs the careful
         reading, in the parent, which joins the slices).  A file read as one
-        slice that needs it is read carefully here (numpy imported then)."""
+        slice that needs it is read carefully here (numpy imported then).
+        A user's error is returned, not raised: :meth:`_files` raises the
+        first file's, as one process reading the files in order would."""
         k, path, where = piece
-        if where is None:
-            return self._read(path)
-        from graphprum.io.trec_slices import read_slice
+        try:
+            if where is None:
+                return self._read(path)
+            from graphprum.io.trec_slices import read_slice
 
-        got = read_slice(path, where[0], where[1], self._options.order)
-        if got is None and sum(i == k for i, _, _ in self._pieces) == 1:
-            return self._read(path)  # the file's only piece: its error names the line
-        return got
+            got = read_slice(path, where[0], where[1], self._options.order)
+            if got is None and sum(i == k for i, _, _ in self._pieces) == 1:
+                return self._read(path)  # the file's only piece: its error names the line
+            return got
+        except GraphprumError as exc:
+            return exc
 
     def _read(self, path: str | os.PathLike[str]) -> Run:
         from graphprum.io.runs import read_run
@@ -201,9 +206,13 @@ class RunReading:
 
         got = self._forked.wait()
         out: list[Run] = []
-        for k, path in enumerate(self._paths):
+        for k, path in enumerate(self._paths):  # in order: the first file's error first
+            mine = [r for (i, _, _), r in zip(self._pieces, got, strict=True) if i == k]
+            for r in mine:
+                if isinstance(r, GraphprumError):
+                    raise r
             parts = [r if isinstance(r, Run) or r is None else run_of_slice(path, r)
-                     for (i, _, _), r in zip(self._pieces, got, strict=True) if i == k]
+                     for r in mine]
             run = parts[0] if len(parts) == 1 else \
                 merge_run_slices(path, parts, self._options.order)
             out.append(run if run is not None else self._read(path))

@@ -229,3 +229,26 @@ def test_a_run_file_that_cannot_be_read_is_an_error_of_the_result(tmp_path: Path
     with start_reading([(None, zipped), (None, good)], EvalOptions(), jobs=2) as started:
         runs = started.result()
     assert runs[0].ranked("2") == runs[1].ranked("2") == read_run(good).ranked("2")
+
+
+def test_the_first_bad_file_is_the_error_whatever_the_jobs(big_run: Path,
+                                                           tmp_path: Path) -> None:
+    """Two bad files: a big one whose fault (a result repeated at its end)
+    only the parent's careful reading of the joined slices finds, then a
+    small one (a second TAG) or a missing one, each a worker's whole piece:
+    the error is the first file's with any number of jobs, as one process
+    reading them in order reports it."""
+    bad_big = tmp_path / "bad_big"
+    bad_big.write_bytes(big_run.read_bytes() + b"1 Q0 doc-1-00003 9 0.5 sys\n")
+    bad_small = tmp_path / "bad_small"
+    bad_small.write_text("1 Q0 a 1 1 t\n1 Q0 b 2 1 u\n")
+    for second in (bad_small, tmp_path / "missing"):
+        errors = []
+        for jobs in (1, 2, 3, 4):
+            with start_reading([(None, bad_big), (None, second)], EvalOptions(),
+                               jobs=jobs) as started:
+                with pytest.raises(InputError) as err:
+                    started.result()
+            errors.append(str(err.value))
+        assert len(set(errors)) == 1, errors
+        assert "bad_big" in errors[0] and "duplicate result 'doc-1-00003'" in errors[0]
