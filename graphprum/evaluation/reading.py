@@ -208,11 +208,11 @@ class RunReading:
         out: list[Run] = []
         for k, path in enumerate(self._paths):  # in order: the first file's error first
             mine = [r for (i, _, _), r in zip(self._pieces, got, strict=True) if i == k]
+            parts: list[Run | None] = []
             for r in mine:
                 if isinstance(r, GraphprumError):
                     raise r
-            parts = [r if isinstance(r, Run) or r is None else run_of_slice(path, r)
-                     for r in mine]
+                parts.append(r if isinstance(r, Run) or r is None else run_of_slice(path, r))
             run = parts[0] if len(parts) == 1 else \
                 merge_run_slices(path, parts, self._options.order)
             out.append(run if run is not None else self._read(path))
