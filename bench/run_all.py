@@ -550,7 +550,10 @@ NOTES = [
     "path steps once per collection (8% of the tables' time). Earlier (2026-11-27): readers "
     "at a lower priority (no difference), one reader instead of two (3% slower), a thread "
     "draining the readers' pipes (4% slower). --jobs 1 0.88 -> 0.80 s, --jobs 2 0.61 -> "
-    "0.52 s, the ratio 1.44 -> 1.53x.",
+    "0.52 s, the ratio 1.44 -> 1.53x. Six runs of bench/startup.py on 2026-11-28 after "
+    "the last change gave 1.495, 1.497, 1.498, 1.51, 1.529 and 1.549 (median 1.50; the "
+    "three lowest on a busier machine, --jobs 1 at 0.91-0.93 s): at the target, with no "
+    "margin; what --jobs 2 still does twice is listed above.",
     "- *Graph build* (`load` with the graph for `query`): the units, attributes and edges "
     "are copied into LadybugDB from Arrow tables (the stored string columns handed over "
     "without a copy, tags, label paths and documents as dictionary arrays), each made in "
