@@ -16,9 +16,9 @@ import typer
 from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.cli.shared import (
-    Digits,
     app,
     choose_format,
+    digits_option,
     note,
     nothing_left_to_finish,
     user_errors,
@@ -29,6 +29,9 @@ from graphprum.errors import UsageError
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
 #: eval's formats: those and trec_eval's three columns.
 EVAL_FORMATS = (*FORMATS, "trec")
+#: ``--digits`` of eval, and of compare (FORMATS, no trec).
+EvalDigits = digits_option(EVAL_FORMATS)
+CompareDigits = digits_option(FORMATS)
 Format = Annotated[str | None, typer.Option(
     "--format", "-f",
     help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown; "
@@ -110,7 +113,7 @@ def eval_command(
                                 "'graphprum measures NAME' describes one.",
         callback=measure_help, is_eager=True)] = None,
     fmt: EvalFormat = None,
-    digits: Digits = 4,
+    digits: EvalDigits = 4,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="Per-topic rows too.")]
     = False,
     no_summary: Annotated[bool, typer.Option(
@@ -189,7 +192,7 @@ def compare_command(
     permutations: Permutations = 2**17,
     samples: Samples = 10_000,
     fmt: Format = None,
-    digits: Digits = 4,
+    digits: CompareDigits = 4,
 ) -> None:
     """Paired significance tests between runs over topics.
 

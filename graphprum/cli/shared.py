@@ -202,10 +202,23 @@ def format_option(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> Any
         f"(tsv, csv and json at full precision).{' ' + more if more else ''}")]
 
 
-#: The ``--digits`` option: decimals of the formats for people.
-Digits = Annotated[int, typer.Option(
-    "--digits", min=0, max=17, help="Decimals shown by the formats for people (table, "
-    "latex, markdown; default 4, as trec_eval); tsv, csv and json keep full precision.")]
+#: The formats whose numbers are rounded to ``--digits``.
+ROUNDED_FORMATS = ("table", "latex", "markdown")
+
+
+def digits_option(formats: Sequence[str] = TABLE_FORMATS) -> Any:
+    """The ``--digits`` option of a command that prints ``formats``: its help
+    names the formats for people among them."""
+    rounded = ", ".join(f for f in formats if f in ROUNDED_FORMATS)
+    kept = ", ".join(f for f in formats if f in ("tsv", "csv", "json"))
+    trec = "; trec prints trec_eval's own" if "trec" in formats else ""
+    return Annotated[int, typer.Option(
+        "--digits", min=0, max=17, help=f"Decimals shown by the formats for people "
+        f"({rounded}; default 4, as trec_eval); {kept} keep full precision{trec}.")]
+
+
+#: The ``--digits`` option of a command printing :data:`TABLE_FORMATS`.
+Digits = digits_option()
 
 
 class Progress:

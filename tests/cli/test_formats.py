@@ -173,3 +173,21 @@ def test_undecodable_file_name_bytes_print_as_escapes() -> None:
     assert list(csv.reader(io.StringIO(shown["csv"])))[1] == ["a\\xffb"]
     assert json.loads(shown["json"]) == [{"name": "a\\xffb"}]
     assert "a\\xffb" in shown["table"]
+
+
+@pytest.mark.parametrize("command, rounded, more", [
+    (["eval"], ["table", "latex", "markdown"], "trec prints trec_eval's own"),
+    (["compare"], ["table", "latex", "markdown"], ""),
+    (["query"], ["table"], ""),
+    (["summary", "show"], ["table"], ""),
+])
+def test_digits_help_names_the_commands_own_formats(command: list[str], rounded: list[str],
+                                                   more: str) -> None:
+    """``--digits`` rounds the formats for people a command prints, and its
+    help names those (query prints no latex)."""
+    text = " ".join(runner.invoke(app, [*command, "--help"], terminal_width=400).stdout.split())
+    start = text.index("--digits")
+    help_ = text[start:text.index("[default: 4", start)]
+    assert f"({', '.join(rounded)}; default 4" in help_
+    assert ("latex" in help_) == ("latex" in rounded)
+    assert (more in help_) if more else ("trec" not in help_.replace("trec_eval", ""))

@@ -246,9 +246,8 @@ def test_the_first_bad_file_is_the_error_whatever_the_jobs(big_run: Path,
         errors = []
         for jobs in (1, 2, 3, 4):
             with start_reading([(None, bad_big), (None, second)], EvalOptions(),
-                               jobs=jobs) as started:
-                with pytest.raises(InputError) as err:
-                    started.result()
+                               jobs=jobs) as started, pytest.raises(InputError) as err:
+                started.result()
             errors.append(str(err.value))
         assert len(set(errors)) == 1, errors
         assert "bad_big" in errors[0] and "duplicate result 'doc-1-00003'" in errors[0]
