@@ -8,7 +8,8 @@ and the T2I measures are computed over submitted runs.
 The Python API (docs/python.md): :func:`open_store` returns a
 :class:`~graphprum.collection.Collection` (load, look, query, summarise);
 :func:`evaluate` returns a tidy DataFrame ``run, measure, topic, value``;
-:func:`compare` tests differences between runs; :func:`plot` draws curves
+:func:`compare` tests differences between runs; :func:`intervals` gives each
+run's mean with a bootstrap confidence interval; :func:`plot` draws curves
 (a matplotlib Figure); :func:`report` writes one HTML page; :func:`focus_run`
 removes overlapping results from a run and :func:`check_run` lists what
 breaks an INEX task's rules.  Options of an
@@ -24,7 +25,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from graphprum.api import compare, evaluate, plot, report
+from graphprum.api import compare, evaluate, intervals, plot, report
 from graphprum.version import __version__
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from graphprum.focus import Focused, RunArg, Violation
 
 __all__ = ["EvalOptions", "__version__", "check_run", "compare", "evaluate", "focus_run",
-           "open_store", "plot", "report"]
+           "intervals", "open_store", "plot", "report"]
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *,
