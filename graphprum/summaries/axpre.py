@@ -59,6 +59,8 @@ The tree of SR Fig. 2 (tags abbreviated as in the paper):
 'S3'
 >>> (s.pi * 32).round(6).tolist()   # count weights: edge counts 1, 3, 6, 2, 1, 3
 [2.0, 4.0, 11.0, 6.0, 2.0, 4.0, 3.0]
+>>> s
+<Summary p* (weight count): 7 partitions, 6 edges, 17 elements>
 >>> len(build_summary(UnitTable.from_tree("book", tags, parents), "p*|c").partitions)
 8
 """
@@ -67,7 +69,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -98,7 +100,7 @@ def normalise_axpre(text: str) -> str:
     return canon
 
 
-@dataclass
+@dataclass(repr=False)
 class Summary:
     """An AxPRE partition of the XML elements and its summary graph.
 
@@ -137,6 +139,20 @@ class Summary:
 
     def __len__(self) -> int:
         return len(self.partitions)
+
+    def __repr__(self) -> str:
+        """One line: the AxPRE, the weighting, and the sizes (the arrays are
+        attributes: ``partitions``, ``edges``, ``pi``)."""
+        return (f"<Summary {self.axpre} (weight {self.weight}): {len(self):,} partitions, "
+                f"{len(self.edges):,} edges, {int((self.membership >= 0).sum()):,} elements>")
+
+    def to_networkx(self) -> Any:
+        """The summary graph as a :class:`networkx.DiGraph`: partitions with
+        ``tag``, ``key``, ``extent``, ``length`` and ``pi``, edges with
+        ``count`` and ``length`` (:func:`graphprum.graphs.summary_graph`)."""
+        from graphprum.graphs import summary_graph  # networkx: only notebooks' graphs need it
+
+        return summary_graph(self)
 
     @property
     def sids(self) -> list[str]:
