@@ -579,6 +579,39 @@ NOTES = [
     "1.15-1.22x on 2026-11-27 (Intel Xeon) with the same code; the script now builds only "
     "the command it runs (4 ms instead of 12) and a classical measure imports none of the "
     "families' modules (10 ms), which brought it to 1.08x on that machine.",
+    "- *The README's figures and their history* (measured on the project's 2-core machine up "
+    'to 2026-11-28; moved here from the README, which keeps a few headline ratios): '
+    '`graphprum eval` of a one-line run (whole process): 0.11-0.13 s (0.86-0.98 s before '
+    'issue 24); `--version` 0.08 s; classical PRUM vs `ir_measures QRELS RUN AP`, 100 topics '
+    'x 1,000 results, whole processes: 0.96-0.99x the time of AP (3.4x before issue 24); AP, '
+    'P@10, nDCG@10 through `graphprum eval` vs the same `ir_measures` command: 1.07-1.09x '
+    '(the script builds only the command it runs; 1.15-1.22x before that on this machine); '
+    'classical measures in one process, 100 x 1,000 (see Peers in `bench/RESULTS.md`): AP '
+    '0.94-1.00x ir_measures; map 1.56-1.70x pytrec_eval; AP, P@10, nDCG@10 0.94-0.96x ranx '
+    '(after its numba compile; 0.05x its whole process); structural PRUM vs classical PRUM: '
+    '1.22-1.50x; `--jobs 2` vs `--jobs 1`, one run of 114 topics x 1,500 results, structural:'
+    ' 0.52 s with `--jobs 2`, 0.80 s with `--jobs 1`: 1.53x; 1.495-1.549x over six runs, '
+    "median 1.50x (the run's readers forked before numpy, one OpenBLAS thread per process, "
+    'the classical measures in two halves; 0.61 and 0.88 s, 1.44x, before; 1.12x before issue'
+    ' 24); INEX 2006-shaped tenth (5.2M elements): 7 measures x 20 runs x 114 topics: 11.1 s '
+    'with `--jobs 2`, 19.5 s with `--jobs 1` (1.77x; 11.8-12.3 and 20.3-20.6 s before); XML '
+    'load into the embedded store (files parsed in one worker per CPU, the default): 364-413k'
+    ' elements/s on 625k elements, 2.15-2.3x a bare lxml iterparse pass (3.3-3.4x in one '
+    'process), 0.50-0.52x a networkx DiGraph of the same elements; 339-382k elements/s on '
+    "5.2M (best of 3; single loads 14.2-21.1 s: the shared machine's noise); peak memory "
+    '38-110 bytes per element in the loading process; the same with the LadybugDB graph for '
+    '`query` written: 156-184k elements/s on 625k elements, 4.8-5.4x a bare iterparse pass; '
+    '159-175k elements/s on 5.2M (best of 3 loads, 14.3-15.3 s, plus best of 3 graph builds, '
+    '15.3-17.2 s: single runs of either varied by up to a third on the shared machine; the '
+    "graph took 24.6 s before it was copied from Arrow); the graph's build peaks at 332-334 "
+    'bytes per element on 5.2M and 802-815 on 625k; opened store: ~54 bytes per element '
+    '(memory-mapped columns); `summary build p*` on 5.2M elements: 3.1-3.4 s; `graphprum '
+    'query` on 298k PLOS elements (whole process): 0.18-0.27 s, 0.26-0.34x the same Cypher on'
+    ' FalkorDB; 0.19-0.46 s on 3M generated elements (the same code measured faster on '
+    '2026-11-28: the shared machine was quieter); Bolt load into FalkorDB: bulk 92-100k '
+    'elements/s; MERGE batches 2.8-3.4x (Redis port) and 5.9-7.1x (Bolt) the bulk time; Bolt '
+    'loads (docs/bolt.md): 45,000-71,000 elements/s into an empty local FalkorDB, '
+    '16,000-28,000 into one that holds a collection.',
 ]
 
 

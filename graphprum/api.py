@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from graphprum.evaluation.rows import ResultRows
     from graphprum.store.base import Store
 
-__all__ = ["compare", "evaluate", "plot", "report"]
+__all__ = ["compare", "evaluate", "intervals", "plot", "report"]
 
 Warn = Callable[[str], None]
 #: ``progress(done, total)``: topics done (fractions during simulations) of all.
@@ -238,6 +238,49 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
                             permutations=PERMUTATIONS if permutations is None else permutations,
                             samples=BOOTSTRAP_SAMPLES if samples is None else samples,
                             warn=warn)
+
+
+def intervals(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
+              method: str = "bca", confidence: float = 0.95, samples: int | None = None,
+              seed: int = 0) -> pd.DataFrame:
+    """Each run's mean over topics per measure, with a bootstrap confidence interval.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        What :func:`evaluate` returned, with per-topic rows.
+    measures : str, ir_measures measure, or a list of them, optional
+        The measures (default: every measure of ``results``).
+    method : {"bca", "percentile", "none"}
+        Bias-corrected and accelerated (the default) or percentile bootstrap
+        interval (:mod:`graphprum.significance`); ``none``: means only.
+    confidence : float
+        Confidence level.
+    samples : int, optional
+        Bootstrap resamples (default 10,000).
+    seed : int
+        Seed of the resamples (every interval is drawn from it alone).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measure and run: ``measure, run, mean, ci_low, ci_high,
+        n_topics, method, confidence``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [("a", "AP", f"t{i}", v) for i, v in enumerate([.1, .4, .2, .9, .3])]
+    >>> ci = intervals(pd.DataFrame(rows, columns=["run", "measure", "topic", "value"]))
+    >>> ci[["run", "measure", "mean", "method"]].values.tolist()
+    [['a', 'AP', 0.38, 'bca']]
+    """
+    from graphprum.significance import BOOTSTRAP_SAMPLES
+    from graphprum.significance import intervals as run_intervals
+
+    return run_intervals(results, _result_measures(results, measures), method=method,
+                         confidence=confidence,
+                         samples=BOOTSTRAP_SAMPLES if samples is None else samples, seed=seed)
 
 
 def _result_measures(results: pd.DataFrame, measures: MeasuresLike | None) -> list[str]:

@@ -15,8 +15,13 @@ Examples
 >>> c.query("MATCH (t:Unit {tag: $tag}) RETURN t.uid AS uid, t.text AS text",
 ...         tag="title").to_dict("records")
 [{'uid': 'x#/a[1]/sec[1]/title[1]', 'text': 'Methods'}]
->>> c.show("x#/a[1]/sec[1]")["children"][0]["id"]
-'x#/a[1]/sec[1]/title[1]'
+>>> unit = c.show("x#/a[1]/sec[1]")
+>>> unit
+<x#/a[1]/sec[1]: element <sec>, length 7, 1 child, 0 out-links, 0 in-links>
+>>> unit["length"], unit["children"][0]["id"]
+(7.0, 'x#/a[1]/sec[1]/title[1]')
+>>> list(c.document_graph("x").edges)
+[('x#/a[1]', 'x#/a[1]/sec[1]'), ('x#/a[1]/sec[1]', 'x#/a[1]/sec[1]/title[1]')]
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 from graphprum import loading
 from graphprum.errors import UsageError
+from graphprum.floats import json_value, readable
 from graphprum.store.base import Store
 
 if TYPE_CHECKING:
+    import networkx as nx
     import pandas as pd
 
     from graphprum.evaluation.inputs import MeasuresLike, QrelsLike, RunsLike
@@ -37,6 +44,20 @@ if TYPE_CHECKING:
     from graphprum.units import LoadReport
 
 PathLike = str | os.PathLike[str]
+
+
+class UnitInfo(dict[str, Any]):
+    """What :meth:`Collection.show` returns: one mapping of the unit's fields
+    (``id``, ``kind``, ``tag``, ``length``, ``text``, ``attributes``, ...)
+    and its neighbourhood (``ancestors``, ``children``, ``out_links``,
+    ``in_links``, ``partitions``), printed as one line."""
+
+    def __repr__(self) -> str:
+        n = len(self.get("children", []))
+        return (f"<{self['id']}: {self['kind']} <{self['tag']}>, length "
+                f"{readable(self['length'])}, {n} {'child' if n == 1 else 'children'}, "
+                f"{len(self.get('out_links', []))} out-links, "
+                f"{len(self.get('in_links', []))} in-links>")
 
 
 def _paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
@@ -104,11 +125,31 @@ class Collection:
         """Counts per kind, documents, links, summaries, format."""
         return self.store.info()
 
-    def show(self, uid: str) -> dict[str, Any]:
-        """A unit with its ancestors, children, links and partitions."""
+    def show(self, uid: str) -> UnitInfo:
+        """A unit's fields with its ancestors, children, links and partitions,
+        in one mapping (:class:`UnitInfo`)."""
         from graphprum.inspect import describe_unit
 
-        return describe_unit(self.store, uid)
+        found = describe_unit(self.store, uid)
+        unit = {k: json_value(v) for k, v in found.pop("unit").items()}
+        return UnitInfo({**unit, **found})
+
+    def document_graph(self, doc: str) -> nx.DiGraph:
+        """Document ``doc``'s element tree as a :class:`networkx.DiGraph`
+        (:func:`graphprum.graphs.document_graph`)."""
+        from graphprum.graphs import document_graph  # networkx: only these graphs need it
+
+        return document_graph(self.store, doc)
+
+    def link_graph(self, units: str | Iterable[str] | None = None, *, hops: int = 1,
+                   undirected: bool = False) -> nx.DiGraph:
+        """The LINK graph, or the ``hops``-link neighbourhood of ``units`` (one
+        id or several), as a :class:`networkx.DiGraph`
+        (:func:`graphprum.graphs.link_graph`)."""
+        from graphprum.graphs import link_graph  # networkx: only these graphs need it
+
+        return link_graph(self.store, [units] if isinstance(units, str) else units, hops=hops,
+                          undirected=undirected)
 
     def units(self, ids: str | Iterable[str]) -> pd.DataFrame:
         """The fields of some units (one id, or several), one row each."""

@@ -176,13 +176,14 @@ def per_topic_tables(df: pd.DataFrame) -> str:
 def comparison_table(res: pd.DataFrame) -> str:
     """Significance tests (:func:`graphprum.significance.compare` rows) as an HTML table."""
     rows = []
-    for r in res.itertuples(index=False):
-        sig = "sig" if r.significant else ""
-        rows.append([(r.measure, ""), (str(r.run_a), ""), (str(r.run_b), ""),
-                     (fixed(r.mean_a), ""), (fixed(r.mean_b), ""), (fixed(r.diff, sign=True), sig),
-                     (fixed(r.effect_size, 2), ""), (f"{r.wins}/{r.losses}/{r.ties}", ""),
-                     (p_value(r.p_value), ""), (p_value(r.p_adjusted), sig),
-                     ("*" if r.significant else "", sig)])
+    for r in res.to_dict("records"):
+        sig = "sig" if r["significant"] else ""
+        rows.append([(str(r["measure"]), ""), (str(r["run_a"]), ""), (str(r["run_b"]), ""),
+                     (fixed(r["mean_a"]), ""), (fixed(r["mean_b"]), ""),
+                     (fixed(r["diff"], sign=True), sig), (fixed(r["effect_size"], 2), ""),
+                     (f"{r['wins']}/{r['losses']}/{r['ties']}", ""),
+                     (p_value(r["p_value"]), ""), (p_value(r["p_adjusted"]), sig),
+                     ("*" if r["significant"] else "", sig)])
     return _table(["measure", "run A", "run B", "mean A", "mean B", "A − B", "d_z",
                    "W/L/T", "p", "p adj.", "sig."], rows, numeric_from=3)
 

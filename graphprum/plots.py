@@ -160,7 +160,7 @@ def plot_curves(df: pd.DataFrame, kinds: Sequence[str], *, ks: Sequence[int] | N
     return fig
 
 
-def _panel(ax: Axes, kind: str, values: dict, runs: list[str],
+def _panel(ax: Axes, kind: str, values: dict[tuple[str, str], float], runs: list[str],
            ks: Sequence[int] | None) -> None:
     s, how = curve(kind)
     names = curve_measures(kind, ks)

@@ -32,6 +32,28 @@ p-values of one call (one measure, all compared pairs) are corrected for
 multiple comparisons by Holm's step-down method (default), Bonferroni, or
 not at all; a difference is *significant* when the corrected p < ``alpha``.
 
+Confidence intervals of each run's mean over topics (:func:`intervals`)
+come from ``B`` bootstrap resamples of its per-topic values
+(:func:`scipy.stats.bootstrap`), by one of
+
+``bca``
+    the bias-corrected and accelerated interval (Efron & Tibshirani 1993,
+    §14.3; the default): the percentiles of the resampled means moved by the
+    bias ``z0 = Φ⁻¹(share of resampled means below the mean)`` and the
+    acceleration ``a`` (the skewness of the jackknife means).  Per-topic
+    values of a retrieval measure are bounded and skewed (many topics near
+    0, a few near 1): BCa is second-order accurate there, where the plain
+    percentile interval is only first-order accurate and too narrow on the
+    long side.
+``percentile``
+    the ``(1 - confidence)/2`` and ``(1 + confidence)/2`` percentiles of the
+    resampled means.
+
+Every interval is drawn with a generator seeded by ``seed`` alone, so a
+run's interval does not depend on which other runs or measures are in the
+table; values that are all equal (or a single topic) give the interval
+``[mean, mean]``.
+
 Examples
 --------
 >>> import pandas as pd
@@ -64,6 +86,11 @@ CORRECTIONS = ("holm", "bonferroni", "none")
 PERMUTATIONS = 2**17
 #: Default number of bootstrap resamples.
 BOOTSTRAP_SAMPLES = 10_000
+#: How :func:`intervals` computes a confidence interval (module notes); ``none``: not at all.
+INTERVALS = ("bca", "percentile", "none")
+#: Columns of the DataFrame :func:`intervals` returns.
+INTERVAL_COLUMNS = ["measure", "run", "mean", "ci_low", "ci_high", "n_topics", "method",
+                    "confidence"]
 #: Columns of the DataFrame :func:`compare` returns.
 COLUMNS = ["measure", "run_a", "run_b", "mean_a", "mean_b", "diff", "test", "statistic",
            "p_value", "p_adjusted", "significant", "effect_size", "ci_low", "ci_high",
@@ -138,16 +165,8 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
         run a, the number of topics and whether p is exact.
     """
     check_options(test, correction, alpha, permutations, samples)
-    sub = df[(df["measure"] == measure) & (df["topic"] != "all")]
-    if sub.empty:
-        if (df["measure"] == measure).any():
-            raise UsageError(f"no per-topic values of {measure} to compare (evaluate with "
-                             f"per-topic rows)")
-        known = ", ".join(dict.fromkeys(df["measure"]))
-        raise UsageError(f"measure {measure!r} is not in the results; they hold {known}")
-    table = sub.pivot_table(index="topic", columns="run", values="value", aggfunc="first",
-                            sort=False)
-    names = list(runs) if runs is not None else list(dict.fromkeys(sub["run"]))
+    table = _per_topic(df, measure)
+    names = list(runs) if runs is not None else list(table.columns)
     for r in [*names, *([baseline] if baseline else [])]:
         if r not in table.columns:
             raise UsageError(f"run {r!r} is not in the results; runs: "
@@ -176,12 +195,104 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
     return out
 
 
+def _per_topic(df: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """The per-topic values of ``measure``: topics as rows, runs as columns
+    in the order they appear."""
+    sub = df[(df["measure"] == measure) & (df["topic"] != "all")]
+    if sub.empty:
+        if (df["measure"] == measure).any():
+            raise UsageError(f"no per-topic values of {measure} to compare (evaluate with "
+                             f"per-topic rows)")
+        known = ", ".join(dict.fromkeys(df["measure"]))
+        raise UsageError(f"measure {measure!r} is not in the results; they hold {known}")
+    table = sub.pivot_table(index="topic", columns="run", values="value", aggfunc="first",
+                            sort=False)
+    return table[list(dict.fromkeys(sub["run"]))]
+
+
 def compare_measures(df: pd.DataFrame, measures: Sequence[str], **options: Any,
                      ) -> pd.DataFrame:
     """:func:`compare` for each of ``measures``, the rows of all in one table
     (the correction applies per measure)."""
     parts = [compare(df, m, **options) for m in measures]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+
+
+def intervals(df: pd.DataFrame, measures: str | Sequence[str], *, method: str = "bca",
+              confidence: float = 0.95, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0,
+              runs: Sequence[str] | None = None) -> pd.DataFrame:
+    """Each run's mean over topics on each measure, with a bootstrap
+    confidence interval (module notes).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        An evaluation with per-topic rows (``all`` rows are ignored).
+    measures : str or sequence of str
+        The measures, as named in ``df``.
+    method : {"bca", "percentile", "none"}
+        The interval (``none``: means only, NaN bounds, no resampling).
+    confidence : float
+        Confidence level in (0, 1).
+    samples : int
+        Bootstrap resamples.
+    seed : int
+        Seed of every interval's resamples.
+    runs : sequence of str, optional
+        Restrict to these runs (in this order).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measure and run, :data:`INTERVAL_COLUMNS`: the mean of
+        the per-topic values, ``ci_low``, ``ci_high``, the number of topics,
+        the method and the confidence level.
+
+    Examples
+    --------
+    >>> rows = [("a", "AP", f"t{i}", v) for i, v in enumerate([.1, .4, .2, .9, .3])]
+    >>> df = pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+    >>> ci = intervals(df, "AP", method="percentile", samples=2000)
+    >>> ci[["run", "mean", "n_topics"]].values.tolist()
+    [['a', 0.38, 5]]
+    >>> bool(0.1 < ci.ci_low[0] < 0.38 < ci.ci_high[0] < 0.9)
+    True
+    """
+    if method not in INTERVALS:
+        raise UsageError(f"unknown confidence interval {method!r}; choose {', '.join(INTERVALS)}")
+    if not 0 < confidence < 1:
+        raise UsageError(f"confidence must be in (0, 1), got {confidence}")
+    if samples < 1:
+        raise UsageError("samples must be >= 1")
+    rows = []
+    for measure in [measures] if isinstance(measures, str) else measures:
+        table = _per_topic(df, measure)
+        names = list(runs) if runs is not None else list(table.columns)
+        for run in names:
+            if run not in table.columns:
+                raise UsageError(f"run {run!r} is not in the results; runs: "
+                                 + ", ".join(map(str, table.columns)))
+            values = table[run].dropna().to_numpy(float)
+            low, high = _interval(values, method, confidence, samples, seed)
+            rows.append([measure, run, float(values.mean()) if len(values) else math.nan, low,
+                         high, len(values), method, confidence])
+    return pd.DataFrame(rows, columns=INTERVAL_COLUMNS)
+
+
+def _interval(values: np.ndarray, method: str, confidence: float, samples: int,
+              seed: int) -> tuple[float, float]:
+    """The bootstrap interval of the mean of ``values``."""
+    if method == "none" or len(values) == 0:
+        return math.nan, math.nan
+    if _constant(values):  # every resample has the same mean (BCa's a would be 0/0)
+        return float(values.mean()), float(values.mean())
+    import scipy.stats  # only here: importing it takes about 0.5 s
+
+    res = scipy.stats.bootstrap((values,), np.mean, n_resamples=samples,
+                                confidence_level=confidence,
+                                method="BCa" if method == "bca" else method,
+                                rng=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 def describe_test(test: str, *, correction: str, alpha: float, seed: int,
@@ -196,7 +307,8 @@ def describe_test(test: str, *, correction: str, alpha: float, seed: int,
 
 
 def _pair(measure: str, a: str, b: str, x: np.ndarray, y: np.ndarray, test: str,
-          rng: np.random.Generator, permutations: int, samples: int, alpha: float) -> list:
+          rng: np.random.Generator, permutations: int, samples: int, alpha: float,
+          ) -> list[object]:
     d = x - y
     n = len(d)
     mean = float(d.mean())
@@ -321,7 +433,7 @@ def adjust(p: np.ndarray, correction: str) -> np.ndarray:
     if correction == "none" or m == 0:
         return p.copy()
     if correction == "bonferroni":
-        return np.minimum(p * m, 1.0)
+        return np.asarray(np.minimum(p * m, 1.0))
     if correction != "holm":
         raise UsageError(f"unknown correction {correction!r}; choose {', '.join(CORRECTIONS)}")
     order = np.argsort(p, kind="stable")
@@ -334,20 +446,23 @@ def adjust(p: np.ndarray, correction: str) -> np.ndarray:
 # ------------------------------------------------------------------ output
 def _grid(res: pd.DataFrame, digits: int = DIGITS,
           ) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
-    """Human table of comparisons: significant rows' corrected p in bold, with ``*``."""
+    """Human table of comparisons: a significant row's difference and corrected
+    p in bold, the p followed by ``*``."""
     header = ["measure", "run A", "run B", "mean A", "mean B", "diff", "d_z", "W/L/T", "p",
-              "p adj.", ""]
-    rows, bold = [], set()
-    for i, r in enumerate(res.itertuples(index=False)):
-        rows.append([r.measure, str(r.run_a), str(r.run_b), fixed(r.mean_a, digits),
-                     fixed(r.mean_b, digits), fixed(r.diff, digits, sign=True),
-                     fixed(r.effect_size, min(digits, 2)), f"{r.wins}/{r.losses}/{r.ties}",
-                     p_value(r.p_value, digits), p_value(r.p_adjusted, digits),
-                     "*" if r.significant else ""])
-        if r.significant:
+              "p adj."]
+    rows: list[list[str]] = []
+    bold: set[tuple[int, int]] = set()
+    for i, r in enumerate(res.to_dict("records")):
+        rows.append([str(r["measure"]), str(r["run_a"]), str(r["run_b"]),
+                     fixed(r["mean_a"], digits), fixed(r["mean_b"], digits),
+                     fixed(r["diff"], digits, sign=True),
+                     fixed(r["effect_size"], min(digits, 2)),
+                     f"{r['wins']}/{r['losses']}/{r['ties']}", p_value(r["p_value"], digits),
+                     p_value(r["p_adjusted"], digits) + ("*" if r["significant"] else "")])
+        if r["significant"]:
             bold.add((i, 9))
             bold.add((i, 5))
-    return header, rows, bold, "lll" + "r" * 7 + "l"
+    return header, rows, bold, "lll" + "r" * 7
 
 
 def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float = 0.05,
@@ -356,8 +471,8 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
 
     tsv/csv/json carry every column (:data:`COLUMNS`, with a header) at full
     precision; the table formats show one line per pair with ``digits``
-    decimals (d_z with at most 2), ``*`` marking differences significant
-    after correction.  Numbers follow :mod:`graphprum.floats`.
+    decimals (d_z with at most 2), ``*`` after the corrected p of a
+    difference significant after correction.  Numbers follow :mod:`graphprum.floats`.
     """
     from graphprum.results import FORMATS, latex_table, markdown_table
 

@@ -265,8 +265,23 @@ def test_comparison_table_marks_significance() -> None:
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("| measure | run A | run B |")
     # A vs B: 12 wins of 12, exact p = 2 / 4096, Holm x 2; `*` escaped for markdown
-    assert lines[2].endswith("| 12/0/0 | 0.0005 | **0.0010** | \\* |")
-    assert lines[3].endswith("|  |")  # C vs B: not significant, no mark
+    assert lines[2].endswith("| 12/0/0 | 0.0005 | **0.0010\\*** |")
+    assert lines[3].endswith("0 |") and "*" not in lines[3]  # C vs B: not significant
     out = io.StringIO()
     write_comparison(res, "table", out)
     assert "p adj. < 0.05" in out.getvalue()
+
+
+def test_the_comparison_table_ends_with_its_last_column() -> None:
+    """No empty column after p adj. (issue 41): the header's last cell is
+    'p adj.', and no line ends in a column rule."""
+    a = np.linspace(0.2, 0.8, 12)
+    res = compare(frame({"A": a + 0.2, "B": a}), "AP")
+    for fmt in ("table", "markdown", "latex"):
+        out = io.StringIO()
+        write_comparison(res, fmt, out)
+        text = out.getvalue()
+        assert all(not line.rstrip().endswith(("┃", "│", "| |", "&")) for line in
+                   text.splitlines()), text
+    header = text.splitlines()[2]
+    assert header.endswith(r"p adj. \\"), header

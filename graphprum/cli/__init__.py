@@ -36,7 +36,7 @@ __all__ = ["COMMANDS", "app", "command_named", "main", "main_options", "script",
 COMMANDS: dict[str, str] = {
     "info": "browse", "show": "browse", "nav": "browse", "measures": "measures",
     "eval": "evaluate", "compare": "evaluate", "plot": "evaluate", "report": "evaluate",
-    "query": "query", "copy": "query", "load": "load", "server": "server",
+    "query": "query", "copy": "query", "load": "load", "runs": "runs", "server": "server",
     "summary": "summary",
 }
 

@@ -53,7 +53,19 @@ Seed = Annotated[int, typer.Option(help="Seed of randomization / bootstrap sampl
 Permutations = Annotated[int, typer.Option(
     help="Sign vectors of the randomization test (enumerated exactly when 2^topics is "
          "not larger).")]
-Samples = Annotated[int, typer.Option(help="Bootstrap resamples.")]
+Samples = Annotated[int, typer.Option(
+    help="Bootstrap resamples (of the bootstrap test and of the confidence intervals).")]
+#: compare's layouts (graphprum.runs_table for "runs").
+VIEWS = ("pairs", "runs")
+View = Annotated[str, typer.Option(
+    help="pairs (default): one row per pair of runs and measure, with the tests; runs: one "
+         "row per run and a column per measure, as ranx prints it: the best mean in bold, "
+         "a superscript letter for each run it is significantly better than, and the "
+         "mean's confidence interval.")]
+Interval = Annotated[str, typer.Option(
+    "--ci", help="Confidence interval of each run's mean (--view runs): bca (default; "
+    "bias-corrected and accelerated bootstrap), percentile (bootstrap) or none; at "
+    "level 1 - alpha, from --samples resamples seeded by --seed.")]
 Ranks = Annotated[str | None, typer.Option(
     "--ranks", "-k", help="Ranks of gain curves: 1-50 (default), or a list like 1,5,10,20.")]
 
@@ -191,6 +203,8 @@ def compare_command(
     seed: Seed = 0,
     permutations: Permutations = 2**17,
     samples: Samples = 10_000,
+    view: View = "pairs",
+    ci: Interval = "bca",
     fmt: Format = None,
     digits: CompareDigits = 4,
 ) -> None:
@@ -198,15 +212,21 @@ def compare_command(
 
     One row per pair of runs (or per run against --baseline): means, the
     difference, effect size d_z, wins/losses/ties, p and the corrected p;
-    '*' marks differences significant at --alpha after correction.
+    '*' marks differences significant at --alpha after correction. With
+    --view runs, one row per run as ranx prints it, with each mean's
+    bootstrap confidence interval (--ci).
 
     Example: graphprum compare run-a.txt run-b.txt --qrels qrels.txt -m PRUM -m AP
     """
     from graphprum.api import compare, evaluate
-    from graphprum.significance import check_options, write_comparison
+    from graphprum.significance import INTERVALS, check_options, write_comparison
 
     fmt = choose_format(fmt, FORMATS)
     check_options(test, correction, alpha, permutations, samples)  # before evaluating
+    if view not in VIEWS:
+        raise UsageError(f"--view {view!r}: choose {' or '.join(VIEWS)}")
+    if ci not in INTERVALS:
+        raise UsageError(f"--ci {ci!r}: choose {', '.join(INTERVALS)}")
     if len(opts.runs) < 2:
         raise UsageError("compare needs at least two runs")
     with opts.progress() as bar:
@@ -214,7 +234,16 @@ def compare_command(
                       **opts.keywords(measure))
     res = compare(df, measure, test=test, baseline=baseline, correction=correction,
                   alpha=alpha, seed=seed, permutations=permutations, samples=samples, warn=note)
-    write_comparison(res, fmt, sys.stdout, alpha=alpha, digits=digits)
+    if view == "pairs":
+        write_comparison(res, fmt, sys.stdout, alpha=alpha, digits=digits)
+        return
+    from graphprum.api import intervals
+    from graphprum.runs_table import describe, runs_table, write_runs_table
+
+    means = intervals(df, measure, method=ci, confidence=1 - alpha, samples=samples, seed=seed)
+    write_runs_table(runs_table(res, means), fmt, sys.stdout, digits=digits,
+                     note=describe(res, means, correction=correction, alpha=alpha,
+                                   samples=samples, seed=seed))
 
 
 @app.command("plot")

@@ -88,6 +88,7 @@ __all__ = [
     "read_trec_run",
     "read_trec_slice",
     "run_from_columns",
+    "run_lines",
     "run_of_slice",
     "trec_order",
     "trec_run_slices",
@@ -511,6 +512,17 @@ def write_run(run: Run | Mapping[str, Sequence[str]], path: PathArg,
     >>> read_run(p).ranked("7")
     ['x', 'y']
     """
+    lines = run_lines(run, tag)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+
+
+def run_lines(run: Run | Mapping[str, Sequence[str]], tag: str | None = None) -> list[str]:
+    """The lines :func:`write_run` writes (each ending in a newline).
+
+    >>> run_lines({"7": ["x"]}, tag="t")
+    ['7 Q0 x 1 1 t\\n']
+    """
     lines: list[str] = []
     if isinstance(run, Run):
         name = tag or run.tag
@@ -531,5 +543,4 @@ def write_run(run: Run | Mapping[str, Sequence[str]], path: PathArg,
         for topic, ids in run.items():
             n = len(ids)
             lines.extend(f"{topic} Q0 {u} {i} {n - i + 1} {name}\n" for i, u in enumerate(ids, 1))
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(lines)
+    return lines

@@ -59,6 +59,8 @@ The tree of SR Fig. 2 (tags abbreviated as in the paper):
 'S3'
 >>> (s.pi * 32).round(6).tolist()   # count weights: edge counts 1, 3, 6, 2, 1, 3
 [2.0, 4.0, 11.0, 6.0, 2.0, 4.0, 3.0]
+>>> s
+<Summary p* (weight count): 7 partitions, 6 edges, 17 elements>
 >>> len(build_summary(UnitTable.from_tree("book", tags, parents), "p*|c").partitions)
 8
 """
@@ -67,6 +69,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -97,7 +100,7 @@ def normalise_axpre(text: str) -> str:
     return canon
 
 
-@dataclass
+@dataclass(repr=False)
 class Summary:
     """An AxPRE partition of the XML elements and its summary graph.
 
@@ -137,6 +140,20 @@ class Summary:
     def __len__(self) -> int:
         return len(self.partitions)
 
+    def __repr__(self) -> str:
+        """One line: the AxPRE, the weighting, and the sizes (the arrays are
+        attributes: ``partitions``, ``edges``, ``pi``)."""
+        return (f"<Summary {self.axpre} (weight {self.weight}): {len(self):,} partitions, "
+                f"{len(self.edges):,} edges, {int((self.membership >= 0).sum()):,} elements>")
+
+    def to_networkx(self) -> Any:
+        """The summary graph as a :class:`networkx.DiGraph`: partitions with
+        ``tag``, ``key``, ``extent``, ``length`` and ``pi``, edges with
+        ``count`` and ``length`` (:func:`graphprum.graphs.summary_graph`)."""
+        from graphprum.graphs import summary_graph  # networkx: only notebooks' graphs need it
+
+        return summary_graph(self)
+
     @property
     def sids(self) -> list[str]:
         """Partition ids in order (``S1``, ``S2``, ...)."""
@@ -168,7 +185,7 @@ class Summary:
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, object]]:
         """The summary as the arrays and metadata a store keeps
         (``store.save_summary``)."""
-        arrays = {
+        arrays: dict[str, np.ndarray] = {
             "membership": np.asarray(self.membership, dtype=np.int32),
             "pi": np.asarray(self.pi, dtype=np.float64),
             "partition_extent": self.partitions["extent"].to_numpy(dtype=np.int64),
@@ -359,42 +376,51 @@ def _cstar(el: _Elements) -> np.ndarray:
     return h
 
 
-def _partition(el: _Elements, axpre: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Partition labels (local, numbered by first element), readable keys, tag per group."""
+class _KeyInfo(NamedTuple):
+    """What :func:`_key_strings` needs to spell the partitions' keys."""
+
+    axpre: str
+    first: np.ndarray  # first element of every partition
+    code: np.ndarray | None  # p* codes (label paths) of the elements
+    code_parent: np.ndarray | None  # code of each p* code's parent path
+    code_tag: np.ndarray | None  # last tag of each p* code's path
+    sets: tuple[np.ndarray, np.ndarray] | None  # (owner, member) pairs of the sets compared
+    ptag: np.ndarray  # parent's tag of every element (-1 for a root)
+
+
+def _partition(el: _Elements, axpre: str) -> tuple[np.ndarray, np.ndarray, _KeyInfo]:
+    """Partition labels (local, numbered by first element), first element of
+    each partition, and what spells the keys."""
     m = len(el.rows)
     ptag = np.where(el.parent >= 0, el.tag[np.maximum(el.parent, 0)], -1)
     code = code_parent = code_tag = None
     if axpre in ("p*", "p*|c"):
         code, code_parent, code_tag = _pstar_codes(el)
-    sets = None
-    if axpre in ("c", "p*|c"):
-        sets = _child_tag_sets(el)
-        size, sh = _set_hash(sets[0], sets[1], m, salt=3)
+    sets: tuple[np.ndarray, np.ndarray] | None = None
     if axpre == "label":
         labels = _group(el.tag)
     elif axpre == "p":
         labels = _group(el.tag, ptag)
     elif axpre == "p*":
+        assert code is not None
         labels = _group(code)
-    elif axpre == "c":
-        labels = _group(el.tag, size, sh.view(np.int64))
-        _verify_sets(labels, *sets, what=axpre)
-    elif axpre == "p*|c":
-        labels = _group(code, size, sh.view(np.int64))
+    elif axpre in ("c", "p*|c"):
+        sets = _child_tag_sets(el)
+        size, sh = _set_hash(sets[0], sets[1], m, salt=3)
+        labels = _group(el.tag if code is None else code, size, sh.view(np.int64))
         _verify_sets(labels, *sets, what=axpre)
     else:  # c*
         labels = _group(el.tag, _cstar(el).view(np.int64))
         has = el.parent >= 0
-        kid_sets = _distinct_pairs(el.parent[has], labels[has])
-        _verify_sets(labels, *kid_sets, what=axpre)
-        sets = kid_sets
+        sets = _distinct_pairs(el.parent[has], labels[has])
+        _verify_sets(labels, *sets, what=axpre)
     g = int(labels.max()) + 1 if m else 0
     first = np.full(g, m, dtype=np.int64)
     np.minimum.at(first, labels, np.arange(m))
-    return labels, first, (axpre, first, code, code_parent, code_tag, sets, ptag)
+    return labels, first, _KeyInfo(axpre, first, code, code_parent, code_tag, sets, ptag)
 
 
-def _key_strings(info: tuple, el: _Elements, tags: list[str]) -> list[str]:
+def _key_strings(info: _KeyInfo, el: _Elements, tags: list[str]) -> list[str]:
     """Readable defining key of every partition, taken from its first element."""
     axpre, first, code, code_parent, code_tag, sets, ptag = info
     rep_tag = el.tag[first]
@@ -404,12 +430,12 @@ def _key_strings(info: tuple, el: _Elements, tags: list[str]) -> list[str]:
         return [("/" if p < 0 else tags[p] + "/") + tags[t]
                 for p, t in zip(ptag[first], rep_tag, strict=True)]
     paths: list[str] = []
-    if code is not None:
+    if code is not None and code_parent is not None and code_tag is not None:
         names: list[str] = []
         for cp, ct in zip(code_parent.tolist(), code_tag.tolist(), strict=True):
             names.append((names[cp] if cp >= 0 else "") + "/" + tags[ct])
         paths = [names[c] for c in code[first]]
-    if axpre == "p*":
+    if axpre == "p*" or sets is None:
         return paths
     owner, value = sets
     m = len(el.rows)
@@ -418,7 +444,7 @@ def _key_strings(info: tuple, el: _Elements, tags: list[str]) -> list[str]:
     value_list = value.tolist()
 
     def members(r: int) -> list[int]:
-        return value_list[offset[r]:offset[r] + size[r]]
+        return list(value_list[offset[r]:offset[r] + size[r]])
 
     if axpre == "c*":
         return [f"{tags[t]}({','.join(f'S{x + 1}' for x in members(r))})"

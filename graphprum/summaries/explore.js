@@ -367,25 +367,50 @@
     scene.setAttribute("transform", "translate(" + v.x + "," + v.y + ") scale(" + v.s + ")");
   }
 
+  /** The part of the drawing no overlay hides, in the svg's pixels: below
+   *  the status line, above the legend. */
+  function clearArea() {
+    const box = svg.getBoundingClientRect();
+    const top = $("status").offsetHeight + 8, bottom = $("legend").offsetHeight + 16;
+    return { w: box.width, top, h: Math.max(box.height - top - bottom, NODE_H) };
+  }
+
   function fit(readable) {
-    const L = state.layout, box = svg.getBoundingClientRect();
-    if (!L || !box.width) return;
+    const L = state.layout, a = clearArea();
+    if (!L || !a.w) return;
     const w = L.width + 40, h = L.height + 40;
-    let s = Math.min(box.width / w, box.height / h, 1.25);
+    let s = Math.min(a.w / w, a.h / h, 1.25);
     if (readable) s = Math.max(s, 0.75);
-    state.view = { s, x: 20 * s + Math.max((box.width - w * s) / 2, 0),
-                   y: (NODE_H / 2 + 20) * s + 22 + Math.max((box.height - h * s) / 2, 0) };
+    const first = a.top + (NODE_H / 2 + 20) * s;
+    let y = first + Math.max((a.h - h * s) / 2, 0);
+    // too tall to show whole at a readable size: the first root in the middle of
+    // the clear area (it sits halfway down its subtree), never above the drawing's top
+    if (h * s > a.h && L.top.length) y = Math.min(first, a.top + a.h / 2 - L.top[0].y * s);
+    state.view = { s, x: 20 * s + Math.max((a.w - w * s) / 2, 0), y };
     applyView();
   }
 
+  /** Bring partition i into the clear area, moving the drawing as little as that
+   *  takes (a node in view stays where it is, and so does what surrounds it). */
   function centreOn(i) {
     const nd = state.layout && state.layout.at.get(i);
     if (!nd) return;
-    const box = svg.getBoundingClientRect(), v = state.view;
+    const a = clearArea(), v = state.view, m = 12;
     v.s = Math.max(v.s, 0.75);
-    v.x = box.width / 2 - (nd.x + nd.w / 2) * v.s;
-    v.y = box.height / 2 - nd.y * v.s;
+    const shift = (lo, size, min, max) =>
+      (size > max - min ? min - lo : Math.max(min - lo, 0) + Math.min(max - (lo + size), 0));
+    v.x += shift(nd.x * v.s + v.x, nd.w * v.s, m, a.w - m);
+    v.y += shift((nd.y - NODE_H / 2) * v.s + v.y, NODE_H * v.s, a.top + m, a.top + a.h - m);
     applyView();
+  }
+
+  /** Test hook: where the svg, the legend, the status line and every drawn
+   *  partition are on the screen (left, top, right, bottom in CSS pixels). */
+  function boxes() {
+    const at = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom].map(Math.round); };
+    const nodes = {};
+    for (const g of scene.querySelectorAll("g.node[data-sid]")) nodes[g.dataset.sid] = at(g.querySelector("rect"));
+    return { svg: at(svg), legend: at($("legend")), status: at($("status")), nodes };
   }
 
   function legend() {
@@ -791,6 +816,7 @@
       }
       document.body.dataset.hook = "clicked " + done.join(",");
       if (state.selected >= 0) centreOn(state.selected);
+      document.body.dataset.boxes = JSON.stringify(boxes());
     }
     window.addEventListener("resize", () => { if (state.selected >= 0) centreOn(state.selected); });
   }

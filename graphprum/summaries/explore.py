@@ -202,7 +202,7 @@ def overlay_data(summaries: Mapping[str, Summary], resolve: Callable[[list[str]]
             units.append(uid)
         return i
 
-    topics: dict[str, dict[str, list]] = {}
+    topics: dict[str, dict[str, list[Any]]] = {}  # ret: unit indices, rel: [index, rel]
     for topic, judged in (qrels or {}).items():
         topics.setdefault(topic, {"ret": [], "rel": []})["rel"] = \
             [[unit(u), rel] for u, rel in judged.items() if rel > 0]
@@ -273,7 +273,7 @@ def explorer_data(table: UnitTable, summaries: Mapping[str, Summary], first: str
             "refinements": refinements, "overlay": overlay}
 
 
-def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list]:
+def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list[Any]]:
     """The ids of element ``rows`` in few bytes: document, label path, positions.
 
     The id ``doc#/a[1]/b[3]`` (DESIGN §1.1, as ``UnitTable.ids`` spells it)
@@ -288,25 +288,25 @@ def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list]:
     >>> u["paths"], u["pos"], unit_ids(u)
     (['/a/b'], ['1.2'], ['d#/a[1]/b[2]'])
     """
-    rows = np.asarray(rows, dtype=np.int64)
+    at = np.asarray(rows, dtype=np.int64)
     parent = np.asarray(table.columns["parent"], dtype=np.int64)
     tag = np.asarray(table.columns["tag"], dtype=np.int64)
     pos = np.asarray(table.columns["pos"], dtype=np.int64)
     up_tags, up_pos = [], []  # level k: the k-th ancestor of every row (-1 above its root)
-    cur = rows
+    cur = at
     while len(cur) and (cur >= 0).any():
         ok = cur >= 0
         safe = np.maximum(cur, 0)
         up_tags.append(np.where(ok, tag[safe], -1))
         up_pos.append(np.where(ok, pos[safe], -1))
         cur = np.where(ok, parent[safe], -1)
-    names = table.docs["name"][np.asarray(table.columns["doc"])[rows]].tolist()
+    names = table.docs["name"][np.asarray(table.columns["doc"])[at]].tolist()
     tags = list(table.tags)
     docs: dict[str, int] = {}
     paths: dict[str, int] = {}
     doc, path, position = [], [], []
-    for name, ts, ps in zip(names, np.array(up_tags).T.tolist() if up_tags else [[]] * len(rows),
-                            np.array(up_pos).T.tolist() if up_pos else [[]] * len(rows),
+    for name, ts, ps in zip(names, np.array(up_tags).T.tolist() if up_tags else [[]] * len(at),
+                            np.array(up_pos).T.tolist() if up_pos else [[]] * len(at),
                             strict=True):
         depth = ts.index(-1) if -1 in ts else len(ts)
         doc.append(docs.setdefault(name, len(docs)))
@@ -316,7 +316,7 @@ def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list]:
     return {"docs": list(docs), "paths": list(paths), "doc": doc, "path": path, "pos": position}
 
 
-def unit_ids(units: Mapping[str, list]) -> list[str]:
+def unit_ids(units: Mapping[str, list[Any]]) -> list[str]:
     """Unit ids back from :func:`encode_units`."""
     out = []
     for d, p, pos in zip(units["doc"], units["path"], units["pos"], strict=True):
@@ -365,7 +365,8 @@ def read_embedded(page: str) -> dict[str, Any]:
                   re.S)
     if m is None:
         raise ValueError("not a graphprum explorer page")
-    return json.loads(m.group(1))
+    data: dict[str, Any] = json.loads(m.group(1))
+    return data
 
 
 def write_explorer(store: Any, axpre: str, path: str | os.PathLike[str], *,

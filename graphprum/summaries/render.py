@@ -193,7 +193,7 @@ def outline(summary: Summary, max_nodes: int, roots: Iterable[int] | None = None
             drawn.add(n)
             n = parent[n]
     kids: dict[int, list[int]] = {n: [] for n in drawn}
-    starts = []
+    starts: list[int] = []
     for n in sorted(drawn):
         (kids[parent[n]] if parent[n] >= 0 else starts).append(n)
     rows: list[int] = []
@@ -276,7 +276,7 @@ def outline_figure(summary: Summary, max_nodes: int = PNG_PARTITIONS, title: str
     ax.set_ylim(height_in, 0)
     ax.axis("off")
     texts = [ax.text(0.3, 0.35, head, fontsize=11, va="center", ha="left", weight="bold")]
-    mono = {"family": "DejaVu Sans Mono", "size": _FONT, "va": "center"}
+    mono: dict[str, Any] = {"family": "DejaVu Sans Mono", "size": _FONT, "va": "center"}
     right = [False, False, True, True, True]
     for k, h in enumerate(heads):
         x = x_col[k] + (widths[k] * _CHAR if right[k] else 0)
@@ -306,7 +306,7 @@ def outline_figure(summary: Summary, max_nodes: int = PNG_PARTITIONS, title: str
         texts.append(ax.text(0.3, height_in - 0.2 * (len(notes) - k) - 0.05, note,
                              fontsize=8, color="#5b6475", va="center"))
     # widen the figure when the title or a note (proportional font) is longer than the table
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # the Agg canvas's
     right_in = max(t.get_window_extent(renderer).x1 for t in texts) / fig.dpi
     if right_in > width_in - 0.3:
         width_in = right_in + 0.3

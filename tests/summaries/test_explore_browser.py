@@ -224,3 +224,31 @@ def test_panel_links_select_parent_and_switch_summary(page, tmp_path, counted):
     assert dom.xpath("//aside[@id='panel']/@data-selected") == [piece]
     assert field(dom, "key") == key
     assert field(dom, "extent") == f"{counted.extents('p*|c')[key]:,}"
+
+
+def _inside(box: list[int], outer: list[int]) -> bool:
+    return outer[0] <= box[0] and outer[1] <= box[1] and box[2] <= outer[2] and box[3] <= outer[3]
+
+
+def _overlap(a: list[int], b: list[int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (820, 1000)])
+def test_a_click_keeps_the_root_and_the_partition_in_view(page, tmp_path, size):
+    """Opened with click=SID, the page shows the clicked partition and the
+    summary's root, neither under the legend nor the status line (issue 41:
+    the root sat behind the legend): the boxes the browser laid out."""
+    import json
+
+    data = read_embedded(page.read_text(encoding="utf-8"))
+    sid = sid_of(data, "p*", "/article/body/sec/p")
+    root = sid_of(data, "p*", "/article")
+    dom = html.fromstring(chromium(page, tmp_path, f"summary=p*&click={sid}", "--dump-dom",
+                                   f"--window-size={size[0]},{size[1]}"))
+    boxes = json.loads(dom.xpath("//body/@data-boxes")[0])
+    for s in (root, sid):
+        box = boxes["nodes"][s]
+        assert _inside(box, boxes["svg"]), (s, box, boxes["svg"])
+        assert not _overlap(box, boxes["legend"]) and not _overlap(box, boxes["status"]), \
+            (s, box, boxes["legend"], boxes["status"])

@@ -1,0 +1,128 @@
+"""``graphprum runs``: tools that read a run and write another, or check one.
+
+``runs focus RUN`` writes RUN without overlapping results, as INEX
+participants made focused runs (:func:`graphprum.focus.focus_run`);
+``runs check RUN... --task T`` lists what breaks an INEX task's rules
+(:func:`graphprum.focus.check_run`).  Every tool of the group reads runs as
+``eval`` does (TREC or INEX XML, ``--order``, ``--dedup``: :data:`Order`,
+:data:`Dedup`) and writes a TREC run to standard output or ``-o FILE``
+(:data:`Output`, :func:`write_run_to`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from graphprum.cli.shared import (
+    TABLE_FORMATS,
+    choose_format,
+    format_option,
+    note,
+    open_store,
+    sub_app,
+    user_errors,
+)
+from graphprum.evaluation.options import TASKS, EvalOptions
+from graphprum.io.ranking import Run
+
+runs_app = sub_app("runs", "Tools for run files: remove overlapping results (focus), check "
+                           "a run against an INEX task's rules (check).")
+
+
+def _eval_option(name: str) -> Any:
+    """The option ``name`` as ``eval`` declares it (flags and help of EvalOptions)."""
+    declared = EvalOptions.help(name)
+    return typer.Option(*declared.flags, help=declared.text)
+
+
+#: How runs are read: as ``eval`` reads them.
+Order = Annotated[str, _eval_option("order")]
+Dedup = Annotated[bool, _eval_option("dedup")]
+#: Where a tool writes the run it makes.
+Output = Annotated[Path | None, typer.Option(
+    "--output", "-o", help="Write the run to this file (default: standard output).")]
+Tag = Annotated[str | None, typer.Option(help="TAG of the written run (default: the run's).")]
+RunFile = Annotated[Path, typer.Argument(metavar="RUN", help="A run file (TREC or INEX XML).")]
+Format = format_option()
+
+
+def write_run_to(run: Run, output: Path | None) -> None:
+    """Write ``run`` in the TREC layout to ``output``, or to standard output."""
+    from graphprum.io.runs import run_lines, write_run
+
+    if output is None:
+        sys.stdout.writelines(run_lines(run))
+    else:
+        write_run(run, output)
+
+
+@runs_app.command("focus")
+@user_errors
+def focus_command(run: RunFile, output: Output = None, tag: Tag = None,
+                  order: Order = "score", dedup: Dedup = False) -> None:
+    """Write RUN without overlapping results: each topic's results top-down,
+    a result dropped when it contains, or is inside, one kept above it (the
+    higher-ranked stays, as INEX participants made focused runs).
+
+    Overlap is read from the store (--store), which must hold every result.
+    The kept results keep their SCORE and get RANK 1, 2, ..., so the run
+    reads back in the same order by score or by rank. How many results were
+    removed (and three of them) goes to stderr.
+
+    Example: graphprum runs focus thorough.txt -o focused.txt
+    """
+    from graphprum.focus import focus_run
+
+    store = open_store(create=False)
+    focused = focus_run(run, store, tag=tag, order=order, dedup=dedup)
+    write_run_to(focused.run, output)
+    kept = sum(len(t) for t in focused.run.topics.values())
+    removed = focused.removed
+    topics = len({r.topic for r in removed})
+    note(f"run {focused.run.tag}: removed {len(removed):,} overlapping result(s) of "
+         f"{kept + len(removed):,} in {topics} of {len(focused.run.topics)} topic(s)"
+         + (": " + "; ".join(map(str, removed[:3])) + ("; ..." if len(removed) > 3 else "")
+            if removed else ""))
+
+
+@runs_app.command("check")
+@user_errors
+def check_command(
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Run files.")],
+    task: Annotated[str, typer.Option(
+        help=f"INEX 2006 task whose rules are checked: {', '.join(TASKS)} (focused: no "
+             "overlap; ric: no overlap, each article's results together; bic: one result "
+             "per article).")],
+    fmt: Format = None,  # type: ignore[valid-type]  # an Annotated alias made at run time
+    order: Order = "score",
+    dedup: Dedup = False,
+) -> None:
+    """List the results that break an INEX task's rules, one line each:
+    RUN TOPIC VIOLATION (the check of 'eval --task', overlap read from the
+    ids). Exit status 1 when any result breaks them, 0 when none does, as a
+    linter's.
+
+    Example: graphprum runs check focused.txt --task focused
+    """
+    from graphprum.focus import check_run
+    from graphprum.io.runs import read_run
+    from graphprum.measures.inex import task_measures
+    from graphprum.tabular import write_rows
+
+    fmt = choose_format(fmt, TABLE_FORMATS)
+    task_measures(task)  # an unknown task: the error naming the known ones, before reading
+    rows: list[list[str]] = []
+    for path in runs:
+        run = read_run(path, order=order, dedup=dedup)
+        found = check_run(run, task)
+        rows += [[run.tag, v.topic, v.message] for v in found]
+        note(f"run {run.tag}: {len(found):,} result(s) break the rules of the {task} task"
+             + (f" in {len({v.topic for v in found})} of {len(run.topics)} topic(s)"
+                if found else ""))
+    write_rows(["run", "topic", "violation"], rows, fmt, sys.stdout)
+    if rows:
+        raise typer.Exit(1)
