@@ -73,13 +73,16 @@ import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import ir_measures
+import pytrec_eval
 
 from graphprum.errors import InputError, UsageError
-from graphprum.measures.registry import MIN_GEO_MEAN, Curve
-
-if TYPE_CHECKING:
-    from graphprum.measures.registry import MeasureSpec
+from graphprum.io.lines import find_line
+from graphprum.measures.aggregate import MIN_GEO_MEAN
+from graphprum.measures.declare import Curve, first_paragraph
+from graphprum.measures.spec import MeasureSpec
 
 #: Largest |REL| handed to trec_eval (it allocates one counter per level up
 #: to the largest: 8 MB here).
@@ -256,9 +259,7 @@ def trec_root(name: str) -> TrecMeasure | None:
 
 def ir_measure_names() -> list[str]:
     """Names ir_measures knows (``AP``, ``nDCG``, ``P``, ...)."""
-    from ir_measures import measures
-
-    return sorted(measures.registry)
+    return sorted(ir_measures.measures.registry)
 
 
 def classical_aggregation(spec: MeasureSpec | str) -> str:
@@ -329,13 +330,9 @@ class _Classical:
 
 
 def _ir_help(name: str) -> str:
-    from ir_measures import measures
-
-    from graphprum.measures.registry import first_paragraph
-
-    if name not in measures.registry:
+    if name not in ir_measures.measures.registry:
         raise UsageError(f"unknown measure {name!r}")
-    m = measures.registry[name]
+    m = ir_measures.measures.registry[name]
     desc = getattr(m, "SHORT_DESC", "") or first_paragraph(type(m).__doc__ or "")
     out = [f"{name}: ir_measures' {getattr(m, 'PRETTY_NAME', None) or m.NAME}", ""]
     if desc:
@@ -408,8 +405,6 @@ def _scaled(rel: float, scale: int) -> int:
 def _bad_grade(path: str | None, topic: str, unit: str, rel: float, why: str) -> None:
     line = None
     if path:
-        from graphprum.io.lines import find_line
-
         try:
             line = find_line(path, lambda f: len(f) == 4 and f[0] == topic and f[2] == unit) \
                 or None
@@ -436,18 +431,9 @@ def trec_threshold(level: int, scale: int) -> int:
 
 
 def preload_classical(names: Sequence[str]) -> None:
-    """Import the libraries :func:`compute_classical` will use for ``names``
-    (pytrec_eval, ir_measures), so that the import can happen while something
-    else is under way (a run read in a worker).
-
-    >>> preload_classical(["map", "nDCG@10"])
-    >>> import sys; "pytrec_eval" in sys.modules and "ir_measures" in sys.modules
-    True
-    """
-    import pytrec_eval  # noqa: F401  # trec_eval's code, behind both kinds of names
-
-    if any(trec_root(n) is None for n in names):
-        import ir_measures  # noqa: F401
+    """Nothing left to do: the libraries :func:`compute_classical` uses
+    (pytrec_eval, ir_measures) are imported with this module.  Kept while
+    the evaluation still calls it before reading runs."""
 
 
 def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]],
@@ -514,8 +500,6 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
                grades: dict[str, dict[str, int]], level: int, scale: int,
                out: dict[str, dict[str, float]]) -> None:
     """trec_eval's names through pytrec_eval (trec_eval's C code)."""
-    import pytrec_eval
-
     if scale != 1:
         refused = [n for n in names if n in _GAIN_SIZE]
         if refused:
@@ -544,8 +528,6 @@ def _ir_measures(names: list[str], run: dict[str, dict[str, float]],
                  grades: dict[str, dict[str, int]], level: int, scale: int,
                  out: dict[str, dict[str, float]]) -> None:
     """ir_measures' names: by pytrec_eval where it can, by ir_measures' other providers else."""
-    import ir_measures
-
     measures: dict[Any, list[str]] = {}
     for name in names:
         measure = _ir_threshold(name, _ir_parse(name), level, scale)
@@ -569,8 +551,6 @@ def _ir_measures(names: list[str], run: dict[str, dict[str, float]],
 
 
 def _ir_parse(name: str) -> Any:
-    import ir_measures
-
     try:
         return ir_measures.parse_measure(name)
     except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError) as exc:

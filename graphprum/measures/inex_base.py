@@ -33,16 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from graphprum.assessments import TopicAssessment, covered_before
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
+from graphprum.errors import UsageError
 from graphprum.units import UnitTable
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
 
 
 @dataclass
@@ -245,8 +243,6 @@ def topic_assessment(ctx: TopicContext) -> TopicAssessment:
     The evaluator should hand an empty ``TopicAssessment(topic)`` for a topic
     that the passage file does not mention (it then scores 0).
     """
-    from graphprum.errors import UsageError
-
     a = ctx.assessments
     if a is None:
         raise UsageError(f"topic {ctx.topic}: INEX measures need passage assessments "

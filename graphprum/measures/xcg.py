@@ -1,7 +1,7 @@
 """The XCG measures of INEX 2006 §4-5: xCG, nxCG, effort-precision, MAep.
 
-Pure functions over numpy arrays for one topic, and the ``compute`` functions
-the registry calls (:mod:`graphprum.measures.inex`).
+Pure functions over numpy arrays for one topic, the gain vectors of a topic,
+and the families' functions (``compute_xcg``, ...).
 
 Two settings (the ``task`` parameter of every measure):
 
@@ -26,18 +26,13 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
-from graphprum.measures.grp import compute_xcg_alpha
+from graphprum.measures.declare import Curve, Family, Measure, Param
+from graphprum.measures.grp import topic_xcg_alpha
 from graphprum.measures.inex_base import RecallBase, ignore_param, recall_base, run_rows
-from graphprum.measures.registry import Curve, Family, Measure, Param
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
 
 _EPS = 1e-12
 #: (run gains, cumulated ideal gains xCI, recall-base size), by (task, ignored tags).
@@ -205,9 +200,9 @@ def _owners(ctx: TopicContext, rb: RecallBase, rows: np.ndarray, pos: np.ndarray
 
 def compute_xcg(m: Measure, ctx: TopicContext) -> float:
     """``xCG@k``: cumulated gain at rank k (eq. 2; eq. 8 gains when focused);
-    with ``alpha=``, PRUM app. C.3 (:func:`graphprum.measures.grp.compute_xcg_alpha`)."""
+    with ``alpha=``, PRUM app. C.3 (:func:`graphprum.measures.grp.topic_xcg_alpha`)."""
     if m.given("alpha"):
-        return compute_xcg_alpha(m, ctx)
+        return topic_xcg_alpha(m, ctx)
     k = m.rank
     gains, _, _ = gain_vectors(ctx, m["task"], ignore_param(m["ignore"]))
     return float(gains[: k if k is not None else len(gains)].sum())

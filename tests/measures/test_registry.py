@@ -1,10 +1,12 @@
-"""Families describe themselves: discovery, the generic checks of names,
-cutoff kinds, help texts, and the classical provider's answers."""
+"""Families describe themselves: the index of family modules, the generic
+checks of names, cutoff kinds, help texts, and the classical provider's
+answers."""
 
 from __future__ import annotations
 
 import ast
 import sys
+import types
 from fractions import Fraction
 from pathlib import Path
 
@@ -12,99 +14,68 @@ import pytest
 
 from graphprum.errors import UsageError
 from graphprum.measures import classical, names, registry
-from graphprum.measures.registry import (
-    Curve,
-    Family,
-    MeasureSpec,
-    Param,
-    Value,
-    discover,
-    families,
-    family,
-    parse_measure,
-)
+from graphprum.measures.declare import Curve, Family, Param, Value
+from graphprum.measures.registry import families, family
+from graphprum.measures.spec import MeasureSpec, parse_measure
 
 MEASURES = Path(registry.__file__).parent
 
 
 def declared_in_source() -> dict[str, str]:
     """Family names per module, read from the source text (not imported):
-    every ``Family("NAME", ...)`` call of a module that defines FAMILIES."""
+    every ``Family("NAME", ...)`` call of a module of the package (its
+    subpackages included) that defines FAMILIES."""
     out: dict[str, str] = {}
-    for path in sorted(MEASURES.glob("*.py")):
+    for path in sorted(MEASURES.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assigns = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
                    for t in node.targets if isinstance(t, ast.Name)}
         if "FAMILIES" not in assigns:
             continue
+        module = ".".join(path.relative_to(MEASURES.parent.parent).with_suffix("").parts)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Family":
-                out[node.args[0].value] = f"graphprum.measures.{path.stem}"
+                out[node.args[0].value] = module
     return out
 
 
-def test_every_declared_family_is_discovered_and_nothing_else():
+def test_the_index_lists_every_module_that_declares_families():
+    """A family module missing from registry.MODULES is named here."""
     found = families()
     assert {n: f.module for n, f in found.items()} == declared_in_source()
-    assert len(found) >= 18
+    assert len(found) >= 19
     for f in found.values():
         assert f.description  # from the module docstring
         first = sys.modules[f.module].__doc__.strip().split("\n\n")[0].split()[0]
         assert f.description.split()[0] == first.replace("``", "")
+    assert registry.family_names() == list(found)
 
 
-def test_the_static_index_is_what_discovery_finds():
-    found = discover()
-    assert {n: f.module for n, f in found.items()} == registry.FAMILY_MODULES
-    assert registry.family_names() == list(families())
-    assert {n: (f.function, f.describe()) for n, f in families().items()} == \
-        {n: (f.function, f.describe()) for n, f in found.items()}
+def test_each_family_function_is_named_after_the_family():
+    """One naming scheme: the function of family NAME is compute_<name>
+    (lower case, '-' as '_'), defined in the module that declares it."""
+    for name, f in families().items():
+        assert f.function.__name__ == "compute_" + name.lower().replace("-", "_"), name
+        assert f.function.__module__ == f.module, name
 
 
-def test_an_index_line_whose_module_does_not_declare_the_family(monkeypatch):
-    monkeypatch.setitem(registry.FAMILY_MODULES, "Bogus", "graphprum.measures.sr")
-    with pytest.raises(RuntimeError, match=r"lists Bogus in graphprum\.measures\.sr, which "
-                                           r"does not declare it"):
-        family("Bogus")
-
-
-def test_a_classical_name_imports_no_family_module(tmp_path):
-    import subprocess
-
-    code = ("import sys; from graphprum.measures.names import resolve, aggregation; "
-            "[aggregation(s) for n in ('AP', 'ndcg@10', 'map', 'P_10') for s in resolve(n)]; "
-            "print(sorted(m for m in set(registry.FAMILY_MODULES.values()) if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
-                          + code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-    code = code.replace("'AP', 'ndcg@10', 'map', 'P_10'", "'srp@10',")
-    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
-                          + code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['graphprum.measures.sr']"
-
-
-def test_discovery_reads_any_package(tmp_path, monkeypatch):
-    pkg = tmp_path / "fakemeasures"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "one.py").write_text(
-        '"""Two fake families.\n\nMore text."""\n'
-        "from graphprum.measures.registry import Family\n"
-        "FAMILIES = (Family('Fake1', lambda m, ctx: 1.0, 'one'),\n"
-        "            Family('Fake2', lambda m, ctx: 2.0, 'two', description='own'))\n")
-    (pkg / "helper.py").write_text("X = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    found = discover("fakemeasures")
-    assert list(found) == ["Fake1", "Fake2"]
-    assert found["Fake1"].description == "Two fake families."
+def test_the_index_of_some_modules():
+    one = types.ModuleType("one", "Two fake families.\n\nMore text.")
+    one.FAMILIES = (Family("Fake2", lambda m, ctx: 2.0, "two", description="own"),
+                    Family("fake1", lambda m, ctx: 1.0, "one"))
+    found = registry.index([one])
+    assert list(found) == ["fake1", "Fake2"]  # by name, case aside
+    assert found["fake1"].description == "Two fake families."
     assert found["Fake2"].description == "own"
-    assert found["Fake1"].module == "fakemeasures.one"
-    (pkg / "two.py").write_text(
-        "from graphprum.measures.registry import Family\n"
-        "FAMILIES = (Family('Fake1', lambda m, ctx: 1.0, 'again'),)\n")
-    with pytest.raises(ValueError, match=r"Fake1 is declared by both fakemeasures\.one and "
-                                         r"fakemeasures\.two"):
-        discover("fakemeasures")
+    assert found["fake1"].module == "one"
+    two = types.ModuleType("two")
+    two.FAMILIES = (Family("fake1", lambda m, ctx: 1.0, "again"),)
+    with pytest.raises(ValueError, match=r"fake1 is declared by both one and two"):
+        registry.index([one, two])
+    bad = types.ModuleType("bad")
+    bad.FAMILIES = ("PRUM",)
+    with pytest.raises(TypeError, match=r"bad.FAMILIES holds 'PRUM', not a Family"):
+        registry.index([bad])
 
 
 @pytest.mark.parametrize("name, message", [
