@@ -519,7 +519,8 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
             value = values.get(name)
             if value is None:
                 continue
-            if trec_root(name).aggregate == "gmean":  # trec_eval keeps log(max(v, 1e-5))
+            root = trec_root(name)
+            if root is not None and root.aggregate == "gmean":  # trec_eval keeps log(max(v, 1e-5))
                 value = MIN_GEO_MEAN if value <= _LOG_FLOOR else math.exp(value)
             out[name][topic] = float(value)
 

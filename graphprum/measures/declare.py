@@ -40,15 +40,12 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from graphprum.context import TopicContext
 from graphprum.errors import UsageError
 from graphprum.measures.aggregate import AGGREGATES
 from graphprum.measures.spec import MeasureSpec, is_bare_name
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
-
 
 #: Spellings of true and false accepted by boolean parameters.
 _TRUE = ("true", "1", "yes", "on")
@@ -296,7 +293,7 @@ class Measure:
 
 
 #: A family's function: the value of a checked measure for the topic in ``ctx``.
-MeasureFunc = Callable[[Measure, "TopicContext"], "float | Value"]
+MeasureFunc = Callable[[Measure, TopicContext], "float | Value"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -196,7 +196,7 @@ def ideal_positions(table: UnitTable, rows: np.ndarray, spec: np.ndarray,
     rel_child_parent = local_parent[relevant & (local_parent >= 0)]
     has_rel_child[rel_child_parent] = True
     leaves = np.flatnonzero(relevant & ~has_rel_child)
-    cand = np.unique(best[leaves])
+    cand: np.ndarray = np.unique(best[leaves])
     cand = cand[relevant[cand]]
     if len(cand) == 0:
         return cand

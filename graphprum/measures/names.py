@@ -230,7 +230,8 @@ def _check_ir(spec: MeasureSpec) -> None:
             raise UsageError(f"measure {spec}: the cutoff must be a rank <= {MAX_CUTOFF}")
     try:
         measure = ir_measures.parse_measure(str(spec))
-        measure.validate_params()  # e.g. P@1.5, NERR10@10, SDCG@10 without max_rel
+        # e.g. P@1.5, NERR10@10, SDCG@10 without max_rel
+        measure.validate_params()  # type: ignore[no-untyped-call]  # ir_measures: unannotated
     except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError,
             AssertionError) as exc:
         reason = " ".join(str(exc).split())

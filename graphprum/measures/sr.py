@@ -122,7 +122,8 @@ def contributions(trees: Sequence[Sequence[Any]], nav: NavFunc,
     sizes = np.asarray(b.sum(axis=1)).ravel()
     m = sp.csr_array(nav(units, units))
     s = b @ m.T @ b.T  # S[i, j] = Σ_{e∈t_i} Σ_{f∈t_j} P(f -> e)
-    return np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    out: np.ndarray = np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    return out
 
 
 def contributions_by_document(trees: Sequence[Sequence[Any]], q: dict[Any, float],
@@ -147,7 +148,8 @@ def contributions_by_document(trees: Sequence[Sequence[Any]], q: dict[Any, float
     a = b @ sp.diags_array(qv) @ to_doc  # a_i(d) = Σ_{e∈t_i, doc d} q(e)
     c = b @ to_doc  # c_j(d) = |{f ∈ t_j in doc d}|
     s = a @ c.T + b @ sp.diags_array(1.0 - qv) @ b.T
-    return np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    out: np.ndarray = np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    return out
 
 
 def tree_relevance(trees: Sequence[Sequence[str]], grade: Callable[[str], float]) -> np.ndarray:

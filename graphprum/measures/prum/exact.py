@@ -161,8 +161,9 @@ def _assemble(a_s: np.ndarray, c_s: np.ndarray, dist_o: np.ndarray, u: float,
     w = (u + 1.0) / (t - s + 1.0)  # Cooper: 1 + (u-(t-s))/(t-s+1)
     d = np.cumsum(np.cumsum(dist_o * w)[:t])
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = (a + b) / (c + d)
-    return np.nan_to_num(out)
+        ratio = (a + b) / (c + d)
+    precision: np.ndarray = np.nan_to_num(ratio)
+    return precision
 
 
 # --------------------------------------------------------------------------
@@ -384,20 +385,21 @@ def _add_rows(a_s: np.ndarray, c_s: np.ndarray, e: _Entries, rows: _Rows, grid: 
         ents = np.flatnonzero(pick[ent_row])
         pos = np.searchsorted(ri, ent_row[ents])  # row of each entry within ri
         unc = ou[ents]
+        offset = rows.c_prev[rr][ri]  # the laws' support starts there (+ a window's start)
         if is_exact:
-            dist, loo, shift = _exact_laws(grid, prev, lf_old, m, ri, ent_row, ents, pos, unc)
+            dist, loo = _exact_laws(grid, prev, lf_old, m, ri, ent_row, ents, pos, unc)
         else:
             dist, loo, shift = _normal_laws(rows.mean_prev[rr][ri], rows.var_prev[rr][ri],
                                             m[ri], e.q_old[sl][ents], pos, unc)
-        _add_rank_terms(a_s, c_s, dist, rows.c_prev[rr][ri] + shift, rows.gaps[rr][ri], loo,
-                        pos, delta[ents])
+            offset = offset + shift
+        _add_rank_terms(a_s, c_s, dist, offset, rows.gaps[rr][ri], loo, pos, delta[ents])
     out: np.ndarray = prev[-1] + row_sum[-1]
     return out
 
 
 def _exact_laws(grid: _Grid, prev: np.ndarray, lf_old: np.ndarray, m: np.ndarray,
                 ri: np.ndarray, ent_row: np.ndarray, ents: np.ndarray, pos: np.ndarray,
-                unc: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+                unc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eq. 11 exactly: the laws of F_{i-1} (uncertain part) of rows ``ri``,
     and for each entry the law without its unit (eq. 12's leave-one-out)."""
     dist = grid.law(prev[ri], m[ri])
@@ -405,13 +407,13 @@ def _exact_laws(grid: _Grid, prev: np.ndarray, lf_old: np.ndarray, m: np.ndarray
     if unc.any():
         k = ents[unc]
         loo[unc] = grid.law(prev[ent_row[k]] - lf_old[k], m[ent_row[k]] - 1)
-    return dist, loo, 0
+    return dist, loo
 
 
 def _normal_laws(mean: np.ndarray, var: np.ndarray, m: np.ndarray, q_old: np.ndarray,
                  pos: np.ndarray, unc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The same by the normal approximation (appendix A.1, ERRATA item 2), on
-    windows of values starting at ``shift``; ``q_old`` per entry."""
+    windows of values starting at ``shift`` (returned); ``q_old`` per entry."""
     shift, width = _normal_window(mean, var, m)
     dist = normal_grid(mean, var, shift, width, m)
     loo = dist[pos].copy()
