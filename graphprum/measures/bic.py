@@ -105,7 +105,7 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
     cached = ctx.cache.peek(BEP_PROBABILITIES, key)
     if cached is not None:
         return cached
-    ta = topic_assessment(ctx)
+    ta = topic_assessment(ctx, "the best in context measures (BEPD, EPRUM)")
     first: dict[str, int] = {}  # document -> rank of its first item
     for i, u in enumerate(ctx.ranked):
         first.setdefault(u.partition("#")[0], i)

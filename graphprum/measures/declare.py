@@ -206,6 +206,8 @@ CUTOFF_KINDS = ("rank", "level", "rank|level", "none")
 #: What a family may need besides runs and qrels, and how help texts say it.
 NEEDS = {"store": "a store (--store)",
          "passages": "passage assessments (--passages)",
+         "assessments": "passage assessments (--passages) or graded element qrels "
+                        "(--qrels)",
          "beps": "best entry points in the passage assessments"}
 #: Recall levels a level curve is read at, as cutoffs.
 CURVE_LEVELS = tuple(f"{i / 10:.1f}" for i in range(11))

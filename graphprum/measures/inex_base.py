@@ -1,4 +1,4 @@
-"""INEX 2006 assessments and the recall-bases derived from them.
+"""INEX assessments and the recall-bases derived from them.
 
 One assessment model serves every reader (:mod:`graphprum.assessments`):
 per topic, per document, the highlighted character ranges ``[start, end)``
@@ -14,7 +14,17 @@ element of every assessed document,
 with prefix sums over the merged highlight ranges (``np.cumsum`` and
 ``np.searchsorted``), never a loop over characters.  The *full recall-base*
 holds the elements with ``rsize > 0``; the *ideal recall-base* follows
-INEX 2006 §5.2 (see :func:`ideal_rows`).
+INEX 2006 §5.2 (see :func:`ideal_positions`).
+
+Graded element assessments (INEX 2005 style: qrels ``TOPIC ITER ID REL``
+giving each judged element its grade) give the XCG measures their
+recall-bases too (:func:`derive_graded`): an element's gain is its grade,
+``ctx.grade`` (REL over the topic's largest grade; the generalised
+quantisation of ``E S`` qrels), in the place of spec; the full recall-base
+is the judged elements with a positive grade and the ideal recall-base is
+chosen from them by the same §5.2 rule.  This is how INEX 2005 computed
+XCG (xG = the quantised assessment of the element), of which INEX 2006's
+eq. 3 (xG = spec) is the highlighting case.
 
 Examples
 --------
@@ -150,6 +160,61 @@ def derive(assessment: TopicAssessment, table: UnitTable,
     return RecallBase(rows, rsize, size, spec, relevant, ideal, missing)
 
 
+def derive_graded(table: UnitTable, judged: np.ndarray, gains: np.ndarray,
+                  ignore_tags: Iterable[str] = ()) -> RecallBase:
+    """Both recall-bases of one topic from graded element assessments.
+
+    Parameters
+    ----------
+    table : UnitTable
+        The collection.
+    judged : numpy.ndarray of int
+        Rows of the judged elements (-1: not in the table, left out).
+    gains : numpy.ndarray
+        Their gains in [0, 1] (the grade; 0: judged not relevant).
+    ignore_tags : iterable of str
+        Tags whose elements leave both recall-bases (§8.1).
+
+    Returns
+    -------
+    RecallBase
+        Over every element of the documents holding an element with a
+        positive gain: ``spec`` is the gain (0 where not judged), ``size``
+        the length, ``rsize = spec * size``; relevant where the gain is
+        positive, ideal by :func:`ideal_positions`.
+
+    Examples
+    --------
+    a (gain .5) holds b (1) and c (not judged): b is ideal, a is not.
+
+    >>> t = UnitTable.from_tree("d", ["a", "b", "c"], [-1, 0, 0], [20, 10, 10])
+    >>> rb = derive_graded(t, np.array([0, 1]), np.array([0.5, 1.0]))
+    >>> rb.spec.tolist(), rb.relevant.tolist(), rb.rows[rb.ideal].tolist()
+    ([0.5, 1.0, 0.0], [True, True, False], [1])
+    """
+    keep = (judged >= 0) & (gains > 0)
+    judged, gains = judged[keep], gains[keep]
+    docs = np.unique(table.columns["doc"][judged])
+    first = np.asarray(table.docs["first"], dtype=np.int64)[docs]
+    count = np.asarray(table.docs["count"], dtype=np.int64)[docs]
+    order = np.argsort(first)
+    rows = (np.concatenate([np.arange(f, f + c) for f, c in zip(first[order], count[order],
+                                                                 strict=True)])
+            if len(docs) else np.zeros(0, dtype=np.int64))
+    spec = np.zeros(len(rows))
+    spec[np.searchsorted(rows, judged)] = gains
+    ignore = set(ignore_tags)
+    if ignore and len(rows):
+        codes = [i for i, t in enumerate(table.tags) if t in ignore]
+        spec = np.where(np.isin(table.columns["tag"][rows], codes), 0.0, spec)
+    size = table.columns["length"][rows].astype(np.float64)
+    relevant = spec > 0
+    ideal = np.zeros(len(rows), dtype=bool)
+    if relevant.any():
+        ideal[ideal_positions(table, rows, spec, relevant)] = True
+    return RecallBase(rows, spec * size, size, spec, relevant, ideal)
+
+
 def ideal_positions(table: UnitTable, rows: np.ndarray, spec: np.ndarray,
                     relevant: np.ndarray) -> np.ndarray:
     """Positions (in ``rows``) of the ideal recall-base, INEX 2006 §5.2.
@@ -222,6 +287,9 @@ def ignore_param(spec_value: str | None) -> tuple[str, ...]:
 
 #: The recall-base of a topic, by ignored tags: the same for every run of the topic.
 RECALL_BASE: CacheKind[RecallBase] = CacheKind("INEX recall-base", topic_level=True)
+#: The same from graded element qrels.
+GRADED_RECALL_BASE: CacheKind[RecallBase] = CacheKind("recall-base of graded elements",
+                                                      topic_level=True)
 #: Rows of the ranked ids in the topic's table.
 RUN_ROWS: CacheKind[np.ndarray] = CacheKind("rows of the ranked ids")
 
@@ -234,22 +302,35 @@ def recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBas
     """
     ignore = tuple(sorted(set(ignore_tags)))
     return ctx.cache.get(RECALL_BASE, ignore,
-                         lambda: derive(topic_assessment(ctx), ctx.table, ignore))
+                         lambda: derive(topic_assessment(ctx, "INEX measures"), ctx.table,
+                                        ignore))
 
 
-def topic_assessment(ctx: TopicContext) -> TopicAssessment:
-    """``ctx.assessments``; UsageError when the topic has none.
+def graded_recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBase:
+    """The :class:`RecallBase` of ``ctx``'s topic from its qrels, read as
+    graded element assessments (:func:`derive_graded`, gains ``ctx.grade``),
+    cached once per topic."""
+    ignore = tuple(sorted(set(ignore_tags)))
+
+    def derive_it() -> RecallBase:
+        judged = list(ctx.qrels)
+        rows = ctx.rows(judged) if judged else np.zeros(0, dtype=np.int64)
+        gains = np.array([ctx.grade(u) for u in judged], dtype=np.float64)
+        return derive_graded(ctx.table, rows, gains, ignore)
+
+    return ctx.cache.get(GRADED_RECALL_BASE, ignore, derive_it)
+
+
+def topic_assessment(ctx: TopicContext, measures: str) -> TopicAssessment:
+    """``ctx.assessments``; UsageError naming ``measures`` when the topic has none.
 
     The evaluator should hand an empty ``TopicAssessment(topic)`` for a topic
     that the passage file does not mention (it then scores 0).
     """
     a = ctx.assessments
     if a is None:
-        raise UsageError(f"topic {ctx.topic}: INEX measures need passage assessments "
+        raise UsageError(f"topic {ctx.topic}: {measures} need passage assessments "
                          "(--passages)")
-    if not isinstance(a, TopicAssessment):
-        raise UsageError("INEX measures need passage assessments (--passages), "
-                         f"got {type(a).__name__}")
     return a
 
 

@@ -69,7 +69,7 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     cached = ctx.cache.peek(ARTICLE_SCORES, None)
     if cached is not None:
         return cached
-    ta = topic_assessment(ctx)
+    ta = topic_assessment(ctx, "the relevant in context measures (gP, gR, AgP)")
     # articles numbered by first appearance in the ranking (= their rank)
     index: dict[str, int] = {}
     article = np.fromiter((index.setdefault(u.partition("#")[0], len(index))
