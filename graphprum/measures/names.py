@@ -161,15 +161,15 @@ def describe(text: str) -> str:
 
 
 def catalog() -> list[dict[str, str]]:
-    """One row per family: what ``graphprum measures`` lists.
+    """One row per name ``-m`` takes, what ``graphprum measures`` lists:
+    graphprum's families, then trec_eval's names and sets, then ir_measures'
+    names (column ``source``: ``graphprum``, ``trec_eval``, ``ir_measures``).
 
-    >>> [r for r in catalog() if r["name"] == "PRUM"][0]["cutoff"]
-    'level'
+    >>> rows = catalog()
+    >>> [r["source"] for r in rows if r["name"] in ("PRUM", "map", "nDCG")]
+    ['graphprum', 'trec_eval', 'ir_measures']
     """
-    return [{"name": name, "cutoff": f.cutoff, "aggregate": f.aggregate,
-             "needs": ",".join(f.needs) or "-",
-             "curve": f.curve.axis if f.curve is not None else "-", "summary": f.summary}
-            for name, f in families().items()]
+    return [row for p in PROVIDERS for row in p.catalog()]
 
 
 def _parse(text: str) -> MeasureSpec | None:

@@ -130,6 +130,11 @@ class Provider(Protocol):
         """``name`` described in plain text."""
         ...
 
+    def catalog(self) -> list[dict[str, str]]:
+        """One row per name (``graphprum measures``), columns ``name``,
+        ``source``, ``cutoff``, ``aggregate``, ``needs``, ``curve``, ``summary``."""
+        ...
+
 
 class _Families:
     """graphprum's families as a :class:`Provider`."""
@@ -145,6 +150,17 @@ class _Families:
 
     def help(self, name: str) -> str:
         return _of(name).help()
+
+    def catalog(self) -> list[dict[str, str]]:
+        """One row per family.
+
+        >>> [r for r in FAMILY_MEASURES.catalog() if r["name"] == "PRUM"][0]["cutoff"]
+        'level'
+        """
+        return [{"name": name, "source": "graphprum", "cutoff": f.cutoff,
+                 "aggregate": f.aggregate, "needs": ",".join(f.needs) or "-",
+                 "curve": f.curve.axis if f.curve is not None else "-", "summary": f.summary}
+                for name, f in _FAMILIES.items()]
 
 
 def _of(name: str) -> Family:

@@ -217,3 +217,33 @@ def test_plot_curves_come_from_the_declarations():
         first = curve_measures(n, ks=[1, 2])[0]
         assert first == (f"{n}@0.0" if families()[n].curve.axis == "level" else f"{n}@1")
     assert not any(is_curve(n) for n, f in families().items() if f.curve is None)
+
+
+def test_the_listing_has_every_name_m_takes_each_once_in_its_section():
+    """``graphprum measures`` (names.catalog): the families, then trec_eval's
+    names and sets, then ir_measures' names (issue 41 item 6); every name
+    listed is one -m takes, and goes to the source the listing names."""
+    rows = names.catalog()
+    sources = [r["source"] for r in rows]
+    assert sources == sorted(sources, key=["graphprum", "trec_eval", "ir_measures"].index)
+    listed = {s: [r["name"] for r in rows if r["source"] == s] for s in dict.fromkeys(sources)}
+    assert listed["graphprum"] == list(families())
+    assert listed["trec_eval"] == [*classical.TREC_MEASURES, *classical.TREC_SETS]
+    ir = listed["ir_measures"]
+    assert "AP" in ir and "nDCG" in ir and "MAP" in ir  # aliases too
+    assert set(ir) == {n for n in classical.ir_measure_names() if n.isascii()}
+    for r in rows:
+        assert set(r) == {"name", "source", "cutoff", "aggregate", "needs", "curve", "summary"}
+        assert r["summary"], r["name"]
+        name = r["name"]
+        want = registry.FAMILY_MEASURES if r["source"] == "graphprum" else classical.CLASSICAL
+        assert names.provider(name) is want
+        if r["source"] != "ir_measures":
+            assert names.resolve(name)  # a family, a trec_eval name or set, bare
+    # ir_measures' names as -m takes them: with their cutoff, through ir_measures
+    assert [str(s) for s in names.resolve("nDCG@10") + names.resolve("P_IA@5")] == \
+        ["nDCG@10", "P_IA@5"]
+    p = next(r for r in rows if r["name"] == "P" and r["source"] == "trec_eval")
+    assert p["cutoff"] == "rank" and "P_10, P.5,10" in p["summary"]
+    assert next(r for r in rows if r["name"] == "MAP")["summary"].endswith(
+        "(= AP); parameters: rel, judged_only")
