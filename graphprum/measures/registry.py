@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import Protocol
 
 from graphprum.errors import UsageError
-from graphprum.measures import bic, grp, ric, sr, success, t2i, xcg
+from graphprum.measures import bic, grp, prum, ric, sr, success, t2i, xcg
 from graphprum.measures.aggregate import AGGREGATES, MIN_GEO_MEAN, aggregate
 from graphprum.measures.declare import (
     CURVE_LEVELS,
@@ -50,7 +50,6 @@ from graphprum.measures.declare import (
     Value,
     first_paragraph,
 )
-from graphprum.measures.prum import family as prum
 from graphprum.measures.spec import MeasureSpec, parse_measure
 
 __all__ = [
@@ -60,7 +59,8 @@ __all__ = [
     "parse_measure",
 ]
 
-#: The modules that declare graphprum's families.
+#: The modules that declare graphprum's families (the ``prum`` package hands
+#: on those of :mod:`graphprum.measures.prum.family`).
 MODULES: tuple[ModuleType, ...] = (bic, grp, prum, ric, sr, success, t2i, xcg)
 
 

@@ -1,5 +1,5 @@
 """PRUM: precision-recall with user modelling (Piwowarski, Gallinari, Dupret,
-TOIS 2007).
+TOIS 2007), for one topic.
 
 A user consults the ranked units top-down and, from each, may navigate to
 other units; precision at recall r is the expected number of consulted
@@ -17,7 +17,8 @@ of ranks consulted (§3.1).  One module per way of computing it:
 - :mod:`~graphprum.measures.prum.simulation` -- the same by simulating
   users, with standard errors and the cost check (``exact=mc``);
 - :mod:`~graphprum.measures.prum.family` -- the ``PRUM`` family: names,
-  parameters, the per-topic cache.
+  parameters, the per-topic cache (its ``FAMILIES``, which this package
+  hands to :mod:`graphprum.measures.registry`).
 
 Examples
 --------
@@ -34,7 +35,7 @@ from graphprum.measures.interpolation import LEVELS, interpolated, min_recall, p
 from graphprum.measures.prum.enumeration import MAX_ENUM_EVENTS, enumerate_precision
 from graphprum.measures.prum.events import Events, events, self_events
 from graphprum.measures.prum.exact import NORMAL_THRESHOLD, precision_at_recall
-from graphprum.measures.prum.family import compute_prum, navigation_matrix
+from graphprum.measures.prum.family import FAMILIES, compute_prum, navigation_matrix
 from graphprum.measures.prum.simulation import (
     MC_WORK_LIMIT,
     SimulatedPrecision,
@@ -43,6 +44,7 @@ from graphprum.measures.prum.simulation import (
 )
 
 __all__ = [
+    "FAMILIES",
     "LEVELS",
     "MAX_ENUM_EVENTS",
     "MC_WORK_LIMIT",

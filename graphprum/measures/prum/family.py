@@ -1,7 +1,6 @@
-"""PRUM: precision-recall with user modelling (Piwowarski, Gallinari, Dupret,
-TOIS 2007), for one topic.
+"""The ``PRUM`` family (DESIGN §1.6): its names, its parameters, its function.
 
-The family ``PRUM`` (DESIGN §1.6): the user consults the ranked units
+The user consults the ranked units
 top-down and, from each, reaches ideal units with the probabilities of the
 ``--nav`` models (:func:`navigation_matrix`); precision at recall r is eq. 5
 (:mod:`~graphprum.measures.prum.exact`), or E[CL]/E[C] of §3.2 without
