@@ -147,17 +147,31 @@ def derive(assessment: TopicAssessment, table: UnitTable,
     rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int64)
     rsize = np.concatenate(rsize_parts) if rsize_parts else np.zeros(0)
     size = length_col[rows].astype(np.float64)
-    ignore = set(ignore_tags)
-    if ignore and len(rows):
-        codes = [i for i, t in enumerate(table.tags) if t in ignore]
-        rsize = np.where(np.isin(table.columns["tag"][rows], codes), 0.0, rsize)
+    rsize = _ignoring(table, rows, rsize, ignore_tags)
     with np.errstate(divide="ignore", invalid="ignore"):
         spec = np.where(size > 0, rsize / np.where(size > 0, size, 1.0), 0.0)
-    relevant = rsize > 0
+    return _bases(table, rows, rsize, size, spec, missing)
+
+
+def _ignoring(table: UnitTable, rows: np.ndarray, values: np.ndarray,
+              ignore_tags: Iterable[str]) -> np.ndarray:
+    """``values`` (aligned with ``rows``) with 0 where the tag is ignored (§8.1)."""
+    ignore = set(ignore_tags)
+    if not ignore or not len(rows):
+        return values
+    codes = [i for i, t in enumerate(table.tags) if t in ignore]
+    return np.where(np.isin(table.columns["tag"][rows], codes), 0.0, values)
+
+
+def _bases(table: UnitTable, rows: np.ndarray, rsize: np.ndarray, size: np.ndarray,
+           spec: np.ndarray, missing: list[str] | None = None) -> RecallBase:
+    """The :class:`RecallBase` of these statistics: relevant where spec > 0
+    (rsize > 0), ideal by :func:`ideal_positions`."""
+    relevant = spec > 0
     ideal = np.zeros(len(rows), dtype=bool)
     if relevant.any():
         ideal[ideal_positions(table, rows, spec, relevant)] = True
-    return RecallBase(rows, rsize, size, spec, relevant, ideal, missing)
+    return RecallBase(rows, rsize, size, spec, relevant, ideal, missing or [])
 
 
 def derive_graded(table: UnitTable, judged: np.ndarray, gains: np.ndarray,
@@ -203,16 +217,9 @@ def derive_graded(table: UnitTable, judged: np.ndarray, gains: np.ndarray,
             if len(docs) else np.zeros(0, dtype=np.int64))
     spec = np.zeros(len(rows))
     spec[np.searchsorted(rows, judged)] = gains
-    ignore = set(ignore_tags)
-    if ignore and len(rows):
-        codes = [i for i, t in enumerate(table.tags) if t in ignore]
-        spec = np.where(np.isin(table.columns["tag"][rows], codes), 0.0, spec)
+    spec = _ignoring(table, rows, spec, ignore_tags)
     size = table.columns["length"][rows].astype(np.float64)
-    relevant = spec > 0
-    ideal = np.zeros(len(rows), dtype=bool)
-    if relevant.any():
-        ideal[ideal_positions(table, rows, spec, relevant)] = True
-    return RecallBase(rows, spec * size, size, spec, relevant, ideal)
+    return _bases(table, rows, spec * size, size, spec)
 
 
 def ideal_positions(table: UnitTable, rows: np.ndarray, spec: np.ndarray,
