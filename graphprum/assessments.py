@@ -58,12 +58,21 @@ from graphprum.io.lines import (
     PathArg,
     ascii_integer,
     ascii_number,
+    find_line,
     parse_float,
     read_lines,
     sniff,
     xml_source,
 )
+from graphprum.io.passages import read_passages
+from graphprum.store.base import TABLE, Store
 from graphprum.units import UnitTable
+
+#: What a reader gathers about one assessed document before it becomes a
+#: :class:`TopicAssessment` (ranges, lines, BEP, stated rsize values).
+Record = dict[str, Any]
+#: Records by topic and document.
+Raw = dict[str, dict[str, Record]]
 
 
 def merge_ranges(ranges: Any) -> np.ndarray:
@@ -186,10 +195,12 @@ def byte_to_char(text: str, offsets: np.ndarray) -> np.ndarray:
     char_at = np.concatenate([[0], np.cumsum(starts)])  # chars before byte b
     off = np.clip(np.asarray(offsets, dtype=np.int64), 0, len(data))
     # a byte offset inside a character: count only characters starting before it
-    return char_at[off] - ((off < len(data)) & ~np.append(starts, True)[off]).astype(np.int64)
+    out: np.ndarray = char_at[off] - ((off < len(data)) & ~np.append(starts, True)[off]).astype(
+        np.int64)
+    return out
 
 
-def read_assessments(path: PathArg, store: Any = None, *, units: str = "chars",
+def read_assessments(path: PathArg, store: Store | UnitTable | None = None, *, units: str = "chars",
                      end: str = "exclusive", doc_text: DocText | None = None,
                      doc_prefix: str = "", check: bool = True,
                      warn: Callable[[str], None] | None = None) -> Assessments:
@@ -289,7 +300,7 @@ def _holds(table: UnitTable, doc: str) -> bool:
     return True
 
 
-def _check_inside(path: PathArg, topic: str, doc: str, rec: dict, ranges: np.ndarray,
+def _check_inside(path: PathArg, topic: str, doc: str, rec: Record, ranges: np.ndarray,
                   bep: float | None, table: UnitTable | None, text: str | None) -> None:
     """InputError naming the line of a passage or BEP past the end of its document.
 
@@ -322,14 +333,12 @@ def _check_inside(path: PathArg, topic: str, doc: str, rec: dict, ranges: np.nda
                          f"past the document's end ({limit:g} {unit})")
 
 
-def doc_line(path: PathArg, rec: dict, bep: bool = False) -> int | None:
+def doc_line(path: PathArg, rec: Record, bep: bool = False) -> int | None:
     """The line of the document of ``rec`` (of its BEP line with ``bep``):
     as read, or found again in a ``TOPIC DOC START END`` file (whose reader
     keeps no line numbers)."""
     if rec.get("line"):
         return int(rec["line"])
-    from graphprum.io.lines import find_line
-
     name = rec.get("name")
     if name is None:
         return None
@@ -338,7 +347,7 @@ def doc_line(path: PathArg, rec: dict, bep: bool = False) -> int | None:
     return found or None
 
 
-def _range_line(path: PathArg, rec: dict, k: int, limit: float) -> int | None:
+def _range_line(path: PathArg, rec: Record, k: int, limit: float) -> int | None:
     """The line of the k-th range of ``rec``, or of the first range line past ``limit``."""
     lines = rec.get("range_lines")
     if lines and k < len(lines) and lines[k]:
@@ -346,7 +355,6 @@ def _range_line(path: PathArg, rec: dict, k: int, limit: float) -> int | None:
     name = rec.get("name")
     if name is None:
         return rec.get("line") or None
-    from graphprum.io.lines import find_line
 
     def past(f: list[str]) -> bool:
         end = ascii_integer(f[3]) if len(f) == 4 and f[1] == name and f[2] != "BEP" else None
@@ -378,11 +386,10 @@ def check_consistency(assessments: dict[str, TopicAssessment], table: UnitTable)
     return out
 
 
-def _table(store: Any, path: PathArg | None = None, doc_prefix: str = "") -> UnitTable | None:
+def _table(store: Store | UnitTable | None, path: PathArg | None = None,
+           doc_prefix: str = "") -> UnitTable | None:
     """The units the assessments of ``path`` may name: the whole collection
     of a store that holds it as rows, else (a server) the assessed documents."""
-    from graphprum.store.base import TABLE
-
     if store is None:
         return None
     if isinstance(store, UnitTable):
@@ -396,7 +403,7 @@ def _assessed_documents(path: PathArg, doc_prefix: str) -> set[str]:
     """The document names an assessment file names (without resolving paths)."""
     if not sniff(path).startswith(b"<"):
         return {doc for docs in _read_text(path, doc_prefix).values() for doc in docs}
-    from lxml import etree
+    from lxml import etree  # about 40 ms, for X-Rai assessment files only
 
     try:
         tree = etree.parse(xml_source(path))
@@ -415,7 +422,7 @@ def _find_row(table: UnitTable, doc: str, xpath: str) -> int | None:
         return None
     first = int(table.docs["first"][i])
     count = int(table.docs["count"][i])
-    cache = table.__dict__.setdefault("_inex_xpaths", {})
+    cache: dict[str, dict[str, int]] = table.__dict__.setdefault("_inex_xpaths", {})
     paths = cache.get(doc)
     if paths is None:
         paths = {table.xpath(r): r for r in range(first, first + count)}
@@ -423,20 +430,18 @@ def _find_row(table: UnitTable, doc: str, xpath: str) -> int | None:
     return paths.get(xpath)
 
 
-def _record(raw: dict, topic: str, doc: str, line: int) -> dict:
+def _record(raw: Raw, topic: str, doc: str, line: int) -> Record:
     return raw.setdefault(topic, {}).setdefault(doc, {"ranges": [], "line": line})
 
 
-def _read_text(path: PathArg, doc_prefix: str) -> dict:
+def _read_text(path: PathArg, doc_prefix: str) -> Raw:
     lines = read_lines(path)
     first = next(lines, None)
     if first is None:
         raise InputError(path, None, "empty assessment file")
     if len(first[1]) >= 2 and first[1][1] == "Q0":
         return _read_2008(path, doc_prefix)
-    from graphprum.io.passages import read_passages
-
-    raw: dict = {}
+    raw: Raw = {}
     for topic, docs in read_passages(path).items():
         for doc, a in docs.items():
             rec = _record(raw, topic, inex_doc(doc, doc_prefix) if doc_prefix else doc, 0)
@@ -450,8 +455,8 @@ def _read_text(path: PathArg, doc_prefix: str) -> dict:
 _LAYOUT_2008 = "TOPIC Q0 DOC RELCHARS DOCLENGTH [BEP [OFFSET:LENGTH ...]]"
 
 
-def _read_2008(path: PathArg, doc_prefix: str) -> dict:
-    raw: dict = {}
+def _read_2008(path: PathArg, doc_prefix: str) -> Raw:
+    raw: Raw = {}
     for line, f in read_lines(path):
         if len(f) < 5 or f[1] != "Q0":
             raise InputError(path, line, f"expected {_LAYOUT_2008}")
@@ -486,8 +491,8 @@ def _read_2008(path: PathArg, doc_prefix: str) -> dict:
 _BOUND = re.compile(r"^\s*(/[^.]*?)(?:\.([0-9]+))?\s*$")
 
 
-def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> dict:
-    from lxml import etree
+def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> Raw:
+    from lxml import etree  # about 40 ms, for X-Rai assessment files only
 
     try:
         tree = etree.parse(xml_source(path))
@@ -501,7 +506,7 @@ def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> dict:
         el for el in root.iter() if isinstance(el.tag, str) and _local(el) == "assessments"]
     if not blocks:
         raise InputError(path, root.sourceline, "expected <assessments topic=..> elements")
-    raw: dict = {}
+    raw: Raw = {}
     for block in blocks:
         topic = block.get("topic") or block.get("topic-id")
         if not topic:
@@ -521,7 +526,7 @@ def _read_xrai(path: PathArg, table: UnitTable | None, doc_prefix: str) -> dict:
     return raw
 
 
-def _xrai_child(path: PathArg, el: Any, doc: str, rec: dict, table: UnitTable | None) -> None:
+def _xrai_child(path: PathArg, el: Any, doc: str, rec: Record, table: UnitTable | None) -> None:
     kind = _local(el)
     line = el.sourceline
     if kind == "passage":

@@ -23,16 +23,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
-if TYPE_CHECKING:
-    import numpy as np
-    import scipy.sparse as sp
+import numpy as np
+import scipy.sparse as sp
 
-    from graphprum.assessments import TopicAssessment
-    from graphprum.navigation.base import NavigationModel
-    from graphprum.store.base import Store, UnitView
-    from graphprum.units import UnitTable
+from graphprum.assessments import TopicAssessment
+from graphprum.errors import UsageError
+from graphprum.navigation.base import NavigationModel, combine
+from graphprum.store.base import Store, UnitView
+from graphprum.units import UnitTable
 
 T = TypeVar("T")
 
@@ -167,8 +167,6 @@ class TopicContext:
     def units_view(self) -> UnitView:
         """The topic's :class:`~graphprum.store.base.UnitView` (requires a store)."""
         if self.view is None:
-            from graphprum.errors import UsageError
-
             if self.store is None:
                 raise UsageError("this measure or navigation model needs a store (--store)")
             documents = list(self.assessments.docs) if self.assessments is not None else []
@@ -188,8 +186,6 @@ class TopicContext:
 
     def nav(self, sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
         """P(sources[i] -> targets[j]) under the noisy-or of all ``--nav`` models."""
-        from graphprum.navigation.base import combine
-
         return combine(self.models, list(sources), list(targets), self)
 
 

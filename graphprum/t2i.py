@@ -76,15 +76,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
 
 __all__ = ["Fragments", "T2IUser", "Trace", "doc_ends", "inspect", "reach_thresholds",
            "result_positions", "simulate", "topic_fragments"]
@@ -389,7 +386,8 @@ def _thresholds_from(x: float, a: np.ndarray, b: np.ndarray, p: np.ndarray,
         reach = np.concatenate([[x], reach_after])  # reach_K, K = 0..n
         gaps = e - reach[:-1]
         g = np.concatenate([[0.0], np.maximum.accumulate(np.maximum(gaps, 0.0))])  # G_K
-        return np.min(np.maximum(g[:, None], p[None, :] - reach[:, None]), axis=0)
+        out: np.ndarray = np.min(np.maximum(g[:, None], p[None, :] - reach[:, None]), axis=0)
+        return out
     first = float(e[0])
     stop = float(b[cand[e == first]].max())
     return np.where(p < first, p - x, np.where(p < stop, first - x, np.inf))
@@ -404,7 +402,8 @@ def doc_ends(table: Any) -> np.ndarray:
     first = np.asarray(table.docs["first"], dtype=np.int64)
     if len(first) == 0:
         return np.zeros(0)
-    return table.columns["start"][first] + table.columns["length"][first]
+    ends: np.ndarray = table.columns["start"][first] + table.columns["length"][first]
+    return ends
 
 
 #: The relevant fragments of a topic (:func:`topic_fragments`).

@@ -305,12 +305,12 @@ def test_links_hops_10000_evaluates(tmp_path):
 
 
 def test_mc_cost_guard_and_force(tmp_path, monkeypatch):
-    import graphprum.measures.prum as prum
+    import graphprum.measures.prum.simulation as simulation
 
     plos = REPO / "examples" / "plos"
     args = ["eval", str(plos / "run-bm25.txt"), "--qrels", str(plos / "qrels.txt"),
             "--no-store", "-f", "tsv"]
-    monkeypatch.setattr(prum, "MC_WORK_LIMIT", 1000)
+    monkeypatch.setattr(simulation, "MC_WORK_LIMIT", 1000)
     line = assert_one_line_error(*cli(*args, "-m", "PRUM(exact=mc,samples=50)"), "--force")
     n_ranked = sum(1 for ln in (plos / "run-bm25.txt").read_text().splitlines() if ln.strip())
     assert f"{50 * n_ranked:.2g} simulation steps" in line  # samples x ranked results

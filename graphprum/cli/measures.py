@@ -1,4 +1,11 @@
-"""``graphprum measures``: the measures ``-m`` takes, and what one of them is."""
+"""``graphprum measures``: every name ``-m`` takes, and what one of them is.
+
+The measures (and so numpy) are imported by the functions that use them:
+``eval`` imports this module for ``-m help`` before it sets one OpenBLAS
+thread (:func:`graphprum.pool.single_blas_thread`, read when numpy loads),
+and numpy loaded here first would let OpenBLAS split sums between threads
+(``PRUM(exact=enum)`` on the PLOS example moved in its 16th digit).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,15 @@ from graphprum.cli.shared import TABLE_FORMATS, app, choose_format, user_errors
 
 LIST_FORMATS = TABLE_FORMATS
 
+#: The heading of each source's section of the table, in the order listed.
+SECTIONS = {
+    "graphprum": "graphprum's measure families: NAME(param=value,...)@cutoff "
+                 "('graphprum measures NAME' describes one)",
+    "trec_eval": "trec_eval's names, computed by trec_eval's own C code: NAME, NAME_k, "
+                 "NAME.k1,k2, and the sets",
+    "ir_measures": "ir_measures' names: NAME(param=value,...)@cutoff (docs/trec_eval.md)",
+}
+
 
 @app.command("measures")
 @user_errors
@@ -24,18 +40,20 @@ def measures_command(
         "json.")]
     = None,
 ) -> None:
-    """List graphprum's measure families, or describe one: its parameters,
+    """List every measure name -m takes, or describe one: its parameters,
     cutoff, aggregation over topics, curve, what it needs, and an example.
 
-    The families are the names graphprum computes itself; every other name
-    is trec_eval's (map, P_10, all_trec) or ir_measures' (AP, nDCG@10), see
-    docs/trec_eval.md. 'graphprum eval -m help' prints the same list.
+    The list has graphprum's families first (the names graphprum computes
+    itself), then trec_eval's names (map, P_10, all_trec) and ir_measures'
+    names (AP, nDCG@10), see docs/trec_eval.md; off a terminal it is one
+    TSV table whose column 'source' says whose a name is. 'graphprum eval
+    -m help' prints the same list.
     """
     fmt = choose_format(fmt, LIST_FORMATS)
     if name is None:
         print_catalog(fmt)
         return
-    from graphprum.measures.names import describe, resolve
+    from graphprum.measures.names import describe, resolve  # numpy: module notes
     from graphprum.measures.registry import family
 
     if fmt == "json":
@@ -47,11 +65,22 @@ def measures_command(
 
 
 def print_catalog(fmt: str) -> None:
-    """The families, one row each, in ``fmt`` (``graphprum measures``, ``eval -m help``)."""
-    from graphprum.measures.names import catalog
+    """Every name ``-m`` takes, one row each, in ``fmt`` (``graphprum
+    measures``, ``eval -m help``): on a terminal one table per source under
+    its heading (without the columns that say nothing there), otherwise one
+    table with a ``source`` column."""
+    from graphprum.measures.names import catalog  # numpy: module notes
     from graphprum.results import write_rows
 
-    write_rows(catalog(), fmt, sys.stdout)
+    rows = catalog()
+    if fmt != "table":
+        write_rows(rows, fmt, sys.stdout)
+        return
+    for i, (source, heading) in enumerate(SECTIONS.items()):
+        section = [r for r in rows if r["source"] == source]
+        shown = [c for c in section[0] if c != "source" and any(r[c] != "-" for r in section)]
+        print(("\n" if i else "") + heading, flush=True)
+        write_rows([{c: r[c] for c in shown} for r in section], fmt, sys.stdout)
 
 
 def measure_help(value: list[str] | None) -> list[str] | None:

@@ -29,21 +29,18 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.assessments import TopicAssessment
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import InputError
+from graphprum.measures.declare import Curve, Family, Measure, Param
 from graphprum.measures.inex_base import run_rows, topic_assessment
 from graphprum.measures.interpolation import min_recall
-from graphprum.measures.registry import Curve, Family, Measure, Param
 from graphprum.navigation.bep import bep_similarity
-
-if TYPE_CHECKING:
-    from fractions import Fraction
-
-    from graphprum.context import TopicContext
 
 #: (s of each first-per-article list item, number of BEPs), by (A, mean length).
 BEP_PROBABILITIES: CacheKind[tuple[np.ndarray, int]] = CacheKind("BEP similarities")
@@ -108,7 +105,7 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
     cached = ctx.cache.peek(BEP_PROBABILITIES, key)
     if cached is not None:
         return cached
-    ta = topic_assessment(ctx)
+    ta = topic_assessment(ctx, "the best in context measures (BEPD, EPRUM)")
     first: dict[str, int] = {}  # document -> rank of its first item
     for i, u in enumerate(ctx.ranked):
         first.setdefault(u.partition("#")[0], i)
@@ -132,7 +129,7 @@ def _params(m: Measure) -> tuple[float, float | None]:
     return m["A"], m["L"]
 
 
-def require_beps(names: list[str], assessments: Any) -> None:
+def require_beps(names: Sequence[str], assessments: Mapping[str, TopicAssessment]) -> None:
     """InputError when ``names`` (BEPD, EPRUM) are asked of assessments
     without a single best entry point: every value would be 0, which says
     nothing about the run.

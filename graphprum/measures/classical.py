@@ -73,13 +73,16 @@ import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import ir_measures
+import pytrec_eval
 
 from graphprum.errors import InputError, UsageError
-from graphprum.measures.registry import MIN_GEO_MEAN, Curve
-
-if TYPE_CHECKING:
-    from graphprum.measures.registry import MeasureSpec
+from graphprum.io.lines import find_line
+from graphprum.measures.aggregate import MIN_GEO_MEAN
+from graphprum.measures.declare import Curve, first_paragraph
+from graphprum.measures.spec import MeasureSpec, is_bare_name
 
 #: Largest |REL| handed to trec_eval (it allocates one counter per level up
 #: to the largest: 8 MB here).
@@ -109,12 +112,15 @@ class TrecMeasure:
         The variants a bare ``root`` stands for (trec_eval's defaults).
     aggregate : {"mean", "sum", "gmean"}
         How trec_eval averages the measure over topics.
+    desc : str
+        What it measures, in a few words (``graphprum measures``).
     """
 
     root: str
     param: str | None = None
     defaults: tuple[str, ...] = ()
     aggregate: str = "mean"
+    desc: str = ""
 
 
 _LEVELS = tuple(f"{k / 10:.2f}" for k in range(11))
@@ -124,38 +130,47 @@ _MULTS = tuple(f"{k / 5:.2f}" for k in range(1, 11))
 #: order (``runid`` is the run's TAG, see ``--format trec``; ``relstring`` is
 #: not a number).
 TREC_MEASURES: dict[str, TrecMeasure] = {m.root: m for m in [
-    TrecMeasure("num_q", aggregate="sum"),
-    TrecMeasure("num_ret", aggregate="sum"),
-    TrecMeasure("num_rel", aggregate="sum"),
-    TrecMeasure("num_rel_ret", aggregate="sum"),
-    TrecMeasure("map"),
-    TrecMeasure("gm_map", aggregate="gmean"),
-    TrecMeasure("Rprec"),
-    TrecMeasure("bpref"),
-    TrecMeasure("recip_rank"),
-    TrecMeasure("iprec_at_recall", "level", _LEVELS),
-    TrecMeasure("P", "int", _CUTOFFS),
-    TrecMeasure("recall", "int", _CUTOFFS),
-    TrecMeasure("infAP"),
-    TrecMeasure("gm_bpref", aggregate="gmean"),
-    TrecMeasure("Rprec_mult", "level", _MULTS),
-    TrecMeasure("utility"),
-    TrecMeasure("11pt_avg"),
-    TrecMeasure("ndcg"),
-    TrecMeasure("relative_P", "int", _CUTOFFS),
-    TrecMeasure("success", "int", ("1", "5", "10")),
-    TrecMeasure("map_cut", "int", _CUTOFFS),
-    TrecMeasure("ndcg_cut", "int", _CUTOFFS),
-    TrecMeasure("ndcg_rel"),
-    TrecMeasure("Rndcg"),
-    TrecMeasure("binG"),
-    TrecMeasure("G"),
-    TrecMeasure("set_P"),
-    TrecMeasure("set_recall"),
-    TrecMeasure("set_relative_P"),
-    TrecMeasure("set_map"),
-    TrecMeasure("set_F"),
-    TrecMeasure("num_nonrel_judged_ret", aggregate="sum"),
+    TrecMeasure("num_q", aggregate="sum", desc="number of topics evaluated"),
+    TrecMeasure("num_ret", aggregate="sum", desc="number of documents retrieved"),
+    TrecMeasure("num_rel", aggregate="sum", desc="number of relevant documents"),
+    TrecMeasure("num_rel_ret", aggregate="sum", desc="number of relevant documents retrieved"),
+    TrecMeasure("map", desc="mean average precision: precision after each relevant document, "
+                            "averaged over the relevant documents"),
+    TrecMeasure("gm_map", aggregate="gmean", desc="average precision, geometric mean over "
+                                                  "topics"),
+    TrecMeasure("Rprec", desc="precision after R documents, R the number of relevant ones"),
+    TrecMeasure("bpref", desc="binary preference: relevant documents ranked above judged "
+                              "non-relevant ones"),
+    TrecMeasure("recip_rank", desc="reciprocal rank of the first relevant document"),
+    TrecMeasure("iprec_at_recall", "level", _LEVELS, desc="interpolated precision at recall "
+                                                          "levels"),
+    TrecMeasure("P", "int", _CUTOFFS, desc="precision after k documents"),
+    TrecMeasure("recall", "int", _CUTOFFS, desc="recall after k documents"),
+    TrecMeasure("infAP", desc="inferred average precision, for sampled judgements (REL -1: "
+                              "pooled, not judged)"),
+    TrecMeasure("gm_bpref", aggregate="gmean", desc="bpref, geometric mean over topics"),
+    TrecMeasure("Rprec_mult", "level", _MULTS, desc="precision after multiples of R documents"),
+    TrecMeasure("utility", desc="set utility: a gain per relevant, a cost per non-relevant "
+                                "document retrieved"),
+    TrecMeasure("11pt_avg", desc="interpolated precision averaged over 11 recall levels"),
+    TrecMeasure("ndcg", desc="normalised discounted cumulative gain (REL as the gain)"),
+    TrecMeasure("relative_P", "int", _CUTOFFS, desc="precision after k documents over the "
+                                                    "best possible at k"),
+    TrecMeasure("success", "int", ("1", "5", "10"), desc="1 when a relevant document is among "
+                                                         "the first k"),
+    TrecMeasure("map_cut", "int", _CUTOFFS, desc="average precision of the first k documents"),
+    TrecMeasure("ndcg_cut", "int", _CUTOFFS, desc="nDCG of the first k documents"),
+    TrecMeasure("ndcg_rel", desc="nDCG averaged over the relevant documents"),
+    TrecMeasure("Rndcg", desc="nDCG at R documents"),
+    TrecMeasure("binG", desc="binary gain (experimental)"),
+    TrecMeasure("G", desc="normalised gain (experimental)"),
+    TrecMeasure("set_P", desc="precision of the retrieved set"),
+    TrecMeasure("set_recall", desc="recall of the retrieved set"),
+    TrecMeasure("set_relative_P", desc="set precision over the best possible for its size"),
+    TrecMeasure("set_map", desc="set precision times set recall"),
+    TrecMeasure("set_F", desc="F measure of the retrieved set"),
+    TrecMeasure("num_nonrel_judged_ret", aggregate="sum", desc="number of judged non-relevant "
+                                                                "documents retrieved"),
 ]}
 
 #: trec_eval's measure sets (``-m official``, ...), restricted to the
@@ -206,6 +221,8 @@ def trec_names(text: str) -> list[str] | None:
         return out
     if text in TREC_MEASURES:
         return _variants(TREC_MEASURES[text], ())
+    if re.split(r"[(@]", text, maxsplit=1)[0] in ir_measures.measures.registry:
+        return None  # P_IA is ir_measures' measure, not P with the parameter IA
     for root in sorted(TREC_MEASURES, key=len, reverse=True):
         m = TREC_MEASURES[root]
         if m.param is None or len(text) <= len(root) + 1 or not text.startswith(root) \
@@ -256,9 +273,7 @@ def trec_root(name: str) -> TrecMeasure | None:
 
 def ir_measure_names() -> list[str]:
     """Names ir_measures knows (``AP``, ``nDCG``, ``P``, ...)."""
-    from ir_measures import measures
-
-    return sorted(measures.registry)
+    return sorted(ir_measures.measures.registry)
 
 
 def classical_aggregation(spec: MeasureSpec | str) -> str:
@@ -307,6 +322,21 @@ class _Classical:
     def curve(self, name: str) -> Curve | None:
         return IR_CURVES.get(name)
 
+    def catalog(self) -> list[dict[str, str]]:
+        """One row per trec_eval name and set, then per ir_measures name
+        (``graphprum measures``); column ``source`` says whose.
+
+        >>> rows = CLASSICAL.catalog()
+        >>> [(r["name"], r["source"], r["cutoff"]) for r in rows if r["name"] in ("P", "P@k")]
+        [('P', 'trec_eval', 'rank'), ('P', 'ir_measures', 'rank')]
+        """
+        return [*(_trec_row(m) for m in TREC_MEASURES.values()),
+                *({"name": name, "source": "trec_eval", "cutoff": "none", "aggregate": "-",
+                   "needs": "-", "curve": "-",
+                   "summary": f"trec_eval's measure set: {' '.join(TREC_SETS[name])}"}
+                  for name in TREC_SETS),
+                *(_ir_row(name) for name in ir_measure_names() if is_bare_name(name))]
+
     def help(self, name: str) -> str:
         """``name`` in plain text: what computes it, how it aggregates, its
         parameters (ir_measures' own descriptions of them)."""
@@ -316,7 +346,7 @@ class _Classical:
         m = trec_root(name)
         if m is not None:
             out = [f"{m.root}: trec_eval's {m.root}, computed by trec_eval's own C code "
-                   f"(pytrec_eval)", "", f"aggregate  {m.aggregate} over topics"]
+                   f"(pytrec_eval)", "", m.desc, "", f"aggregate  {m.aggregate} over topics"]
             if m.param is not None:
                 d = m.defaults
                 out.append(f"parameters {_TREC_PARAMS[m.param]} ({m.root}_{d[1]}, "
@@ -328,14 +358,46 @@ class _Classical:
         return _ir_help(name)
 
 
+#: What the suffix of a parameterised trec_eval name is.
+_TREC_CUTOFF = {"iprec_at_recall": "level", "Rprec_mult": "R multiple"}
+
+
+def _trec_row(m: TrecMeasure) -> dict[str, str]:
+    """``m`` as a row of ``graphprum measures``."""
+    summary = m.desc
+    cutoff = "none"
+    if m.param is not None:
+        cutoff = _TREC_CUTOFF.get(m.root, "rank")
+        d = _variants(m, ())
+        summary += (f" ({m.root}_{m.defaults[1]}, {m.root}.{m.defaults[0]},{m.defaults[1]}; "
+                    f"bare {m.root}: {d[0]} ... {d[-1]})")
+    return {"name": m.root, "source": "trec_eval", "cutoff": cutoff, "aggregate": m.aggregate,
+            "needs": "-", "curve": "-", "summary": summary}
+
+
+def _ir_row(name: str) -> dict[str, str]:
+    """ir_measures' ``name`` as a row of ``graphprum measures``: its own
+    description, what its ``@`` is, its other parameters."""
+    m = ir_measures.measures.registry[name]
+    params = getattr(m, "SUPPORTED_PARAMS", {})
+    at = getattr(m, "AT_PARAM", "cutoff")
+    cutoff = ("level" if at == "recall" else "rank") if at in params else "none"
+    desc = getattr(m, "SHORT_DESC", "") or first_paragraph(type(m).__doc__ or "")
+    canonical = str(getattr(m, "NAME", name))
+    others = [k for k in params if k != at]
+    curve = IR_CURVES.get(name)
+    return {"name": name, "source": "ir_measures", "cutoff": cutoff,
+            "aggregate": classical_aggregation(name), "needs": "-",
+            "curve": curve.axis if curve is not None else "-",
+            "summary": " ".join(desc.split()).rstrip(".")
+            + (f" (= {canonical})" if canonical != name else "")
+            + (f"; parameters: {', '.join(others)}" if others else "")}
+
+
 def _ir_help(name: str) -> str:
-    from ir_measures import measures
-
-    from graphprum.measures.registry import first_paragraph
-
-    if name not in measures.registry:
+    if name not in ir_measures.measures.registry:
         raise UsageError(f"unknown measure {name!r}")
-    m = measures.registry[name]
+    m = ir_measures.measures.registry[name]
     desc = getattr(m, "SHORT_DESC", "") or first_paragraph(type(m).__doc__ or "")
     out = [f"{name}: ir_measures' {getattr(m, 'PRETTY_NAME', None) or m.NAME}", ""]
     if desc:
@@ -408,8 +470,6 @@ def _scaled(rel: float, scale: int) -> int:
 def _bad_grade(path: str | None, topic: str, unit: str, rel: float, why: str) -> None:
     line = None
     if path:
-        from graphprum.io.lines import find_line
-
         try:
             line = find_line(path, lambda f: len(f) == 4 and f[0] == topic and f[2] == unit) \
                 or None
@@ -436,18 +496,9 @@ def trec_threshold(level: int, scale: int) -> int:
 
 
 def preload_classical(names: Sequence[str]) -> None:
-    """Import the libraries :func:`compute_classical` will use for ``names``
-    (pytrec_eval, ir_measures), so that the import can happen while something
-    else is under way (a run read in a worker).
-
-    >>> preload_classical(["map", "nDCG@10"])
-    >>> import sys; "pytrec_eval" in sys.modules and "ir_measures" in sys.modules
-    True
-    """
-    import pytrec_eval  # noqa: F401  # trec_eval's code, behind both kinds of names
-
-    if any(trec_root(n) is None for n in names):
-        import ir_measures  # noqa: F401
+    """Nothing left to do: the libraries :func:`compute_classical` uses
+    (pytrec_eval, ir_measures) are imported with this module.  Kept while
+    the evaluation still calls it before reading runs."""
 
 
 def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]],
@@ -514,8 +565,6 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
                grades: dict[str, dict[str, int]], level: int, scale: int,
                out: dict[str, dict[str, float]]) -> None:
     """trec_eval's names through pytrec_eval (trec_eval's C code)."""
-    import pytrec_eval
-
     if scale != 1:
         refused = [n for n in names if n in _GAIN_SIZE]
         if refused:
@@ -535,7 +584,8 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
             value = values.get(name)
             if value is None:
                 continue
-            if trec_root(name).aggregate == "gmean":  # trec_eval keeps log(max(v, 1e-5))
+            root = trec_root(name)
+            if root is not None and root.aggregate == "gmean":  # trec_eval keeps log(max(v, 1e-5))
                 value = MIN_GEO_MEAN if value <= _LOG_FLOOR else math.exp(value)
             out[name][topic] = float(value)
 
@@ -544,8 +594,6 @@ def _ir_measures(names: list[str], run: dict[str, dict[str, float]],
                  grades: dict[str, dict[str, int]], level: int, scale: int,
                  out: dict[str, dict[str, float]]) -> None:
     """ir_measures' names: by pytrec_eval where it can, by ir_measures' other providers else."""
-    import ir_measures
-
     measures: dict[Any, list[str]] = {}
     for name in names:
         measure = _ir_threshold(name, _ir_parse(name), level, scale)
@@ -569,8 +617,6 @@ def _ir_measures(names: list[str], run: dict[str, dict[str, float]],
 
 
 def _ir_parse(name: str) -> Any:
-    import ir_measures
-
     try:
         return ir_measures.parse_measure(name)
     except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError) as exc:

@@ -25,16 +25,13 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
-from graphprum.measures.registry import Family, Measure, Param
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
+from graphprum.measures.declare import Family, Measure, Param
+from graphprum.measures.inex_base import recall_base, run_rows
 
 #: GRPng (precision, recall) after each rank.
 GRPNG_ARRAYS: CacheKind[tuple[np.ndarray, np.ndarray]] = CacheKind("GRPng curve")
@@ -252,8 +249,6 @@ def grpng_arrays(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
     cached = ctx.cache.peek(GRPNG_ARRAYS, None)
     if cached is not None:
         return cached
-    from graphprum.measures.inex_base import recall_base, run_rows
-
     table = ctx.table
     rows = run_rows(ctx)
     known = rows >= 0
@@ -298,12 +293,11 @@ def compute_grpng(m: Measure, ctx: TopicContext) -> float:
     return float((precision if what == "precision" else recall)[at[0]])
 
 
-def compute_xcg_alpha(m: Measure, ctx: TopicContext) -> float:
+def topic_xcg_alpha(m: Measure, ctx: TopicContext) -> float:
     """``xCG(alpha=..)@n``: app. C.3 cumulated gain at rank n (q from the qrels;
-    ``size=words`` uses word counts as sizes)."""
+    ``size=words`` uses word counts as sizes); the ``xCG`` family's function
+    hands its names with ``alpha=`` here."""
     alpha = m["alpha"] if m["alpha"] is not None else 1.0
-    from graphprum.measures.inex_base import run_rows
-
     table = ctx.table
     n_rows = len(table)
     q = np.zeros(n_rows)

@@ -1,4 +1,4 @@
-"""INEX 2006 assessments and the recall-bases derived from them.
+"""INEX assessments and the recall-bases derived from them.
 
 One assessment model serves every reader (:mod:`graphprum.assessments`):
 per topic, per document, the highlighted character ranges ``[start, end)``
@@ -14,7 +14,17 @@ element of every assessed document,
 with prefix sums over the merged highlight ranges (``np.cumsum`` and
 ``np.searchsorted``), never a loop over characters.  The *full recall-base*
 holds the elements with ``rsize > 0``; the *ideal recall-base* follows
-INEX 2006 §5.2 (see :func:`ideal_rows`).
+INEX 2006 §5.2 (see :func:`ideal_positions`).
+
+Graded element assessments (INEX 2005 style: qrels ``TOPIC ITER ID REL``
+giving each judged element its grade) give the XCG measures their
+recall-bases too (:func:`derive_graded`): an element's gain is its grade,
+``ctx.grade`` (REL over the topic's largest grade; the generalised
+quantisation of ``E S`` qrels), in the place of spec; the full recall-base
+is the judged elements with a positive grade and the ideal recall-base is
+chosen from them by the same §5.2 rule.  This is how INEX 2005 computed
+XCG (xG = the quantised assessment of the element), of which INEX 2006's
+eq. 3 (xG = spec) is the highlighting case.
 
 Examples
 --------
@@ -33,16 +43,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from graphprum.assessments import TopicAssessment, covered_before
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
+from graphprum.errors import UsageError
 from graphprum.units import UnitTable
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
 
 
 @dataclass
@@ -139,17 +147,79 @@ def derive(assessment: TopicAssessment, table: UnitTable,
     rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int64)
     rsize = np.concatenate(rsize_parts) if rsize_parts else np.zeros(0)
     size = length_col[rows].astype(np.float64)
-    ignore = set(ignore_tags)
-    if ignore and len(rows):
-        codes = [i for i, t in enumerate(table.tags) if t in ignore]
-        rsize = np.where(np.isin(table.columns["tag"][rows], codes), 0.0, rsize)
+    rsize = _ignoring(table, rows, rsize, ignore_tags)
     with np.errstate(divide="ignore", invalid="ignore"):
         spec = np.where(size > 0, rsize / np.where(size > 0, size, 1.0), 0.0)
-    relevant = rsize > 0
+    return _bases(table, rows, rsize, size, spec, missing)
+
+
+def _ignoring(table: UnitTable, rows: np.ndarray, values: np.ndarray,
+              ignore_tags: Iterable[str]) -> np.ndarray:
+    """``values`` (aligned with ``rows``) with 0 where the tag is ignored (§8.1)."""
+    ignore = set(ignore_tags)
+    if not ignore or not len(rows):
+        return values
+    codes = [i for i, t in enumerate(table.tags) if t in ignore]
+    return np.where(np.isin(table.columns["tag"][rows], codes), 0.0, values)
+
+
+def _bases(table: UnitTable, rows: np.ndarray, rsize: np.ndarray, size: np.ndarray,
+           spec: np.ndarray, missing: list[str] | None = None) -> RecallBase:
+    """The :class:`RecallBase` of these statistics: relevant where spec > 0
+    (rsize > 0), ideal by :func:`ideal_positions`."""
+    relevant = spec > 0
     ideal = np.zeros(len(rows), dtype=bool)
     if relevant.any():
         ideal[ideal_positions(table, rows, spec, relevant)] = True
-    return RecallBase(rows, rsize, size, spec, relevant, ideal, missing)
+    return RecallBase(rows, rsize, size, spec, relevant, ideal, missing or [])
+
+
+def derive_graded(table: UnitTable, judged: np.ndarray, gains: np.ndarray,
+                  ignore_tags: Iterable[str] = ()) -> RecallBase:
+    """Both recall-bases of one topic from graded element assessments.
+
+    Parameters
+    ----------
+    table : UnitTable
+        The collection.
+    judged : numpy.ndarray of int
+        Rows of the judged elements (-1: not in the table, left out).
+    gains : numpy.ndarray
+        Their gains in [0, 1] (the grade; 0: judged not relevant).
+    ignore_tags : iterable of str
+        Tags whose elements leave both recall-bases (§8.1).
+
+    Returns
+    -------
+    RecallBase
+        Over every element of the documents holding an element with a
+        positive gain: ``spec`` is the gain (0 where not judged), ``size``
+        the length, ``rsize = spec * size``; relevant where the gain is
+        positive, ideal by :func:`ideal_positions`.
+
+    Examples
+    --------
+    a (gain .5) holds b (1) and c (not judged): b is ideal, a is not.
+
+    >>> t = UnitTable.from_tree("d", ["a", "b", "c"], [-1, 0, 0], [20, 10, 10])
+    >>> rb = derive_graded(t, np.array([0, 1]), np.array([0.5, 1.0]))
+    >>> rb.spec.tolist(), rb.relevant.tolist(), rb.rows[rb.ideal].tolist()
+    ([0.5, 1.0, 0.0], [True, True, False], [1])
+    """
+    keep = (judged >= 0) & (gains > 0)
+    judged, gains = judged[keep], gains[keep]
+    docs = np.unique(table.columns["doc"][judged])
+    first = np.asarray(table.docs["first"], dtype=np.int64)[docs]
+    count = np.asarray(table.docs["count"], dtype=np.int64)[docs]
+    order = np.argsort(first)
+    rows = (np.concatenate([np.arange(f, f + c) for f, c in zip(first[order], count[order],
+                                                                 strict=True)])
+            if len(docs) else np.zeros(0, dtype=np.int64))
+    spec = np.zeros(len(rows))
+    spec[np.searchsorted(rows, judged)] = gains
+    spec = _ignoring(table, rows, spec, ignore_tags)
+    size = table.columns["length"][rows].astype(np.float64)
+    return _bases(table, rows, spec * size, size, spec)
 
 
 def ideal_positions(table: UnitTable, rows: np.ndarray, spec: np.ndarray,
@@ -198,7 +268,7 @@ def ideal_positions(table: UnitTable, rows: np.ndarray, spec: np.ndarray,
     rel_child_parent = local_parent[relevant & (local_parent >= 0)]
     has_rel_child[rel_child_parent] = True
     leaves = np.flatnonzero(relevant & ~has_rel_child)
-    cand = np.unique(best[leaves])
+    cand: np.ndarray = np.unique(best[leaves])
     cand = cand[relevant[cand]]
     if len(cand) == 0:
         return cand
@@ -224,6 +294,9 @@ def ignore_param(spec_value: str | None) -> tuple[str, ...]:
 
 #: The recall-base of a topic, by ignored tags: the same for every run of the topic.
 RECALL_BASE: CacheKind[RecallBase] = CacheKind("INEX recall-base", topic_level=True)
+#: The same from graded element qrels.
+GRADED_RECALL_BASE: CacheKind[RecallBase] = CacheKind("recall-base of graded elements",
+                                                      topic_level=True)
 #: Rows of the ranked ids in the topic's table.
 RUN_ROWS: CacheKind[np.ndarray] = CacheKind("rows of the ranked ids")
 
@@ -236,24 +309,35 @@ def recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBas
     """
     ignore = tuple(sorted(set(ignore_tags)))
     return ctx.cache.get(RECALL_BASE, ignore,
-                         lambda: derive(topic_assessment(ctx), ctx.table, ignore))
+                         lambda: derive(topic_assessment(ctx, "INEX measures"), ctx.table,
+                                        ignore))
 
 
-def topic_assessment(ctx: TopicContext) -> TopicAssessment:
-    """``ctx.assessments``; UsageError when the topic has none.
+def graded_recall_base(ctx: TopicContext, ignore_tags: Iterable[str] = ()) -> RecallBase:
+    """The :class:`RecallBase` of ``ctx``'s topic from its qrels, read as
+    graded element assessments (:func:`derive_graded`, gains ``ctx.grade``),
+    cached once per topic."""
+    ignore = tuple(sorted(set(ignore_tags)))
+
+    def derive_it() -> RecallBase:
+        judged = list(ctx.qrels)
+        rows = ctx.rows(judged) if judged else np.zeros(0, dtype=np.int64)
+        gains = np.array([ctx.grade(u) for u in judged], dtype=np.float64)
+        return derive_graded(ctx.table, rows, gains, ignore)
+
+    return ctx.cache.get(GRADED_RECALL_BASE, ignore, derive_it)
+
+
+def topic_assessment(ctx: TopicContext, measures: str) -> TopicAssessment:
+    """``ctx.assessments``; UsageError naming ``measures`` when the topic has none.
 
     The evaluator should hand an empty ``TopicAssessment(topic)`` for a topic
     that the passage file does not mention (it then scores 0).
     """
-    from graphprum.errors import UsageError
-
     a = ctx.assessments
     if a is None:
-        raise UsageError(f"topic {ctx.topic}: INEX measures need passage assessments "
+        raise UsageError(f"topic {ctx.topic}: {measures} need passage assessments "
                          "(--passages)")
-    if not isinstance(a, TopicAssessment):
-        raise UsageError("INEX measures need passage assessments (--passages), "
-                         f"got {type(a).__name__}")
     return a
 
 

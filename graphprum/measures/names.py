@@ -28,24 +28,20 @@ from __future__ import annotations
 import difflib
 import re
 
+import ir_measures
+
 from graphprum.errors import UsageError
 from graphprum.measures.classical import (
     CLASSICAL,
+    IR_CURVES,
     TREC_MEASURES,
     TREC_SETS,
     ir_measure_names,
     trec_names,
 )
-from graphprum.measures.registry import (
-    FAMILY_MEASURES,
-    Curve,
-    MeasureSpec,
-    Provider,
-    families,
-    family,
-    family_names,
-    parse_measure,
-)
+from graphprum.measures.declare import Curve
+from graphprum.measures.registry import FAMILY_MEASURES, Provider, families, family, family_names
+from graphprum.measures.spec import MeasureSpec, parse_measure
 
 #: Where names come from, in the order they are looked up.
 PROVIDERS: tuple[Provider, ...] = (FAMILY_MEASURES, CLASSICAL)
@@ -98,7 +94,7 @@ def provider(name: str) -> Provider:
 
 
 def aggregation(spec: MeasureSpec) -> str:
-    """How ``spec`` aggregates over topics (:func:`graphprum.measures.registry.aggregate`):
+    """How ``spec`` aggregates over topics (:func:`graphprum.measures.aggregate.aggregate`):
     its family's declaration, or trec_eval's / ir_measures' for a classical measure.
 
     >>> [aggregation(s) for s in resolve("PRUM") + resolve("num_rel_ret") + resolve("gm_map")]
@@ -147,8 +143,6 @@ def curve(text: str) -> tuple[MeasureSpec, Curve]:
 
 def curve_names() -> list[str]:
     """Every name ``graphprum plot`` draws a curve of."""
-    from graphprum.measures.classical import IR_CURVES
-
     return [n for n, f in families().items() if f.curve is not None] + list(IR_CURVES)
 
 
@@ -167,15 +161,15 @@ def describe(text: str) -> str:
 
 
 def catalog() -> list[dict[str, str]]:
-    """One row per family: what ``graphprum measures`` lists.
+    """One row per name ``-m`` takes, what ``graphprum measures`` lists:
+    graphprum's families, then trec_eval's names and sets, then ir_measures'
+    names (column ``source``: ``graphprum``, ``trec_eval``, ``ir_measures``).
 
-    >>> [r for r in catalog() if r["name"] == "PRUM"][0]["cutoff"]
-    'level'
+    >>> rows = catalog()
+    >>> [r["source"] for r in rows if r["name"] in ("PRUM", "map", "nDCG")]
+    ['graphprum', 'trec_eval', 'ir_measures']
     """
-    return [{"name": name, "cutoff": f.cutoff, "aggregate": f.aggregate,
-             "needs": ",".join(f.needs) or "-",
-             "curve": f.curve.axis if f.curve is not None else "-", "summary": f.summary}
-            for name, f in families().items()]
+    return [row for p in PROVIDERS for row in p.catalog()]
 
 
 def _parse(text: str) -> MeasureSpec | None:
@@ -202,9 +196,7 @@ def _canonical(name: str, trec_matches: bool) -> str | None:
 
 
 def _ir_canonical(name: str) -> str:
-    from ir_measures import measures
-
-    return str(getattr(measures.registry[name], "NAME", name))
+    return str(getattr(ir_measures.measures.registry[name], "NAME", name))
 
 
 def _one(name: str, found: list[str]) -> str:
@@ -230,8 +222,6 @@ MAX_CUTOFF = 2**31 - 1
 
 def _check_ir(spec: MeasureSpec) -> None:
     """UsageError unless ir_measures can parse ``spec``."""
-    import ir_measures
-
     rank_cutoff = spec.name.lower() != "iprec"  # IPrec@R: a recall level
     if rank_cutoff and spec.cutoff is not None and spec.cutoff.isdigit():
         if int(spec.cutoff) < 1:
@@ -240,7 +230,8 @@ def _check_ir(spec: MeasureSpec) -> None:
             raise UsageError(f"measure {spec}: the cutoff must be a rank <= {MAX_CUTOFF}")
     try:
         measure = ir_measures.parse_measure(str(spec))
-        measure.validate_params()  # e.g. P@1.5, NERR10@10, SDCG@10 without max_rel
+        # e.g. P@1.5, NERR10@10, SDCG@10 without max_rel
+        measure.validate_params()  # type: ignore[no-untyped-call]  # ir_measures: unannotated
     except (ValueError, NameError, TypeError, AttributeError, KeyError, SyntaxError,
             AssertionError) as exc:
         reason = " ".join(str(exc).split())

@@ -20,16 +20,11 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
+from graphprum.measures.declare import Curve, Family, Measure
 from graphprum.measures.inex_base import recall_base, run_rows, topic_assessment
-from graphprum.measures.registry import Curve, Family, Measure
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
 
 #: (F per ranked article, relevance per ranked article, Numrel) of a run and topic.
 ARTICLE_SCORES: CacheKind[tuple[np.ndarray, np.ndarray, int]] = CacheKind("RiC article scores")
@@ -74,7 +69,7 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     cached = ctx.cache.peek(ARTICLE_SCORES, None)
     if cached is not None:
         return cached
-    ta = topic_assessment(ctx)
+    ta = topic_assessment(ctx, "the relevant in context measures (gP, gR, AgP)")
     # articles numbered by first appearance in the ranking (= their rank)
     index: dict[str, int] = {}
     article = np.fromiter((index.setdefault(u.partition("#")[0], len(index))

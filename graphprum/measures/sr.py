@@ -53,15 +53,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
-from graphprum.measures.registry import Curve, Family, Measure, MeasureSpec
+from graphprum.measures.declare import Curve, Family, Measure
 
 if TYPE_CHECKING:
-    import scipy.sparse as sp
-
-    from graphprum.context import TopicContext
+    from graphprum.navigation.summary import SummaryModel
 
 #: Terms of eq. 1 for the first trees (or units) of a run, by ``fast``.
 CONTRIBUTIONS: CacheKind[np.ndarray] = CacheKind("SR contributions")
@@ -75,8 +74,6 @@ NavFunc = Callable[[Sequence[Any], Sequence[Any]], Any]
 
 def _membership(trees: Sequence[Sequence[Any]]) -> tuple[list[Any], sp.csr_array]:
     """Distinct units (first-seen order) and the (trees x units) 0/1 matrix."""
-    import scipy.sparse as sp
-
     index: dict[Any, int] = {}
     rows: list[int] = []
     cols: list[int] = []
@@ -92,8 +89,6 @@ def _membership(trees: Sequence[Sequence[Any]]) -> tuple[list[Any], sp.csr_array
 
 def _survival(pair_sums: sp.coo_array, sizes: np.ndarray) -> np.ndarray:
     """Π_{j<i} (1 − p(t_i; t_j)) per tree i, from S[i, j] = Σ_{e∈t_i, f∈t_j} p(e; f)."""
-    import scipy.sparse as sp
-
     s = sp.coo_array(pair_sums)
     s.sum_duplicates()
     lower = s.col < s.row
@@ -121,15 +116,14 @@ def contributions(trees: Sequence[Sequence[Any]], nav: NavFunc,
     rel : sequence of float
         rel_tree of each tree (eq. 9).
     """
-    import scipy.sparse as sp
-
     if len(trees) == 0:
         return np.zeros(0)
     units, b = _membership(trees)
     sizes = np.asarray(b.sum(axis=1)).ravel()
     m = sp.csr_array(nav(units, units))
     s = b @ m.T @ b.T  # S[i, j] = Σ_{e∈t_i} Σ_{f∈t_j} P(f -> e)
-    return np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    out: np.ndarray = np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    return out
 
 
 def contributions_by_document(trees: Sequence[Sequence[Any]], q: dict[Any, float],
@@ -141,8 +135,6 @@ def contributions_by_document(trees: Sequence[Sequence[Any]], q: dict[Any, float
     (negative: unknown, sharing no document).  Agrees with
     :func:`contributions` under that navigation; costs O(units), not O(pairs).
     """
-    import scipy.sparse as sp
-
     if len(trees) == 0:
         return np.zeros(0)
     units, b = _membership(trees)
@@ -156,7 +148,8 @@ def contributions_by_document(trees: Sequence[Sequence[Any]], q: dict[Any, float
     a = b @ sp.diags_array(qv) @ to_doc  # a_i(d) = Σ_{e∈t_i, doc d} q(e)
     c = b @ to_doc  # c_j(d) = |{f ∈ t_j in doc d}|
     s = a @ c.T + b @ sp.diags_array(1.0 - qv) @ b.T
-    return np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    out: np.ndarray = np.asarray(rel, dtype=np.float64) * _survival(sp.coo_array(s), sizes)
+    return out
 
 
 def tree_relevance(trees: Sequence[Sequence[str]], grade: Callable[[str], float]) -> np.ndarray:
@@ -170,8 +163,10 @@ def tree_relevance(trees: Sequence[Sequence[str]], grade: Callable[[str], float]
                      if len(t) else 0.0 for t in trees], dtype=np.float64)
 
 
-def _summary_fast_path(ctx: TopicContext) -> Any:
+def _summary_fast_path(ctx: TopicContext) -> SummaryModel | None:
     """The summary model when it is the only non-classical ``--nav`` model, else None."""
+    # imported here: the summaries import pandas (about 0.3 s), which only
+    # --nav summary: needs, and then the model's module is imported already
     from graphprum.navigation.summary import SummaryModel
 
     models = [m for m in ctx.models if getattr(m, "spec", None) != "classical"]
@@ -216,12 +211,12 @@ def topic_contributions(ctx: TopicContext, k: int | None, fast: bool | None = No
     return out[:n]
 
 
-def sr_value(m: Measure, ctx: TopicContext) -> float:
+def compute_sr(m: Measure, ctx: TopicContext) -> float:
     """SR@k: structural relevance of the first k results (SR eqs. 1, 4, 5, 9)."""
     return float(topic_contributions(ctx, m.rank).sum())
 
 
-def srp_value(m: Measure, ctx: TopicContext) -> float:
+def compute_srp(m: Measure, ctx: TopicContext) -> float:
     """SRP@k = SR@k / k (SR §6); without a cutoff, SR over the list / its length."""
     k = m.rank
     sr = float(topic_contributions(ctx, k).sum())
@@ -231,26 +226,16 @@ def srp_value(m: Measure, ctx: TopicContext) -> float:
     return sr / k
 
 
-SR = Family("SR", sr_value,
+SR = Family("SR", compute_sr,
             "structural relevance of the first k results: expected relevance for a user "
             "who does not tolerate redundancy (eqs. 1, 4, 5, 9)",
             cutoff="rank", expands_to=DEFAULT_CUTOFFS,
             curve=Curve("rank", "structural relevance SR", bounded=False),
             examples=(("SR@10", "SR of the first 10 results (or trees, with --trees)"),
                       ("SR", "SR@5, SR@10, SR@25, SR@50")))
-SRP = Family("SRP", srp_value,
+SRP = Family("SRP", compute_srp,
              "structural relevance precision SR@k / k (§6); classical precision at k "
              "when no navigation is possible",
              cutoff="rank", expands_to=DEFAULT_CUTOFFS, curve=Curve("rank", "SRP"),
              examples=(("SRP@10", "SR@10 / 10"), ("SRP", "SRP@5, SRP@10, SRP@25, SRP@50")))
 FAMILIES = (SR, SRP)
-
-
-def compute_sr(spec: MeasureSpec, ctx: TopicContext) -> float:
-    """``SR@k`` of ``spec`` (checked) for the topic of ``ctx``."""
-    return SR.compute(spec, ctx)
-
-
-def compute_srp(spec: MeasureSpec, ctx: TopicContext) -> float:
-    """``SRP@k`` of ``spec`` (checked) for the topic of ``ctx``."""
-    return SRP.compute(spec, ctx)

@@ -5,7 +5,7 @@ Hypotheses 2.1-2.2, eq. 6).
 
 The user consults the ranked units in order; from the i-th one he reaches
 ideal unit x with probability ``P[i, x]`` (PRUM's navigation matrix,
-:func:`graphprum.measures.prum.navigation_matrix`), every navigation event
+:func:`graphprum.measures.prum.family.navigation_matrix`), every navigation event
 independent of the others (Hypothesis 2.2).  Eq. 6 gives the probability
 that x is not seen after k ranks, ``prod_{i<=k} (1 - P[i, x])``; the
 events of different ideal units being independent too, no ideal unit is
@@ -32,15 +32,14 @@ each, d to a with .6 and to b with .4; a and b are ideal):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from graphprum.measures.prum import navigation_matrix
-from graphprum.measures.registry import Curve, Family, Measure
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
+from graphprum.context import TopicContext
+from graphprum.measures.declare import Curve, Family, Measure
+from graphprum.measures.prum.family import navigation_matrix
 
 
 def success_at(nav: Any, k: int | None = None) -> float:
@@ -55,8 +54,6 @@ def success_at(nav: Any, k: int | None = None) -> float:
     k : int or None
         Ranks consulted (more than o: the whole list).
     """
-    import scipy.sparse as sp
-
     m = sp.csr_array(nav) if sp.issparse(nav) else sp.csr_array(np.asarray(nav, dtype=float))
     head = m[:k] if k is not None else m
     p = np.clip(np.asarray(head.data, dtype=float), 0.0, 1.0)
@@ -65,7 +62,7 @@ def success_at(nav: Any, k: int | None = None) -> float:
     return float(-np.expm1(np.sum(np.log1p(-p))))
 
 
-def compute(m: Measure, ctx: TopicContext) -> float:
+def compute_prum_success(m: Measure, ctx: TopicContext) -> float:
     """``PRUM-success@k`` for the topic of ``ctx``."""
     if not ctx.ideal:
         return 0.0
@@ -74,7 +71,7 @@ def compute(m: Measure, ctx: TopicContext) -> float:
 
 FAMILIES = (
     Family(
-        "PRUM-success", compute,
+        "PRUM-success", compute_prum_success,
         "probability that the navigating user has reached an ideal unit within the "
         "first k ranks; trec_eval's success_k under the classical model",
         cutoff="rank", expands_to=("1", "5", "10"),

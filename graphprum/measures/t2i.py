@@ -67,14 +67,13 @@ r3 [200, 210); tau = 15.  System B returns r1, r2 and a non-relevant start
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
+from graphprum.measures.declare import Curve, Family, Measure, Param
 from graphprum.measures.interpolation import interpolated, prum_mean
-from graphprum.measures.registry import Curve, Family, Measure, Param
 from graphprum.t2i import (
     Fragments,
     T2IUser,
@@ -84,9 +83,6 @@ from graphprum.t2i import (
     simulate,
     topic_fragments,
 )
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
 
 __all__ = ["eslrf", "expected_search_length", "probability_of_relevance", "t2i_precision"]
 
@@ -196,7 +192,7 @@ def _desired(m: Measure, R: int) -> int:  # noqa: N803
     return R if s in ("R", "all") else min(s, R)
 
 
-def compute_precision(m: Measure, ctx: TopicContext) -> float:
+def compute_t2i_p(m: Measure, ctx: TopicContext) -> float:
     """``T2I-P(tau=..,T=..)`` for one topic (eq. 2)."""
     user = _user(m)
     T = m["T"] if m["T"] is not None else 20 * user.tau  # noqa: N806
@@ -207,19 +203,30 @@ def compute_precision(m: Measure, ctx: TopicContext) -> float:
 
 
 def compute_esl(m: Measure, ctx: TopicContext) -> float:
-    """``ESL(S=..)`` (eq. 3) and ``ESLRF(S=..)`` (eq. 4) for one topic."""
+    """``ESL(S=..)`` for one topic (eq. 3)."""
+    got = _search_length(m, ctx)
+    return 0.0 if got is None else got[0]
+
+
+def compute_eslrf(m: Measure, ctx: TopicContext) -> float:
+    """``ESLRF(S=..)`` for one topic (eq. 4)."""
+    got = _search_length(m, ctx)
+    return 0.0 if got is None else eslrf(*got)
+
+
+def _search_length(m: Measure, ctx: TopicContext) -> tuple[float, int, int, float] | None:
+    """(ESL, R, S, I) of eq. 3 for the user of ``m``; None without relevant fragments."""
     user = _user(m)
     trace, frags = _trace(ctx, user)
     R = frags.R  # noqa: N806
     if R == 0:
-        return 0.0
+        return None
     S = _desired(m, R)  # noqa: N806
     I = _effort_outside(m, ctx, frags, user.tau)  # noqa: N806, E741
-    esl = expected_search_length(trace, R, S, I, user.tau)
-    return esl if m.name == "ESL" else eslrf(esl, R, S, I)
+    return expected_search_length(trace, R, S, I, user.tau), R, S, I
 
 
-def compute_pr(m: Measure, ctx: TopicContext) -> float:
+def compute_t2i_pr(m: Measure, ctx: TopicContext) -> float:
     """``T2I-PR@L`` and ``T2I-PR`` (eq. 5) for one topic."""
     user = _user(m)
     trace, frags = _trace(ctx, user)
@@ -264,7 +271,7 @@ _S = Param(int, "R", "S, the relevant fragments the user wants (capped at R)", m
 _NEEDS = ("store",)
 
 FAMILIES = (
-    Family("T2I-P", compute_precision,
+    Family("T2I-P", compute_t2i_p,
            "effort-based precision: the mean of F_t / (F_t + t) over t = 1..T/tau, the "
            "precision after t tau of wasted effort (eq. 2)",
            params={**USER, "T": Param(float, None, "the effort horizon, a multiple of tau; "
@@ -278,12 +285,12 @@ FAMILIES = (
            params={**USER, "S": _S, "D": _D}, needs=_NEEDS,
            examples=(("ESL(S=1)", "give-ups before the first relevant fragment"),
                      ("ESL", "before all R of them"))),
-    Family("ESLRF", compute_esl,
+    Family("ESLRF", compute_eslrf,
            "expected search length reduction factor: 1 - ESL over that of a random "
            "order (eq. 4)",
            params={**USER, "S": _S, "D": _D}, needs=_NEEDS,
            examples=(("ESLRF(S=1)", "for the first relevant fragment"),)),
-    Family("T2I-PR", compute_pr,
+    Family("T2I-PR", compute_t2i_pr,
            "probability of relevance S / (S + ESL_S) interpolated at recall level L "
            "(eq. 5, ERRATA T2I 2); bare: the mean over 11 levels",
            params={**USER, "D": _D}, cutoff="level", needs=_NEEDS,

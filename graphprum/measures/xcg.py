@@ -1,7 +1,7 @@
 """The XCG measures of INEX 2006 §4-5: xCG, nxCG, effort-precision, MAep.
 
-Pure functions over numpy arrays for one topic, and the ``compute`` functions
-the registry calls (:mod:`graphprum.measures.inex`).
+Pure functions over numpy arrays for one topic, the gain vectors of a topic,
+and the families' functions (``compute_xcg``, ...).
 
 Two settings (the ``task`` parameter of every measure):
 
@@ -16,6 +16,12 @@ Two settings (the ``task`` parameter of every measure):
 Defaults: ``xCG``/``nxCG`` focused, ``ep``/``MAep`` thorough (as INEX 2006
 reported them).
 
+The assessments are passages (``--passages``: spec from the highlighted
+text, eq. 1) or, without passages, the qrels read as graded element
+assessments as INEX 2005 had them: an element's gain is its grade
+(``ctx.grade``) in the place of spec, the recall-bases built from the judged
+elements by the same rules (:func:`graphprum.measures.inex_base.derive_graded`).
+
 Examples
 --------
 >>> xcg = np.cumsum([0.5, 0.0, 1.0])
@@ -26,18 +32,19 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from graphprum.context import CacheKind
+from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
-from graphprum.measures.grp import compute_xcg_alpha
-from graphprum.measures.inex_base import RecallBase, ignore_param, recall_base, run_rows
-from graphprum.measures.registry import Curve, Family, Measure, Param
-
-if TYPE_CHECKING:
-    from graphprum.context import TopicContext
+from graphprum.measures.declare import Curve, Family, Measure, Param
+from graphprum.measures.grp import topic_xcg_alpha
+from graphprum.measures.inex_base import (
+    RecallBase,
+    graded_recall_base,
+    ignore_param,
+    recall_base,
+    run_rows,
+)
 
 _EPS = 1e-12
 #: (run gains, cumulated ideal gains xCI, recall-base size), by (task, ignored tags).
@@ -153,12 +160,14 @@ def average_ep(ep: np.ndarray, n_relevant: int) -> float:
 
 def gain_vectors(ctx: TopicContext, task: str, ignore: tuple[str, ...] = ()
                  ) -> tuple[np.ndarray, np.ndarray, int]:
-    """(run gains, cumulated ideal gains xCI, recall-base size) for ``ctx``."""
+    """(run gains, cumulated ideal gains xCI, recall-base size) for ``ctx``:
+    from its passage assessments, or from its qrels when it has none."""
     key = (task, ignore)
     cached = ctx.cache.peek(GAIN_VECTORS, key)
     if cached is not None:
         return cached
-    rb = recall_base(ctx, ignore)
+    rb = recall_base(ctx, ignore) if ctx.assessments is not None else \
+        graded_recall_base(ctx, ignore)
     rows = run_rows(ctx)
     pos = rb.locate(rows)
     spec = np.where(pos >= 0, rb.spec[np.maximum(pos, 0)], 0.0) if len(rb.rows) else \
@@ -205,9 +214,9 @@ def _owners(ctx: TopicContext, rb: RecallBase, rows: np.ndarray, pos: np.ndarray
 
 def compute_xcg(m: Measure, ctx: TopicContext) -> float:
     """``xCG@k``: cumulated gain at rank k (eq. 2; eq. 8 gains when focused);
-    with ``alpha=``, PRUM app. C.3 (:func:`graphprum.measures.grp.compute_xcg_alpha`)."""
+    with ``alpha=``, PRUM app. C.3 (:func:`graphprum.measures.grp.topic_xcg_alpha`)."""
     if m.given("alpha"):
-        return compute_xcg_alpha(m, ctx)
+        return topic_xcg_alpha(m, ctx)
     k = m.rank
     gains, _, _ = gain_vectors(ctx, m["task"], ignore_param(m["ignore"]))
     return float(gains[: k if k is not None else len(gains)].sum())
@@ -252,7 +261,7 @@ def _size_with_alpha(m: Measure) -> None:
 IGNORE = Param(str, None, "tags whose elements are left out of the recall-base, "
                           "|-separated (§8.1: collectionlink|weblink)")
 _RANKS = ("5", "10", "25", "50")
-_NEEDS = ("store", "passages")
+_NEEDS = ("store", "assessments")
 
 FAMILIES = (
     Family("xCG", compute_xcg,

@@ -21,7 +21,7 @@ from graphprum.assessments import TopicAssessment, merge_ranges
 from graphprum.context import TopicContext
 from graphprum.measures.bic import eprum_levels
 from graphprum.measures.grp import grpng_curve, unseen_lengths
-from graphprum.measures.inex_base import derive
+from graphprum.measures.inex_base import derive, qrels_from_assessments
 from graphprum.measures.registry import family, parse_measure
 from graphprum.navigation.base import parse_model
 from graphprum.store.memory import MemoryStore
@@ -241,6 +241,71 @@ def test_ideal_run_property_random(case):
         assert value("MAep(task=focused)", c) == pytest.approx(1.0)
 
 
+# --- XCG from graded element qrels (INEX 2005 style) --------------------------
+
+# e1, e2: a (20 characters) holding p[1] and p[2] (10 each)
+E1 = UnitTable.from_tree("e1", ["a", "p", "p"], [-1, 0, 0], [20, 10, 10])
+E2 = UnitTable.from_tree("e2", ["a", "p", "p"], [-1, 0, 0], [20, 10, 10])
+GRADED = FakeStore(concat([E1, E2]))
+E1A, E1P1, E2P1, E2P2 = "e1#/a[1]", "e1#/a[1]/p[1]", "e2#/a[1]/p[1]", "e2#/a[1]/p[2]"
+
+
+def test_xcg_from_graded_element_qrels_hand_computed():
+    """Element qrels, no passages: the gain of an element is its grade.
+
+    Qrels: e1's a REL 1, e1's p[1] REL 2, e2's p[2] REL 1, e2's p[1] REL 0.
+    Grades (REL over the topic's largest, 2): e1/a .5, e1/p1 1, e2/p2 .5,
+    e2/p1 0; e2's a is not judged (gain 0).  Run: e1/a, e2/p2, e1/p1, e2/p1.
+
+    Thorough (eqs. 2-6; overlap ignored): full recall-base {e1/a, e1/p1,
+    e2/p2}, n = 3; ideal vector 1, .5, .5, so xCI = 1, 1.5, 2.  Run gains
+    .5, .5, 1, 0: xCG = .5, 1, 2, 2; nxCG@1 = .5/1, @2 = 1/1.5, @3 = 2/2,
+    @4 = 2/2.  Gain at ranks 1-3: cumulated .5, 1, 2 reached by the ideal
+    vector at ranks 1, 1, 3: ep = 1/1, 1/2, 3/3; MAep = (1 + .5 + 1) / 3.
+
+    Focused (§5.2, eq. 8): relevant paths e1: a-p1 (p1, 1 > .5, is kept),
+    e2: a-p2 (p2, a is not relevant): ideal {e1/p1 1, e2/p2 .5}, xCI = 1,
+    1.5.  e1/a holds the ideal e1/p1: credited min(.5, 1) = .5; e2/p2: .5;
+    e1/p1: min(1, 1) - .5 already credited to its group = .5; e2/p1: 0.
+    xCG = .5, 1, 1.5, 1.5; nxCG@1 = .5, @2 = 1/1.5, @3 = 1.5/1.5 = 1.
+    ep at ranks 1-3: ideal reaches .5, 1, 1.5 at ranks 1, 1, 2: 1, 1/2,
+    2/3; MAep = (1 + 1/2 + 2/3) / max(2 ideal, 3 ranks) = 13/18.
+    """
+    qrels = {E1A: 1.0, E1P1: 2.0, E2P2: 1.0, E2P1: 0.0}
+    c = ctx([E1A, E2P2, E1P1, E2P1], assessment=None, store=GRADED, qrels=qrels)
+    thorough = [value(f"nxCG(task=thorough)@{k}", c) for k in (1, 2, 3, 4)]
+    assert thorough == pytest.approx([0.5, 1 / 1.5, 1.0, 1.0])
+    assert value("xCG(task=thorough)@4", c) == pytest.approx(2.0)
+    assert value("MAep", c) == pytest.approx(2.5 / 3)
+    assert value("ep@0.5", c) == pytest.approx(1.0)
+    focused = [value(f"nxCG@{k}", c) for k in (1, 2, 3, 4)]
+    assert focused == pytest.approx([0.5, 1 / 1.5, 1.0, 1.0])
+    assert value("xCG@3", c) == pytest.approx(1.5)
+    assert value("MAep(task=focused)", c) == pytest.approx(13 / 18)
+    # ignore=p: only e1's a is left, and is ideal: the run finds it at rank 1
+    assert value("nxCG(ignore=p)@1", c) == pytest.approx(1.0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(trees_with_highlight(), st.lists(st.integers(0, 11), max_size=8))
+def test_xcg_from_qrels_of_passages_is_xcg_from_passages(case, picks):
+    """Passages turned into element qrels (REL = spec, qrels_from_assessments)
+    give every XCG measure the value the passages give: the grade of an
+    element is its spec, and the recall-bases are chosen by the same rules."""
+    parents, length, ranges = case
+    t = UnitTable.from_tree("d", ["e"] * len(parents), parents, length)
+    store = FakeStore(t)
+    ta = TopicAssessment("1", {"d": merge_ranges(ranges)})
+    qrels = qrels_from_assessments({"1": ta}, store)["1"]
+    ids = t.ids()
+    ranked = list(dict.fromkeys(ids[i % len(ids)] for i in picks))
+    by_passages = ctx(ranked, assessment=ta, store=store, qrels=qrels)
+    by_qrels = ctx(ranked, assessment=None, store=store, qrels=qrels)
+    for name in ("nxCG@1", "nxCG@3", "xCG@5", "nxCG(task=thorough)@2", "MAep",
+                 "MAep(task=focused)", "ep@0.5", "ep(task=focused)@0.2"):
+        assert value(name, by_qrels) == value(name, by_passages), name
+
+
 # --- relevant in context ---------------------------------------------------
 
 def test_relevant_in_context_hand_computed():
@@ -384,8 +449,15 @@ def test_xcg_alpha_prum_examples():
 def test_missing_assessments_is_a_usage_error_and_empty_scores_zero():
     from graphprum.errors import UsageError
 
-    with pytest.raises(UsageError, match="--passages"):
-        value("nxCG@5", ctx([P1], assessment=None))
+    with pytest.raises(UsageError, match=r"topic 1: the relevant in context measures "
+                                         r"\(gP, gR, AgP\) need passage assessments "
+                                         r"\(--passages\)"):
+        value("AgP", ctx([P1], assessment=None))
+    with pytest.raises(UsageError, match=r"best in context measures \(BEPD, EPRUM\) need "
+                                         r"passage assessments"):
+        value("BEPD", ctx([P1], assessment=None))
+    # XCG reads the qrels when there are no passages: none judged, 0
+    assert value("nxCG@5", ctx([P1], assessment=None)) == 0.0
     empty = TopicAssessment("1")
     for name in ("nxCG@5", "MAep", "AgP", "BEPD", "EPRUM", "ep@0.5"):
         assert value(name, ctx([P1, R], assessment=empty)) == 0.0

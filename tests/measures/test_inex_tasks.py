@@ -93,3 +93,26 @@ def test_task_rules_through_the_command_line(store) -> None:
     assert "d#/a[1] (rank 2) contains d#/a[1]/b[1] (rank 1)" in res.stderr
     res = CliRunner().invoke(app, [*args, "--strict"])
     assert res.exit_code == 2 and "break the rules of the focused task" in res.stderr
+
+
+def test_focused_task_with_element_qrels(store) -> None:
+    """``--task focused`` with graded element qrels and no passages (issue 41
+    item 2): the gains are the grades.  REL 2 for d's b, 1 for d's a and
+    e's c: grades 1, .5, .5.  Ideal recall-base (§5.2): d's b (1 > .5 on
+    the path a-b) and e's c, so xCI = 1, 1.5.  The run d's a, e's c: d's a
+    holds the ideal b and is credited min(.5, 1) = .5, e's c .5: xCG = .5,
+    1, then flat; nxCG@5 = nxCG@10 = ... = 1 / 1.5."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    base, _ = store
+    (base / "graded").write_text("1 0 d#/a[1]/b[1] 2\n1 0 d#/a[1] 1\n1 0 e#/a[1]/c[1] 1\n")
+    (base / "run-graded").write_text("1 Q0 d#/a[1] 1 2 r\n1 Q0 e#/a[1]/c[1] 2 1 r\n")
+    res = CliRunner().invoke(app, ["--store", str(base / "store"), "eval",
+                                   str(base / "run-graded"), "--qrels", str(base / "graded"),
+                                   "--task", "focused", "-m", "nxCG@1", "--format", "tsv"])
+    assert res.exit_code == 0, res.output
+    rows = [line.split("\t") for line in res.stdout.splitlines()]
+    assert [r[1] for r in rows] == ["nxCG@1", "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50"]
+    assert [float(r[3]) for r in rows] == pytest.approx([0.5] + [1 / 1.5] * 4)

@@ -52,10 +52,11 @@ def test_table3_mc_within_4_stderr():
 def test_fig4_noisy_or():
     # the probability that d is seen after a, b, c: noisy-or of .4, .9, .2
     # (Fig. 4 gives 0.4, 0.94, 0.952); with one ideal unit F_i is that event
-    from graphprum.measures.prum import _accumulate, _events
+    from graphprum.measures.prum.events import events
+    from graphprum.measures.prum.exact import _accumulate
 
     nav = np.array([[0.4], [0.9], [0.2]])
-    _, c_s, dist_o = _accumulate(_events(nav), 10)
+    _, c_s, dist_o = _accumulate(events(nav), 10)
     # C[0] = P(F_0=0) + P(F_1=0) + P(F_2=0) = 1 + .6 + .06
     assert c_s[0] == pytest.approx(1 + 0.6 + 0.06)
     assert dist_o[1] == pytest.approx(0.952)
@@ -300,7 +301,7 @@ def test_normal_approximation_agrees_on_large_cases():
 
 def test_exact_path_below_threshold(monkeypatch):
     """Below the threshold the normal law is never evaluated; above, it is."""
-    import graphprum.measures.prum as prum
+    import graphprum.measures.prum.exact as prum
 
     calls = []
     real = prum.normal_grid

@@ -1,10 +1,12 @@
-"""Families describe themselves: discovery, the generic checks of names,
-cutoff kinds, help texts, and the classical provider's answers."""
+"""Families describe themselves: the index of family modules, the generic
+checks of names, cutoff kinds, help texts, and the classical provider's
+answers."""
 
 from __future__ import annotations
 
 import ast
 import sys
+import types
 from fractions import Fraction
 from pathlib import Path
 
@@ -12,99 +14,70 @@ import pytest
 
 from graphprum.errors import UsageError
 from graphprum.measures import classical, names, registry
-from graphprum.measures.registry import (
-    Curve,
-    Family,
-    MeasureSpec,
-    Param,
-    Value,
-    discover,
-    families,
-    family,
-    parse_measure,
-)
+from graphprum.measures.declare import Curve, Family, Param, Value
+from graphprum.measures.registry import families, family
+from graphprum.measures.spec import MeasureSpec, parse_measure
 
 MEASURES = Path(registry.__file__).parent
 
 
 def declared_in_source() -> dict[str, str]:
     """Family names per module, read from the source text (not imported):
-    every ``Family("NAME", ...)`` call of a module that defines FAMILIES."""
+    every ``Family("NAME", ...)`` call of a module of the package (its
+    subpackages included) that defines FAMILIES; a subpackage's families
+    are its own (graphprum.measures.prum hands on prum.family's)."""
     out: dict[str, str] = {}
-    for path in sorted(MEASURES.glob("*.py")):
+    for path in sorted(MEASURES.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assigns = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
                    for t in node.targets if isinstance(t, ast.Name)}
         if "FAMILIES" not in assigns:
             continue
+        parts = path.relative_to(MEASURES.parent.parent).with_suffix("").parts
+        module = ".".join(parts[:3])  # graphprum.measures.NAME
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Family":
-                out[node.args[0].value] = f"graphprum.measures.{path.stem}"
+                out[node.args[0].value] = module
     return out
 
 
-def test_every_declared_family_is_discovered_and_nothing_else():
+def test_the_index_lists_every_module_that_declares_families():
+    """A family module missing from registry.MODULES is named here."""
     found = families()
     assert {n: f.module for n, f in found.items()} == declared_in_source()
-    assert len(found) >= 18
+    assert len(found) >= 19
     for f in found.values():
         assert f.description  # from the module docstring
         first = sys.modules[f.module].__doc__.strip().split("\n\n")[0].split()[0]
         assert f.description.split()[0] == first.replace("``", "")
+    assert registry.family_names() == list(found)
 
 
-def test_the_static_index_is_what_discovery_finds():
-    found = discover()
-    assert {n: f.module for n, f in found.items()} == registry.FAMILY_MODULES
-    assert registry.family_names() == list(families())
-    assert {n: (f.function, f.describe()) for n, f in families().items()} == \
-        {n: (f.function, f.describe()) for n, f in found.items()}
+def test_each_family_function_is_named_after_the_family():
+    """One naming scheme: the function of family NAME is compute_<name>
+    (lower case, '-' as '_'), defined in the module that declares it."""
+    for name, f in families().items():
+        assert f.function.__name__ == "compute_" + name.lower().replace("-", "_"), name
+        assert f.function.__module__ in (f.module, f.module + ".family"), name
 
 
-def test_an_index_line_whose_module_does_not_declare_the_family(monkeypatch):
-    monkeypatch.setitem(registry.FAMILY_MODULES, "Bogus", "graphprum.measures.sr")
-    with pytest.raises(RuntimeError, match=r"lists Bogus in graphprum\.measures\.sr, which "
-                                           r"does not declare it"):
-        family("Bogus")
-
-
-def test_a_classical_name_imports_no_family_module(tmp_path):
-    import subprocess
-
-    code = ("import sys; from graphprum.measures.names import resolve, aggregation; "
-            "[aggregation(s) for n in ('AP', 'ndcg@10', 'map', 'P_10') for s in resolve(n)]; "
-            "print(sorted(m for m in set(registry.FAMILY_MODULES.values()) if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
-                          + code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-    code = code.replace("'AP', 'ndcg@10', 'map', 'P_10'", "'srp@10',")
-    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
-                          + code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['graphprum.measures.sr']"
-
-
-def test_discovery_reads_any_package(tmp_path, monkeypatch):
-    pkg = tmp_path / "fakemeasures"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "one.py").write_text(
-        '"""Two fake families.\n\nMore text."""\n'
-        "from graphprum.measures.registry import Family\n"
-        "FAMILIES = (Family('Fake1', lambda m, ctx: 1.0, 'one'),\n"
-        "            Family('Fake2', lambda m, ctx: 2.0, 'two', description='own'))\n")
-    (pkg / "helper.py").write_text("X = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    found = discover("fakemeasures")
-    assert list(found) == ["Fake1", "Fake2"]
-    assert found["Fake1"].description == "Two fake families."
+def test_the_index_of_some_modules():
+    one = types.ModuleType("one", "Two fake families.\n\nMore text.")
+    one.FAMILIES = (Family("Fake2", lambda m, ctx: 2.0, "two", description="own"),
+                    Family("fake1", lambda m, ctx: 1.0, "one"))
+    found = registry.index([one])
+    assert list(found) == ["fake1", "Fake2"]  # by name, case aside
+    assert found["fake1"].description == "Two fake families."
     assert found["Fake2"].description == "own"
-    assert found["Fake1"].module == "fakemeasures.one"
-    (pkg / "two.py").write_text(
-        "from graphprum.measures.registry import Family\n"
-        "FAMILIES = (Family('Fake1', lambda m, ctx: 1.0, 'again'),)\n")
-    with pytest.raises(ValueError, match=r"Fake1 is declared by both fakemeasures\.one and "
-                                         r"fakemeasures\.two"):
-        discover("fakemeasures")
+    assert found["fake1"].module == "one"
+    two = types.ModuleType("two")
+    two.FAMILIES = (Family("fake1", lambda m, ctx: 1.0, "again"),)
+    with pytest.raises(ValueError, match=r"fake1 is declared by both one and two"):
+        registry.index([one, two])
+    bad = types.ModuleType("bad")
+    bad.FAMILIES = ("PRUM",)
+    with pytest.raises(TypeError, match=r"bad.FAMILIES holds 'PRUM', not a Family"):
+        registry.index([bad])
 
 
 @pytest.mark.parametrize("name, message", [
@@ -246,3 +219,33 @@ def test_plot_curves_come_from_the_declarations():
         first = curve_measures(n, ks=[1, 2])[0]
         assert first == (f"{n}@0.0" if families()[n].curve.axis == "level" else f"{n}@1")
     assert not any(is_curve(n) for n, f in families().items() if f.curve is None)
+
+
+def test_the_listing_has_every_name_m_takes_each_once_in_its_section():
+    """``graphprum measures`` (names.catalog): the families, then trec_eval's
+    names and sets, then ir_measures' names (issue 41 item 6); every name
+    listed is one -m takes, and goes to the source the listing names."""
+    rows = names.catalog()
+    sources = [r["source"] for r in rows]
+    assert sources == sorted(sources, key=["graphprum", "trec_eval", "ir_measures"].index)
+    listed = {s: [r["name"] for r in rows if r["source"] == s] for s in dict.fromkeys(sources)}
+    assert listed["graphprum"] == list(families())
+    assert listed["trec_eval"] == [*classical.TREC_MEASURES, *classical.TREC_SETS]
+    ir = listed["ir_measures"]
+    assert "AP" in ir and "nDCG" in ir and "MAP" in ir  # aliases too
+    assert set(ir) == {n for n in classical.ir_measure_names() if n.isascii()}
+    for r in rows:
+        assert set(r) == {"name", "source", "cutoff", "aggregate", "needs", "curve", "summary"}
+        assert r["summary"], r["name"]
+        name = r["name"]
+        want = registry.FAMILY_MEASURES if r["source"] == "graphprum" else classical.CLASSICAL
+        assert names.provider(name) is want
+        if r["source"] != "ir_measures":
+            assert names.resolve(name)  # a family, a trec_eval name or set, bare
+    # ir_measures' names as -m takes them: with their cutoff, through ir_measures
+    assert [str(s) for s in names.resolve("nDCG@10") + names.resolve("P_IA@5")] == \
+        ["nDCG@10", "P_IA@5"]
+    p = next(r for r in rows if r["name"] == "P" and r["source"] == "trec_eval")
+    assert p["cutoff"] == "rank" and "P_10, P.5,10" in p["summary"]
+    assert next(r for r in rows if r["name"] == "MAP")["summary"].endswith(
+        "(= AP); parameters: rel, judged_only")

@@ -13,11 +13,18 @@ import scipy.sparse as sp
 from graphprum.context import TopicContext
 from graphprum.loading import load_xml
 from graphprum.measures.registry import MeasureSpec, family, parse_measure
-from graphprum.measures.sr import compute_sr, compute_srp, topic_contributions
+from graphprum.measures.sr import topic_contributions
 from graphprum.navigation.base import parse_model
 from graphprum.navigation.summary import SummaryModel
 from graphprum.summaries.axpre import build_summary
 from tests.support.summaries import BOOK, TableStore, book_table, forest_table, random_tree
+
+
+def value(name: str, ctx: TopicContext) -> float:
+    """The value of measure ``name`` (SR or SRP) for the topic of ``ctx``."""
+    spec = parse_measure(name)
+    return family(spec.name).compute(spec, ctx)
+
 
 # Example 4.4 subtrees by Fig. 2 preorder id (ERRATA SR 6)
 T_L = [1, 2, 14, 3, 15, 4]
@@ -69,7 +76,7 @@ def test_example_4_4():
                   models=[DictModel(lambda e: 0.5)])
     c = topic_contributions(ctx, 2, fast=False)
     assert 1 - c[1] == pytest.approx(0.55)  # p(t_r; t_l), ERRATA SR 1
-    assert compute_sr(parse_measure("SR@2"), ctx) == pytest.approx(1.45)
+    assert value("SR@2", ctx) == pytest.approx(1.45)
 
 
 @pytest.mark.parametrize("pi, sr", [
@@ -82,8 +89,8 @@ def test_example_6_1_printed_pi(pi, sr):
     model = DictModel(lambda e: 1 - pi.get(int(e[1:]), 0.5))
     ctx = ctx_for(trees=[ids(T_L), ids(T_R)], qrels={f"e{i}": 1 for i in range(1, 18)},
                   models=[model])
-    assert compute_sr(parse_measure("SR@2"), ctx) == pytest.approx(sr, abs=5e-5)
-    assert compute_srp(parse_measure("SRP@2"), ctx) == pytest.approx(sr / 2, abs=5e-5)
+    assert value("SR@2", ctx) == pytest.approx(sr, abs=5e-5)
+    assert value("SRP@2", ctx) == pytest.approx(sr / 2, abs=5e-5)
 
 
 def book_context(trees, models, store):
@@ -117,7 +124,7 @@ def test_example_6_1_recomputed_table1(fast, tmp_path):
     redundancy = 1 - (5 * 16 + 5 * 12 + 5 * 4 + 6 * 14 + 6 * 6) / 76 / 30
     expected = 1 + (1 - redundancy)
     assert topic_contributions(ctx, 2, fast=fast).sum() == pytest.approx(expected)
-    assert compute_srp(parse_measure("SRP@2"), ctx) == pytest.approx(expected / 2)
+    assert value("SRP@2", ctx) == pytest.approx(expected / 2)
 
 
 # ------------------------------------------------------- general properties
@@ -128,7 +135,7 @@ def test_srp_is_precision_when_p_is_zero():
     ctx = ctx_for(ranked=ranked, qrels=qrels)  # no model: p(e; f) = 0 for e != f
     for k in (1, 5, 10, 25, 50):
         precision = sum(qrels[u] for u in ranked[:k]) / k
-        assert compute_srp(parse_measure(f"SRP@{k}"), ctx) == pytest.approx(precision)
+        assert value(f"SRP@{k}", ctx) == pytest.approx(precision)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -148,10 +155,10 @@ def test_singletons_follow_eq3(seed):
         for f in ranked[:i]:
             seen *= 1 - p[int(f), int(e)]  # p(e; f) = P(f -> e)
         expected += rel[e] / top * seen
-    assert compute_sr(parse_measure("SR@9"), ctx) == pytest.approx(expected)
+    assert value("SR@9", ctx) == pytest.approx(expected)
     # the same list as explicit singleton trees
     tctx = ctx_for(trees=[[u] for u in ranked], qrels=rel, models=[MatrixModel(p)])
-    assert compute_sr(parse_measure("SR@9"), tctx) == pytest.approx(expected)
+    assert value("SR@9", tctx) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -172,9 +179,9 @@ def test_trees_follow_eqs_1_4_5_literally(seed):
             total = sum(p[int(f), int(e)] for f in tj for e in ti)  # eq. 5
             not_seen *= 1 - total / (len(ti) * len(tj))  # eq. 4
         expected += sum(rel[e] / top for e in ti) / len(ti) * not_seen  # eqs. 9, 1
-    assert compute_sr(parse_measure("SR@6"), ctx) == pytest.approx(expected)
-    assert compute_sr(parse_measure("SR@3"), ctx) == pytest.approx(
-        compute_sr(parse_measure("SR@3"), ctx_for(trees=trees[:3], qrels=rel,
+    assert value("SR@6", ctx) == pytest.approx(expected)
+    assert value("SR@3", ctx) == pytest.approx(
+        value("SR@3", ctx_for(trees=trees[:3], qrels=rel,
                                                  models=[MatrixModel(p)])))
 
 
@@ -187,13 +194,13 @@ def test_cutoffs_and_expansion():
     assert [str(s) for s in expand_measures(["SR", "SRP@7"])] == \
         ["SR@5", "SR@10", "SR@25", "SR@50", "SRP@7"]
     ctx = ctx_for(ranked=["a", "b"], qrels={"a": 1, "b": 1})
-    assert compute_srp(parse_measure("SRP@10"), ctx) == pytest.approx(0.2)
-    assert compute_sr(parse_measure("SR"), ctx) == pytest.approx(2.0)
-    assert compute_sr(parse_measure("SR@5"), ctx_for(ranked=[], qrels={"a": 1})) == 0.0
+    assert value("SRP@10", ctx) == pytest.approx(0.2)
+    assert value("SR", ctx) == pytest.approx(2.0)
+    assert value("SR@5", ctx_for(ranked=[], qrels={"a": 1})) == 0.0
     from graphprum.errors import UsageError
 
     with pytest.raises(UsageError):
-        compute_sr(parse_measure("SR@0"), ctx)
+        value("SR@0", ctx)
 
 
 # ---------------------------------------------------- summary model, fast path
