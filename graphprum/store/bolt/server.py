@@ -223,7 +223,7 @@ def status(data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     running, pid, ports, uri.  ``running`` is true only for the process this
     directory started (see :func:`is_server`); ``stale`` is true when
     ``server.json`` names a pid that is gone or now another program's."""
-    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    data_dir = (Path(data_dir) if data_dir is not None else default_data_dir()).absolute()
     state = _read_state(data_dir) or {}
     running = bool(state) and is_server(state)
     aof = data_dir / AOF_DIR
