@@ -465,3 +465,53 @@ def test_batches_over_bolt_stay_in_one_bolt_chunk(tmp_path, bolt_store, monkeypa
     if FALKORDB:
         with pytest.raises(UsageError, match="at most"):
             bolt.query("RETURN '" + "x" * 70_000 + "' AS s")
+
+
+def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, monkeypatch):
+    """Issue 39: views of topics that share documents pull each document's
+    units from the server once (in slices of a few units per row), the
+    summaries' names are asked once, and a load makes the store read again;
+    the tables equal those pulled without the cache."""
+    from graphprum.store.bolt import reads as bolt_reads
+
+    bolt = bolt_store()
+    load_xml(bolt, [PLOS])
+    build_stored(bolt, "p*")
+    names = bolt.documents()["name"].tolist()
+    fresh = type(bolt)(bolt.location)  # no cache yet: the reference tables
+    want = {k: fresh.view([], names[k:k + 3]).table for k in range(0, 6)}
+    asked: list[tuple[str, tuple[str, ...]]] = []
+    read, read_batched = bolt.conn.read, bolt.conn.read_batched
+
+    def spy_batched(name, key, rows, **fixed):
+        asked.append((name, tuple(rows)))
+        return read_batched(name, key, rows, **fixed)
+
+    def spy(name, **params):  # (read_batched reads through it too)
+        if name == "summary/names":
+            asked.append((name, ()))
+        return read(name, **params)
+
+    monkeypatch.setattr(bolt.conn, "read_batched", spy_batched)
+    monkeypatch.setattr(bolt.conn, "read", spy)
+    for k in range(0, 6):
+        view = bolt.view([], names[k:k + 3])
+        got = view.table
+        assert list(got.ids()) == list(want[k].ids())
+        for c in got.columns:
+            assert np.array_equal(got.columns[c], want[k].columns[c]), c
+        assert got.tags == want[k].tags and got.paths == want[k].paths
+        ref = fresh.partitions("p*", fresh.view([], names[k:k + 3]),
+                               np.arange(len(want[k])))
+        assert np.array_equal(bolt.partitions("p*", view, np.arange(len(got))), ref)
+    pulled = [n for name, rows in asked if name == "read/document_columns" for n in rows]
+    assert sorted(pulled) == sorted(names[:8])  # documents 0..7, each once
+    parts = [n for name, rows in asked if name == "read/document_partitions" for n in rows]
+    assert sorted(parts) == sorted(names[:8])
+    assert sum(name == "summary/names" for name, _ in asked) == 1
+    assert bolt_reads.SLICE < max(bolt.documents()["count"])  # documents span rows
+    load_xml(bolt, [write_collection(tmp_path / "c", {"x.xml": "<x><y/></x>"})])
+    asked.clear()
+    bolt.view([], names[:1])
+    assert [rows for name, rows in asked if name == "read/document_columns"] == [(names[0],)]
+    fresh.close()

@@ -15,8 +15,10 @@ document of a unit found by its id), so they are invisible until complete.
 from __future__ import annotations
 
 import json
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,9 +41,16 @@ from graphprum.units import (
     UnitTable,
 )
 
-#: The numbers of a unit as ``read/document_units.cypher`` returns them.
+#: The numbers of a unit, in the order ``read/document_columns.cypher`` returns them.
 NUMBERS = ["pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
 _DOC_FIELDS = ["name", "source", "kind", "length", "count", "seq"]
+#: Units pulled by one query at most (a document larger comes alone).
+PULL_UNITS = 50_000
+#: Units per row of the column queries (a row stays under FalkorDB's 64 KB
+#: record: ``read/document_columns.cypher``).
+SLICE = 48
+#: Units of pulled documents kept for later views (about 200 bytes each).
+CACHE_UNITS = 1_000_000
 
 
 def canonical(uid: str) -> str:
@@ -65,29 +74,60 @@ def document_of(uid: str) -> str:
     return uid.partition("#")[0]
 
 
-def build_table(docs: Sequence[dict[str, Any]], units: Sequence[Row],
+@dataclass
+class Piece:
+    """One stored document's units as pulled, in preorder: ``numbers`` by
+    column (:data:`NUMBERS`), tags and label paths (object arrays of str)."""
+
+    numbers: np.ndarray
+    tags: np.ndarray
+    paths: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+def piece_of(rows: Sequence[Row]) -> Piece:
+    """A :class:`Piece` from the rows of one document of
+    ``read/document_columns.cypher`` (name, slice, a list per number, tags,
+    paths): numpy arrays made from the driver's lists, no Python object per
+    unit beyond the driver's values.
+
+    >>> p = piece_of([("d", 0, [1, 0], *[[0, 0]] * 2, [0, -1], *[[0, 0]] * 6, ["b", "a"],
+    ...                ["/a/b", "/a"])])
+    >>> p.numbers[:, 0].tolist(), p.tags.tolist(), p.paths.tolist()
+    ([0.0, 1.0], ['a', 'b'], ['/a', '/a/b'])
+    """
+    k = len(NUMBERS)
+    numbers = np.concatenate([np.array(r[2:2 + k], dtype=np.float64).reshape(k, -1).T
+                              for r in rows]) if rows else np.zeros((0, k))
+    tags = np.array([t for r in rows for t in r[2 + k]], dtype=object)
+    paths = np.array([p for r in rows for p in r[3 + k]], dtype=object)
+    if not len(tags) == len(paths) == len(numbers):
+        raise StoreError(f"document {rows[0][0]!r}: units with missing properties; "
+                         f"load it again with --replace")
+    order = np.argsort(numbers[:, 0], kind="stable")
+    return Piece(np.ascontiguousarray(numbers[order]), tags[order], paths[order])
+
+
+def build_table(docs: Sequence[dict[str, Any]], pieces: Sequence[Piece],
                 where: str = "") -> UnitTable:
-    """A :class:`UnitTable` of ``docs`` (in their order) from the rows of
-    ``read/document_units.cypher`` (document, numbers, tag, label path)."""
-    index = {d["name"]: i for i, d in enumerate(docs)}
-    n = len(units)
-    v = np.array([r[1] for r in units], dtype=np.float64).reshape(n, len(NUMBERS))
-    doc_of = np.array([index[r[0]] for r in units], dtype=np.int64)
-    order = np.lexsort((v[:, 0], doc_of)) if n else np.zeros(0, np.int64)
-    v, doc_of = v[order], doc_of[order]
-    tags = [units[i][2] for i in order.tolist()]
-    paths = [units[i][3] for i in order.tolist()]
+    """A :class:`UnitTable` of ``docs`` (in their order) from their pieces."""
     counts = np.array([int(d["count"]) for d in docs], dtype=np.int64)
-    got = np.bincount(doc_of, minlength=len(docs)) if len(docs) else np.zeros(0, np.int64)
+    got = np.array([len(p) for p in pieces], dtype=np.int64)
     if not np.array_equal(got, counts):
         bad = int(np.flatnonzero(got != counts)[0])
         raise StoreError(f"{where}: document {docs[bad]['name']!r} has {got[bad]} units, "
                          f"expected {counts[bad]}; load it again with --replace")
+    n = int(counts.sum())
+    v = np.concatenate([p.numbers for p in pieces]) if n \
+        else np.zeros((0, len(NUMBERS)), np.float64)
+    doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), counts)
     first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if len(counts) \
         else np.zeros(0, np.int64)
     col = {name: v[:, i] for i, name in enumerate(NUMBERS)}
-    tag_codes, tag_vocab = _codes(tags)
-    path_codes, path_vocab = _codes(paths)
+    tag_codes, tag_vocab = _codes([p.tags for p in pieces])
+    path_codes, path_vocab = _codes([p.paths for p in pieces])
     ppre = col["ppre"].astype(np.int64)
     parent = np.where(ppre >= 0, first[doc_of] + ppre, -1) if n else np.zeros(0, np.int64)
     values = {"doc": doc_of, "kind": col["kind"], "tag": tag_codes, "path": path_codes,
@@ -104,16 +144,19 @@ def build_table(docs: Sequence[dict[str, Any]], units: Sequence[Row],
     return UnitTable(columns, tag_vocab, path_vocab, table_docs)
 
 
-def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Codes of ``values`` and the distinct values, in order of first occurrence.
+def _codes(parts: list[np.ndarray]) -> tuple[np.ndarray, list[str]]:
+    """Codes of the values of ``parts`` (object arrays of str) and the
+    distinct values, in order of first occurrence.
 
-    >>> codes, vocab = _codes(["b", "a", "b"])
+    >>> codes, vocab = _codes([np.array(["b", "a"], dtype=object),
+    ...                        np.array(["b"], dtype=object)])
     >>> codes.tolist(), vocab
     ([0, 1, 0], ['b', 'a'])
     """
-    if not values:
+    values = np.concatenate(parts) if parts else np.zeros(0, dtype=object)
+    if not len(values):
         return np.zeros(0, np.int64), []
-    codes, vocab = pd.factorize(pd.Series(values, dtype=object))
+    codes, vocab = pd.factorize(values)
     return np.asarray(codes, dtype=np.int64), [str(v) for v in vocab]
 
 
@@ -153,18 +196,37 @@ _UNIT_KEYS = ["id", "doc", "kind", "tag", "path", "depth", "parent", "pre", "pos
 class BoltReads:
     """The reads of a :class:`~graphprum.store.bolt.store.BoltStore` over
     its connection (see the module notes).  What does not change until the
-    next load is kept (:meth:`invalidate` forgets it)."""
+    next load is kept (:meth:`invalidate` forgets it): the documents pulled
+    for views (:data:`CACHE_UNITS` units at most, the least recently used
+    dropped first), their partitions, the stored summaries' names.  Safe to
+    use from several threads (each pull is a session of its own)."""
 
     def __init__(self, conn: BoltConnection) -> None:
         self.conn = conn
         self.location = conn.location
+        self._lock = threading.Lock()
         self._whole: UnitTable | None = None
         self._whole_rows: dict[str, int] | None = None
         self._doc_stats: pd.DataFrame | None = None
+        self._docs: dict[str, dict[str, Any] | None] = {}
+        self._pieces: OrderedDict[str, Piece] = OrderedDict()
+        self._cached_units = 0
+        self._parts: dict[tuple[str, str], np.ndarray] = {}
+        self._summaries: list[str] | None = None
 
     def invalidate(self) -> None:
         """Forget what was read of the collection (after a write)."""
-        self._whole = self._whole_rows = self._doc_stats = None
+        with self._lock:
+            self._whole = self._whole_rows = self._doc_stats = None
+            self._docs.clear()
+            self._pieces.clear()
+            self._cached_units = 0
+            self.forget_summaries()
+
+    def forget_summaries(self) -> None:
+        """Forget the summaries' names and partitions (after a summary is written)."""
+        self._parts = {}
+        self._summaries = None
 
     # ---------------------------------------------------------- documents
     def _stored_documents(self) -> list[dict[str, Any]]:
@@ -186,14 +248,56 @@ class BoltReads:
         return int(n or 0)
 
     def _documents_named(self, names: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored documents among ``names``, in load order."""
-        rows = self.conn.read_batched("read/documents_named", "names", list(dict.fromkeys(names)))
-        docs = [dict(zip(_DOC_FIELDS, r, strict=True)) for r in rows]
+        """The stored documents among ``names``, in load order (each asked
+        of the server once until the next load)."""
+        names = list(dict.fromkeys(names))
+        missing = [n for n in names if n not in self._docs]
+        if missing:
+            found = {r[0]: dict(zip(_DOC_FIELDS, r, strict=True))
+                     for r in self.conn.read_batched("read/documents_named", "names", missing)}
+            with self._lock:
+                self._docs.update({n: found.get(n) for n in missing})
+        docs = [d for d in (self._docs.get(n) for n in names) if d is not None]
         return sorted(docs, key=lambda d: int(d["seq"]))
 
+    def _pull(self, docs: Sequence[dict[str, Any]]) -> dict[str, Piece]:
+        """The units of ``docs``, a query per :data:`PULL_UNITS` units."""
+        out: dict[str, Piece] = {}
+        batch: list[str] = []
+        units = 0
+        for d in [*docs, None]:
+            if batch and (d is None or units + int(d["count"]) > PULL_UNITS):
+                rows: dict[str, list[Row]] = {}
+                for row in self.conn.read_batched("read/document_columns", "names", batch,
+                                                  slice=SLICE):
+                    rows.setdefault(row[0], []).append(row)
+                out.update({name: piece_of(found) for name, found in rows.items()})
+                batch, units = [], 0
+            if d is not None:
+                batch.append(d["name"])
+                units += int(d["count"])
+        empty = Piece(np.zeros((0, len(NUMBERS))), np.zeros(0, object), np.zeros(0, object))
+        return {d["name"]: out.get(d["name"], empty) for d in docs}
+
     def _table_of(self, docs: list[dict[str, Any]]) -> UnitTable:
-        units = self.conn.read_batched("read/document_units", "names", [d["name"] for d in docs])
-        return build_table(docs, units, self.location)
+        """The table of ``docs``, each document pulled once until the next
+        load (while the cache holds it)."""
+        with self._lock:
+            have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
+            for name in have:
+                if have[name] is not None:
+                    self._pieces.move_to_end(name)
+        new = self._pull([d for d in docs if have[d["name"]] is None])
+        with self._lock:
+            for name, piece in new.items():
+                if name not in self._pieces:
+                    self._pieces[name] = piece
+                    self._cached_units += len(piece)
+            while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
+                _, dropped = self._pieces.popitem(last=False)
+                self._cached_units -= len(dropped)
+        pieces = [new[d["name"]] if d["name"] in new else have[d["name"]] for d in docs]
+        return build_table(docs, [p for p in pieces if p is not None], self.location)
 
     # ---------------------------------------------------------- the topic
     def view(self, ids: Iterable[str], documents: Iterable[str] = (),
@@ -340,23 +444,36 @@ class BoltReads:
         if axpre not in self.summary_names():
             raise StoreError(f"{self.location}: no {axpre} summary stored; build it with "
                              f"'graphprum summary build {axpre}'")
-        cache = view.__dict__.setdefault("_partitions", {})
+        cache: dict[str, np.ndarray] = view.__dict__.setdefault("_partitions", {})
         part = cache.get(axpre)
         if part is None:
-            table = view.table
-            docs = table.docs
-            first = dict(zip(docs["name"].tolist(), docs["first"].tolist(), strict=True))
-            part = np.full(len(table), -1, dtype=np.int64)
-            for name, pre, sid in self.conn.read_batched("read/partitions", "names", list(first),
-                                           axpre=axpre):
-                part[first[name] + int(pre)] = int(sid[1:]) - 1
+            docs = view.table.docs
+            names = [str(n) for n in docs["name"].tolist()]
+            counts = [int(c) for c in docs["count"].tolist()]
+            missing = [n for n in names if (axpre, n) not in self._parts]
+            found = {n: np.full(c, -1, dtype=np.int64)
+                     for n, c in zip(names, counts, strict=True) if n in set(missing)}
+            for i in range(0, len(missing), 200):
+                for name, _, pre, sid in self.conn.read_batched(
+                        "read/document_partitions", "names", missing[i:i + 200], axpre=axpre,
+                        slice=SLICE):
+                    found[name][np.asarray(pre, dtype=np.int64)] = \
+                        np.asarray(sid, dtype=np.int64) - 1
+            with self._lock:
+                self._parts.update({(axpre, n): a for n, a in found.items()})
+                got = [self._parts.get((axpre, n), found.get(n)) for n in names]
+            part = np.concatenate([g for g in got if g is not None]) if names \
+                else np.zeros(0, np.int64)
             cache[axpre] = part
         rows = np.asarray(rows, dtype=np.int64)
         return np.where(rows >= 0, part[np.maximum(rows, 0)] if len(part) else -1, -1)
 
     def summary_names(self) -> list[str]:
-        """AxPRE summaries stored in the graph."""
-        return [r[0] for r in self.conn.read("summary/names")]
+        """AxPRE summaries stored in the graph (asked once until a write)."""
+        names = self._summaries
+        if names is None:
+            names = self._summaries = [r[0] for r in self.conn.read("summary/names")]
+        return list(names)
 
     # ------------------------------------------------------- collection
     def info(self) -> dict[str, Any]:
@@ -440,8 +557,8 @@ class BoltReads:
         Kept until the next load."""
         if self._whole is None:
             docs = self._stored_documents()
-            units = self.conn.read("read/all_units")
-            self._whole = build_table(docs, units, self.location)
+            pieces = self._pull(docs)
+            self._whole = build_table(docs, [pieces[d["name"]] for d in docs], self.location)
         return self._whole
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:

@@ -81,6 +81,7 @@ class BoltSummaries:
         self.conn.write("summary/edges", axpre=axpre)
         if axpre == "c*":
             self.conn.write("summary/cstar_keys", axpre=axpre)
+        self.reads.forget_summaries()
         arrays, meta = self._read_summary(axpre)
         return arrays, meta
 
@@ -112,7 +113,8 @@ class BoltSummaries:
         parts = [{"sid": f"S{i + 1}", "pi": float_text(float(p)), "tag": str(tag)}
                  for i, (p, tag) in enumerate(zip(pi, meta["tags"], strict=True))]
         self.conn.write_rows("summary/write_pi", "parts", parts, axpre=name,
-                         weight=str(meta["weight"]))
+                             weight=str(meta["weight"]))
+        self.reads.forget_summaries()
 
     def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         """A stored summary's arrays (without membership, which stays in the
