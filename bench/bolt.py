@@ -24,6 +24,11 @@ Rows (``bench``):
     on each collection: wall time and the process's peak RSS.  The topic
     reads only its documents, so both should not grow with the collection
     (``bolt_eval_ratio``, target ≤ 1.5).
+``bolt_pull``
+    the client's CPU per unit of the views a topic pulls (``store.view``):
+    ``cold``, the 50 largest documents of the large collection in one view
+    from a fresh store; ``topics``, 50 views of 5 of them each, overlapping
+    as topics' documents do (each document is pulled once per store).
 ``bolt_summary``
     an AxPRE summary derived in the graph (``summary build``) on the large
     collection.
@@ -190,6 +195,25 @@ def bench_eval(name: str, coll: Path, uri: str, work: Path, repeat: int) -> dict
     return row
 
 
+def bench_pulls(uri: str, name: str) -> None:
+    """Client CPU per unit viewed (the collection is loaded already)."""
+    docs = BoltStore(uri).documents().sort_values("count", ascending=False)["name"].tolist()[:50]
+    store = BoltStore(uri)
+    c0 = own_cpu()
+    units = len(store.view([], docs).table)
+    emit(bench="bolt_pull", collection=name, way="cold", documents=len(docs), units=units,
+         client_cpu_s=round(own_cpu() - c0, 3),
+         client_us_per_unit=round(1e6 * (own_cpu() - c0) / units, 2))
+    store = BoltStore(uri)
+    c0, units = own_cpu(), 0
+    for k in range(50):
+        units += len(store.view([], [docs[(k + j) % len(docs)] for j in range(5)]).table)
+    emit(bench="bolt_pull", collection=name, way="topics", topics=50, units=units,
+         client_cpu_s=round(own_cpu() - c0, 3),
+         client_us_per_unit=round(1e6 * (own_cpu() - c0) / units, 2))
+    store.close()
+
+
 def bench_summaries(uri: str, coll: Path, elements: int) -> None:
     from graphprum.summaries.stored import build_stored
 
@@ -212,7 +236,7 @@ def hang_check(name: str, coll: Path, runs: int, work: Path, timeout: float) -> 
     done, seconds = 0, []
     for k in range(runs):
         data = work / f"hang-{k}"
-        uri = falkor_server.start(data, port=falkor_server.free_port())["uri"]
+        uri = falkor_server.start(data, port=falkor_server.free_port(), durable=False)["uri"]
         try:
             wall, _, status = timed_process([sys.executable, "-c", LOADER, uri, str(coll)],
                                             env=WAYS["merge-bolt"], timeout=timeout)
@@ -244,13 +268,16 @@ def main() -> None:
                         "--articles", str(args.articles), "--seed", "7"],
                        check=True, stdout=subprocess.DEVNULL)
     data = None if args.uri else work / "server"
-    uri = args.uri or falkor_server.start(data, port=falkor_server.free_port())["uri"]
+    # without the append-only file: FalkorDB 4.16 aborts on Bolt writes with it on
+    uri = args.uri or falkor_server.start(data, port=falkor_server.free_port(),
+                                          durable=False)["uri"]
     ways = ["merge-bolt"] if args.uri else list(WAYS)
     try:
         bench_loads("plos", PLOS, uri, data, ways, args.repeat, work)
         bench_loads(large_name, large, uri, data, ways, 1, work)
         small = bench_eval("plos", PLOS, uri, work, args.repeat)
         big = bench_eval(large_name, large, uri, work, args.repeat)
+        bench_pulls(uri, large_name)
         emit(bench="bolt_eval_ratio", small=small["elements"], large=big["elements"],
              time_ratio=round(big["seconds"] / small["seconds"], 3),
              rss_ratio=round(big["peak_rss"] / small["peak_rss"], 3))

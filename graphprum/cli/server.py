@@ -63,17 +63,24 @@ def server_stop(data_dir: DataDir = None) -> None:
 @server_app.command("status")
 @user_errors
 def server_status(data_dir: DataDir = None) -> None:
-    """Whether the server runs, with its pid and URI (without --data-dir:
-    every server started by `server start` that still runs)."""
+    """Whether the server runs, with its pid, URI and where its data live
+    (without --data-dir: every server started by `server start` that still runs)."""
     from graphprum.store.bolt import server as falkor_server
 
     if data_dir is not None:
         st = falkor_server.status(data_dir)
-        print(f"running (pid {st['pid']}): {st.get('uri')}" if st["running"]
+        print(f"running (pid {st['pid']}): {st.get('uri')}  {_where(st)}" if st["running"]
               else "not running")
         return
     running = falkor_server.remembered()
     if not running:
         print("not running")
     for st in running:
-        print(f"running (pid {st['pid']}): {st.get('uri')}  data {st['data_dir']}")
+        print(f"running (pid {st['pid']}): {st.get('uri')}  {_where(st)}")
+
+
+def _where(st: dict[str, object]) -> str:
+    """Where a server's data live and how they are kept."""
+    kept = f"append-only file {st['append_only']}, flushed every second" \
+        if st.get("append_only") else "snapshot only, no append-only file"
+    return f"data {st['data_dir']} ({kept})"

@@ -277,11 +277,11 @@ class Store(Protocol):
         """Store a summary (replacing one of the same name), atomically."""
         ...
 
-    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], list[str]]:
+    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Partitions computed by the graph database (``cypher/summary/``),
         for backends without the ``table`` capability: arrays ``extent``,
         ``length``, ``edge_src``, ``edge_dst``, ``edge_count``,
-        ``edge_length``, ``tag`` codes, and the partition keys."""
+        ``edge_length``, and metadata: the partitions' ``tags`` and ``keys``."""
         ...
 
     # --------------------------------------------------------------- Cypher

@@ -344,7 +344,7 @@ class TableStore:
         """Nothing to prepare."""
         return False
 
-    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], list[str]]:
+    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Not needed here: summaries are built in numpy from :meth:`table`."""
         raise StoreError(f"{self.location}: partitions are computed from the unit table")
 

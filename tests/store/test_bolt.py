@@ -26,6 +26,7 @@ from graphprum.query import run_query
 from graphprum.store.local import LocalStore
 from graphprum.summaries.stored import build_stored
 from tests.support import REPO
+from tests.support.falkordb import falkordb_server
 
 pytestmark = pytest.mark.bolt
 PLOS = REPO / "examples" / "plos" / "articles"
@@ -57,6 +58,19 @@ DUMP = [
     "MATCH (u:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) RETURN u.uid, a.name, a.value "
     "ORDER BY u.uid, a.name",
 ]
+
+
+@pytest.fixture(scope="module")
+def falkordb_uri(tmp_path_factory):
+    """The module's server, without the append-only file: its tests write
+    over Bolt too, which FalkorDB 4.16 aborts on with the file on
+    (graphprum writes to the servers it starts through their Redis port)."""
+    external = os.environ.get("GRAPHPRUM_TEST_BOLT_URI")
+    if external:
+        yield external
+        return
+    with falkordb_server(tmp_path_factory.mktemp("falkordb"), durable=False) as uri:
+        yield uri
 
 
 def write_collection(root: Path, files: dict[str, str] = TRICKY) -> Path:
@@ -219,7 +233,7 @@ def test_killed_merge_load_leaves_only_complete_documents(tmp_path, bolt_store, 
 def test_killed_bulk_load_leaves_nothing(tmp_path, bolt_store, falkordb_uri):
     root = write_collection(tmp_path / "c", _files(200))
     store = bolt_store()
-    redis = store._redis()
+    redis = store.conn.redis()
     proc = subprocess.Popen([sys.executable, "-c", LOADER, falkordb_uri, str(root)],
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
@@ -236,14 +250,14 @@ def test_killed_bulk_load_leaves_nothing(tmp_path, bolt_store, falkordb_uri):
 def test_one_load_at_a_time(tmp_path, bolt_store):
     root = write_collection(tmp_path / "c", {"x.xml": "<x/>"})
     store, other = bolt_store(), bolt_store()
-    me = store._claim()
+    me = store.loads.claim()
     with pytest.raises(StoreError, match="another load is writing"):
         load_xml(other, [root])
-    store._release(me)
+    store.loads.release(me)
     assert load_xml(other, [root]).documents == 1
     # a writer that died is taken over
     dead = f"{socket.gethostname()} {2**22 + 12345} gone"
-    store._write("load/writer", expected="", writer=dead, now=time.time())
+    store.conn.write("load/writer", expected="", writer=dead, now=time.time())
     assert load_xml(other, [root], replace=True).replaced == 1
 
 
@@ -269,7 +283,7 @@ def test_calls_are_bounded_and_errors_name_the_state(tmp_path, monkeypatch):
             assert "no answer to a read within 2 s" in str(stuck.value)
             assert "does not answer: the server is stuck" in str(stuck.value)
             with pytest.raises(ServerError, match="no answer to a write within 2 s"):
-                store._write("load/complete", names=["x"])
+                store.conn.write("load/complete", names=["x"])
         finally:
             os.kill(st["pid"], signal.SIGCONT)
         assert store.count_units() == 2
@@ -286,13 +300,13 @@ def test_calls_are_bounded_and_errors_name_the_state(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not FALKORDB, reason="FalkorDB's Redis port")
 def test_the_redis_port_is_found_from_the_bolt_port(falkordb_uri, bolt_store):
-    from graphprum.store.bolt.redis import find_redis_port
+    from graphprum.store.bolt.redis_port import find_redis_port
 
     store = bolt_store()
-    host, port = store._host_port()
+    host, port = store.conn.host_port()
     found = find_redis_port(host, port)
-    assert found is not None and store._redis() is not None
-    assert store._redis().command("PING") == "PONG"
+    assert found is not None and store.conn.redis() is not None
+    assert store.conn.redis().command("PING") is True
     assert find_redis_port(host, port + 1 if port < 32767 else port - 1) is None
 
 
@@ -367,7 +381,7 @@ def test_closed_stores_leave_the_server_answering(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")  # every call over Bolt
     data = tmp_path / "srv"
-    st = falkor_server.start(data, port=falkor_server.free_port())
+    st = falkor_server.start(data, port=falkor_server.free_port(), durable=False)
     root = write_collection(tmp_path / "c", {"x.xml": "<x><y/><y/></x>"})
     try:
         for k in range(4):
@@ -419,15 +433,13 @@ def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store)
     memory, bolt = MemoryStore(), bolt_store()
     for s in (memory, bolt):
         load_xml(s, [col])
-    type(bolt).table = lambda self: pytest.fail("the whole collection was read")
-    try:
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(type(bolt), "table", lambda self: pytest.fail("the whole collection was read"))
         measures = ["PRUM", "nxCG@10", "MAep", "AgP", "BEPD"]
         runs = sorted(out.glob("run-*.txt"))
         got, want = (evaluate(runs, None, measures, nav=["structural"], store=s, ideal_min=2,
                               passages=out / "passages.txt")
                      for s in (bolt, memory))
-    finally:
-        del type(bolt).table
     assert got[["run", "measure", "topic"]].equals(want[["run", "measure", "topic"]])
     bad = want[~np.isclose(got["value"], want["value"], rtol=0, atol=1e-12)]
     assert bad.empty, (bad, got.loc[bad.index])
@@ -453,3 +465,53 @@ def test_batches_over_bolt_stay_in_one_bolt_chunk(tmp_path, bolt_store, monkeypa
     if FALKORDB:
         with pytest.raises(UsageError, match="at most"):
             bolt.query("RETURN '" + "x" * 70_000 + "' AS s")
+
+
+def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, monkeypatch):
+    """Issue 39: views of topics that share documents pull each document's
+    units from the server once (in slices of a few units per row), the
+    summaries' names are asked once, and a load makes the store read again;
+    the tables equal those pulled without the cache."""
+    from graphprum.store.bolt import reads as bolt_reads
+
+    bolt = bolt_store()
+    load_xml(bolt, [PLOS])
+    build_stored(bolt, "p*")
+    names = bolt.documents()["name"].tolist()
+    fresh = type(bolt)(bolt.location)  # no cache yet: the reference tables
+    want = {k: fresh.view([], names[k:k + 3]).table for k in range(0, 6)}
+    asked: list[tuple[str, tuple[str, ...]]] = []
+    read, read_batched = bolt.conn.read, bolt.conn.read_batched
+
+    def spy_batched(name, key, rows, **fixed):
+        asked.append((name, tuple(rows)))
+        return read_batched(name, key, rows, **fixed)
+
+    def spy(name, **params):  # (read_batched reads through it too)
+        if name == "summary/names":
+            asked.append((name, ()))
+        return read(name, **params)
+
+    monkeypatch.setattr(bolt.conn, "read_batched", spy_batched)
+    monkeypatch.setattr(bolt.conn, "read", spy)
+    for k in range(0, 6):
+        view = bolt.view([], names[k:k + 3])
+        got = view.table
+        assert list(got.ids()) == list(want[k].ids())
+        for c in got.columns:
+            assert np.array_equal(got.columns[c], want[k].columns[c]), c
+        assert got.tags == want[k].tags and got.paths == want[k].paths
+        ref = fresh.partitions("p*", fresh.view([], names[k:k + 3]),
+                               np.arange(len(want[k])))
+        assert np.array_equal(bolt.partitions("p*", view, np.arange(len(got))), ref)
+    pulled = [n for name, rows in asked if name == "read/document_columns" for n in rows]
+    assert sorted(pulled) == sorted(names[:8])  # documents 0..7, each once
+    parts = [n for name, rows in asked if name == "read/document_partitions" for n in rows]
+    assert sorted(parts) == sorted(names[:8])
+    assert sum(name == "summary/names" for name, _ in asked) == 1
+    assert max(bolt.documents()["count"]) > bolt_reads.SLICE  # documents span rows
+    load_xml(bolt, [write_collection(tmp_path / "c", {"x.xml": "<x><y/></x>"})])
+    asked.clear()
+    bolt.view([], names[:1])
+    assert [rows for name, rows in asked if name == "read/document_columns"] == [(names[0],)]
+    fresh.close()

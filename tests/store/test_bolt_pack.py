@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphprum.errors import InputError
-from graphprum.store.bolt.connection import _query_bytes, cypher
+from graphprum.store.bolt.connection import cypher, query_bytes
 from graphprum.store.bolt.pack import (
     SEPARATORS,
     pack_units,
@@ -96,9 +96,9 @@ def test_batches_fit_the_byte_budget(max_bytes):
                               max_units=10_000, max_bytes=max_bytes))
     check_batches(docs, batches)
     text = cypher("load/units")
-    empty = _query_bytes(text, {"data": "", "rs": "\x1e", "fs": "\x1f", "docs": [], "seqs": []})
+    empty = query_bytes(text, {"data": "", "rs": "\x1e", "fs": "\x1f", "docs": [], "seqs": []})
     for b in batches:
-        real = _query_bytes(text, b.params()) - empty
+        real = query_bytes(text, b.params()) - empty
         assert len(b.records) == 1 or real <= max_bytes
 
 

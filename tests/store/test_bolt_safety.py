@@ -25,6 +25,7 @@ from graphprum.query import run_query
 
 pytestmark = pytest.mark.bolt
 runner = CliRunner()
+FALKORDB = not os.environ.get("GRAPHPRUM_TEST_BOLT_URI")
 INJECTION = '{"a: 1} CREATE (:Pwn {via: 2}) RETURN 1 AS v //":1}'
 
 
@@ -71,23 +72,35 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
                        | st.dictionaries(_keys, inner, max_size=4), max_leaves=12)
 
 
-def _same(a, b) -> bool:
-    """Equal, with floats equal as doubles (sign of zero too) and ints not
+def _same(a, b, digits: int | None = None) -> bool:
+    """Equal, with floats equal as doubles (sign of zero too; ``digits``:
+    ``a`` rounded to that many significant digits first) and ints not
     standing in for floats."""
     if isinstance(a, float) or isinstance(b, float):
+        if digits is not None and isinstance(a, float):
+            a = float(f"{a:.{digits}g}")
         return type(a) is type(b) and a == b and str(a)[0] == str(b)[0]
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_same(x, y, digits)
+                                        for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_same(a[k], b[k], digits) for k in a)
     return type(a) is type(b) and a == b
 
 
-def test_any_value_round_trips_through_falkordb(bolt_store):
+@pytest.mark.parametrize("path", ["bolt", "redis"])
+def test_any_value_round_trips_through_falkordb(bolt_store, monkeypatch, path):
     """RETURN $v AS v gives back exactly v, for random values with hostile
     keys and strings (quotes, backslashes, newlines, control characters,
-    Unicode), full-precision floats and 64-bit integers."""
+    Unicode), full-precision floats and 64-bit integers: over Bolt exactly,
+    through FalkorDB's Redis port (GRAPH.RO_QUERY, where reads go when the
+    port is reachable) with doubles to the 15 significant digits FalkorDB
+    writes there."""
+    if path == "bolt":
+        monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
     store = bolt_store()
+    assert (store.conn.redis() is None) == (path == "bolt") or not FALKORDB
+    digits = 15 if path == "redis" and FALKORDB else None
 
     @settings(max_examples=150, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -98,7 +111,7 @@ def test_any_value_round_trips_through_falkordb(bolt_store):
         except UsageError as exc:  # only for a query beyond FalkorDB's 4 KB
             assert "4 KB" in str(exc)
             return
-        assert _same(rows[0]["v"], v), (rows, v)
+        assert _same(v, rows[0]["v"], digits), (rows, v)
 
     check()
     assert _pwned(store) == 0

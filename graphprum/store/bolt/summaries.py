@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 
 from graphprum.errors import StoreError, UsageError
+from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pack import float_text
+from graphprum.store.bolt.reads import BoltReads
 
 #: The AxPRE expressions the graph queries derive (those of
 #: :mod:`graphprum.summaries.axpre`, which the store layer does not import).
@@ -31,16 +33,16 @@ AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")
 
 
 class BoltSummaries:
-    """The summaries of :class:`~graphprum.store.bolt.BoltStore`."""
+    """The summaries of a :class:`~graphprum.store.bolt.store.BoltStore`,
+    over its connection; what is stored is read by ``reads``."""
 
-    location: str
-
-    def summary_names(self) -> list[str]:
-        """AxPRE summaries stored in the graph."""
-        return [r[0] for r in self._q("summary/names")]
+    def __init__(self, conn: BoltConnection, reads: BoltReads) -> None:
+        self.conn = conn
+        self.reads = reads
+        self.location = conn.location
 
     def _max_depth(self) -> int:
-        (depth,), = self._q("summary/max_depth") or [(None,)]
+        (depth,), = self.conn.read("summary/max_depth") or [(None,)]
         return int(depth) if depth is not None else -1
 
     def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -50,42 +52,43 @@ class BoltSummaries:
         ``edge_*``) and ``{"tags": ..., "keys": ...}``."""
         if axpre not in AXPRES:
             raise UsageError(f"unknown AxPRE {axpre!r} (one of {', '.join(AXPRES)})")
-        self.ensure_schema()
-        incomplete = self._q("read/incomplete")
+        self.conn.ensure_schema()
+        incomplete = self.conn.read("read/incomplete")
         if incomplete:
             raise StoreError(f"{self.location}: {len(incomplete)} documents are being loaded "
                              f"or were left by an interrupted load; wait for the load to "
                              f"finish, or run 'graphprum load --resume'")
-        self._write("summary/delete", axpre=axpre)
+        self.conn.write("summary/delete", axpre=axpre)
         if axpre in ("label", "c"):
-            self._write("summary/label")
+            self.conn.write("summary/label")
         elif axpre == "p":
-            self._write("summary/p")
+            self.conn.write("summary/p")
         elif axpre in ("p*", "p*|c"):
-            self._write("summary/pstar")
+            self.conn.write("summary/pstar")
         else:  # c*
             depth = self._max_depth()
             try:
                 for d in range(depth, -1, -1):
-                    self._write("summary/cstar_level", depth=d)
-                    self._write("summary/cstar_classes", depth=d)
-                    self._write("summary/cstar_ids", depth=d)
+                    self.conn.write("summary/cstar_level", depth=d)
+                    self.conn.write("summary/cstar_classes", depth=d)
+                    self.conn.write("summary/cstar_ids", depth=d)
             finally:
-                while self._write("summary/cstar_clear")[0][0]:
+                while self.conn.write("summary/cstar_clear")[0][0]:
                     pass
         if axpre in ("c", "p*|c"):
-            self._write("summary/child_tags")
-        self._write("summary/number", axpre=axpre)
-        self._write("summary/edges", axpre=axpre)
+            self.conn.write("summary/child_tags")
+        self.conn.write("summary/number", axpre=axpre)
+        self.conn.write("summary/edges", axpre=axpre)
         if axpre == "c*":
-            self._write("summary/cstar_keys", axpre=axpre)
+            self.conn.write("summary/cstar_keys", axpre=axpre)
+        self.reads.forget_summaries()
         arrays, meta = self._read_summary(axpre)
         return arrays, meta
 
     def _read_summary(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        rows = self._q("summary/read_partitions", axpre=axpre)
+        rows = self.conn.read("summary/read_partitions", axpre=axpre)
         rows.sort(key=lambda r: int(r[0][1:]))
-        edges = self._q("summary/read_edges", axpre=axpre)
+        edges = self.conn.read("summary/read_edges", axpre=axpre)
         src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
         dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
         count = np.array([int(e[2]) for e in edges], dtype=np.int64)
@@ -104,18 +107,19 @@ class BoltSummaries:
                      meta: dict[str, Any]) -> None:
         """Store a summary: its partitions are graph nodes (derived here
         unless already derived); π and the weighting go on the nodes."""
-        if name not in self.summary_names():
+        if name not in self.reads.summary_names():
             self.derive_partitions(name)
         pi = np.asarray(arrays["pi"], dtype=np.float64)
         parts = [{"sid": f"S{i + 1}", "pi": float_text(float(p)), "tag": str(tag)}
                  for i, (p, tag) in enumerate(zip(pi, meta["tags"], strict=True))]
-        self._write_rows("summary/write_pi", "parts", parts, axpre=name,
-                         weight=str(meta["weight"]))
+        self.conn.write_rows("summary/write_pi", "parts", parts, axpre=name,
+                             weight=str(meta["weight"]))
+        self.reads.forget_summaries()
 
     def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         """A stored summary's arrays (without membership, which stays in the
         graph) and metadata."""
-        if name not in self.summary_names():
+        if name not in self.reads.summary_names():
             return None
         arrays, found = self._read_summary(name)
         weight = found["weight"] or "count"
