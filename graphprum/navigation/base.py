@@ -21,7 +21,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -55,10 +55,31 @@ class NavigationModel(Protocol):
 ModelFactory = Callable[[str], NavigationModel]
 _MODELS: dict[str, ModelFactory] = {}
 
+#: A term two models given together add to the noisy-or (a user who moves
+#: by the first and then by the second): ``term(first, then, sources, targets, ctx)``.
+Composition = Callable[[NavigationModel, NavigationModel, Sequence[str], Sequence[str],
+                        "TopicContext | None"], "sp.csr_array"]
+_COMPOSITIONS: dict[tuple[str, str], Composition] = {}
+
 
 def register_model(name: str, factory: ModelFactory) -> None:
     """Register a model family under ``name`` (the part of a spec before ':')."""
     _MODELS[name] = factory
+
+
+def register_composition(first: str, then: str, term: Composition) -> None:
+    """Add ``term`` to :func:`combine` whenever models of the families
+    ``first`` and ``then`` (the names before ':') are given together."""
+    _COMPOSITIONS[(first, then)] = term
+
+
+def family(model: NavigationModel) -> str:
+    """The name a model was registered under (``structural`` of ``structural:words``).
+
+    >>> family(parse_model("classical"))
+    'classical'
+    """
+    return model.spec.partition(":")[0]
 
 
 def parse_model(spec: str) -> NavigationModel:
@@ -76,7 +97,7 @@ def parse_model(spec: str) -> NavigationModel:
     return factory(args.strip())
 
 
-def parse_options(spec: str, args: str, allowed: dict[str, Callable[[str], object]],
+def parse_options(spec: str, args: str, allowed: Mapping[str, Callable[[str], object]],
                   positional: str | None = None) -> dict[str, object]:
     """Parse ``key=value,key=value`` model arguments.
 
@@ -163,8 +184,12 @@ def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
 
 def combine(models: Sequence[NavigationModel], sources: Sequence[str],
             targets: Sequence[str], ctx: TopicContext | None) -> sp.csr_array:
-    """Noisy-or of every model's matrix, with P = 1 where source == target."""
+    """Noisy-or of every model's matrix and of the terms models given
+    together add (:func:`register_composition`), with P = 1 where source == target."""
     mats = [m.matrix(sources, targets, ctx) for m in models]
+    for (first, then), term in _COMPOSITIONS.items():
+        mats += [term(a, b, sources, targets, ctx) for a in models if family(a) == first
+                 for b in models if family(b) == then]
     mats.append(self_pairs(sources, targets))
     out = noisy_or(mats)
     out.data = np.minimum(out.data, 1.0)
@@ -173,7 +198,7 @@ def combine(models: Sequence[NavigationModel], sources: Sequence[str],
 
 #: The module of :mod:`graphprum.navigation` that registers each model name.
 _MODULES = {"classical": "classical", "structural": "structural", "direct": "files",
-            "walk": "files", "log": "files", "links": "links", "bep": "bep",
+            "walk": "files", "log": "files", "links": "links", "browse": "browse", "bep": "bep",
             "summary": "summary", "t2i": "t2i"}
 
 

@@ -61,7 +61,7 @@ ROW_TOL = 1e-12
 #: Relative residual the Krylov solver must reach.
 KRYLOV_RTOL = 1e-10
 
-_REVERSE: tuple[weakref.ref, int, sp.csr_array] | None = None
+_REVERSE: tuple[weakref.ref[sp.csr_array], int, sp.csr_array] | None = None
 
 
 def hitting_probabilities(T: sp.csr_array, sources: np.ndarray,  # noqa: N803 (paper's T)
@@ -255,7 +255,7 @@ def backward_neighbourhood(rev: sp.csr_array, targets: np.ndarray,
 def _reverse(trans: sp.csr_array) -> sp.csr_array:
     """The reversed edge structure of T (explicit zeros dropped), cached for the last T."""
     global _REVERSE
-    if _REVERSE is not None and _REVERSE[0]() is trans and _REVERSE[1] == trans.nnz:
+    if _REVERSE is not None and _REVERSE[1] == trans.nnz and _REVERSE[0]() is trans:
         return _REVERSE[2]
     coo = trans.tocoo()
     nz = coo.data != 0

@@ -50,13 +50,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.floats import readable
 from graphprum.store.base import LinkWalk
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 #: The moves of a structure walk, as ``cypher/nav/walk_into.cypher`` names them.
 MOVES = ("child", "parent", "link")
@@ -198,7 +200,8 @@ class LinkGraph:
         """One past the last row of every row's subtree (clipped to ``n``)."""
         if self.size is None:
             return rows + 1
-        return np.minimum(rows + np.asarray(self.size[rows], dtype=np.int64), self.n)
+        return np.asarray(np.minimum(rows + np.asarray(self.size[rows], dtype=np.int64), self.n),
+                          dtype=np.int64)
 
     def held(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(lo, hi)``: the links held in each row's subtree are
@@ -215,7 +218,7 @@ class LinkGraph:
     def out_degree(self) -> np.ndarray:
         """Out-links of every row: the links held in its subtree."""
         lo, hi = self.held(np.arange(self.n))
-        return hi - lo
+        return np.asarray(hi - lo, dtype=np.int64)
 
     def arrivals(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(holder, arrival)`` of every link held in each row's subtree."""
@@ -320,6 +323,8 @@ class LinkGraph:
     def transitions(self, nodes: np.ndarray, beta: float) -> sp.csr_array:
         """Link moves restricted to sorted ``nodes``: B · (links held in x's
         subtree arriving at z) / (links held in x's subtree)."""
+        import scipy.sparse as sp  # walks only: stores are opened without scipy
+
         m = len(nodes)
         lo, hi = self.held(nodes)
         count = hi - lo
@@ -336,6 +341,8 @@ class LinkGraph:
         """The neighbourhood of walks of at most ``hops`` moves (None: any)
         from rows ``src`` into rows ``tgt`` (rows < 0 are unknown units);
         with ``structure`` a move may also go to a child or to the parent."""
+        import scipy.sparse as sp  # walks only: stores are opened without scipy
+
         src = np.asarray(src, dtype=np.int64)
         tgt = np.asarray(tgt, dtype=np.int64)
         known = np.unique(tgt[tgt >= 0])
@@ -376,6 +383,8 @@ class LinkGraph:
 
 def _moves_among(transitions: sp.csr_array, parents: np.ndarray | None) -> sp.csr_array:
     """Which nodes a move leads from and to: links, and to parents and children."""
+    import scipy.sparse as sp  # walks only: stores are opened without scipy
+
     moves = sp.csr_array(transitions != 0, dtype=np.int8)
     if parents is not None:
         child = np.flatnonzero(parents >= 0)
@@ -389,6 +398,8 @@ def _on_walks(moves: sp.csr_array, sources: np.ndarray, targets: np.ndarray,
               hops: int) -> np.ndarray:
     """Nodes on some walk of at most ``hops`` moves from a source to a target
     (distance from the sources plus distance to the targets at most ``hops``)."""
+    import scipy.sparse as sp  # walks only: stores are opened without scipy
+
     m = moves.shape[0]
 
     def distances(seeds: np.ndarray, step: sp.csr_array) -> np.ndarray:
@@ -403,14 +414,15 @@ def _on_walks(moves: sp.csr_array, sources: np.ndarray, targets: np.ndarray,
             dist[front] = k
         return dist
 
-    return distances(sources, sp.csr_array(moves.T)) + distances(targets, moves) <= hops
+    return np.asarray(distances(sources, sp.csr_array(moves.T)) + distances(targets, moves)
+                      <= hops, dtype=bool)
 
 
 def _kept_parents(parents: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """``parents`` (indexes among the nodes) for the nodes ``keep`` leaves:
     a parent left out becomes -2 (outside)."""
     new = np.cumsum(keep) - 1
-    out = parents[keep]
+    out: np.ndarray = parents[keep]
     inside = out >= 0
     out[inside] = np.where(keep[out[inside]], new[out[inside]], -2)
     return out
@@ -429,6 +441,8 @@ def graph_walk(query: Callable[..., Sequence[Sequence[Any]]], sources: Sequence[
     file returns them.  Units are ids (nodes in id order): ``hops + 2``
     queries per call, whatever the number of targets.
     """
+    import scipy.sparse as sp  # walks only: stores are opened without scipy
+
     nodes: set[str] = set(targets)
     moves: Counter[tuple[str, str, str]] = Counter()
     frontier = sorted(nodes)

@@ -169,4 +169,5 @@ class LinkColumns:
                   for name in ("out_ptr", "out_dst", "in_ptr", "in_src")]
         if len(arrays[0]) != n_rows + 1 or len(arrays[2]) != n_rows + 1:
             raise ValueError(f"{d}: link graph of {len(arrays[0]) - 1} rows, table of {n_rows}")
-        return LinkGraph(n_rows, *arrays, size=size, parent=parent)
+        out_ptr, out_dst, in_ptr, in_src = arrays
+        return LinkGraph(n_rows, out_ptr, out_dst, in_ptr, in_src, size, parent)
