@@ -115,8 +115,8 @@ def index_in(nodes: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def csr_offsets(keys: np.ndarray, n: int) -> np.ndarray:
-    """Offsets of compressed rows over ``n`` rows from the sorted row of every
-    item (int32 when they fit).
+    """Offsets of compressed rows over ``n`` rows from the row of every item
+    (the items themselves in row order; int32 offsets when they fit).
 
     >>> csr_offsets(np.array([0, 0, 2]), 4).tolist()
     [0, 2, 2, 3, 3]

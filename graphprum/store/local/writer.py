@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from graphprum.store.linkgraph import names_fragment, small_rows
+from graphprum.store.linkgraph import names_fragment
 from graphprum.store.local.layout import read_strings, write_json, write_strings
 from graphprum.store.local.links import LINKS, LinkColumns, Sparse, write_links
 from graphprum.store.local.strings import StringColumn, StringColumnWriter
@@ -41,6 +41,7 @@ from graphprum.units import (
     UNIT_COLUMNS,
     DocTable,
     DocumentBatch,
+    Names,
     ParsedDocument,
     UnitTable,
     page_units,
@@ -68,13 +69,15 @@ class Builder:
             self.files[c] = open(spool / f"{c}.raw", "wb")  # noqa: SIM115 - closed in close
         self.doc_names: list[str] = []
         self.doc_sources: list[str] = []
-        self.doc_kinds: list[int] = []
-        self.doc_counts: list[int] = []
-        self.doc_firsts: list[int] = []
-        # links of the load: holding rows and, for link lists, arrival rows
-        # (-2: resolved from the target when the generation is written)
-        self.link_src: list[np.ndarray] = []
-        self.link_dst: list[np.ndarray] = []
+        # per batch (a million pages from a link list are three arrays, not
+        # three million Python ints)
+        self.doc_kinds: list[np.ndarray] = []
+        self.doc_counts: list[np.ndarray] = []
+        self.doc_firsts: list[np.ndarray] = []
+        # links of the load, spooled: holding rows and, for link lists,
+        # arrival rows (-2: resolved from the target when the generation is written)
+        for name in ("link_src", "link_dst"):
+            self.files[name] = open(spool / f"{name}.raw", "wb")  # noqa: SIM115 - closed in close
         self.target_at: list[np.ndarray] = []
         self.targets: list[str] = []
         self.anchor_at: list[int] = []
@@ -114,9 +117,9 @@ class Builder:
             self.attr_values.extend(list(chain.from_iterable(map(dict.values, dicts))))
         self.doc_names.extend(batch.names)
         self.doc_sources.extend(batch.sources)
-        self.doc_kinds.extend(batch.kinds)
-        self.doc_counts.extend(batch.counts.tolist())
-        self.doc_firsts.extend((batch.firsts + first).tolist())
+        self.doc_kinds.append(np.asarray(batch.kinds, dtype=np.int8))
+        self.doc_counts.append(np.asarray(batch.counts, dtype=np.int64))
+        self.doc_firsts.append(batch.firsts + first)
         if batch.links:
             k = len(batch.links)
             rows = np.fromiter(map(itemgetter(0), batch.links), np.int64, count=k) + first
@@ -132,9 +135,18 @@ class Builder:
     def add_links(self, src: np.ndarray, dst: np.ndarray) -> None:
         """Links from rows ``src`` to rows ``dst`` (-2: to the target
         recorded for them), in the numbering of the load."""
-        self.link_src.append(small_rows(src))
-        self.link_dst.append(small_rows(dst))
+        self.files["link_src"].write(np.ascontiguousarray(src, dtype=np.int64).data)
+        self.files["link_dst"].write(np.ascontiguousarray(dst, dtype=np.int64).data)
         self.n_links += len(src)
+
+    def spooled_links(self, block: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The load's links (holding rows, arrival rows), in blocks."""
+        for name in ("link_src", "link_dst"):
+            self.files[name].flush()
+        with open(self.spool / "link_src.raw", "rb") as fs, \
+                open(self.spool / "link_dst.raw", "rb") as fd:
+            while chunk := fs.read(8 * block):
+                yield np.frombuffer(chunk, np.int64), np.frombuffer(fd.read(len(chunk)), np.int64)
 
     def add_pages(self, names: list[str], base_row: int) -> None:
         """Pages known only from a link list (one unit of length 0 each)."""
@@ -261,9 +273,9 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     sources = [s for s, k in zip(old.docs["source"], keep_docs, strict=True) if k] \
         + builder.doc_sources
     kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[keep_docs],
-                            np.array(builder.doc_kinds, dtype=np.int8)])
+                            *builder.doc_kinds])
     counts = np.concatenate([old_count[keep_docs].astype(np.int64),
-                             np.array(builder.doc_counts, dtype=np.int64)])
+                             *builder.doc_counts])
     firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) \
         else np.zeros(0, np.int64)
     write_strings(tmp / "docs" / "names.json", names)
@@ -271,72 +283,71 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     save_npy(tmp / "docs" / "kind.npy", kinds)
     save_npy(tmp / "docs" / "first.npy", firsts.astype(np.int64))
     save_npy(tmp / "docs" / "count.npy", counts)
+    n_docs = len(names)
+    del names, sources  # read again from the files if a link's target must be looked up
+    builder.doc_names, builder.doc_sources = [], []
     resolved, dangling = _write_links(tmp, old, old_dir, remap if replaced else None, builder,
-                                      names, firsts, counts)
-    return {"documents": len(names), "units": n_kept + builder.n,
+                                      firsts, counts)
+    return {"documents": n_docs, "units": n_kept + builder.n,
             **{KIND_NAMES[k]: int(per_kind[k]) for k in KIND_NAMES},
             "links": resolved, "dangling_links": dangling, "links_added": builder.n_links}
 
 
 def _write_links(tmp: Path, old: UnitTable, old_dir: Path | None, remap: Any,
-                 builder: Builder, names: list[str], firsts: np.ndarray,
-                 counts: np.ndarray) -> tuple[int, int]:
+                 builder: Builder, firsts: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
     """The links of the new generation: the old ones whose holding row
     survives (renumbered; re-resolved from their target when it was
     dangling or its document was replaced), then the load's; returns how
     many arrive somewhere and how many dangle.  ``remap`` is None when no
     document was replaced (rows keep their numbers)."""
-    parts_src, parts_dst, texts, anchors = [], [], Sparse(), Sparse()
-    n_old = 0
+    texts, anchors = Sparse(), Sparse()
+    old_src = old_dst = np.zeros(0, np.int64)
     if old_dir is not None and (old_dir / LINKS / "src.npy").exists():
         cols = LinkColumns(old_dir / LINKS)
-        src, dst = np.asarray(cols.src), np.asarray(cols.dst, dtype=np.int64)
-        kept_texts = cols.strings("target")
+        old_src, old_dst = cols.src, np.asarray(cols.dst, dtype=np.int64)
+        texts, anchors = cols.strings("target"), cols.strings("anchor")
         if remap is not None:
-            src = remap(src)
-            alive = np.flatnonzero(src >= 0)
-            src, dst = src[alive], dst[alive]
-            moved = np.where(dst >= 0, remap(np.maximum(dst, 0)), -1)
-            lost = np.flatnonzero((dst >= 0) & (moved < 0))  # the target was replaced
+            old_src = remap(old_src)
+            alive = np.flatnonzero(old_src >= 0)
+            old_src, old_dst = old_src[alive], old_dst[alive]
+            moved = np.where(old_dst >= 0, remap(np.maximum(old_dst, 0)), -1)
+            lost = np.flatnonzero((old_dst >= 0) & (moved < 0))  # the target was replaced
+            texts, anchors = texts.take(alive), anchors.take(alive)
             if len(lost):  # named again: by its kept text, else its old document's name
-                have = set(kept_texts.take(alive).at.tolist())
+                have = set(texts.at.tolist())
                 add = [k for k in lost.tolist() if k not in have]
                 doc_of = np.asarray(old.columns["doc"])
-                extra = Sparse(np.array(add, dtype=np.int64),
-                               [old.docs["name"][doc_of[dst[k]]] for k in add])
-            dst = np.where(moved >= 0, moved, -2)
-            kept_texts, old_anchors = kept_texts.take(alive), \
-                cols.strings("anchor").take(alive)
-            if len(lost):
-                kept_texts = _merged(kept_texts, extra)
-        else:
-            dst = np.where(dst >= 0, dst, -2)
-            old_anchors = cols.strings("anchor")
-        parts_src.append(src)
-        parts_dst.append(dst)
-        texts, anchors, n_old = kept_texts, old_anchors, len(src)
+                texts = _merged(texts, Sparse(np.array(add, dtype=np.int64),
+                                              [old.docs["name"][doc_of[old_dst[k]]]
+                                               for k in add]))
+            old_dst = moved
+        old_dst = np.where(old_dst >= 0, old_dst, -2)
         del cols
-    if builder.link_src:
-        src = np.concatenate(builder.link_src)
-        dst = np.concatenate(builder.link_dst)
+    n_old, n_rows = len(old_src), int(counts.sum())
+    dtype = np.int32 if n_rows < 2**31 - 1 else np.int64
+    src = np.empty(n_old + builder.n_links, dtype=dtype)
+    dst = np.empty(n_old + builder.n_links, dtype=dtype)
+    src[:n_old], dst[:n_old] = old_src, old_dst
+    del old_src, old_dst
+    at = n_old
+    for s_block, d_block in builder.spooled_links():
         if remap is not None:
-            src = remap(src)
-            dst = np.where(dst >= 0, remap(np.maximum(dst, 0)), dst)
-        parts_src.append(src)
-        parts_dst.append(dst)
+            s_block = remap(s_block)
+            d_block = np.where(d_block >= 0, remap(np.maximum(d_block, 0)), d_block)
+        src[at:at + len(s_block)], dst[at:at + len(d_block)] = s_block, d_block
+        at += len(s_block)
+    if builder.n_links:
         new_at = np.concatenate(builder.target_at) if builder.target_at else np.zeros(0, int)
         texts = _merged(texts, Sparse(new_at + n_old, builder.targets))
         anchors = _merged(anchors, Sparse(np.array(builder.anchor_at, dtype=np.int64) + n_old,
                                           builder.anchors))
-    src = np.concatenate(parts_src) if parts_src else np.zeros(0, np.int32)
-    dst = np.concatenate(parts_dst) if parts_dst else np.zeros(0, np.int32)
-    del parts_src, parts_dst
     if (dst == -2).any():
-        dst = small_rows(np.asarray(dst, dtype=np.int64))
-        texts = _resolve(tmp, dst, texts, builder.tags, names, firsts, counts)
-    write_links(tmp / LINKS, src, dst, int(counts.sum()), texts, anchors)
-    resolved = int(np.count_nonzero(dst >= 0))
-    return resolved, len(dst) - resolved
+        texts = _resolve(tmp, dst, texts, builder.tags, firsts, counts)
+    resolved, total = int(np.count_nonzero(dst >= 0)), len(dst)
+    rows = [src, dst]
+    del src, dst  # write_links takes them over
+    write_links(tmp / LINKS, rows, n_rows, texts, anchors)
+    return resolved, total - resolved
 
 
 def _merged(a: Sparse, b: Sparse) -> Sparse:
@@ -351,7 +362,7 @@ def _merged(a: Sparse, b: Sparse) -> Sparse:
     return Sparse(at[order], [values[i] for i in order.tolist()])
 
 
-def _resolve(tmp: Path, dst: np.ndarray, texts: Sparse, tags: list[str], names: list[str],
+def _resolve(tmp: Path, dst: np.ndarray, texts: Sparse, tags: list[str],
              firsts: np.ndarray, counts: np.ndarray) -> Sparse:
     """Give the links with ``dst == -2`` their arrival row (in place) from
     their kept target text: the named document's root, or the element of it
@@ -360,6 +371,7 @@ def _resolve(tmp: Path, dst: np.ndarray, texts: Sparse, tags: list[str], names: 
     with a fragment)."""
     import pandas as pd
 
+    names = read_strings(tmp / "docs" / "names.json")
     where = dict(zip(texts.at.tolist(), range(len(texts.at)), strict=True))
     todo = np.flatnonzero(dst == -2)
     wanted = [texts.values[where[k]] for k in todo.tolist()]
@@ -502,33 +514,86 @@ def validate(gen: Path, expected: dict[str, Any]) -> None:
 def link_pairs_into(builder: Builder, old: UnitTable, base: int,
                     link_pairs: Any) -> int:
     """Add link-list pairs FROM -> TO to the load; unknown pages become page
-    units.  Returns the number of pages created."""
-    import pandas as pd
+    units, in order of first appearance (chunk by chunk, FROM ids before TO
+    ids).  Returns the number of pages created.
+
+    The ids are dictionary-encoded by pyarrow, chunk by chunk; the
+    dictionaries of every 16 chunks are unified, and those of the groups at
+    the end (in C: 10M links between 1M pages make 1M Python strings, not
+    20M, and each dictionary is hashed once)."""
+    # pyarrow: loads of link lists only; the evaluation never needs it
+    import pyarrow as pa
 
     from graphprum.units import KIND_ELEMENT, KIND_PAGE
 
+    groups: list[tuple[Any, list[tuple[np.ndarray, int]]]] = []  # dictionary, chunks' codes
+    pending: list[tuple[Any, int]] = []
+
+    def close_group() -> None:
+        unified = pa.chunked_array([c for c, _ in pending]).unify_dictionaries()
+        groups.append((unified.chunk(0).dictionary,
+                       [(c.indices.to_numpy(), n) for c, (_, n) in
+                        zip(unified.chunks, pending, strict=True)]))
+        pending.clear()
+        pa.default_memory_pool().release_unused()  # mimalloc keeps what the chunks held
+
+    for froms, tos in link_pairs:
+        pending.append((pa.concat_arrays([_ids(froms), _ids(tos)]).dictionary_encode(),
+                        len(froms)))
+        if len(pending) >= 16:
+            close_group()
+    if pending:
+        close_group()
+    if not groups:
+        return 0
+    whole = pa.chunked_array([pa.DictionaryArray.from_arrays(
+        pa.array(np.arange(len(d), dtype=np.int32)), d) for d, _ in groups]).unify_dictionaries()
+    maps = [c.indices.to_numpy() for c in whole.chunks]  # a group's codes -> the load's
+    ids = whole.chunk(0).dictionary
+    try:
+        names = ids.to_pylist()
+    except UnicodeDecodeError:  # a lone surrogate from the API, kept as the string columns do
+        names = [v.decode("utf-8", "surrogatepass") for v in ids.view(pa.binary()).to_pylist()]
+    del ids
+    codes_of = [chunks for _, chunks in groups]
+    groups.clear()
+    del whole
+    pa.default_memory_pool().release_unused()
     known: dict[str, int] = {}
     for i, (name, kind) in enumerate(zip(old.docs["name"], old.docs["kind"], strict=True)):
         if kind in (KIND_PAGE, KIND_ELEMENT):
             known[name] = int(old.docs["first"][i])
-    known.update(zip(builder.doc_names, builder.doc_firsts, strict=True))
-    created = 0
-    for froms, tos in link_pairs:
-        # names in order of first appearance, FROM column before TO column
-        codes, names = pd.factorize(np.concatenate([np.asarray(froms, dtype=object),
-                                                    np.asarray(tos, dtype=object)]))
-        get = known.get
-        rows = np.fromiter((get(n, -1) for n in names), dtype=np.int64, count=len(names))
-        new = np.flatnonzero(rows < 0)
-        if len(new):
-            fresh = names[new].tolist()
-            rows[new] = base + builder.n + np.arange(len(new))
-            known.update(zip(fresh, rows[new].tolist(), strict=True))
-            builder.add_pages(fresh, base)
-            created += len(new)
-        ends = rows[codes]
-        builder.add_links(ends[:len(froms)], ends[len(froms):])
-    return created
+    if builder.doc_names:
+        known.update(zip(builder.doc_names, np.concatenate(builder.doc_firsts).tolist(),
+                         strict=True))
+    get = known.get
+    rows = np.fromiter((get(n, -1) for n in names), dtype=np.int64, count=len(names)) \
+        if known else np.full(len(names), -1, dtype=np.int64)
+    new = np.flatnonzero(rows < 0)
+    if len(new):
+        rows[new] = base + builder.n + np.arange(len(new))
+        builder.add_pages([names[i] for i in new.tolist()], base)
+    del names
+    for chunks, into in zip(codes_of, maps, strict=True):
+        rows_of = rows[into]
+        while chunks:
+            codes, n = chunks.pop(0)
+            ends = rows_of[codes]
+            builder.add_links(ends[:n], ends[n:])
+    del codes_of, maps
+    pa.default_memory_pool().release_unused()
+    return len(new)
+
+
+def _ids(ids: Any) -> Any:
+    """A column of ids as a pyarrow string array (from the API, a lone
+    surrogate is kept as ``surrogatepass`` bytes, as the string columns do)."""
+    import pyarrow as pa  # as in link_pairs_into
+
+    if isinstance(ids, Names):
+        return ids.arrow
+    return pa.array([str(i).encode("utf-8", "surrogatepass") for i in ids],
+                    pa.binary()).view(pa.string())
 
 
 def names_in(batch: ParsedDocument | DocumentBatch) -> Sequence[tuple[str, str]]:
