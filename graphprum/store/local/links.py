@@ -135,9 +135,9 @@ def _by_row(rows: list[np.ndarray], ranks: bool
     n = len(src)
     if n >= 1 << 34 or int(src.max()) >= 1 << 29:  # pragma: no cover - beyond the key
         order = np.argsort(src, kind="stable")
-        rank = np.empty(n, np.int64)
-        rank[order] = np.arange(n)
-        return src[order], dst[order], rank if ranks else None
+        places = np.empty(n, np.int64)
+        places[order] = np.arange(n)
+        return src[order], dst[order], places if ranks else None
     key = src.astype(np.int64)
     dtype = src.dtype
     del src
