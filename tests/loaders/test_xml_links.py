@@ -95,3 +95,21 @@ def test_a_path_target_still_wins(write, tmp_path: Path) -> None:
 def test_bad_specs(text: str) -> None:
     with pytest.raises(UsageError, match="expected TAG@ATTR"):
         LinkSpec.parse(text)
+
+
+def test_show_and_info_say_where_links_come_from(write, tmp_path: Path) -> None:
+    root = mallard(write, tmp_path)
+    store = str(tmp_path / "s")
+    runner = CliRunner()
+    assert runner.invoke(app, ["--store", store, "load", "xml", *map(str, pages(root)),
+                               "--links", "link@xref", "--links", "gui@xref",
+                               "--no-graph"]).exit_code == 0
+    shown = runner.invoke(app, ["--store", store, "show", "index#/page[1]", "-f", "table"])
+    lines = [line.strip() for line in shown.output.splitlines()]
+    assert "out-links, the links in its subtree (2 to 2 units):" in lines, shown.output
+    shown = runner.invoke(app, ["--store", store, "show", "display#/page[1]/section[2]",
+                                "-f", "table"])
+    assert "in-links (1 from 1 unit):" in [line.strip() for line in shown.output.splitlines()]
+    info = runner.invoke(app, ["--store", store, "info", "-f", "table"]).output
+    assert "links not stored  1 to a place in their own document only" in info
+    assert "dangling links    1 (target not stored)" in info
