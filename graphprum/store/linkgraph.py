@@ -19,13 +19,16 @@ sources into the targets can visit: every such walk's first ``a`` units
 lie within ``a`` steps forwards of a source and the others within
 ``K - 1 - a`` steps backwards of a target, so it expands the cheaper side
 one step at a time (K - 1 expansions in all, each a few numpy calls over
-the frontier) and builds the one-step moves on that set alone.  Links
-leaving the set still count in the out-degree (they are where the walk's
-remaining probability goes).
+the frontier), builds the one-step moves on that set and keeps the units
+on a walk of at most K moves (distance from the sources plus distance to
+the targets).  Links leaving the set still count in the out-degree (they
+are where the walk's remaining probability goes).
 
-Stores whose collection is at hand as rows (embedded, memory) answer
-``link_walk`` with a :class:`LinkGraph`; a graph server answers it with the
-queries of ``cypher/nav/`` (:func:`graph_walk`), one backward step at a time.
+The embedded store answers ``link_walk`` with a :class:`LinkGraph` (its
+compressed rows are written with each generation and memory-mapped; the
+reference memory store answers it with a plain breadth-first search); a
+graph server answers it with the queries of ``cypher/nav/``
+(:func:`graph_walk`), one backward step at a time.
 
 Examples
 --------
@@ -59,10 +62,6 @@ from graphprum.store.base import LinkWalk
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
-
-#: The moves of a structure walk, as ``cypher/nav/walk_into.cypher`` names them.
-MOVES = ("child", "parent", "link")
-
 
 def names_fragment(tag: str, attribute: str) -> bool:
     """Whether ``attribute`` of a ``tag`` element is the name a link's
