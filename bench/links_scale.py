@@ -50,17 +50,23 @@ def emit(**fields: object) -> None:
     print(json.dumps(fields), flush=True)
 
 
+#: Runs a command and prints the peak resident bytes of its process: a tiny
+#: parent, since a child's peak counts the parent's pages it shares before exec.
+_PEAK = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, file=sys.stderr); "
+         "sys.exit(code)")
+
+
 def run(cmd: list[str]) -> tuple[float, int]:
     """Seconds and peak resident bytes of one command (its own process)."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - t
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"bench/links_scale.py: {' '.join(cmd[1:])} failed: {err.strip()[-500:]}")
-    return seconds, usage.ru_maxrss * 1024
+    lines = proc.stderr.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        sys.exit(f"bench/links_scale.py: {' '.join(cmd[1:])} failed: {proc.stderr[-500:]}")
+    return seconds, int(lines[-1])
 
 
 def best(cmd: list[str], repeat: int) -> float:

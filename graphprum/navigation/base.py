@@ -55,8 +55,9 @@ class NavigationModel(Protocol):
 ModelFactory = Callable[[str], NavigationModel]
 _MODELS: dict[str, ModelFactory] = {}
 
-#: A term two models given together add to the noisy-or (a user who moves
-#: by the first and then by the second): ``term(first, then, sources, targets, ctx)``.
+#: P under two models given together for the user who moves by the first and
+#: then, or not, by the second: ``term(first, then, sources, targets, ctx)``
+#: (it stands for the first model's own matrix in the noisy-or).
 Composition = Callable[[NavigationModel, NavigationModel, Sequence[str], Sequence[str],
                         "TopicContext | None"], "sp.csr_array"]
 _COMPOSITIONS: dict[tuple[str, str], Composition] = {}
@@ -68,8 +69,9 @@ def register_model(name: str, factory: ModelFactory) -> None:
 
 
 def register_composition(first: str, then: str, term: Composition) -> None:
-    """Add ``term`` to :func:`combine` whenever models of the families
-    ``first`` and ``then`` (the names before ':') are given together."""
+    """Have :func:`combine` use ``term`` for a model of the family ``first``
+    whenever a model of the family ``then`` (the names before ':') is given
+    with it: the user moves by the first and then, or not, by the second."""
     _COMPOSITIONS[(first, then)] = term
 
 
@@ -184,12 +186,14 @@ def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
 
 def combine(models: Sequence[NavigationModel], sources: Sequence[str],
             targets: Sequence[str], ctx: TopicContext | None) -> sp.csr_array:
-    """Noisy-or of every model's matrix and of the terms models given
-    together add (:func:`register_composition`), with P = 1 where source == target."""
-    mats = [m.matrix(sources, targets, ctx) for m in models]
-    for (first, then), term in _COMPOSITIONS.items():
-        mats += [term(a, b, sources, targets, ctx) for a in models if family(a) == first
-                 for b in models if family(b) == then]
+    """Noisy-or of every model's matrix (a model followed by another given
+    with it: :func:`register_composition`), with P = 1 where source == target."""
+    mats = []
+    for m in models:
+        then = [(t, b) for (f, t), b in _COMPOSITIONS.items() if f == family(m)]
+        followers = [(term, b) for t, term in then for b in models if family(b) == t]
+        mats += [term(m, b, sources, targets, ctx) for term, b in followers] if followers \
+            else [m.matrix(sources, targets, ctx)]
     mats.append(self_pairs(sources, targets))
     out = noisy_or(mats)
     out.data = np.minimum(out.data, 1.0)

@@ -111,6 +111,12 @@ def hitting_probabilities(T: sp.csr_array, sources: np.ndarray,  # noqa: N803 (p
     known = np.flatnonzero(tgt >= 0)
     if len(src) == 0 or len(known) == 0:
         return _with_self_pairs(sp.csr_array(shape), src, tgt)
+    if hops == 1:  # one step: the transitions themselves
+        rows = np.flatnonzero(src >= 0)
+        one = sp.coo_array(trans[src[rows]][:, tgt[known]])
+        return _with_self_pairs(sp.csr_array((np.clip(one.data, 0.0, 1.0),
+                                              (rows[one.row], known[one.col])), shape=shape),
+                                src, tgt)
     utgt, tinv = np.unique(tgt[known], return_inverse=True)
     vals = _unique_targets(trans, src, utgt, hops)  # (len(src), len(utgt)) sparse
     out = sp.csr_array(vals @ sp.csr_array(

@@ -159,16 +159,17 @@ def _same_rows(src: np.ndarray, tgt: np.ndarray) -> sp.csr_array:
 def links_then_structural(links: NavigationModel, structural: NavigationModel,
                           sources: Sequence[str], targets: Sequence[str],
                           ctx: TopicContext | None) -> sp.csr_array:
-    """What ``--nav structural --nav links`` adds to the noisy-or of the two:
-    the user who follows links from x, arrives at a unit a that contains a
-    target, and moves from a to the target y as eq. 9 says,
+    """The links walk when ``--nav structural`` is given too: the user who
+    follows links from x to y, or who arrives at a unit a that contains the
+    target y and moves from a to y as eq. 9 says,
 
-        P(x → y) = 1 − Π_{a ≠ y} (1 − L(x → a) · S(a → y)),
+        P(x → y) = 1 − (1 − L(x → y)) · Π_{a ⊃ y} (1 − L(x → a) · S(a → y)),
 
     a ranging over the units that contain a target (its ancestors: the
     target document's root, where most links arrive, and the elements a
     fragment may name).  Hypothesis 2.2 (independent navigation events)
-    as for every noisy-or here.
+    as for every noisy-or here; one walk gives L for the targets and the
+    units above them.
 
     Examples
     --------
@@ -194,7 +195,7 @@ def links_then_structural(links: NavigationModel, structural: NavigationModel,
     assert isinstance(structural, StructuralModel)
     shape = (len(sources), len(targets))
     if ctx is None or not shape[0] or not shape[1]:
-        return sp.csr_array(shape)
+        return links.matrix(sources, targets, ctx)
     table = ctx.table
     tgt = ctx.rows(list(targets))
     parent = table.columns["parent"]
@@ -205,22 +206,25 @@ def links_then_structural(links: NavigationModel, structural: NavigationModel,
         up = np.unique(up[up >= 0])
         above.append(up)
     holders = np.unique(np.concatenate(above)) if above else np.zeros(0, np.int64)
+    reach = sp.csr_array(links.matrix(sources, [*targets, *table.ids(holders)], ctx))
+    direct = sp.csr_array(reach[:, :shape[1]])
     if not len(holders):
-        return sp.csr_array(shape)
-    reach = sp.csr_array(links.matrix(sources, table.ids(holders), ctx))  # sources × holders
+        return direct
+    first = sp.csr_array(reach[:, shape[1]:]).tocoo()  # sources × holders
     move = sp.coo_array(structural_probabilities(table, holders, tgt, structural.column))
-    other = holders[move.row] != tgt[move.col]  # a unit to itself is the links term's
+    other = holders[move.row] != tgt[move.col]  # a unit to itself is the direct term's
     move = sp.csr_array((move.data[other], (move.row[other], move.col[other])),
                         shape=(len(holders), shape[1]))
-    first = reach.tocoo()
     count = move.indptr[first.col + 1] - move.indptr[first.col]
     at = concat_ranges(np.asarray(move.indptr[first.col], dtype=np.int64), count)
     p = np.repeat(first.data, count) * move.data[at]
     keep = p > 0
+    rows = np.concatenate([np.repeat(first.row, count)[keep], direct.tocoo().row])
+    cols = np.concatenate([move.indices[at][keep], direct.tocoo().col])
+    p = np.concatenate([p[keep], direct.tocoo().data])
     with np.errstate(divide="ignore"):  # p = 1: log 0, a certain move
-        logq = np.log1p(-np.clip(p[keep], 0.0, 1.0))
-    out = sp.csr_array((logq, (np.repeat(first.row, count)[keep], move.indices[at][keep])),
-                       shape=shape)
+        logq = np.log1p(-np.clip(p, 0.0, 1.0))
+    out = sp.csr_array((logq, (rows, cols)), shape=shape)
     out.sum_duplicates()
     out.data = -np.expm1(out.data)
     out.eliminate_zeros()

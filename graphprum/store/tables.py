@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
     from graphprum.store.linkgraph import LinkGraph
 
+#: Element ids whose rows :meth:`TableStore.resolve` keeps (then starts again).
+ROW_MEMO = 200_000
 #: Document kinds whose id is the document name alone.
 _NAMED_KINDS = (KIND_PAGE, KIND_VIDEO)
 
@@ -54,6 +56,7 @@ class TableStore:
         self._links_frame: pd.DataFrame | None = None
         self._link_graph: LinkGraph | None = None
         self._xpath_cache: dict[int, dict[str, int]] = {}
+        self._row_memo: dict[str, int] = {}
         self._lookup: tuple[Any, Any] | None = None
 
     # ------------------------------------------------------ to be provided
@@ -147,7 +150,9 @@ class TableStore:
         ids ``VIDEO#N`` name the N-th segment.
 
         Cost: a dictionary look-up per id plus, once per document touched
-        (kept in a bounded cache), a pass over that document's rows.
+        (kept in a bounded cache), a pass over that document's rows; ids
+        resolved before (an evaluation asks for a topic's ids several
+        times) are one look-up in a bounded memo.
         """
         table = self.table()
         n = len(ids)
@@ -156,8 +161,15 @@ class TableStore:
         doc_get, first, count, kinds = self._doc_lookup(table)
         cache_get = self._xpath_cache.get
         xpaths = self._xpaths
+        memo = self._row_memo
+        if len(memo) > ROW_MEMO:
+            memo.clear()
         out = [-1] * n
         for i, uid in enumerate(ids):
+            known = memo.get(uid)
+            if known is not None:
+                out[i] = known
+                continue
             name, sep, rest = uid.partition("#")
             d = doc_get(name)
             if d is None:
@@ -176,7 +188,7 @@ class TableStore:
                 paths = xpaths(d)
             local = paths.get(rest)
             if local is not None:
-                out[i] = first[d] + local
+                out[i] = memo[uid] = first[d] + local
         return np.array(out, dtype=np.int64)
 
     def _doc_lookup(self, table: UnitTable) -> tuple[Callable[[str], int | None], list[int],
@@ -193,6 +205,7 @@ class TableStore:
         self._xpath_columns = tuple(np.asarray(table.columns[c])
                                     for c in ("tag", "pos", "parent", "kind"))
         self._xpath_cache = {}
+        self._row_memo = {}
         self._lookup = (table, value)
         return value
 
