@@ -49,7 +49,6 @@ import weakref
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as sla
 from scipy.sparse.csgraph import connected_components
 
 #: Neighbourhoods up to this many states are solved densely (hops=None).
@@ -217,6 +216,8 @@ def _solve(a: sp.csr_array, rhs: np.ndarray) -> np.ndarray:
     """Solve a @ x = rhs (a nonsingular, I - substochastic)."""
     if a.shape[0] <= DENSE_MAX:
         return np.linalg.solve(a.toarray(), rhs)
+    import scipy.sparse.linalg as sla  # walks of any length on large graphs only (70 ms)
+
     out = np.empty_like(rhs)
     for j in range(rhs.shape[1]):
         b = rhs[:, j]
