@@ -159,7 +159,7 @@ def _lone_carriage_return(path: str | os.PathLike[str]) -> bool:
                 block = last + block
                 last = block[-1:] if block.endswith(b"\r") else b""
                 body = block[:-1] if last else block
-                if body.count(b"\r") != body.count(b"\r\n"):
+                if b"\r" in body and body.count(b"\r") != body.count(b"\r\n"):
                     return True
             return bool(last)
     except OSError:
