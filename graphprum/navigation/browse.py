@@ -71,7 +71,7 @@ import scipy.sparse as sp
 from graphprum.errors import InputError, UsageError
 from graphprum.io.navfile import Session, read_nav_log
 from graphprum.navigation.base import parse_hops, parse_options, register_model
-from graphprum.navigation.links import walk_probabilities
+from graphprum.navigation.links import store_walk, walk_probabilities
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
@@ -167,7 +167,7 @@ class BrowseModel:
         if not len(sources) or not len(targets):
             return sp.csr_array((len(sources), len(targets)))
         child, parent, link = self.weights(store)
-        walk = store.link_walk(list(sources), list(targets), self.hops, structure=True)
+        walk = store_walk(ctx, sources, targets, self.hops, structure=True)
         return walk_probabilities(walk, move_transitions(walk, child, parent, link), self.hops)
 
 

@@ -49,7 +49,6 @@ import weakref
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 #: Neighbourhoods up to this many states are solved densely (hops=None).
 DENSE_MAX = 2500
@@ -202,6 +201,9 @@ def _unbounded(sub: sp.csr_array, rowsum: np.ndarray, ty: np.ndarray) -> np.ndar
 
 def _closed_states(sub: sp.csr_array, rowsum: np.ndarray) -> np.ndarray:
     """Label of the closed, mass-keeping class of every state; -1 for the others."""
+    # walks of any length only: csgraph imports scipy.sparse.linalg (75 ms)
+    from scipy.sparse.csgraph import connected_components
+
     _, label = connected_components(sub, directed=True, connection="strong")
     coo = sub.tocoo()
     leaves = np.zeros(label.max() + 1, dtype=bool)

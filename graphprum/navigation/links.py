@@ -75,7 +75,7 @@ from graphprum.store.linkgraph import concat_ranges
 
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
-    from graphprum.store.base import LinkWalk
+    from graphprum.store.base import LinkWalk, UnitView
 
 
 class LinksModel:
@@ -112,8 +112,27 @@ class LinksModel:
             raise UsageError(f"--nav {self.spec}: the links model needs a store (--store)")
         if not len(sources) or not len(targets):
             return sp.csr_array(shape)
-        walk = store.link_walk(list(sources), list(targets), self.hops)
+        walk = store_walk(ctx, sources, targets, self.hops)
         return walk_probabilities(walk, walk.transitions * self.beta, self.hops)
+
+
+def store_walk(ctx: TopicContext | None, sources: Sequence[str], targets: Sequence[str],
+               hops: int | None, structure: bool = False,
+               also: np.ndarray | None = None) -> LinkWalk:
+    """The store's walk (:meth:`~graphprum.store.base.Store.link_walk`) from
+    ``sources`` into ``targets`` and, after them, the view rows ``also``: by
+    rows when the topic's view has them as the store's (its ``walker``), by
+    ids otherwise."""
+    view: UnitView | None = getattr(ctx, "view", None)  # tests hand in bare contexts
+    extra = np.zeros(0, np.int64) if also is None else np.asarray(also, dtype=np.int64)
+    if view is not None and view.walker is not None:
+        return view.walker(view.resolve(list(sources)),
+                           np.concatenate([view.resolve(list(targets)), extra]), hops, structure)
+    assert ctx is not None and ctx.store is not None
+    more = view.table.ids(extra) if view is not None and len(extra) else []
+    if structure:
+        return ctx.store.link_walk(list(sources), [*targets, *more], hops, structure=True)
+    return ctx.store.link_walk(list(sources), [*targets, *more], hops)
 
 
 def walk_probabilities(walk: LinkWalk, transitions: sp.csr_array,
@@ -206,7 +225,9 @@ def links_then_structural(links: NavigationModel, structural: NavigationModel,
         up = np.unique(up[up >= 0])
         above.append(up)
     holders = np.unique(np.concatenate(above)) if above else np.zeros(0, np.int64)
-    reach = sp.csr_array(links.matrix(sources, [*targets, *table.ids(holders)], ctx))
+    assert isinstance(links, LinksModel)
+    walk = store_walk(ctx, sources, targets, links.hops, also=holders)
+    reach = walk_probabilities(walk, walk.transitions * links.beta, links.hops)
     direct = sp.csr_array(reach[:, :shape[1]])
     if not len(holders):
         return direct

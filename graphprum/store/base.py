@@ -38,7 +38,7 @@ True
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -81,6 +81,11 @@ class UnitView:
         Statistics of the whole store that measures need beyond the view:
         per document ``kind``, the number of ``documents`` and their total
         ``length`` (see :func:`document_statistics`).
+    walker : callable or None
+        For a view whose rows are the store's (embedded, memory):
+        ``walker(source_rows, target_rows, hops, structure)`` is
+        :meth:`Store.link_walk` by rows, without looking the ids up again;
+        None elsewhere (a Bolt view: ask the store by ids).
     """
 
     table: UnitTable
@@ -88,6 +93,8 @@ class UnitView:
     store: Any = field(repr=False, default=None)
     fallback: Any = field(repr=False, default=None)
     collection: pd.DataFrame | None = field(repr=False, default=None)
+    walker: Callable[[np.ndarray, np.ndarray, int | None, bool], LinkWalk] | None = \
+        field(repr=False, default=None)
 
     def statistics(self) -> pd.DataFrame:
         """:attr:`collection`, or (a view that is the whole collection) the

@@ -150,12 +150,13 @@ class MemoryStore(TableStore):
                                                t.columns["parent"])
         return self._link_graph
 
-    def link_walk(self, sources: Sequence[str], targets: Sequence[str],
-                  hops: int | None, structure: bool = False) -> LinkWalk:
-        """The neighbourhood of walks from ``sources`` into ``targets``, the
-        reference way: every unit from which a target is reachable in at
-        most ``hops`` moves, by a plain breadth-first search over the moves
-        (a unit's links are those held in its subtree)."""
+    def walk_rows(self, src_rows: np.ndarray, tgt_rows: np.ndarray, hops: int | None,
+                  structure: bool = False) -> LinkWalk:
+        """The neighbourhood of walks from rows ``src_rows`` into rows
+        ``tgt_rows`` (what ``link_walk`` answers), the reference way: every
+        unit from which a target is reachable in at most ``hops`` moves, by
+        a plain breadth-first search over the moves (a unit's links are
+        those held in its subtree)."""
         import scipy.sparse as sp
 
         held, parent, kids = self._moves()
@@ -168,7 +169,8 @@ class MemoryStore(TableStore):
                 if p >= 0:
                     into.setdefault(z, set()).add(p)  # a move to a child
                     into.setdefault(p, set()).add(z)  # a move to the parent
-        src, tgt = self.resolve(list(sources)).tolist(), self.resolve(list(targets)).tolist()
+        src = np.asarray(src_rows, dtype=np.int64).tolist()
+        tgt = np.asarray(tgt_rows, dtype=np.int64).tolist()
         seen = {t for t in tgt if t >= 0}
         frontier, k = set(seen), 0
         while frontier and (hops is None or k < hops):

@@ -346,14 +346,19 @@ class TableStore:
         """The whole collection, with the rows of ``ids``."""
         ids = list(dict.fromkeys(ids))
         return UnitView(self.table(), dict(zip(ids, self.resolve(ids).tolist(), strict=True)),
-                        self, self.resolve)
+                        self, self.resolve, walker=self.walk_rows)
+
+    def walk_rows(self, src: np.ndarray, tgt: np.ndarray, hops: int | None,
+                  structure: bool = False) -> LinkWalk:
+        """:meth:`link_walk` of rows (a view's ``walker``)."""
+        return self.link_graph().walk(src, tgt, hops, structure)
 
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
                   hops: int | None, structure: bool = False) -> LinkWalk:
         """The neighbourhood of walks from ``sources`` into ``targets``
         (:meth:`LinkGraph.walk <graphprum.store.linkgraph.LinkGraph.walk>`)."""
-        return self.link_graph().walk(self.resolve(list(sources)), self.resolve(list(targets)),
-                                      hops, structure)
+        return self.walk_rows(self.resolve(list(sources)), self.resolve(list(targets)), hops,
+                              structure)
 
     def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:
         """Partition of every row under the stored summary ``axpre`` (view rows

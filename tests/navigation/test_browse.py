@@ -186,7 +186,8 @@ class CompressedRows:
         self.inner = store
 
     def link_walk(self, sources, targets, hops, structure=False):
-        return TableStore.link_walk(self.inner, sources, targets, hops, structure)
+        rows = self.inner.resolve
+        return TableStore.walk_rows(self.inner, rows(sources), rows(targets), hops, structure)
 
 
 # ------------------------------------------------------------ random trees
