@@ -27,7 +27,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphprum import loading
@@ -96,7 +96,8 @@ class Collection:
         return f"Collection({self.location!r})"
 
     # ------------------------------------------------------------- loading
-    def load_xml(self, paths: PathLike | Iterable[PathLike], *, links: str | None = None,
+    def load_xml(self, paths: PathLike | Iterable[PathLike], *,
+                 links: str | Sequence[str] | None = None,
                  replace: bool = False, skip_bad: bool = False,
                  jobs: int | str = "auto") -> LoadReport:
         """Load XML files or directories (:func:`graphprum.loading.load_xml`);

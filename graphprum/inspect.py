@@ -13,7 +13,9 @@ def describe_unit(store: Store, uid: str) -> dict[str, Any]:
 
     Returns a dict with keys ``unit`` (its fields, text and attributes
     included), ``ancestors`` (ids, root first), ``children`` (id, tag,
-    length, words), ``out_links`` and ``in_links`` (ids, with multiplicity)
+    length, words), ``out_links`` (the units the links held in its subtree
+    arrive at: what a reader of the unit can follow) and ``in_links`` (the
+    units holding a link that arrives at it), ids with multiplicity,
     and ``partitions`` (summary name -> partition id).
     """
     unit = store.units([uid]).iloc[0].to_dict()

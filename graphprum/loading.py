@@ -22,7 +22,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from graphprum.errors import InputError
@@ -69,7 +69,8 @@ def as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
     return list(paths)
 
 
-def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *, links: str | None = None,
+def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
+             links: str | Sequence[str] | None = None,
              replace: bool = False, skip_bad: bool = False,
              on_file: Callable[[Any, int], None] | None = None,
              jobs: int | str | None = None) -> LoadReport:
@@ -81,8 +82,12 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *, links: str |
         Any backend (or the Collection :func:`graphprum.open_store` gives).
     paths : path-like or iterable of path-like
         Files or directories.
-    links : str, optional
-        ``TAG@ATTR``: those elements become LINK edges to the target document.
+    links : str or list of str, optional
+        ``TAG@ATTR`` (one or several): those elements become LINK edges to
+        the target document (or the element its fragment names).  The
+        report's ``extra["links_matched"]`` says how many elements each
+        matched, and the store's link statistics count the links not
+        stored (to a place in their own document only, leaving the root).
     replace : bool
         Replace documents whose id is already stored (else an error).
     skip_bad : bool
@@ -98,7 +103,7 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *, links: str |
     """
     import contextlib
 
-    from graphprum.loaders.xml import xml_documents
+    from graphprum.loaders.xml import LinkCounts, LinkRules, xml_documents
     from graphprum.pool import cpu_count
 
     store = as_store(store)
@@ -109,13 +114,29 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *, links: str |
         from graphprum.errors import UsageError
 
         raise UsageError(f"jobs must be a positive integer or 'auto', got {jobs!r}")
-    docs, skipped = xml_documents(paths, links, skip_bad, on_file, batches=True, jobs=jobs)
+    specs = [links] if isinstance(links, str) else list(links or [])
+    counts = LinkCounts()
+    docs, skipped = xml_documents(paths, specs, skip_bad, on_file, batches=True, jobs=jobs,
+                                  link_counts=counts)
+    stats: dict[str, int] = {}
+
+    def batches() -> Iterator[Any]:
+        yield from docs
+        if specs:  # read by the store once the documents are in
+            stats.update(links_within_document=counts.within_document,
+                         links_leaving_root=counts.leaving_root)
+
     with contextlib.closing(docs):  # an error in the store ends the parsing workers too
-        report = store.load_documents(docs, replace=replace,
+        report = store.load_documents(batches(), replace=replace,
                                       description={"kind": "xml",
                                                    "paths": [str(p) for p in paths],
-                                                   "links": links})
+                                                   "links": specs or None},
+                                      link_stats=stats)
     report.skipped = skipped
+    if specs:
+        report.extra.update(links_matched={s: counts.matched.get(s, 0) for s in
+                                           map(str, LinkRules.of(specs).specs)},
+                            **stats)
     return report
 
 

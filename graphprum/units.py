@@ -26,9 +26,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -328,8 +328,9 @@ class ParsedDocument:
         ``parent`` (local), ``depth``, ``post``, ``size``, ``pos``, ``start``,
         ``length``, ``words`` and ``kind`` per unit (UNIT_COLUMNS dtypes).
     links : list of tuple
-        ``(local_row, target_document_name, anchor_text)`` LINK edges leaving
-        this document; targets are resolved to rows when the store is read.
+        ``(local_row, target, anchor_text)`` LINK edges held by the unit of
+        that row; the target is a document name, or ``name#fragment`` for
+        the element of it that the fragment names; stores resolve it.
     texts : list of str, optional
         Every unit's text snippet (:func:`text_snippet` of its text content,
         a page's title, a cue's text); None when the loader has none.
@@ -490,6 +491,43 @@ def text_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     'abcd'
     """
     return " ".join(text[: 4 * limit + 64].split())[:limit]
+
+
+class Names(Sequence[str]):
+    """Ids held by pyarrow (a column of a link list's chunk: ``load_documents``'
+    ``link_pairs``): a sequence of ``str`` (made when asked for), and
+    :attr:`arrow` (a ``pyarrow.StringArray``) for a store that reads the
+    column in C, with no Python string for millions of ids.
+
+    >>> import pyarrow as pa
+    >>> n = Names(pa.array(["a.html", "b.html", "a.html"]))
+    >>> len(n), n[1], list(n[1:]), n.tolist()
+    (3, 'b.html', ['b.html', 'a.html'], ['a.html', 'b.html', 'a.html'])
+    """
+
+    def __init__(self, arrow: Any) -> None:
+        self.arrow = arrow
+
+    def __len__(self) -> int:
+        return len(self.arrow)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Names: ...
+
+    def __getitem__(self, i: int | slice) -> str | Names:
+        if isinstance(i, slice):
+            return Names(self.arrow[i])
+        return str(self.arrow[i].as_py())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def tolist(self) -> list[str]:
+        """The ids as Python strings."""
+        return list(self.arrow.to_pylist())
 
 
 @dataclass

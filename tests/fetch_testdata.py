@@ -43,12 +43,15 @@ class Source:
     files: dict[str, str]
 
 
-#: Everything the suite can use (the subtitle samples: tests/loaders/test_video.py).
+#: Everything the suite can use: the subtitle samples (tests/loaders/test_video.py)
+#: and the GNOME help pages, Mallard XML with links between pages, CC-BY-SA 3.0
+#: (tests/navigation/test_gnome_help.py).
 SOURCES = [
     Source("pip", "pysrt==1.1.2", {"utf-8.srt": "pysrt-1.1.2/tests/static/utf-8.srt"}),
     Source("pip", "webvtt-py==0.6.0", {
         "netflix_chicas_del_cable.vtt":
             "webvtt_py-0.6.0/tests/samples/netflix_chicas_del_cable.vtt"}),
+    Source("apt", "gnome-user-docs", {"gnome-help": "usr/share/help/C/gnome-help"}),
 ]
 
 
@@ -66,7 +69,11 @@ def unpack(source: Source, into: Path) -> Path:
             with tarfile.open(archive) as tar:
                 tar.extractall(into / "unpacked", filter="data")
     elif source.kind == "apt":
-        subprocess.run(["apt-get", "download", "-q", source.package], cwd=into, check=True)
+        download = ["apt-get", "download", "-q", source.package]
+        if subprocess.run(download, cwd=into, capture_output=True).returncode != 0:
+            # the package lists may be missing on a fresh machine: read them once
+            subprocess.run(["apt-get", "update", "-qq"], capture_output=True, check=False)
+            subprocess.run(download, cwd=into, check=True)
         [deb] = into.glob("*.deb")
         subprocess.run(["dpkg-deb", "-x", str(deb), str(into / "unpacked")], check=True)
     else:

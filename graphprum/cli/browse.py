@@ -30,6 +30,32 @@ from graphprum.errors import printable
 from graphprum.floats import readable
 from graphprum.tabular import write_rows
 
+#: What the loaders' link statistics count: links found and not stored, and why.
+LINKS_NOT_STORED = {
+    "external_links": "external",
+    "links_leaving_root": "leaving the loaded root",
+    "links_to_missing_files": "to missing files",
+    "links_to_non_pages": "to files that are not pages",
+    "links_within_page": "within their own page",
+    "links_within_document": "to a place in their own document only",
+}
+
+
+def links_not_stored(stats: Mapping[str, Any]) -> str:
+    """The links a load found and did not store, by kind (``""`` for none).
+
+    >>> links_not_stored({"external_links": 3, "links_within_page": 2657, "links_to_non_pages": 0})
+    '2,660 links not stored: 3 external, 2,657 within their own page'
+    """
+    kinds = [(n, label) for key, label in LINKS_NOT_STORED.items()
+             if isinstance(n := stats.get(key, 0), int) and n]
+    if not kinds:
+        return ""
+    total = sum(n for n, _ in kinds)
+    return (f"{total:,} link{'s' if total != 1 else ''} not stored: "
+            + ", ".join(f"{n:,} {label}" for n, label in kinds))
+
+
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
 Format = format_option()
 
@@ -111,10 +137,16 @@ def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]
         if key in data:
             rows.append((key.replace("_", " "), f"{data[key]:,}"))
     if data.get("links") or data.get("dangling_links") or data.get("link_stats"):
-        rows.append(("links", f"{data.get('links', 0):,}"))
-        rows.append(("dangling links", f"{data.get('dangling_links', 0):,}"))
-        for k, v in data.get("link_stats", {}).items():
-            rows.append((k.replace("_", " "), f"{v:,}" if isinstance(v, int) else str(v)))
+        rows.append(("links", f"{data.get('links', 0):,} (a unit's out-links: the links "
+                              f"in its subtree)"))
+        rows.append(("dangling links", f"{data.get('dangling_links', 0):,} (target not stored)"))
+        stats = data.get("link_stats", {})
+        dropped = links_not_stored(stats)
+        if dropped:
+            rows.append(("links not stored", dropped.partition(": ")[2]))
+        for k, v in stats.items():
+            if k not in LINKS_NOT_STORED:
+                rows.append((k.replace("_", " "), f"{v:,}" if isinstance(v, int) else str(v)))
     for k, v in data.get("degrees", {}).items():
         rows.append((k, str(v)))
     rows.append(("summaries", ", ".join(data.get("summaries", [])) or "none"))
@@ -232,7 +264,10 @@ def _print_unit(data: Mapping[str, Any], digits: int) -> None:
         links = data.get(direction, [])
         if links:
             counts = Counter(links)  # LINK edges keep their multiplicity; shown once each
-            console.print(f"{direction.replace('_', '-')} ({len(links)} to {len(counts)} "
+            where = ", the links in its subtree" if direction == "out_links" and \
+                int(u.get("size", 1)) > 1 else ""
+            console.print(f"{direction.replace('_', '-')}{where} ({len(links)} "
+                          f"{'to' if direction == 'out_links' else 'from'} {len(counts)} "
                           f"{'units' if len(counts) > 1 else 'unit'}):")
             for link, n in list(counts.items())[:50]:
                 console.print(f"  {escape(link)}" + (f"  x{n}" if n > 1 else ""))

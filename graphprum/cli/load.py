@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from graphprum.cli.browse import links_not_stored
 from graphprum.cli.shared import Progress, note, open_store, status, sub_app, user_errors
 from graphprum.errors import StoreError, UsageError
 
@@ -87,9 +88,13 @@ Wait = Annotated[float, typer.Option(
 def load_xml(
     paths: Annotated[list[Path], typer.Argument(
         help="XML files or directories (recursively *.xml).")],
-    links: Annotated[str | None, typer.Option(
-        help="TAG@ATTR: these elements become LINK edges to the target document, e.g. "
-             "collectionlink@{http://www.w3.org/1999/xlink}href")] = None,
+    links: Annotated[list[str] | None, typer.Option(
+        help="TAG@ATTR: these elements become LINK edges to the target document (or the "
+             "element its #fragment names by id); repeat for several kinds, e.g. --links "
+             "link@xref --links gui@xref; namespaced tags and attributes in Clark notation: "
+             "collectionlink@{http://www.w3.org/1999/xlink}href; a target is a path "
+             "relative to the file or the id of a document of the load (Mallard "
+             "xref=\"page-id\")")] = None,
     replace: Annotated[bool, typer.Option(help="Replace documents already stored.")] = False,
     skip_bad: Annotated[bool, typer.Option(
         help="Skip files that are not well-formed XML and list them.")] = False,
@@ -119,13 +124,27 @@ def load_xml(
                       on_file=lambda f, n: advance(1), jobs=n_jobs)
     for s in report.skipped:
         print(f"graphprum: skipped {s}", file=sys.stderr)
+    for spec, n in report.extra.get("links_matched", {}).items():
+        if not n:
+            print(f"graphprum: warning: --links {spec} matched no element with that "
+                  f"attribute", file=sys.stderr)
     print(f"loaded {report.documents} documents, {report.elements} elements in "
           f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
           + (f", replaced {report.replaced}" if report.replaced else "")
           + (f", skipped {len(report.skipped)} bad files" if report.skipped else "")
-          + (f", {report.links} links" if report.links else "")
+          + (links_said(store, report) if links else "")
           + build_graph(store, graph))
     note_dropped_summaries(store, had)
+
+
+def links_said(store: Any, report: Any) -> str:
+    """The links of an XML load as ``info`` counts them: stored (arriving
+    at a stored unit or dangling, store-wide) and not stored, by kind."""
+    info = store.info()
+    dropped = links_not_stored(report.extra)
+    return (f", {report.links:,} links (the store holds {info.get('links', 0):,} that arrive "
+            f"at a unit and {info.get('dangling_links', 0):,} dangling)"
+            + (f"; {dropped}" if dropped else ""))
 
 
 @load_app.command("web")
@@ -154,10 +173,10 @@ def load_web(
     with Progress(total, "loading pages", quiet) as advance:
         report = load(store, root, elements=elements, replace=replace,
                       on_file=lambda page, n: advance(1))
-    dropped = sum(report.extra.values())
+    dropped = links_not_stored(report.extra)
     print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
-          f"pages/s); {dropped} links not stored (external, missing or outside)"
+          f"pages/s)" + (f"; {dropped}" if dropped else "")
           + build_graph(store, graph))
     note_dropped_summaries(store, had)
 

@@ -44,10 +44,13 @@ whitespace-separated tokens; its links leave from local row 0.
 With ``elements`` the page's element tree is stored as for XML (kind
 KIND_ELEMENT; ids ``PAGE#XPATH`` with every step positional among same-tag
 siblings, comments and PIs not counted; ``start``/``length`` offsets in the
-page's text content).  A link leaves from the row of its ``<a>``/``<area>``
-element and ends at the target page's root element (the store resolves the
-target page name to its first row).  Tag names are as lxml.html reports them
-(lower case).
+page's text content).  A link is held by the row of its ``<a>``/``<area>``
+element (and so by every element around it: a unit's out-links are the
+links in its subtree, the root's all the page's) and arrives at the target
+page's root element, or at the element its ``#fragment`` names (``id``, or
+``name`` of an ``<a>``; the target is stored as ``page.html#fragment`` and
+resolved by the store).  Tag names are as lxml.html reports them (lower
+case).
 
 Examples
 --------
@@ -69,8 +72,8 @@ Examples
 >>> doc = next(iter(load_site(d, elements=True)))
 >>> doc.name, doc.tags
 ('index.html', ['html', 'body', 'p', 'a', 'a', 'a', 'a'])
->>> doc.links  # leave from the <a> rows
-[(3, 'lib/os.html', 'os'), (4, 'lib/index.html', 'lib')]
+>>> doc.links  # held by the <a> rows; the fragment names an element of os.html
+[(3, 'lib/os.html#x', 'os'), (4, 'lib/index.html', 'lib')]
 """
 
 from __future__ import annotations
@@ -402,7 +405,10 @@ def _base_href(root: etree._Element) -> str | None:
 
 
 def _collect(resolver: LinkResolver, row: int, el: etree._Element, text: str | None,
-             links: list[tuple[int, str, str]], stats: SiteStats) -> None:
+             links: list[tuple[int, str, str]], stats: SiteStats,
+             fragments: bool = False) -> None:
+    """Add the link of ``el`` (or count it, not stored); with ``fragments``
+    its target keeps the ``#fragment`` that names an element of the page."""
     href = el.get("href")
     if href is None:
         return
@@ -411,7 +417,9 @@ def _collect(resolver: LinkResolver, row: int, el: etree._Element, text: str | N
         name = target[1:]
         setattr(stats, name, getattr(stats, name) + 1)
         return
-    links.append((row, target, _anchor(el, text)))
+    fragment = href.strip(_WS).partition("#")[2] if fragments else ""
+    links.append((row, f"{target}#{unquote(fragment)}" if fragment else target,
+                  _anchor(el, text)))
 
 
 def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
@@ -527,7 +535,7 @@ def _element_document(root: etree._Element, page: str, source: str,
         raise InputError(source, None, "internal error: text length mismatch")
     for row, el in link_rows:
         s = int(start_a[row])
-        _collect(resolver, row, el, text[s:s + int(length_a[row])], links, stats)
+        _collect(resolver, row, el, text[s:s + int(length_a[row])], links, stats, True)
     parent_a = np.asarray(parent, dtype=np.int32)
     depth_a = np.asarray(depth, dtype=np.int16)
     size_a = np.asarray(size, dtype=np.int32)

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -66,11 +66,16 @@ _IS_SPACE = np.array([chr(c).isspace() for c in range(0x3002)], dtype=bool)
 class LinkSpec:
     """Elements that become LINK edges: ``TAG@ATTR`` (``--links``).
 
-    The attribute may be namespaced in Clark notation,
-    ``collectionlink@{http://www.w3.org/1999/xlink}href``.
+    The tag is matched as written (``link``, ``xl:link``) or, in Clark
+    notation, by its namespace (``{http://projectmallard.org/1.0/}link``,
+    whatever prefix the files use); the attribute is named as lxml names it,
+    in Clark notation when namespaced
+    (``collectionlink@{http://www.w3.org/1999/xlink}href``).
 
     >>> LinkSpec.parse("collectionlink@{http://www.w3.org/1999/xlink}href").attr
     '{http://www.w3.org/1999/xlink}href'
+    >>> LinkSpec.parse("{urn:x@y}link@xref")
+    LinkSpec(tag='{urn:x@y}link', attr='xref')
     """
 
     tag: str
@@ -78,10 +83,79 @@ class LinkSpec:
 
     @classmethod
     def parse(cls, text: str) -> LinkSpec:
-        tag, sep, attr = text.partition("@")
-        if not sep or not tag or not attr:
+        skip = text.find("}") + 1 if text.startswith("{") else 0  # a namespace may hold '@'
+        at = text.find("@", skip)
+        tag, attr = (text[:at], text[at + 1:]) if at >= 0 else (text, "")
+        if not tag or not attr or (skip and not tag[skip:]):
             raise UsageError(f"--links {text!r}: expected TAG@ATTR, e.g. link@href")
         return cls(tag, attr)
+
+    def __str__(self) -> str:
+        return f"{self.tag}@{self.attr}"
+
+
+@dataclass
+class LinkCounts:
+    """What the links of a load came to: elements each ``--links`` spec
+    matched (with a non-empty attribute), and the links not kept: to a
+    fragment of their own document only (``#id``), or leaving the loaded
+    root."""
+
+    matched: dict[str, int] = field(default_factory=dict)
+    within_document: int = 0
+    leaving_root: int = 0
+
+    def add(self, other: LinkCounts) -> None:
+        """Count ``other``'s links too."""
+        for k, v in other.matched.items():
+            self.matched[k] = self.matched.get(k, 0) + v
+        self.within_document += other.within_document
+        self.leaving_root += other.leaving_root
+
+
+@dataclass
+class LinkRules:
+    """How an XML load finds links: the ``--links`` specs, and the
+    documents of the load, so that a target may name a document by its id
+    (Mallard's ``xref="page-id"``, Wikipedia's ``12345.xml`` in another
+    directory) as well as by a path.
+
+    Examples
+    --------
+    >>> rules = LinkRules.of(["link@xref", "gui@xref"],
+    ...                      [XmlFile(Path("h/a.page"), "a", Path("h")),
+    ...                       XmlFile(Path("h/sub/b.page"), "sub/b", Path("h"))])
+    >>> [str(s) for s in rules.specs], rules.by_id["b"]
+    (['link@xref', 'gui@xref'], 'sub/b')
+    """
+
+    specs: tuple[LinkSpec, ...]
+    names: frozenset[str] = frozenset()
+    by_id: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, specs: str | Sequence[str] | LinkSpec | None,
+           files: Sequence[XmlFile] = ()) -> LinkRules | None:
+        """The rules of ``--links`` values for a load of ``files`` (None: no links)."""
+        if specs is None or isinstance(specs, LinkSpec):
+            parsed = () if specs is None else (specs,)
+        else:
+            parsed = tuple(dict.fromkeys(LinkSpec.parse(t) for t in
+                                         ([specs] if isinstance(specs, str) else specs)))
+        if not parsed:
+            return None
+        by_id: dict[str, str | None] = {}
+        for f in files:  # a document's id: its name's last step, with or without extension
+            last = f.name.rsplit("/", 1)[-1]
+            for key in dict.fromkeys([last, last.rsplit(".", 1)[0] if "." in last else last]):
+                by_id[key] = f.name if by_id.get(key, f.name) == f.name else None
+        return cls(parsed, frozenset(f.name for f in files), by_id)
+
+    def attributes(self, raw: str, written: str) -> tuple[tuple[int, str], ...]:
+        """(spec number, attribute) of the specs an element matches, by its
+        tag as lxml gives it (Clark notation) and as written."""
+        return tuple((k, s.attr) for k, s in enumerate(self.specs)
+                     if s.tag == (raw if s.tag[0] == "{" else written))
 
 
 @dataclass
@@ -181,7 +255,8 @@ def text_content(path: str | os.PathLike[str]) -> str:
 
 
 def parse_xml_file(path: str | os.PathLike[str], name: str,
-                   links: LinkSpec | None = None, root_dir: Path | None = None) -> ParsedDocument:
+                   links: LinkSpec | LinkRules | None = None,
+                   root_dir: Path | None = None) -> ParsedDocument:
     """Parse one XML file into a :class:`ParsedDocument` (see module docstring).
 
     Parameters
@@ -190,7 +265,7 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
         The XML file.
     name : str
         Its document id.
-    links : LinkSpec, optional
+    links : LinkSpec or LinkRules, optional
         Elements that are links; their targets (file paths relative to the
         file, or absolute within ``root_dir``) become document ids.
     root_dir : Path, optional
@@ -201,7 +276,7 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
     InputError
         The file is not well-formed XML (names the line) or cannot be read.
     """
-    raw = _RawBatch(links)
+    raw = _RawBatch(links if isinstance(links, LinkRules | None) else LinkRules.of(links))
     raw.parse(path, name, root_dir)
     return next(iter(raw.finish().documents()))
 
@@ -224,8 +299,9 @@ class _RawBatch:
     documents' texts joined by one space, so no word runs across documents.
     """
 
-    def __init__(self, links: LinkSpec | None = None) -> None:
+    def __init__(self, links: LinkRules | None = None) -> None:
         self.links = links
+        self.link_counts = LinkCounts()
         self.tag_ids: dict[str, int] = {}
         self.tag_vocab: list[str] = []
         self.tags: list[int] = []  # tag code of every element
@@ -237,7 +313,7 @@ class _RawBatch:
         self.text_chunks: list[int] = []  # chunk number where each document starts
         self.link_rows: list[tuple[int, str, str]] = []
         self.attributes: list[tuple[int, dict[str, str]]] = []
-        self._link_found: list[tuple[int, str]] = []
+        self._link_found: list[tuple[int, str, int]] = []  # row, target, spec
         self._scopes = _NamespaceScopes()
         self._parser, self._release = self._make_parser()
 
@@ -248,22 +324,22 @@ class _RawBatch:
         tags, tag_ids, tag_vocab, events, chunks = \
             self.tags, self.tag_ids, self.tag_vocab, self.events, self.chunks
         scopes, link_found, attributes = self._scopes, self._link_found, self.attributes
-        link_tag = self.links.tag if self.links else None
-        link_attr = self.links.attr if self.links else ""
-        link_code = -1
+        rules = self.links
 
         def new_tag(tag: str) -> int:
             """The code of a tag as lxml gives it (Clark notation), the first
             time it is seen in the current namespace scope."""
-            nonlocal link_code
             name = scopes.qualify(tag) if tag[0] == "{" else tag
             code = tag_ids.get(name)
             if code is None:
                 code = tag_ids[name] = len(tag_vocab)
                 tag_vocab.append(name)
-                if name == link_tag:
-                    link_code = code
             return code
+
+        def link_attributes(tag: str) -> tuple[tuple[int, str], ...]:
+            """The link specs a tag (as lxml gives it) matches in the current scope."""
+            assert rules is not None
+            return rules.attributes(tag, scopes.qualify(tag) if tag[0] == "{" else tag)
 
         def qualified_keys(keys: tuple[str, ...]) -> tuple[str, ...] | None:
             """Attribute names as written (None when none is namespaced)."""
@@ -273,16 +349,18 @@ class _RawBatch:
 
         # memos of qualified names, one pair per prefix map (documents of a
         # collection mostly declare the same namespaces)
-        memos: dict[tuple[tuple[str, str], ...], tuple[_Memo, _Memo]] = {}
+        memos: dict[tuple[tuple[str, str], ...], tuple[_Memo, _Memo, _Memo]] = {}
         codes: _Memo = _Memo(new_tag)
         attr_names: _Memo = _Memo(qualified_keys)
+        link_attrs: _Memo = _Memo(link_attributes)
 
         def scope_changed(key: tuple[tuple[str, str], ...]) -> None:
-            nonlocal codes, attr_names
-            pair = memos.get(key)
-            if pair is None:
-                pair = memos[key] = (_Memo(new_tag), _Memo(qualified_keys))
-            codes, attr_names = pair
+            nonlocal codes, attr_names, link_attrs
+            memo = memos.get(key)
+            if memo is None:
+                memo = memos[key] = (_Memo(new_tag), _Memo(qualified_keys),
+                                     _Memo(link_attributes))
+            codes, attr_names, link_attrs = memo
 
         scopes.on_change = scope_changed
         scope_changed(tuple(scopes.maps[-1].items()))
@@ -295,10 +373,11 @@ class _RawBatch:
                 names = attr_names[tuple(attrib)]
                 attributes.append((len(tags) - 1, attrib if names is None else
                                    dict(zip(names, attrib.values(), strict=True))))
-            if code == link_code:  # the link attribute is named in Clark notation
-                target = attrib.get(link_attr)
-                if target:
-                    link_found.append((len(tags) - 1, target))
+            if rules is not None:
+                for k, name in link_attrs[tag]:  # attributes in Clark notation
+                    target = attrib.get(name)
+                    if target:
+                        link_found.append((len(tags) - 1, target, k))
 
         def on_end(tag: str) -> None:
             events.append(~len(chunks))
@@ -308,9 +387,10 @@ class _RawBatch:
             # callbacks alive until the cyclic collector runs; empty their
             # cells so they do not keep the batch alive until then
             nonlocal tags, tag_ids, tag_vocab, events, chunks, scopes, link_found
-            nonlocal attributes, codes, attr_names, memos
+            nonlocal attributes, codes, attr_names, link_attrs, memos
             tags = tag_ids = tag_vocab = events = chunks = None  # type: ignore
             scopes = link_found = attributes = codes = attr_names = memos = None  # type: ignore
+            link_attrs = None  # type: ignore
 
         target = _Target(on_start, on_end, chunks.append, scopes.start_ns, scopes.end_ns)
         return etree.XMLParser(target=target, **PARSER_OPTIONS), release
@@ -353,7 +433,8 @@ class _RawBatch:
         self.sources.append(os.fspath(path))
         self.firsts.append(first)
         self.text_chunks.append(n_chunks)
-        self.link_rows.extend(_link_targets(self._link_found[n_found:], path, root_dir))
+        self.link_rows.extend(_link_targets(self._link_found[n_found:], path, root_dir,
+                                            self.links, self.link_counts))
         return len(self.tags) - first
 
     def _truncate(self, first: int, n_chunks: int, n_found: int, n_attrs: int,
@@ -381,8 +462,10 @@ class _RawBatch:
                 self.tag_ids[tag] = len(self.tag_vocab)
                 self.tag_vocab.append(tag)
             self.tags[i] = self.tag_ids[tag]
-            if links is not None and tag == links.tag and (target := el.get(links.attr)):
-                self._link_found.append((i, target))
+            if links is not None:
+                for k, attr in links.attributes(el.tag, tag):
+                    if target := el.get(attr):
+                        self._link_found.append((i, target, k))
 
     def close(self) -> None:
         """Drop the parser (its callbacks no longer hold the batch's lists)."""
@@ -616,24 +699,46 @@ def _tag_name(el: etree._Element, names: dict[str, str]) -> str:
     return f"{prefix}:{local}" if prefix else local
 
 
-def _link_targets(link_rows: list[tuple[int, str]], path: str | os.PathLike[str],
-                  root_dir: Path | None) -> list[tuple[int, str, str]]:
-    """Turn link attribute values into target document ids."""
+def _link_targets(link_rows: list[tuple[int, str, int]], path: str | os.PathLike[str],
+                  root_dir: Path | None, rules: LinkRules | None = None,
+                  counts: LinkCounts | None = None) -> list[tuple[int, str, str]]:
+    """Turn link attribute values into targets ``doc`` or ``doc#fragment``.
+
+    A value is a path relative to the file (``../b.xml#s2``: the document
+    ``b`` of the load, its element with id ``s2``); when no document of the
+    load has that path and the value holds no ``/``, it may name a document
+    of the load by its id (its last step, with or without extension:
+    Mallard's ``xref="display-brightness"``), when only one has it.  A
+    value that is only a fragment (``#s2``, a place in its own document) or
+    whose path leaves the loaded root is counted in ``counts`` and dropped.
+    """
     if not link_rows:
         return []
     here = Path(path).resolve().parent
     root = (root_dir if root_dir is not None else here).resolve()
+    counts = counts if counts is not None else LinkCounts()
     out = []
-    for row, target in link_rows:
-        target = target.split("#", 1)[0]
+    for row, value, spec in link_rows:
+        if rules is not None:
+            key = str(rules.specs[spec])
+            counts.matched[key] = counts.matched.get(key, 0) + 1
+        target, _, fragment = value.partition("#")
         if not target:
+            counts.within_document += 1
             continue
         resolved = Path(os.path.normpath(here / target))
         try:
-            rel = PurePosixPath(resolved.relative_to(root).as_posix())
+            name: str | None = str(PurePosixPath(resolved.relative_to(root).as_posix())
+                                   .with_suffix(""))
         except ValueError:
-            continue  # leaves the loaded root
-        out.append((row, str(rel.with_suffix("")), ""))
+            name = None  # leaves the loaded root
+        if rules is not None and name not in rules.names and "/" not in target:
+            by_id = rules.by_id.get(target) or rules.by_id.get(target.rsplit(".", 1)[0])
+            name = by_id or name
+        if name is None:
+            counts.leaving_root += 1
+            continue
+        out.append((row, f"{name}#{fragment}" if fragment else name, ""))
     return out
 
 
@@ -725,12 +830,17 @@ def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray
 BATCH_UNITS = 1 << 14
 
 
-def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = None,
+def xml_documents(paths: Iterable[str | os.PathLike[str]],
+                  links: str | Sequence[str] | None = None,
                   skip_bad: bool = False, on_file: Callable[[XmlFile, int], None] | None = None,
-                  batches: bool = False, jobs: int = 1,
+                  batches: bool = False, jobs: int = 1, link_counts: LinkCounts | None = None,
                   ) -> tuple[Iterator[ParsedDocument] | Iterator[DocumentBatch], list[Skipped]]:
     """The documents of ``paths`` (files or directories) for a store's
     ``load_xml``, and the list that collects files skipped with ``skip_bad``.
+
+    ``links`` are ``TAG@ATTR`` specs (one or several: an element matching
+    any of them is a link, once per spec it matches); what they found is
+    added to ``link_counts`` as the documents are read.
 
     With ``batches`` the iterator yields :class:`DocumentBatch` records of
     about :data:`BATCH_UNITS` units instead of single documents.  Paths are
@@ -739,22 +849,25 @@ def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = N
     many worker processes when there are enough of them
     (:func:`iter_xml_batches`).
     """
-    spec = LinkSpec.parse(links) if links else None
+    LinkRules.of(links)  # a bad spec is refused before the paths are looked at
     files = find_xml_files(paths)
+    rules = LinkRules.of(links, files)
     skipped: list[Skipped] = []
-    found = iter_xml_batches(files, spec, skip_bad=skip_bad, skipped=skipped, on_file=on_file,
-                             jobs=jobs)
+    found = iter_xml_batches(files, rules, skip_bad=skip_bad, skipped=skipped, on_file=on_file,
+                             jobs=jobs, link_counts=link_counts)
     if not batches:
         found = (doc for batch in found for doc in batch.documents())
     return found, skipped
 
 
-def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
+def iter_xml_batches(files: list[XmlFile], links: LinkRules | LinkSpec | None = None,
                      skip_bad: bool = False, skipped: list[Skipped] | None = None,
                      on_file: Callable[[XmlFile, int], None] | None = None,
-                     batch_units: int = BATCH_UNITS, jobs: int = 1) -> Iterator[DocumentBatch]:
+                     batch_units: int = BATCH_UNITS, jobs: int = 1,
+                     link_counts: LinkCounts | None = None) -> Iterator[DocumentBatch]:
     """Parse ``files`` in order into batches; with ``skip_bad``, collect bad
-    files in ``skipped`` and go on.
+    files in ``skipped`` and go on; what the links came to is added to
+    ``link_counts``.
 
     With ``jobs`` > 1 and at least :data:`PARALLEL_MIN_BYTES` of XML, runs
     of consecutive files (:func:`file_pieces`) are parsed in ``jobs``
@@ -764,10 +877,13 @@ def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
     files in the same order; only where batches end differs, which no store
     sees.
     """
+    if isinstance(links, LinkSpec):
+        links = LinkRules.of(links, files)
+    counts = link_counts if link_counts is not None else LinkCounts()
     pieces = file_pieces(files, jobs)
     if pieces is None:
         parsed = _parse_files(files, links, skip_bad, batch_units, on_file,
-                              skipped if skipped is not None else [])
+                              skipped if skipped is not None else [], counts)
         yield from parsed.batches
         if parsed.error is not None:
             raise parsed.error
@@ -787,7 +903,7 @@ def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
         for piece, parsed in zip(pieces, results, strict=True):
             if parsed is None:  # one big file: its batches one at a time, as with one job
                 parsed = _parse_files(piece, links, skip_bad, batch_units, on_file,
-                                      skipped if skipped is not None else [])
+                                      skipped if skipped is not None else [], counts)
                 yield from parsed.batches
             else:
                 if on_file:
@@ -795,6 +911,7 @@ def iter_xml_batches(files: list[XmlFile], links: LinkSpec | None = None,
                         on_file(f, count)
                 if skipped is not None:
                     skipped.extend(parsed.skipped)
+                counts.add(parsed.link_counts)
                 yield from parsed.batches
             if parsed.error is not None:
                 raise parsed.error
@@ -862,18 +979,26 @@ class _ParsedFiles:
     counts: list[int]
     skipped: list[Skipped]
     error: InputError | None = None
+    link_counts: LinkCounts = field(default_factory=LinkCounts)
 
 
-def _parse_files(files: list[XmlFile], links: LinkSpec | None, skip_bad: bool,
+def _parse_files(files: list[XmlFile], links: LinkRules | None, skip_bad: bool,
                  batch_units: int, on_file: Callable[[XmlFile, int], None] | None = None,
-                 skipped: list[Skipped] | None = None) -> _ParsedFiles:
+                 skipped: list[Skipped] | None = None,
+                 link_counts: LinkCounts | None = None) -> _ParsedFiles:
     """Parse ``files`` in order into batches (lazily: ``batches`` is a
     generator, the other fields fill as it runs; files skipped are added
-    to ``skipped`` when given)."""
-    out = _ParsedFiles(iter(()), [], skipped if skipped is not None else [])
+    to ``skipped``, and the links' counts to ``link_counts``, when given)."""
+    out = _ParsedFiles(iter(()), [], skipped if skipped is not None else [],
+                       link_counts=link_counts if link_counts is not None else LinkCounts())
+
+    def new_batch() -> _RawBatch:
+        raw = _RawBatch(links)
+        raw.link_counts = out.link_counts
+        return raw
 
     def batches() -> Iterator[DocumentBatch]:
-        raw = _RawBatch(links)
+        raw = new_batch()
         try:
             for f in files:
                 try:
@@ -889,7 +1014,7 @@ def _parse_files(files: list[XmlFile], links: LinkSpec | None, skip_bad: bool,
                     on_file(f, count)
                 if len(raw) >= batch_units:
                     yield raw.finish()
-                    raw = _RawBatch(links)
+                    raw = new_batch()
             if raw.names:
                 yield raw.finish()
         finally:

@@ -21,7 +21,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -55,10 +55,33 @@ class NavigationModel(Protocol):
 ModelFactory = Callable[[str], NavigationModel]
 _MODELS: dict[str, ModelFactory] = {}
 
+#: P under two models given together for the user who moves by the first and
+#: then, or not, by the second: ``term(first, then, sources, targets, ctx)``
+#: (it stands for the first model's own matrix in the noisy-or).
+Composition = Callable[[NavigationModel, NavigationModel, Sequence[str], Sequence[str],
+                        "TopicContext | None"], "sp.csr_array"]
+_COMPOSITIONS: dict[tuple[str, str], Composition] = {}
+
 
 def register_model(name: str, factory: ModelFactory) -> None:
     """Register a model family under ``name`` (the part of a spec before ':')."""
     _MODELS[name] = factory
+
+
+def register_composition(first: str, then: str, term: Composition) -> None:
+    """Have :func:`combine` use ``term`` for a model of the family ``first``
+    whenever a model of the family ``then`` (the names before ':') is given
+    with it: the user moves by the first and then, or not, by the second."""
+    _COMPOSITIONS[(first, then)] = term
+
+
+def family(model: NavigationModel) -> str:
+    """The name a model was registered under (``structural`` of ``structural:words``).
+
+    >>> family(parse_model("classical"))
+    'classical'
+    """
+    return model.spec.partition(":")[0]
 
 
 def parse_model(spec: str) -> NavigationModel:
@@ -76,7 +99,7 @@ def parse_model(spec: str) -> NavigationModel:
     return factory(args.strip())
 
 
-def parse_options(spec: str, args: str, allowed: dict[str, Callable[[str], object]],
+def parse_options(spec: str, args: str, allowed: Mapping[str, Callable[[str], object]],
                   positional: str | None = None) -> dict[str, object]:
     """Parse ``key=value,key=value`` model arguments.
 
@@ -163,8 +186,14 @@ def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
 
 def combine(models: Sequence[NavigationModel], sources: Sequence[str],
             targets: Sequence[str], ctx: TopicContext | None) -> sp.csr_array:
-    """Noisy-or of every model's matrix, with P = 1 where source == target."""
-    mats = [m.matrix(sources, targets, ctx) for m in models]
+    """Noisy-or of every model's matrix (a model followed by another given
+    with it: :func:`register_composition`), with P = 1 where source == target."""
+    mats = []
+    for m in models:
+        then = [(t, b) for (f, t), b in _COMPOSITIONS.items() if f == family(m)]
+        followers = [(term, b) for t, term in then for b in models if family(b) == t]
+        mats += [term(m, b, sources, targets, ctx) for term, b in followers] if followers \
+            else [m.matrix(sources, targets, ctx)]
     mats.append(self_pairs(sources, targets))
     out = noisy_or(mats)
     out.data = np.minimum(out.data, 1.0)
@@ -173,7 +202,7 @@ def combine(models: Sequence[NavigationModel], sources: Sequence[str],
 
 #: The module of :mod:`graphprum.navigation` that registers each model name.
 _MODULES = {"classical": "classical", "structural": "structural", "direct": "files",
-            "walk": "files", "log": "files", "links": "links", "bep": "bep",
+            "walk": "files", "log": "files", "links": "links", "browse": "browse", "bep": "bep",
             "summary": "summary", "t2i": "t2i"}
 
 

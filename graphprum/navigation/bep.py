@@ -34,8 +34,8 @@ def bep_similarity(start: np.ndarray | float, bep: np.ndarray | float, a: float,
     d = np.abs(np.asarray(start, dtype=np.float64) - np.asarray(bep, dtype=np.float64))
     al = a * mean_length
     if al <= 0:
-        return (d == 0).astype(np.float64)
-    return al / (al + d)
+        return np.asarray(d == 0, dtype=np.float64)
+    return np.asarray(al / (al + d), dtype=np.float64)
 
 
 def mean_document_length(table: UnitTable) -> float:

@@ -49,8 +49,6 @@ import weakref
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as sla
-from scipy.sparse.csgraph import connected_components
 
 #: Neighbourhoods up to this many states are solved densely (hops=None).
 DENSE_MAX = 2500
@@ -61,7 +59,7 @@ ROW_TOL = 1e-12
 #: Relative residual the Krylov solver must reach.
 KRYLOV_RTOL = 1e-10
 
-_REVERSE: tuple[weakref.ref, int, sp.csr_array] | None = None
+_REVERSE: tuple[weakref.ref[sp.csr_array], int, sp.csr_array] | None = None
 
 
 def hitting_probabilities(T: sp.csr_array, sources: np.ndarray,  # noqa: N803 (paper's T)
@@ -111,6 +109,12 @@ def hitting_probabilities(T: sp.csr_array, sources: np.ndarray,  # noqa: N803 (p
     known = np.flatnonzero(tgt >= 0)
     if len(src) == 0 or len(known) == 0:
         return _with_self_pairs(sp.csr_array(shape), src, tgt)
+    if hops == 1:  # one step: the transitions themselves
+        rows = np.flatnonzero(src >= 0)
+        one = sp.coo_array(trans[src[rows]][:, tgt[known]])
+        return _with_self_pairs(sp.csr_array((np.clip(one.data, 0.0, 1.0),
+                                              (rows[one.row], known[one.col])), shape=shape),
+                                src, tgt)
     utgt, tinv = np.unique(tgt[known], return_inverse=True)
     vals = _unique_targets(trans, src, utgt, hops)  # (len(src), len(utgt)) sparse
     out = sp.csr_array(vals @ sp.csr_array(
@@ -197,6 +201,9 @@ def _unbounded(sub: sp.csr_array, rowsum: np.ndarray, ty: np.ndarray) -> np.ndar
 
 def _closed_states(sub: sp.csr_array, rowsum: np.ndarray) -> np.ndarray:
     """Label of the closed, mass-keeping class of every state; -1 for the others."""
+    # walks of any length only: csgraph imports scipy.sparse.linalg (75 ms)
+    from scipy.sparse.csgraph import connected_components
+
     _, label = connected_components(sub, directed=True, connection="strong")
     coo = sub.tocoo()
     leaves = np.zeros(label.max() + 1, dtype=bool)
@@ -211,6 +218,8 @@ def _solve(a: sp.csr_array, rhs: np.ndarray) -> np.ndarray:
     """Solve a @ x = rhs (a nonsingular, I - substochastic)."""
     if a.shape[0] <= DENSE_MAX:
         return np.linalg.solve(a.toarray(), rhs)
+    import scipy.sparse.linalg as sla  # walks of any length on large graphs only (70 ms)
+
     out = np.empty_like(rhs)
     for j in range(rhs.shape[1]):
         b = rhs[:, j]
@@ -255,7 +264,7 @@ def backward_neighbourhood(rev: sp.csr_array, targets: np.ndarray,
 def _reverse(trans: sp.csr_array) -> sp.csr_array:
     """The reversed edge structure of T (explicit zeros dropped), cached for the last T."""
     global _REVERSE
-    if _REVERSE is not None and _REVERSE[0]() is trans and _REVERSE[1] == trans.nnz:
+    if _REVERSE is not None and _REVERSE[1] == trans.nnz and _REVERSE[0]() is trans:
         return _REVERSE[2]
     coo = trans.tocoo()
     nz = coo.data != 0

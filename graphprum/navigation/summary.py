@@ -42,7 +42,7 @@ from graphprum.units import UnitTable
 if TYPE_CHECKING:
     from graphprum.context import TopicContext
 
-_CACHE: dict[tuple[int, str, str], tuple[weakref.ref, Summary]] = {}
+_CACHE: dict[tuple[int, str, str], tuple[weakref.ref[UnitTable], Summary]] = {}
 
 
 def cached_summary(table: UnitTable, axpre: str, weight: str) -> Summary:

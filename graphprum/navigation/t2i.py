@@ -140,7 +140,9 @@ def _factory(args: str) -> T2IModel:
     spec = "t2i" + (":" + args if args else "")
     opts = parse_options(spec, args, {"tau": parse_tau, "init": float,
                                       "keepsviewing": parse_bool})
-    low, high = opts.get("tau", (15.0, 15.0))  # type: ignore[misc]
+    tau = opts.get("tau", (15.0, 15.0))
+    assert isinstance(tau, tuple)
+    low, high = tau
     return T2IModel(spec, float(low), float(high), bool(opts.get("keepsviewing", True)),
                     float(opts.get("init", 0.0)))  # type: ignore[arg-type]
 

@@ -38,7 +38,7 @@ True
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -81,6 +81,11 @@ class UnitView:
         Statistics of the whole store that measures need beyond the view:
         per document ``kind``, the number of ``documents`` and their total
         ``length`` (see :func:`document_statistics`).
+    walker : callable or None
+        For a view whose rows are the store's (embedded, memory):
+        ``walker(source_rows, target_rows, hops, structure)`` is
+        :meth:`Store.link_walk` by rows, without looking the ids up again;
+        None elsewhere (a Bolt view: ask the store by ids).
     """
 
     table: UnitTable
@@ -88,6 +93,8 @@ class UnitView:
     store: Any = field(repr=False, default=None)
     fallback: Any = field(repr=False, default=None)
     collection: pd.DataFrame | None = field(repr=False, default=None)
+    walker: Callable[[np.ndarray, np.ndarray, int | None, bool], LinkWalk] | None = \
+        field(repr=False, default=None)
 
     def statistics(self) -> pd.DataFrame:
         """:attr:`collection`, or (a view that is the whole collection) the
@@ -161,8 +168,14 @@ def document_statistics(docs: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass
 class LinkWalk:
-    """The part of the LINK graph a walk of at most K steps into some
-    targets can use: every unit from which a target is reachable in K steps.
+    """The part of the collection a walk of at most K moves from some
+    sources into some targets can use, with its one-step moves.
+
+    A unit's out-links are the LINK edges held in its subtree (a reader of
+    x sees every link in x's text; a page's are its own), multiplicity
+    counted; a link arrives at the target's root or at the element its
+    fragment names.  A *structure* walk may also move to a child or to the
+    parent (:meth:`Store.link_walk` with ``structure``).
 
     Attributes
     ----------
@@ -170,13 +183,23 @@ class LinkWalk:
         Index of every requested source and target among the walk's nodes
         (-1 when it is not one of them).
     transitions : scipy.sparse.csr_array
-        One-step probabilities among the nodes at B = 1: links(x -> z) /
-        out-links(x), out-links counted over the whole collection.
+        Link moves among the nodes at B = 1: (out-links of x arriving at z)
+        / (out-links of x), out-links counted over the whole collection.
+    out_links : numpy.ndarray or None
+        Out-links of every node (over the whole collection).
+    parents : numpy.ndarray or None
+        Structure walks: index of every node's parent among the nodes, -1
+        for a root, -2 for a parent that is not one of them.
+    children : numpy.ndarray or None
+        Structure walks: number of children of every node (in the collection).
     """
 
     sources: np.ndarray
     targets: np.ndarray
     transitions: sp.csr_array
+    out_links: np.ndarray | None = None
+    parents: np.ndarray | None = None
+    children: np.ndarray | None = None
 
 
 @runtime_checkable
@@ -250,9 +273,10 @@ class Store(Protocol):
         ...
 
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
-                  hops: int | None) -> LinkWalk:
-        """The LINK neighbourhood walks of at most ``hops`` steps (None: any)
-        from ``sources`` into ``targets`` can use."""
+                  hops: int | None, structure: bool = False) -> LinkWalk:
+        """The neighbourhood walks of at most ``hops`` moves (None: any)
+        from ``sources`` into ``targets`` can use: along links, and with
+        ``structure`` also to a child or to the parent (:class:`LinkWalk`)."""
         ...
 
     def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from graphprum.errors import InputError, StoreError
-from graphprum.store.base import FORK_SAFE, TABLE
+from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk
+from graphprum.store.linkgraph import LinkGraph, names_fragment
 from graphprum.store.tables import TableStore, table_documents
 from graphprum.units import (
     KIND_ELEMENT,
@@ -59,6 +60,7 @@ class MemoryStore(TableStore):
         self._summaries: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]] = {}
         self._loads: list[dict[str, Any]] = []
         self._link_stats: dict[str, int] = {}
+        self._held: tuple[dict[int, dict[int, int]], list[int], dict[int, int]] | None = None
         self._build()
 
     @classmethod
@@ -73,16 +75,16 @@ class MemoryStore(TableStore):
     def _build(self) -> None:
         """Derive the unit table, link arrays, texts and attributes from the documents."""
         self._reset_caches()
+        self._held = None
         tags: dict[str, int] = {}
         paths: dict[str, int] = {}
         columns: dict[str, list[Any]] = {c: [] for c in UNIT_COLUMNS}
         names, sources, kinds, lengths, firsts, counts = [], [], [], [], [], []
         self._texts: list[str] = []
         self._attrs: list[dict[str, str]] = []
-        src: list[int] = []
-        targets: list[str] = []
-        anchors: list[str] = []
+        links: list[tuple[int, str, str]] = []  # (holding row, target, anchor), load order
         first_of: dict[str, int] = {}
+        named: dict[str, dict[str, int]] = {}  # document -> fragment -> row
         for d, doc in enumerate(self._docs):
             first = len(columns["doc"])
             n = len(doc.tags)
@@ -94,6 +96,7 @@ class MemoryStore(TableStore):
             counts.append(n)
             first_of[doc.name] = first
             attrs: dict[int, dict[str, str]] = dict(doc.attributes)
+            named[doc.name] = {}
             for i in range(n):
                 parent = int(doc.columns["parent"][i])
                 columns["doc"].append(d)
@@ -104,31 +107,113 @@ class MemoryStore(TableStore):
                     columns[c].append(doc.columns[c][i])
                 self._texts.append(doc.texts[i] if doc.texts is not None else "")
                 self._attrs.append(dict(attrs.get(i, {})))
+                for name, value in attrs.get(i, {}).items():
+                    if names_fragment(doc.tags[i], name):
+                        named[doc.name].setdefault(value, first + i)
             for row, target, anchor in doc.links:
-                src.append(first + row)
-                targets.append(target)
-                anchors.append(anchor)
+                links.append((first + row, target, anchor))
         for a, b in self._pairs:
-            src.append(first_of[a])
-            targets.append(b)
-            anchors.append("")
+            links.append((first_of[a], b, ""))
+        links.sort(key=lambda link: link[0])  # stable: one row's links stay in load order
         cols = {c: np.array(v, dtype=t) for (c, t), v in
                 zip(UNIT_COLUMNS.items(), (columns[c] for c in UNIT_COLUMNS), strict=True)}
         docs = DocTable({"name": names, "source": sources,
                          "kind": kinds, "length": lengths, "first": firsts, "count": counts})
         self._table = UnitTable(cols, list(tags), list(paths), docs)
-        self._src = np.array(src, dtype=np.int64)
-        self._targets = targets
-        self._anchors = anchors
-        self._dst = np.array([first_of.get(t, -1) for t in targets], dtype=np.int64)
+        self._src = np.array([s for s, _, _ in links], dtype=np.int64)
+        self._targets = [t for _, t, _ in links]
+        self._anchors = [a for _, _, a in links]
+        dst = []
+        for target in self._targets:  # the document's root, or the element the fragment names
+            doc_name, _, fragment = target.partition("#")
+            row = first_of.get(doc_name, -1)
+            dst.append(named[doc_name].get(fragment, row) if row >= 0 and fragment else row)
+        self._dst = np.array(dst, dtype=np.int64)
 
     def table(self) -> UnitTable:
         """The whole collection."""
         return self._table
 
-    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
-        """Source rows, destination rows (-1 dangling), targets and anchors."""
-        return self._src, self._dst, list(self._targets), list(self._anchors)
+    def link_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Holding rows (ascending) and arrival rows (-1 dangling)."""
+        return self._src, self._dst
+
+    def link_texts(self) -> tuple[list[str], list[str]]:
+        """Targets and anchors of every link."""
+        return list(self._targets), list(self._anchors)
+
+    def link_graph(self) -> LinkGraph:
+        """The resolved links as compressed rows, with the tree."""
+        if self._link_graph is None:
+            t = self._table
+            self._link_graph = LinkGraph.build(self._src, self._dst, len(t), t.columns["size"],
+                                               t.columns["parent"])
+        return self._link_graph
+
+    def walk_rows(self, src_rows: np.ndarray, tgt_rows: np.ndarray, hops: int | None,
+                  structure: bool = False) -> LinkWalk:
+        """The neighbourhood of walks from rows ``src_rows`` into rows
+        ``tgt_rows`` (what ``link_walk`` answers), the reference way: every
+        unit from which a target is reachable in at most ``hops`` moves, by
+        a plain breadth-first search over the moves (a unit's links are
+        those held in its subtree)."""
+        import scipy.sparse as sp
+
+        held, parent, kids = self._moves()
+        into: dict[int, set[int]] = {}
+        for x, arrivals in held.items():
+            for z in arrivals:
+                into.setdefault(z, set()).add(x)
+        if structure:
+            for z, p in enumerate(parent):
+                if p >= 0:
+                    into.setdefault(z, set()).add(p)  # a move to a child
+                    into.setdefault(p, set()).add(z)  # a move to the parent
+        src = np.asarray(src_rows, dtype=np.int64).tolist()
+        tgt = np.asarray(tgt_rows, dtype=np.int64).tolist()
+        seen = {t for t in tgt if t >= 0}
+        frontier, k = set(seen), 0
+        while frontier and (hops is None or k < hops):
+            frontier = {x for z in frontier for x in into.get(z, ())} - seen
+            seen |= frontier
+            k += 1
+        nodes = sorted(seen)
+        index = {r: i for i, r in enumerate(nodes)}
+        m = len(nodes)
+        t = np.zeros((m, m))
+        out_links = np.zeros(m, dtype=np.int64)
+        for x in nodes:
+            out_links[index[x]] = sum(held.get(x, {}).values())
+            for z, count in held.get(x, {}).items():
+                if z in index:
+                    t[index[x], index[z]] = count / out_links[index[x]]
+        walk = LinkWalk(np.array([index.get(r, -1) for r in src], dtype=np.int64),
+                        np.array([index.get(r, -1) for r in tgt], dtype=np.int64),
+                        sp.csr_array(t), out_links=out_links)
+        if structure:
+            walk.parents = np.array([index.get(parent[x], -2) if parent[x] >= 0 else -1
+                                     for x in nodes], dtype=np.int64)
+            walk.children = np.array([kids.get(x, 0) for x in nodes], dtype=np.int64)
+        return walk
+
+    def _moves(self) -> tuple[dict[int, dict[int, int]], list[int], dict[int, int]]:
+        """Links held in each row's subtree (arrival -> count), every row's
+        parent, and every row's number of children."""
+        if self._held is None:
+            parent = [int(p) for p in self._table.columns["parent"]]
+            held: dict[int, dict[int, int]] = {}
+            for s, d in zip(self._src.tolist(), self._dst.tolist(), strict=True):
+                h = s
+                while d >= 0 and h >= 0:  # the row holding it and each of its ancestors
+                    held.setdefault(h, {})
+                    held[h][d] = held[h].get(d, 0) + 1
+                    h = parent[h]
+            kids: dict[int, int] = {}
+            for p in parent:
+                if p >= 0:
+                    kids[p] = kids.get(p, 0) + 1
+            self._held = (held, parent, kids)
+        return self._held
 
     def texts(self, rows: np.ndarray) -> list[str]:
         """Text snippet of every row."""

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
     from graphprum.store.linkgraph import LinkGraph
 
+#: Element ids whose rows :meth:`TableStore.resolve` keeps (then starts again).
+ROW_MEMO = 200_000
 #: Document kinds whose id is the document name alone.
 _NAMED_KINDS = (KIND_PAGE, KIND_VIDEO)
 
@@ -39,9 +41,9 @@ _NAMED_KINDS = (KIND_PAGE, KIND_VIDEO)
 class TableStore:
     """The reads of a store whose whole collection is a :class:`UnitTable`.
 
-    Subclasses implement :meth:`table`, :meth:`link_arrays`, :meth:`texts`,
-    :meth:`attributes`, :meth:`summary_membership`, the summaries and
-    :meth:`load_documents`.
+    Subclasses implement :meth:`table`, :meth:`link_rows`,
+    :meth:`link_texts`, :meth:`texts`, :meth:`attributes`,
+    :meth:`summary_membership`, the summaries and :meth:`load_documents`.
     """
 
     location: str = ""
@@ -54,6 +56,7 @@ class TableStore:
         self._links_frame: pd.DataFrame | None = None
         self._link_graph: LinkGraph | None = None
         self._xpath_cache: dict[int, dict[str, int]] = {}
+        self._row_memo: dict[str, int] = {}
         self._lookup: tuple[Any, Any] | None = None
 
     # ------------------------------------------------------ to be provided
@@ -61,10 +64,26 @@ class TableStore:
         """The whole collection."""
         raise NotImplementedError
 
-    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
-        """Every LINK edge: source rows, destination rows (-1: dangling),
-        target document names and anchor texts, in load order."""
+    def link_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every LINK edge: the row holding it (ascending; one row's links in
+        load order) and the row it arrives at (-1: dangling)."""
         raise NotImplementedError
+
+    def link_texts(self) -> tuple[list[str], list[str]]:
+        """The target (``doc`` or ``doc#fragment``) and anchor text of every
+        LINK edge, in :meth:`link_rows` order (decoded: for copies and tests)."""
+        raise NotImplementedError
+
+    def link_graph(self) -> LinkGraph:
+        """The resolved LINK edges as compressed rows, with the tree
+        (built or opened once per collection)."""
+        raise NotImplementedError
+
+    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+        """:meth:`link_rows` and :meth:`link_texts` together."""
+        src, dst = self.link_rows()
+        return (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+                *self.link_texts())
 
     def texts(self, rows: np.ndarray) -> list[str]:
         """The text snippet of every row."""
@@ -84,7 +103,7 @@ class TableStore:
         import pandas as pd
 
         if self._links_frame is None:
-            src, dst, _, _ = self.link_arrays()
+            src, dst = (np.asarray(a, dtype=np.int64) for a in self.link_rows())
             keep = dst >= 0
             self._links_frame = pd.DataFrame({"src": src[keep], "dst": dst[keep]})
         return self._links_frame
@@ -96,7 +115,7 @@ class TableStore:
         kinds = np.bincount(np.asarray(table.columns["kind"], dtype=np.int64), minlength=4)
         doc_kinds = np.bincount(np.asarray(table.docs["kind"], dtype=np.int64), minlength=4) \
             if len(table.docs) else np.zeros(4, np.int64)
-        _, dst, _, _ = self.link_arrays()
+        dst = np.asarray(self.link_rows()[1])
         return {"documents": int(len(table.docs) - doc_kinds[KIND_VIDEO]),
                 **{KIND_NAMES[k] + "s": int(kinds[k]) for k in KIND_NAMES},
                 "units": len(table), "tags": len(table.tags), "label_paths": len(table.paths),
@@ -117,9 +136,10 @@ class TableStore:
 
     def iter_documents(self) -> Iterator[ParsedDocument]:
         """Every document as parsed (links, texts, attributes), in load order."""
-        src, _, targets, anchors = self.link_arrays()
-        return table_documents(self.table(), src, targets, anchors, self.texts,
-                               self.attributes)
+        src, _ = self.link_rows()
+        targets, anchors = self.link_texts()
+        return table_documents(self.table(), np.asarray(src, dtype=np.int64), targets, anchors,
+                               self.texts, self.attributes)
 
     # --------------------------------------------------------------- units
     def resolve(self, ids: Sequence[str]) -> np.ndarray:
@@ -130,7 +150,9 @@ class TableStore:
         ids ``VIDEO#N`` name the N-th segment.
 
         Cost: a dictionary look-up per id plus, once per document touched
-        (kept in a bounded cache), a pass over that document's rows.
+        (kept in a bounded cache), a pass over that document's rows; ids
+        resolved before (an evaluation asks for a topic's ids several
+        times) are one look-up in a bounded memo.
         """
         table = self.table()
         n = len(ids)
@@ -139,8 +161,15 @@ class TableStore:
         doc_get, first, count, kinds = self._doc_lookup(table)
         cache_get = self._xpath_cache.get
         xpaths = self._xpaths
+        memo = self._row_memo
+        if len(memo) > ROW_MEMO:
+            memo.clear()
         out = [-1] * n
         for i, uid in enumerate(ids):
+            known = memo.get(uid)
+            if known is not None:
+                out[i] = known
+                continue
             name, sep, rest = uid.partition("#")
             d = doc_get(name)
             if d is None:
@@ -159,7 +188,7 @@ class TableStore:
                 paths = xpaths(d)
             local = paths.get(rest)
             if local is not None:
-                out[i] = first[d] + local
+                out[i] = memo[uid] = first[d] + local
         return np.array(out, dtype=np.int64)
 
     def _doc_lookup(self, table: UnitTable) -> tuple[Callable[[str], int | None], list[int],
@@ -176,6 +205,7 @@ class TableStore:
         self._xpath_columns = tuple(np.asarray(table.columns[c])
                                     for c in ("tag", "pos", "parent", "kind"))
         self._xpath_cache = {}
+        self._row_memo = {}
         self._lookup = (table, value)
         return value
 
@@ -301,34 +331,34 @@ class TableStore:
         return self.rows_frame(np.arange(row, row + size))
 
     def links_of(self, uid: str) -> tuple[list[str], list[str]]:
-        """Ids at the ends of ``uid``'s out-going and in-coming LINK edges."""
+        """Ids at the ends of ``uid``'s out-links (the links held in its
+        subtree) and in-links (arriving at it), with their multiplicity."""
         row = self.row_of(uid)
-        links = self.links()
-        src, dst = links["src"].to_numpy(), links["dst"].to_numpy()
+        graph = self.link_graph()
         table = self.table()
-        return table.ids(dst[src == row].tolist()), table.ids(src[dst == row].tolist())
+        lo, hi = graph.held(np.array([row]))
+        out = np.asarray(graph.out_dst[int(lo[0]):int(hi[0])]).tolist()
+        into = graph.predecessors(np.array([row])).tolist()
+        return table.ids(out), table.ids(into)
 
     # ------------------------------------------------- evaluator's pulls
     def view(self, ids: Iterable[str], documents: Iterable[str] = ()) -> UnitView:
         """The whole collection, with the rows of ``ids``."""
         ids = list(dict.fromkeys(ids))
         return UnitView(self.table(), dict(zip(ids, self.resolve(ids).tolist(), strict=True)),
-                        self, self.resolve)
+                        self, self.resolve, walker=self.walk_rows)
 
-    def link_graph(self) -> LinkGraph:
-        """The LINK edges as compressed rows (built once per collection)."""
-        from graphprum.store.linkgraph import LinkGraph
-
-        links = self.links()
-        if self._link_graph is None:
-            self._link_graph = LinkGraph.build(links["src"].to_numpy(), links["dst"].to_numpy())
-        return self._link_graph
+    def walk_rows(self, src: np.ndarray, tgt: np.ndarray, hops: int | None,
+                  structure: bool = False) -> LinkWalk:
+        """:meth:`link_walk` of rows (a view's ``walker``)."""
+        return self.link_graph().walk(src, tgt, hops, structure)
 
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
-                  hops: int | None) -> LinkWalk:
-        """The neighbourhood of walks from ``sources`` into ``targets``."""
-        return self.link_graph().walk(self.resolve(list(sources)), self.resolve(list(targets)),
-                                      hops)
+                  hops: int | None, structure: bool = False) -> LinkWalk:
+        """The neighbourhood of walks from ``sources`` into ``targets``
+        (:meth:`LinkGraph.walk <graphprum.store.linkgraph.LinkGraph.walk>`)."""
+        return self.walk_rows(self.resolve(list(sources)), self.resolve(list(targets)), hops,
+                              structure)
 
     def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:
         """Partition of every row under the stored summary ``axpre`` (view rows

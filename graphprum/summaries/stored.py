@@ -48,10 +48,8 @@ def build_stored(store: Store, axpre: str, weight: str = "count") -> Summary:
         if store.count_units(KIND_ELEMENT) == 0:
             raise UsageError(f"{store.location} holds no XML elements to summarise "
                              f"(load XML, or web pages with --elements)")
-        # Store.derive_partitions is declared to return the keys (list[str]):
-        # every backend returns the metadata dict (keys and tags) instead
         statistics, info = store.derive_partitions(name)
-        summary = _from_statistics(name, weight, statistics, info)  # type: ignore[arg-type]
+        summary = _from_statistics(name, weight, statistics, info)
     arrays, meta = summary.to_arrays()
     store.save_summary(name, arrays, meta)
     return summary

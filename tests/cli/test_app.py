@@ -197,7 +197,7 @@ def test_show_groups_repeated_links(tmp_path: Path, write) -> None:
     lines = [line.strip() for line in r.output.splitlines()]
     out = lines.index("out-links (3 to 2 units):")
     assert lines[out + 1:out + 3] == ["a.html  x2", "b.html"]
-    assert "in-links (1 to 1 unit):" in lines
+    assert "in-links (1 from 1 unit):" in lines  # issue 41.8: from, not to
     r = invoke(store, "show", "index.html", "--format", "tsv")
     rows = [line.split("\t") for line in r.output.splitlines()]
     assert [row for row in rows if row[0].endswith("_link")] == [

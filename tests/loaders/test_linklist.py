@@ -65,3 +65,34 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_empty_file(write) -> None:
     assert list(read_link_list(write("e.tsv", "# nothing\n"))) == []
+
+
+def test_the_fast_and_the_careful_reader_agree(write) -> None:
+    lines = [f"p{i}.html\t p{(i * 31) % 500}.html " for i in range(3000)]
+    lines[5:5] = ["# a comment\twith a tab", "", "   ", "\t"]
+    f = write("l.tsv", "\n".join(lines) + "\n")
+    fast = pairs(f, chunk=700)
+    careful = [p for a, b in linklist.read_link_list_by_line(f, chunk=700)
+               for p in zip(a.tolist(), b.tolist(), strict=True)]
+    assert fast == careful and len(fast) == 3000
+
+
+def test_an_error_after_many_good_lines_names_its_line(write) -> None:
+    lines = [f"p{i}\tq{i}" for i in range(250_000)] + ["bad line"]
+    f = write("l.tsv", "\n".join(lines) + "\n")
+    with pytest.raises(InputError) as err:
+        list(read_link_list(f))
+    assert err.value.line == 250_001
+
+
+def test_a_carriage_return_inside_an_id_is_kept(write) -> None:
+    # the CSV reader would end a line at a lone \r: the careful reader reads it
+    f = write("l.tsv", "a.html\tc\rd.html\nb.html\ta.html\n")
+    assert pairs(f) == [("a.html", "c\rd.html"), ("b.html", "a.html")]
+
+
+def test_a_hash_inside_an_id_is_the_careful_readers_error(write) -> None:
+    f = write("l.tsv", "a.html\tb.html\nc.html\td#x.html\n")
+    with pytest.raises(InputError, match="holds '#'") as err:
+        list(read_link_list(f))
+    assert err.value.line == 2

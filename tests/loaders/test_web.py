@@ -352,3 +352,38 @@ def test_elements_offsets_property(tmp_path_factory: pytest.TempPathFactory, bod
     assert [(int(s), int(n), int(w)) for s, n, w in zip(
         doc.columns["start"], doc.columns["length"], doc.columns["words"], strict=True)] == \
         [(s, n, w) for _, s, n, w in expected]
+
+
+def test_element_pages_hold_their_links_and_fragments_name_elements(tmp_path: Path) -> None:
+    """With --elements a page's root holds every link of the page (the page
+    stands for itself), and a link's #fragment arrives at the element it
+    names; loaded as pages, the fragment is dropped."""
+    from graphprum.loading import load_web
+    from graphprum.navigation.base import parse_model
+    from graphprum.store.memory import MemoryStore
+
+    (tmp_path / "a.html").write_text('<html><body><div><p>See <a href="b.html#s">b</a>'
+                                     '</p></div></body></html>')
+    (tmp_path / "b.html").write_text('<html><body><p>top</p><div id="s">here</div>'
+                                     '<a name="old">x</a></body></html>')
+    (tmp_path / "c.html").write_text('<html><body><a href="b.html#old">o</a>'
+                                     '<a href="b.html#none">n</a></body></html>')
+    from graphprum.store.local import LocalStore
+
+    for other in (MemoryStore(), LocalStore(tmp_path.parent / f"{tmp_path.name}-store")):
+        load_web(other, tmp_path, elements=True)
+        assert other.links_of("a.html#/html[1]")[0] == ["b.html#/html[1]/body[1]/div[1]"]
+        assert other.links_of("c.html#/html[1]")[0] == [
+            "b.html#/html[1]/body[1]/a[1]", "b.html#/html[1]"]  # no such id: the root
+        store = other
+
+    class Ctx:
+        pass
+
+    Ctx.store = store
+    p = parse_model("links").matrix(["a.html#/html[1]", "a.html#/html[1]/body[1]/div[1]/p[1]"],
+                                    ["b.html#/html[1]/body[1]/div[1]"], Ctx()).toarray()
+    assert p.tolist() == [[1.0], [1.0]]
+    pages = MemoryStore()
+    load_web(pages, tmp_path)
+    assert pages.links_of("a.html")[0] == ["b.html"]

@@ -5,7 +5,7 @@ Nothing here reads the whole collection except :meth:`BoltReads.table`,
 the explicit whole-collection read of ``summary show -f html``.  A topic's
 evaluation pulls the documents that hold its units (:meth:`BoltReads.view`),
 the partitions of those units (:meth:`BoltReads.partitions`) and the part of
-the LINK graph a walk into its targets can use (:meth:`BoltReads.link_walk`).
+the part of the graph a walk into its targets can use (:meth:`BoltReads.link_walk`).
 
 The documents of a load still being written have ``complete = false``;
 every query here reads complete documents only (by name, or through the
@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import UNIT_FIELDS, LinkWalk, UnitView
 from graphprum.store.bolt.connection import BoltConnection, Row
+from graphprum.store.linkgraph import graph_walk
 from graphprum.store.local.graph import unit_ids as table_unit_ids
 from graphprum.units import (
     KIND_ELEMENT,
@@ -388,54 +388,21 @@ class BoltReads:
         return _unit_frame([dict(zip(_UNIT_KEYS, r, strict=True)) for r in rows])
 
     def links_of(self, uid: str) -> tuple[list[str], list[str]]:
-        """Ids at the ends of ``uid``'s out-going and in-coming LINK edges."""
+        """Ids at the ends of ``uid``'s out-links (the LINK edges held in its
+        subtree) and in-coming LINK edges."""
         stored = self._stored_id(uid)
         return ([r[0] for r in self.conn.read("read/links_out", uid=stored)],
                 [r[0] for r in self.conn.read("read/links_in", uid=stored)])
 
     # ------------------------------------------------------------- links
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
-                  hops: int | None) -> LinkWalk:
-        """The LINK neighbourhood of walks of at most ``hops`` steps into
-        ``targets``: the units within ``hops`` links backwards of a target
-        (``nav/link_sources.cypher`` hop by hop), the links among them and
-        the out-degree of each (``nav/out_degree.cypher``); transitions at B = 1."""
-        src = [canonical(u) for u in sources]
-        tgt = [canonical(u) for u in targets]
-        known = self.kinds(list(dict.fromkeys(tgt)))
-        seeds = [u for u, k in zip(dict.fromkeys(tgt), known, strict=True) if k >= 0]
-        nodes: set[str] = set(seeds)
-        edges: Counter[tuple[str, str]] = Counter()
-        frontier = sorted(nodes)
-        k = 0
-        while frontier and (hops is None or k < hops):
-            new: set[str] = set()
-            for s, t, n in self.conn.read_batched("nav/link_sources", "ids", frontier):
-                edges[(s, t)] += int(n)
-                if s not in nodes:
-                    new.add(s)
-            nodes |= new
-            frontier = sorted(new)
-            k += 1
-        if frontier:  # the last ring was not expanded: only links among the nodes count
-            for s, t, n in self.conn.read_batched("nav/link_sources", "ids", frontier):
-                if s in nodes:
-                    edges[(s, t)] += int(n)
-        order = sorted(nodes)
-        index = {u: i for i, u in enumerate(order)}
-        degree: dict[str, int] = dict(self.conn.read_batched("nav/out_degree", "ids", order)) \
-            if order else {}
-        m = len(order)
-        if edges:
-            i = np.array([index[s] for s, _ in edges], dtype=np.int64)
-            j = np.array([index[t] for _, t in edges], dtype=np.int64)
-            w = np.array([n / int(degree[s]) for (s, _), n in edges.items()])
-            transitions = sp.csr_array(sp.coo_array((w, (i, j)), shape=(m, m)).tocsr())
-        else:
-            transitions = sp.csr_array((m, m))
-        return LinkWalk(np.array([index.get(u, -1) for u in src], dtype=np.int64),
-                        np.array([index.get(u, -1) for u in tgt], dtype=np.int64),
-                        transitions)
+                  hops: int | None, structure: bool = False) -> LinkWalk:
+        """The neighbourhood of walks of at most ``hops`` moves into
+        ``targets`` (with ``structure``, child and parent moves too), derived
+        by the server: ``nav/walk_into.cypher`` hop by hop, then
+        ``nav/walk_degrees.cypher`` (:func:`graphprum.store.linkgraph.graph_walk`)."""
+        return graph_walk(self.conn.read_batched, [canonical(u) for u in sources],
+                          [canonical(u) for u in targets], hops, structure)
 
     # ------------------------------------------------------- partitions
     def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:

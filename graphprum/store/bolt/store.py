@@ -180,9 +180,10 @@ class BoltStore:
         return self.reads.view(ids, documents, store=self)
 
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
-                  hops: int | None) -> LinkWalk:
-        """The LINK neighbourhood of walks of at most ``hops`` steps into ``targets``."""
-        return self.reads.link_walk(sources, targets, hops)
+                  hops: int | None, structure: bool = False) -> LinkWalk:
+        """The neighbourhood of walks of at most ``hops`` moves into ``targets``
+        (with ``structure``, child and parent moves too)."""
+        return self.reads.link_walk(sources, targets, hops, structure)
 
     def partitions(self, axpre: str, view: UnitView, rows: np.ndarray) -> np.ndarray:
         """0-based partition of every row of ``view`` under the stored summary ``axpre``."""

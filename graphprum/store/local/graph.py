@@ -18,7 +18,8 @@ Graph model, the Bolt store's (same query text, same rows)::
             length, words, text, attributes})
     (:Unit)-[:CHILD]->(:Unit)                 parent -> child
     (:Unit)-[:HAS_ATTRIBUTE]->(:Attribute {name, value})
-    (:Unit)-[:LINK {anchor}]->(:Unit)         to the target document's root
+    (:Unit)-[:LINK {anchor}]->(:Unit)         to the target's root or the element
+                                              its fragment names
     (:Summary {axpre, sid, key, extent, length})<-[:IN_PARTITION]-(:Unit)
     (:Summary)-[:SUMMARY_EDGE {count, length}]->(:Summary)
 
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 from graphprum.errors import StoreError, UsageError
-from graphprum.store.local.layout import read_strings
+from graphprum.store.local.links import LINKS, LinkColumns
 from graphprum.store.local.strings import StringColumn
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
 
@@ -646,9 +647,9 @@ def _edge_frames(table: UnitTable, gen: Path) -> Frames:
     docs = table.docs
     yield "ROOT", _table({"from": np.asarray(docs["name"], dtype=object),
                           "to": np.asarray(docs["first"], dtype=np.int64)})
-    src = np.load(gen / "links" / "src.npy")
-    dst = np.load(gen / "links" / "dst.npy")
-    anchors = np.asarray(read_strings(gen / "links" / "anchors.json"), dtype=object)
+    links = LinkColumns(gen / LINKS)
+    src, dst = np.asarray(links.src, dtype=np.int64), np.asarray(links.dst, dtype=np.int64)
+    anchors = np.asarray(links.anchors(), dtype=object)
     keep = (dst >= 0) & (src < n)
     if keep.any():
         yield "LINK", _table({

@@ -142,8 +142,8 @@ def unclaim(path: Path, created: Path) -> None:
 # ---------------------------------------------------------------- strings
 def write_strings(path: Path, values: Sequence[str]) -> None:
     """Write ``values`` as a JSON array (every string round-trips exactly)."""
-    with open(path, "w", encoding="ascii") as f:
-        json.dump(list(values), f, ensure_ascii=True, separators=(",", ":"))
+    with open(path, "w", encoding="ascii") as f:  # dumps: the C encoder (dump's is Python)
+        f.write(json.dumps(list(values), ensure_ascii=True, separators=(",", ":")))
 
 
 def read_strings(path: Path) -> list[str]:

@@ -36,6 +36,8 @@ import graphprum.store.local.graph as graphdb
 import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
+from graphprum.store.linkgraph import LinkGraph
+from graphprum.store.local.links import LINKS, LinkColumns
 from graphprum.store.local.strings import StringColumn
 from graphprum.store.local.writer import (
     Builder,
@@ -60,7 +62,7 @@ from graphprum.units import (
 )
 
 FORMAT = "graphprum-local"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 class LocalStore(TableStore):
@@ -99,6 +101,7 @@ class LocalStore(TableStore):
         self._strings: dict[str, StringColumn] = {}
         self._attributes: Any = None
         self._graph: graphdb.GraphReader | None = None
+        self._link_columns: LinkColumns | None = None
 
     # ---------------------------------------------------------- generation
     @property
@@ -164,6 +167,7 @@ class LocalStore(TableStore):
         self._table = None
         self._strings = {}
         self._attributes = None
+        self._link_columns = None
         self._reset_caches()
 
     def close(self) -> None:
@@ -195,17 +199,52 @@ class LocalStore(TableStore):
                     raise self._damaged(exc) from None
         return self._table
 
-    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
-        """Source rows, destination rows (-1: dangling), targets, anchors."""
+    def _links(self) -> LinkColumns | None:
+        """The generation's link columns (memory-mapped; None when empty)."""
         gen = self.generation
         if gen is None:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), [], []
+            return None
+        if self._link_columns is None:
+            try:
+                self._link_columns = LinkColumns(gen / LINKS)
+            except (OSError, ValueError) as exc:
+                raise self._damaged(exc) from None
+        return self._link_columns
+
+    def link_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Holding rows (ascending) and arrival rows (-1: dangling), memory-mapped."""
+        links = self._links()
+        if links is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return links.src, links.dst
+
+    def link_texts(self) -> tuple[list[str], list[str]]:
+        """Targets and anchors of every link (decoded)."""
+        links = self._links()
+        if links is None:
+            return [], []
+        table = self.table()
         try:
-            return (np.load(gen / "links" / "src.npy"), np.load(gen / "links" / "dst.npy"),
-                    layout.read_strings(gen / "links" / "targets.json"),
-                    layout.read_strings(gen / "links" / "anchors.json"))
+            return (links.target_texts(np.arange(len(links)), table.docs["name"],
+                                       table.columns["doc"]), links.anchors())
         except (OSError, ValueError) as exc:
             raise self._damaged(exc) from None
+
+    def link_graph(self) -> LinkGraph:
+        """The link graph written with the generation (memory-mapped), with
+        the tree's ``size`` and ``parent`` columns."""
+        if self._link_graph is None:
+            links = self._links()
+            table = self.table()
+            if links is None:
+                self._link_graph = LinkGraph.build(np.zeros(0), np.zeros(0), n=0)
+            else:
+                try:
+                    self._link_graph = links.graph(len(table), table.columns["size"],
+                                                   table.columns["parent"])
+                except (OSError, ValueError) as exc:
+                    raise self._damaged(exc) from None
+        return self._link_graph
 
     def _string_column(self, name: str) -> StringColumn:
         if name not in self._strings:
@@ -240,7 +279,7 @@ class LocalStore(TableStore):
         """Counts per kind, documents, links, summaries, format, size on disk."""
         from graphprum.store.linkgraph import degree_summary
 
-        src, dst, _, _ = self.link_arrays()
+        src, dst = (np.asarray(a, dtype=np.int64) for a in self.link_rows())
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
             if self.path.exists() else 0
         manifest = self.manifest

@@ -16,8 +16,8 @@ Layout of a generation's columns::
                             every attribute as (row, name, value), rows ascending
     vocab.json              tag and label-path vocabularies
     docs/names.json, docs/sources.json, docs/{kind,first,count}.npy
-    links/src.npy, links/dst.npy (rows; dst -1 = dangling),
-    links/targets.json, links/anchors.json
+    links/                  rows holding and receiving every link, and the
+                            link graph (:mod:`graphprum.store.local.links`)
 """
 
 from __future__ import annotations
@@ -32,13 +32,16 @@ from typing import Any
 
 import numpy as np
 
+from graphprum.store.linkgraph import names_fragment
 from graphprum.store.local.layout import read_strings, write_json, write_strings
+from graphprum.store.local.links import LINKS, LinkColumns, Sparse, write_links
 from graphprum.store.local.strings import StringColumn, StringColumnWriter
 from graphprum.units import (
     KIND_NAMES,
     UNIT_COLUMNS,
     DocTable,
     DocumentBatch,
+    Names,
     ParsedDocument,
     UnitTable,
     page_units,
@@ -66,12 +69,20 @@ class Builder:
             self.files[c] = open(spool / f"{c}.raw", "wb")  # noqa: SIM115 - closed in close
         self.doc_names: list[str] = []
         self.doc_sources: list[str] = []
-        self.doc_kinds: list[int] = []
-        self.doc_counts: list[int] = []
-        self.doc_firsts: list[int] = []
-        self.link_src: list[np.ndarray] = []
-        self.link_targets: list[str] = []
-        self.link_anchors: list[str] = []
+        # per batch (a million pages from a link list are three arrays, not
+        # three million Python ints)
+        self.doc_kinds: list[np.ndarray] = []
+        self.doc_counts: list[np.ndarray] = []
+        self.doc_firsts: list[np.ndarray] = []
+        # links of the load, spooled: holding rows and, for link lists,
+        # arrival rows (-2: resolved from the target when the generation is written)
+        for name in ("link_src", "link_dst"):
+            self.files[name] = open(spool / f"{name}.raw", "wb")  # noqa: SIM115 - closed in close
+        self.target_at: list[np.ndarray] = []
+        self.targets: list[str] = []
+        self.anchor_at: list[int] = []
+        self.anchors: list[str] = []
+        self.n_links = 0
         self.n = 0
 
     def add(self, doc: ParsedDocument | DocumentBatch, base_row: int) -> None:
@@ -106,14 +117,36 @@ class Builder:
             self.attr_values.extend(list(chain.from_iterable(map(dict.values, dicts))))
         self.doc_names.extend(batch.names)
         self.doc_sources.extend(batch.sources)
-        self.doc_kinds.extend(batch.kinds)
-        self.doc_counts.extend(batch.counts.tolist())
-        self.doc_firsts.extend((batch.firsts + first).tolist())
+        self.doc_kinds.append(np.asarray(batch.kinds, dtype=np.int8))
+        self.doc_counts.append(np.asarray(batch.counts, dtype=np.int64))
+        self.doc_firsts.append(batch.firsts + first)
         if batch.links:
-            self.link_src.append(np.array([first + r for r, _, _ in batch.links], dtype=np.int64))
-            self.link_targets.extend(t for _, t, _ in batch.links)
-            self.link_anchors.extend(a for _, _, a in batch.links)
+            k = len(batch.links)
+            rows = np.fromiter(map(itemgetter(0), batch.links), np.int64, count=k) + first
+            self.target_at.append(np.arange(self.n_links, self.n_links + k, dtype=np.int64))
+            self.targets.extend(map(itemgetter(1), batch.links))
+            for i, (_, _, anchor) in enumerate(batch.links):
+                if anchor:
+                    self.anchor_at.append(self.n_links + i)
+                    self.anchors.append(anchor)
+            self.add_links(rows, np.full(k, -2, dtype=np.int32))
         self.n += count
+
+    def add_links(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Links from rows ``src`` to rows ``dst`` (-2: to the target
+        recorded for them), in the numbering of the load."""
+        self.files["link_src"].write(np.ascontiguousarray(src, dtype=np.int64).data)
+        self.files["link_dst"].write(np.ascontiguousarray(dst, dtype=np.int64).data)
+        self.n_links += len(src)
+
+    def spooled_links(self, block: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The load's links (holding rows, arrival rows), in blocks."""
+        for name in ("link_src", "link_dst"):
+            self.files[name].flush()
+        with open(self.spool / "link_src.raw", "rb") as fs, \
+                open(self.spool / "link_dst.raw", "rb") as fd:
+            while chunk := fs.read(8 * block):
+                yield np.frombuffer(chunk, np.int64), np.frombuffer(fd.read(len(chunk)), np.int64)
 
     def add_pages(self, names: list[str], base_row: int) -> None:
         """Pages known only from a link list (one unit of length 0 each)."""
@@ -240,9 +273,9 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     sources = [s for s, k in zip(old.docs["source"], keep_docs, strict=True) if k] \
         + builder.doc_sources
     kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[keep_docs],
-                            np.array(builder.doc_kinds, dtype=np.int8)])
+                            *builder.doc_kinds])
     counts = np.concatenate([old_count[keep_docs].astype(np.int64),
-                             np.array(builder.doc_counts, dtype=np.int64)])
+                             *builder.doc_counts])
     firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) \
         else np.zeros(0, np.int64)
     write_strings(tmp / "docs" / "names.json", names)
@@ -250,30 +283,138 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     save_npy(tmp / "docs" / "kind.npy", kinds)
     save_npy(tmp / "docs" / "first.npy", firsts.astype(np.int64))
     save_npy(tmp / "docs" / "count.npy", counts)
-    # links: old ones keep their source if it survives; all targets re-resolved
-    src_old, targets_old, anchors_old = _old_links(old_dir)
-    if len(src_old):
-        src_old = remap(src_old)
-        alive = src_old >= 0
-        src_old = src_old[alive]
-        targets_old = [t for t, a in zip(targets_old, alive, strict=True) if a]
-        anchors_old = [t for t, a in zip(anchors_old, alive, strict=True) if a]
-    src_new = np.concatenate(builder.link_src) if builder.link_src else np.zeros(0, np.int64)
-    src_new = remap(src_new) if len(src_new) else src_new
-    src = np.concatenate([src_old, src_new]).astype(np.int64)
-    targets = list(targets_old) + builder.link_targets
-    anchors = list(anchors_old) + builder.link_anchors
-    root_of = dict(zip(names, firsts.tolist(), strict=True))
-    dst = np.fromiter((root_of.get(t, -1) for t in targets), dtype=np.int64, count=len(targets))
-    save_npy(tmp / "links" / "src.npy", src)
-    save_npy(tmp / "links" / "dst.npy", dst)
-    write_strings(tmp / "links" / "targets.json", targets)
-    write_strings(tmp / "links" / "anchors.json", anchors)
-    return {"documents": len(names), "units": n_kept + builder.n,
+    n_docs = len(names)
+    del names, sources  # read again from the files if a link's target must be looked up
+    builder.doc_names, builder.doc_sources = [], []
+    resolved, dangling = _write_links(tmp, old, old_dir, remap if replaced else None, builder,
+                                      firsts, counts)
+    return {"documents": n_docs, "units": n_kept + builder.n,
             **{KIND_NAMES[k]: int(per_kind[k]) for k in KIND_NAMES},
-            "links": int(np.count_nonzero(dst >= 0)),
-            "dangling_links": int(np.count_nonzero(dst < 0)),
-            "links_added": len(builder.link_targets)}
+            "links": resolved, "dangling_links": dangling, "links_added": builder.n_links}
+
+
+def _write_links(tmp: Path, old: UnitTable, old_dir: Path | None, remap: Any,
+                 builder: Builder, firsts: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
+    """The links of the new generation: the old ones whose holding row
+    survives (renumbered; re-resolved from their target when it was
+    dangling or its document was replaced), then the load's; returns how
+    many arrive somewhere and how many dangle.  ``remap`` is None when no
+    document was replaced (rows keep their numbers)."""
+    texts, anchors = Sparse(), Sparse()
+    old_src = old_dst = np.zeros(0, np.int64)
+    if old_dir is not None and (old_dir / LINKS / "src.npy").exists():
+        cols = LinkColumns(old_dir / LINKS)
+        old_src, old_dst = cols.src, np.asarray(cols.dst, dtype=np.int64)
+        texts, anchors = cols.strings("target"), cols.strings("anchor")
+        if remap is not None:
+            old_src = remap(old_src)
+            alive = np.flatnonzero(old_src >= 0)
+            old_src, old_dst = old_src[alive], old_dst[alive]
+            moved = np.where(old_dst >= 0, remap(np.maximum(old_dst, 0)), -1)
+            lost = np.flatnonzero((old_dst >= 0) & (moved < 0))  # the target was replaced
+            texts, anchors = texts.take(alive), anchors.take(alive)
+            if len(lost):  # named again: by its kept text, else its old document's name
+                have = set(texts.at.tolist())
+                add = [k for k in lost.tolist() if k not in have]
+                doc_of = np.asarray(old.columns["doc"])
+                texts = _merged(texts, Sparse(np.array(add, dtype=np.int64),
+                                              [old.docs["name"][doc_of[old_dst[k]]]
+                                               for k in add]))
+            old_dst = moved
+        old_dst = np.where(old_dst >= 0, old_dst, -2)
+        del cols
+    n_old, n_rows = len(old_src), int(counts.sum())
+    dtype = np.int32 if n_rows < 2**31 - 1 else np.int64
+    src = np.empty(n_old + builder.n_links, dtype=dtype)
+    dst = np.empty(n_old + builder.n_links, dtype=dtype)
+    src[:n_old], dst[:n_old] = old_src, old_dst
+    del old_src, old_dst
+    at = n_old
+    for s_block, d_block in builder.spooled_links():
+        if remap is not None:
+            s_block = remap(s_block)
+            d_block = np.where(d_block >= 0, remap(np.maximum(d_block, 0)), d_block)
+        src[at:at + len(s_block)], dst[at:at + len(d_block)] = s_block, d_block
+        at += len(s_block)
+    if builder.n_links:
+        new_at = np.concatenate(builder.target_at) if builder.target_at else np.zeros(0, int)
+        texts = _merged(texts, Sparse(new_at + n_old, builder.targets))
+        anchors = _merged(anchors, Sparse(np.array(builder.anchor_at, dtype=np.int64) + n_old,
+                                          builder.anchors))
+    if (dst == -2).any():
+        texts = _resolve(tmp, dst, texts, builder.tags, firsts, counts)
+    resolved, total = int(np.count_nonzero(dst >= 0)), len(dst)
+    rows = [src, dst]
+    del src, dst  # write_links takes them over
+    write_links(tmp / LINKS, rows, n_rows, texts, anchors)
+    return resolved, total - resolved
+
+
+def _merged(a: Sparse, b: Sparse) -> Sparse:
+    """Strings of two sets of links (numbers not shared), in link order."""
+    if not len(a.at):
+        return b
+    if not len(b.at):
+        return a
+    at = np.concatenate([a.at, b.at])
+    order = np.argsort(at, kind="stable")
+    values = a.values + b.values
+    return Sparse(at[order], [values[i] for i in order.tolist()])
+
+
+def _resolve(tmp: Path, dst: np.ndarray, texts: Sparse, tags: list[str],
+             firsts: np.ndarray, counts: np.ndarray) -> Sparse:
+    """Give the links with ``dst == -2`` their arrival row (in place) from
+    their kept target text: the named document's root, or the element of it
+    that the fragment names (the root when none does), -1 when the document
+    is not stored; returns the texts still needed (dangling links and links
+    with a fragment)."""
+    import pandas as pd
+
+    names = read_strings(tmp / "docs" / "names.json")
+    where = dict(zip(texts.at.tolist(), range(len(texts.at)), strict=True))
+    todo = np.flatnonzero(dst == -2)
+    wanted = [texts.values[where[k]] for k in todo.tolist()]
+    split = [t.partition("#") for t in wanted]
+    # object indexes: pandas' default Arrow strings cannot hold a lone surrogate
+    doc = pd.Index(np.asarray(names, dtype=object), dtype=object).get_indexer(
+        np.asarray([d for d, _, _ in split], dtype=object)) if names \
+        else np.full(len(split), -1)
+    rows = np.where(doc >= 0, firsts[np.maximum(doc, 0)] if len(firsts) else -1, -1)
+    named = [i for i, (_, sep, frag) in enumerate(split) if sep and frag and doc[i] >= 0]
+    if named:
+        found = _fragment_rows(tmp, tags, firsts, counts, doc[named],
+                               [split[i][2] for i in named])
+        rows[named] = np.where(found >= 0, found, rows[named])
+    dst[todo] = rows
+    keep = [k for k, (t, a) in enumerate(zip(texts.values, texts.at.tolist(), strict=True))
+            if dst[a] < 0 or "#" in t]
+    return Sparse(texts.at[keep], [texts.values[k] for k in keep])
+
+
+def _fragment_rows(gen: Path, tags: list[str], firsts: np.ndarray, counts: np.ndarray,
+                   docs: np.ndarray, fragments: list[str]) -> np.ndarray:
+    """Row of the element of document ``docs[i]`` that ``fragments[i]``
+    names (:func:`~graphprum.store.linkgraph.names_fragment`; the first in
+    document order), -1 where none does.  Reads the attributes of those
+    documents only."""
+    attr_rows = np.load(gen / "attributes" / "rows.npy", mmap_mode="r")
+    attr_names = StringColumn(gen / "attributes" / "names")
+    attr_values = StringColumn(gen / "attributes" / "values")
+    tag = np.load(gen / "units" / "tag.npy", mmap_mode="r")
+    named_in: dict[int, dict[str, int]] = {}
+    for d in np.unique(docs).tolist():
+        a, b = np.searchsorted(attr_rows, [firsts[d], firsts[d] + counts[d]]).tolist()
+        rows = np.asarray(attr_rows[a:b]).tolist()
+        pick = [k for k, name in enumerate(attr_names.slice(a, b))
+                if names_fragment(tags[int(tag[rows[k]])] if name == "name" else "", name)]
+        named: dict[str, int] = {}
+        for k, value in zip(pick, attr_values[[a + k for k in pick]] if pick else [],
+                            strict=True):
+            named.setdefault(value, rows[k])
+        named_in[d] = named
+    return np.array([named_in[d].get(f, -1) for d, f in zip(docs.tolist(), fragments,
+                                                            strict=True)], dtype=np.int64)
 
 
 def read_attributes(gen: Path) -> tuple[np.ndarray, StringColumn, StringColumn]:
@@ -322,13 +463,6 @@ def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: Any,
             w.extend_from(new, slice(0, len(new)))
 
 
-def _old_links(gen: Path | None) -> tuple[np.ndarray, list[str], list[str]]:
-    if gen is None or not (gen / "links" / "src.npy").exists():
-        return np.zeros(0, np.int64), [], []
-    return (np.load(gen / "links" / "src.npy"), read_strings(gen / "links" / "targets.json"),
-            read_strings(gen / "links" / "anchors.json"))
-
-
 def read_table(gen: Path) -> tuple[UnitTable, int]:
     """The unit table of generation ``gen`` (columns memory-mapped) and its
     number of links; ValueError or OSError when files are missing or
@@ -347,9 +481,7 @@ def read_table(gen: Path) -> tuple[UnitTable, int]:
         raise ValueError("document columns of different lengths")
     if int(count.sum()) != n:
         raise ValueError(f"documents hold {int(count.sum())} units, columns {n}")
-    n_links = len(np.load(gen / "links" / "src.npy", mmap_mode="r"))
-    if len(np.load(gen / "links" / "dst.npy", mmap_mode="r")) != n_links:
-        raise ValueError("link columns of different lengths")
+    n_links = len(LinkColumns(gen / LINKS))
     length = np.asarray(cols["length"])[first] if len(first) else np.zeros(0)
     docs = DocTable({"name": names, "source": sources, "kind": kind,
                      "length": length, "first": first, "count": count})
@@ -371,37 +503,97 @@ def validate(gen: Path, expected: dict[str, Any]) -> None:
     for name in ("names", "values"):
         if len(StringColumn(gen / "attributes" / name)) != n_attrs:
             raise ValueError(f"attribute {name} of another length")
-    if len(read_strings(gen / "links" / "targets.json")) != n_links:
-        raise ValueError("link targets of another length")
+    links = LinkColumns(gen / LINKS)
+    for name in ("target", "anchor"):
+        links.strings(name)  # lengths checked
+    graph = links.graph(len(table))
+    if len(graph.out_dst) != expected["links"] or len(graph.in_src) != expected["links"]:
+        raise ValueError("link graph of another size")
 
 
 def link_pairs_into(builder: Builder, old: UnitTable, base: int,
                     link_pairs: Any) -> int:
     """Add link-list pairs FROM -> TO to the load; unknown pages become page
-    units.  Returns the number of pages created."""
+    units, in order of first appearance (chunk by chunk, FROM ids before TO
+    ids).  Returns the number of pages created.
+
+    The ids are dictionary-encoded by pyarrow, chunk by chunk; the
+    dictionaries of every 16 chunks are unified, and those of the groups at
+    the end (in C: 10M links between 1M pages make 1M Python strings, not
+    20M, and each dictionary is hashed once)."""
+    # pyarrow: loads of link lists only; the evaluation never needs it
+    import pyarrow as pa
+
     from graphprum.units import KIND_ELEMENT, KIND_PAGE
 
+    groups: list[tuple[Any, list[tuple[np.ndarray, int]]]] = []  # dictionary, chunks' codes
+    pending: list[tuple[Any, int]] = []
+
+    def close_group() -> None:
+        unified = pa.chunked_array([c for c, _ in pending]).unify_dictionaries()
+        groups.append((unified.chunk(0).dictionary,
+                       [(c.indices.to_numpy(), n) for c, (_, n) in
+                        zip(unified.chunks, pending, strict=True)]))
+        pending.clear()
+        pa.default_memory_pool().release_unused()  # mimalloc keeps what the chunks held
+
+    for froms, tos in link_pairs:
+        pending.append((pa.concat_arrays([_ids(froms), _ids(tos)]).dictionary_encode(),
+                        len(froms)))
+        if len(pending) >= 16:
+            close_group()
+    if pending:
+        close_group()
+    if not groups:
+        return 0
+    whole = pa.chunked_array([pa.DictionaryArray.from_arrays(
+        pa.array(np.arange(len(d), dtype=np.int32)), d) for d, _ in groups]).unify_dictionaries()
+    maps = [c.indices.to_numpy() for c in whole.chunks]  # a group's codes -> the load's
+    ids = whole.chunk(0).dictionary
+    try:
+        names = ids.to_pylist()
+    except UnicodeDecodeError:  # a lone surrogate from the API, kept as the string columns do
+        names = [v.decode("utf-8", "surrogatepass") for v in ids.view(pa.binary()).to_pylist()]
+    del ids
+    codes_of = [chunks for _, chunks in groups]
+    groups.clear()
+    del whole
+    pa.default_memory_pool().release_unused()
     known: dict[str, int] = {}
     for i, (name, kind) in enumerate(zip(old.docs["name"], old.docs["kind"], strict=True)):
         if kind in (KIND_PAGE, KIND_ELEMENT):
             known[name] = int(old.docs["first"][i])
-    known.update(zip(builder.doc_names, builder.doc_firsts, strict=True))
-    created = 0
-    for froms, tos in link_pairs:
-        new: list[str] = []
-        next_row = base + builder.n
-        for name in (*froms, *tos):
-            if name not in known:
-                known[name] = next_row + len(new)
-                new.append(name)
-        if new:
-            builder.add_pages(new, base)
-            created += len(new)
-        src = np.fromiter((known[f] for f in froms), dtype=np.int64, count=len(froms))
-        builder.link_src.append(src)
-        builder.link_targets.extend(tos)
-        builder.link_anchors.extend([""] * len(tos))
-    return created
+    if builder.doc_names:
+        known.update(zip(builder.doc_names, np.concatenate(builder.doc_firsts).tolist(),
+                         strict=True))
+    get = known.get
+    rows = np.fromiter((get(n, -1) for n in names), dtype=np.int64, count=len(names)) \
+        if known else np.full(len(names), -1, dtype=np.int64)
+    new = np.flatnonzero(rows < 0)
+    if len(new):
+        rows[new] = base + builder.n + np.arange(len(new))
+        builder.add_pages([names[i] for i in new.tolist()], base)
+    del names
+    for chunks, into in zip(codes_of, maps, strict=True):
+        rows_of = rows[into]
+        while chunks:
+            codes, n = chunks.pop(0)
+            ends = rows_of[codes]
+            builder.add_links(ends[:n], ends[n:])
+    del codes_of, maps
+    pa.default_memory_pool().release_unused()
+    return len(new)
+
+
+def _ids(ids: Any) -> Any:
+    """A column of ids as a pyarrow string array (from the API, a lone
+    surrogate is kept as ``surrogatepass`` bytes, as the string columns do)."""
+    import pyarrow as pa  # as in link_pairs_into
+
+    if isinstance(ids, Names):
+        return ids.arrow
+    return pa.array([str(i).encode("utf-8", "surrogatepass") for i in ids],
+                    pa.binary()).view(pa.string())
 
 
 def names_in(batch: ParsedDocument | DocumentBatch) -> Sequence[tuple[str, str]]:

@@ -1,0 +1,114 @@
+"""The K-step neighbourhood of a walk derived by the graph: ``cypher/nav/
+walk_into.cypher`` (one backward step over CHILD and LINK edges) and
+``walk_degrees.cypher``, run on the embedded store's LadybugDB graph, give
+the probabilities the numpy path gives (1e-12), for the links walk and the
+browse walk; and the Bolt store answers ``link_walk`` with the same files."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphprum.loading import load_web, load_xml
+from graphprum.navigation.base import parse_model
+from graphprum.navigation.browse import move_transitions
+from graphprum.navigation.links import walk_probabilities
+from graphprum.store.linkgraph import graph_walk
+from graphprum.store.local import LocalStore
+from tests.navigation.test_browse import DOCS
+from tests.support import EXAMPLES
+
+
+def graph_query(store: LocalStore):
+    """``graph_walk``'s query function over the store's own Cypher."""
+    def query(name: str, key: str, values: list[str], **params: object) -> list[tuple]:
+        text = files("graphprum.cypher").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
+        return [tuple(r.values()) for r in store.query(text, {key: values, **params})]
+    return query
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory) -> LocalStore:
+    """The three XML documents of the hand-computed browse test, and the
+    bundled web site as pages (links between pages)."""
+    root = tmp_path_factory.mktemp("walk")
+    (root / "c").mkdir()
+    for name, text in DOCS.items():
+        (root / "c" / name).write_text(text, encoding="utf-8")
+    store = LocalStore(root / "s")
+    load_xml(store, [root / "c"], links="link@ref")
+    load_web(store, EXAMPLES / "web" / "site")
+    return store
+
+
+@pytest.mark.parametrize("hops", [1, 2, 3, None])
+@pytest.mark.parametrize("structure", [False, True])
+def test_the_graph_derives_the_walk(collection: LocalStore, hops, structure) -> None:
+    ids = collection.table().ids()
+    rng = np.random.default_rng(3)
+    units = [ids[i] for i in sorted(rng.choice(len(ids), 60, replace=False))]
+    units += [u for u in ids if u.startswith(("a#", "b#", "c#"))]
+    sources, targets = units, units[::2]
+    fast = collection.link_walk(sources, targets, hops, structure)
+    graph = graph_walk(graph_query(collection), sources, targets, hops, structure)
+    for weights in ((1 / 3, 1 / 3, 1 / 3), (0.5, 0.1, 0.4)):
+        if structure:
+            want = walk_probabilities(fast, move_transitions(fast, *weights), hops)
+            got = walk_probabilities(graph, move_transitions(graph, *weights), hops)
+        else:
+            want = walk_probabilities(fast, fast.transitions * weights[2], hops)
+            got = walk_probabilities(graph, graph.transitions * weights[2], hops)
+        assert np.abs(got.toarray() - want.toarray()).max() < 1e-12
+    assert want.nnz > len(targets)  # more than the units themselves
+
+
+def test_the_links_query_leaves_from_the_subtree(collection: LocalStore) -> None:
+    text = files("graphprum.cypher").joinpath("nav/links.cypher").read_text(encoding="utf-8")
+    rows = collection.query(text, {"sources": ["a#/doc[1]", "a#/doc[1]/sec[1]/p[2]"]})
+    assert rows == [{"source": "a#/doc[1]", "target": "b#/doc[1]", "p": 1.0}]
+
+
+def test_the_model_spec_reaches_the_graph_path(collection: LocalStore, monkeypatch) -> None:
+    """A store answering link_walk from the graph gives the browse model's
+    numbers (what a Bolt store does)."""
+    class Graph:
+        def link_walk(self, sources, targets, hops, structure=False):
+            return graph_walk(graph_query(collection), sources, targets, hops, structure)
+
+    class Ctx:
+        store = Graph()
+
+    class Fast:
+        store = collection
+
+    units = [u for u in collection.table().ids() if u.startswith(("a#", "b#", "c#"))]
+    for spec in ("browse:hops=2", "links:hops=2"):
+        model = parse_model(spec)
+        assert model.matrix(units, units, Ctx()).toarray() == \
+            pytest.approx(model.matrix(units, units, Fast()).toarray(), abs=1e-12)
+
+
+def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path) -> None:
+    """The Bolt store resolves a link's target by document name only (not yet
+    ``doc#fragment``): the collection here links to documents."""
+    docs = {k: v.replace("c.xml#t", "c.xml") for k, v in DOCS.items()}
+    for name, text in docs.items():
+        (tmp_path / "c").mkdir(exist_ok=True)
+        (tmp_path / "c" / name).write_text(text, encoding="utf-8")
+    local = LocalStore(tmp_path / "s")
+    bolt = bolt_store()
+    for s in (local, bolt):
+        load_xml(s, [tmp_path / "c"], links="link@ref")
+    units = local.table().ids()
+
+    class Ctx:
+        def __init__(self, store) -> None:
+            self.store = store
+
+    for spec in ("browse:hops=2", "browse:hops=inf", "links:hops=3"):
+        model = parse_model(spec)
+        assert model.matrix(units, units, Ctx(bolt)).toarray() == \
+            pytest.approx(model.matrix(units, units, Ctx(local)).toarray(), abs=1e-12)
