@@ -20,17 +20,14 @@ evaluation are :class:`EvalOptions` fields, given as keywords.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from graphprum.api import compare, evaluate, plot, report
+from graphprum.collection import Collection
+from graphprum.evaluation.options import EvalOptions
 from graphprum.version import __version__
 
-if TYPE_CHECKING:
-    from graphprum.collection import Collection
-    from graphprum.evaluation.options import EvalOptions
-
-__all__ = ["EvalOptions", "__version__", "compare", "evaluate", "open_store", "plot",
-           "report"]
+__all__ = ["Collection", "EvalOptions", "__version__", "compare", "evaluate", "open_store",
+           "plot", "report"]
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *,
@@ -41,15 +38,4 @@ def open_store(location: str | os.PathLike[str] | None = None, *,
 
     ``None`` uses ``$GRAPHPRUM_STORE`` or ``./graphprum-store``.
     """
-    from graphprum.collection import Collection
-
     return Collection.open(location, create=create)
-
-
-def __getattr__(name: str) -> object:
-    """``graphprum.EvalOptions``, imported on first use (``import graphprum`` stays light)."""
-    if name == "EvalOptions":
-        from graphprum.evaluation.options import EvalOptions
-
-        return EvalOptions
-    raise AttributeError(f"module 'graphprum' has no attribute {name!r}")

@@ -37,6 +37,10 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any, TextIO
 
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
 from graphprum.errors import UsageError, printable
 from graphprum.floats import DIGITS, exact, json_value, readable
 
@@ -190,10 +194,6 @@ def _write_plain(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: Tex
 
 def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: TextIO,
                  digits: int, group: bool, title: str | None, footer: str | None) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     if len(rows) > PLAIN_ROWS and columns:  # rich lays out 10,000 rows in seconds
         _write_plain(columns, rows, out, digits, group, title, footer)
         return

@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
 from graphprum.cli.shared import (
     TABLE_FORMATS,
@@ -26,8 +29,11 @@ from graphprum.cli.shared import (
     state,
     user_errors,
 )
+from graphprum.context import TopicContext
 from graphprum.errors import printable
 from graphprum.floats import readable
+from graphprum.inspect import describe_unit
+from graphprum.navigation.base import parse_model
 from graphprum.tabular import write_rows
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
@@ -135,8 +141,6 @@ def show(
     SUMMARY SID', 'ancestor ID', 'child ID TAG LENGTH WORDS', 'out_link ID
     COUNT' and 'in_link ID COUNT' lines.
     """
-    from graphprum.inspect import describe_unit
-
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = open_store(create=False)
     data = describe_unit(store, uid)
@@ -181,10 +185,6 @@ def show_records(data: Mapping[str, Any]) -> list[list[Any]]:
 
 def _print_unit(data: Mapping[str, Any], digits: int) -> None:
     """``show`` for people: the unit, then its neighbourhood, numbers readable."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     console = Console(highlight=False, soft_wrap=True)
     u = data["unit"]
     console.print(f"[bold]{escape(u['id'])}[/bold]  ({u['kind']} <{escape(u['tag'])}>)")
@@ -233,9 +233,6 @@ def nav(
 ) -> None:
     """P(FROM -> TO) under a navigation model: a table on a terminal, otherwise
     FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file)."""
-    from graphprum.context import TopicContext
-    from graphprum.navigation.base import parse_model
-
     fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]
     store = open_store(create=False) if any(m.needs_store for m in models) else None

@@ -9,6 +9,9 @@ from typing import Annotated
 import typer
 
 from graphprum.cli.shared import TABLE_FORMATS, app, choose_format, user_errors
+from graphprum.measures.names import catalog, describe, resolve
+from graphprum.measures.registry import family
+from graphprum.results import write_rows
 
 LIST_FORMATS = TABLE_FORMATS
 
@@ -35,8 +38,6 @@ def measures_command(
     if name is None:
         print_catalog(fmt)
         return
-    from graphprum.measures.names import describe, resolve
-    from graphprum.measures.registry import family
 
     if fmt == "json":
         fam = family(resolve(name)[0].name)
@@ -48,9 +49,6 @@ def measures_command(
 
 def print_catalog(fmt: str) -> None:
     """The families, one row each, in ``fmt`` (``graphprum measures``, ``eval -m help``)."""
-    from graphprum.measures.names import catalog
-    from graphprum.results import write_rows
-
     write_rows(catalog(), fmt, sys.stdout)
 
 

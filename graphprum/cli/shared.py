@@ -4,8 +4,7 @@ store named by ``--store``, progress bars, and the output format off a
 terminal.
 
 Command modules (:mod:`graphprum.cli.load`, :mod:`graphprum.cli.evaluate`, ...)
-add their commands to :data:`app`; :mod:`graphprum.cli` imports those the
-command line asks for.
+add their commands to :data:`app`; :mod:`graphprum.cli` imports them all.
 """
 
 from __future__ import annotations
@@ -20,8 +19,14 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+from rich.progress import Progress as RichProgress
 
 from graphprum.errors import GraphprumError, UsageError, printable
+from graphprum.store import open_store as _open
+from graphprum.store import store_exists as _exists
+from graphprum.store.uri import redact
 from graphprum.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -59,9 +64,6 @@ def sub_app(name: str, help: str) -> typer.Typer:
 
 class _State:
     store: str | None = None
-    #: the command has written all it prints and holds nothing to finish
-    #: (:func:`nothing_left_to_finish`)
-    done: bool = False
     quiet: bool = False
     verbose: bool = False
 
@@ -78,8 +80,6 @@ def one_line(text: str) -> str:
     >>> one_line("bolt://neo4j:pw@host:7687: down\\n  (retry)")
     'bolt://neo4j@host:7687: down (retry)'
     """
-    from graphprum.store.uri import redact
-
     lines = [ln.strip() for ln in printable(text).splitlines() if ln.strip()]
     return redact(" ".join(lines))
 
@@ -145,15 +145,11 @@ def main_options(
 def open_store(create: bool = True, wait: float = 0.0) -> Any:
     """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default);
     ``wait``: seconds a write waits for another writer."""
-    from graphprum.store import open_store as _open
-
     return _open(state.store, create=create, wait=wait)
 
 
 def store_exists() -> bool:
     """Whether ``--store`` names a server or an existing embedded store."""
-    from graphprum.store import store_exists as _exists
-
     return _exists(state.store)
 
 
@@ -165,8 +161,6 @@ def usage(message: str) -> GraphprumError:
 def note(message: str) -> None:
     """A note on stderr (suppressed by --quiet); passwords in URIs taken out."""
     if not state.quiet:
-        from graphprum.store.uri import redact
-
         print(redact(printable(message)), file=sys.stderr)
 
 
@@ -240,14 +234,6 @@ class Progress:
     def __enter__(self) -> Progress:
         if not self.enabled:
             return self
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-        from rich.progress import Progress as RichProgress
-
         # no refresh thread (auto_refresh off): evaluation forks worker
         # processes, and a thread holding the console's lock at fork time
         # could deadlock a worker; the bar is redrawn from here, throttled
@@ -283,9 +269,7 @@ class Progress:
 
 @functools.cache
 def err_console() -> Any:
-    """The rich console on stderr (created on first use: rich is imported lazily)."""
-    from rich.console import Console
-
+    """The rich console on stderr (created on first use)."""
     return Console(stderr=True)
 
 
@@ -294,12 +278,3 @@ def status(message: str) -> Any:
     if not show_progress():
         return contextlib.nullcontext()
     return err_console().status(message)
-
-
-def nothing_left_to_finish() -> None:
-    """Tell the installed script (:func:`graphprum.cli.script`) that this
-    command has written everything and holds nothing that needs finishing
-    (no store being written, no connection to close, no temporary file): the
-    process may end without the interpreter's teardown, which frees every
-    object one by one (about 30 ms per 100,000 results of a run read)."""
-    _State.done = True

@@ -137,7 +137,11 @@ def read_text(path: PathArg) -> str:
     ...
     graphprum.errors.InputError: ...bad.txt:2: not UTF-8: byte 0xff at column 5
     """
-    data = read_bytes(path)
+    return decode_text(path, read_bytes(path))
+
+
+def decode_text(path: PathArg, data: bytes) -> str:
+    """``data``, the bytes of ``path``, decoded as :func:`read_text` decodes them."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
