@@ -67,9 +67,10 @@ def write_results(df: pd.DataFrame | ResultRows, fmt: str, out: TextIO,
         precision (with ``unknown="skip"``, the results dropped per run:
         tsv and csv begin with a comment line per run, ``# RUN
         unknown_skipped all N`` in their layout, and json is an object
-        ``{"unknown_skipped": {RUN: N}, "results": [...]}``); ``table`` (rich, aligned), ``latex`` (booktabs tabular) and
-        ``markdown`` (pipe table) with ``digits`` decimals, runs as rows and
-        measures as columns, the best mean per measure in bold; ``trec``
+        ``{"unknown_skipped": {RUN: N}, "results": [...]}``); ``table``
+        (rich, aligned), ``latex`` (booktabs tabular) and ``markdown`` (pipe
+        table) with ``digits`` decimals, runs as rows and measures as
+        columns, the best mean per measure in bold; ``trec``
         (:func:`write_trec`, trec_eval's layout and its 4 decimals).
     out : text stream
     digits : int

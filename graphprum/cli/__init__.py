@@ -88,7 +88,7 @@ def main() -> None:
             exc.show()  # type: ignore[attr-defined]  # the help text
         else:
             print(usage_error_line(exc), file=sys.stderr)
-        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)
     except BaseException as exc:  # click's Abort (EOF at a prompt)
         if type(exc).__name__ != "Abort":
             raise

@@ -21,9 +21,9 @@ from rich.table import Table
 from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
+    Format,
     app,
     choose_format,
-    format_option,
     note,
     open_store,
     state,
@@ -37,7 +37,6 @@ from graphprum.navigation.base import parse_model
 from graphprum.tabular import write_rows
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
-Format = format_option()
 
 
 @app.command()

@@ -17,7 +17,7 @@ import typer
 from graphprum.api import compare, evaluate, evaluate_rows, plot, report
 from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
-from graphprum.cli.shared import app, choose_format, digits_option, note, user_errors
+from graphprum.cli.shared import app, choose_format, digits_help, note, user_errors
 from graphprum.errors import UsageError
 from graphprum.measures.inex import task_measures
 from graphprum.results import FORMATS as EVAL_FORMATS
@@ -26,8 +26,9 @@ from graphprum.results import write_results
 #: What compare prints: eval's formats but trec_eval's.
 FORMATS = tuple(f for f in EVAL_FORMATS if f != "trec")
 #: ``--digits`` of eval, and of compare (FORMATS, no trec).
-EvalDigits = digits_option(EVAL_FORMATS)
-CompareDigits = digits_option(FORMATS)
+EvalDigits = Annotated[int, typer.Option("--digits", min=0, max=17,
+                                         help=digits_help(EVAL_FORMATS))]
+CompareDigits = Annotated[int, typer.Option("--digits", min=0, max=17, help=digits_help(FORMATS))]
 Format = Annotated[str | None, typer.Option(
     "--format", "-f",
     help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown; "

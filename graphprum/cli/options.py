@@ -62,7 +62,7 @@ def _shared_options() -> dict[str, tuple[Any, Any]]:
             continue
         default = list(f.default) if isinstance(f.default, tuple) else f.default
         metavar = "N|auto" if hints[f.name] == int | str else None
-        out[f.name] = (Annotated[_cli_type(hints[f.name]),  # type: ignore[valid-type]
+        out[f.name] = (Annotated[_cli_type(hints[f.name]),
                                  typer.Option(*help_.flags, help=help_.text,
                                               metavar=metavar)], default)
     return out

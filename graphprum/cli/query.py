@@ -11,9 +11,9 @@ import typer
 from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
+    Format,
     app,
     choose_format,
-    format_option,
     open_store,
     usage,
     user_errors,
@@ -22,8 +22,6 @@ from graphprum.loading import copy_store
 from graphprum.query import parse_param, run_query
 from graphprum.store import open_store as open_location
 from graphprum.tabular import write_rows
-
-Format = format_option()
 
 
 @app.command()

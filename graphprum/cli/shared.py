@@ -187,32 +187,31 @@ def choose_format(fmt: str | None, formats: Sequence[str], option: str = "--form
     return fmt
 
 
-def format_option(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> Any:
-    """The ``--format``/``-f`` option of a command that prints ``formats``
-    (an ``Annotated`` type for the command's signature; default None, see
-    :func:`choose_format`)."""
-    return Annotated[str | None, typer.Option(
-        "--format", "-f", help=f"{', '.join(formats)}: table on a terminal, tsv otherwise "
-        f"(tsv, csv and json at full precision).{' ' + more if more else ''}")]
+def format_help(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> str:
+    """The help of the ``--format``/``-f`` option of a command that prints
+    ``formats`` (default None, see :func:`choose_format`)."""
+    return (f"{', '.join(formats)}: table on a terminal, tsv otherwise "
+            f"(tsv, csv and json at full precision).{' ' + more if more else ''}")
 
 
 #: The formats whose numbers are rounded to ``--digits``.
 ROUNDED_FORMATS = ("table", "latex", "markdown")
 
 
-def digits_option(formats: Sequence[str] = TABLE_FORMATS) -> Any:
-    """The ``--digits`` option of a command that prints ``formats``: its help
-    names the formats for people among them."""
+def digits_help(formats: Sequence[str] = TABLE_FORMATS) -> str:
+    """The help of the ``--digits`` option of a command that prints
+    ``formats``: it names the formats for people among them."""
     rounded = ", ".join(f for f in formats if f in ROUNDED_FORMATS)
     kept = ", ".join(f for f in formats if f in ("tsv", "csv", "json"))
     trec = "; trec prints trec_eval's own" if "trec" in formats else ""
-    return Annotated[int, typer.Option(
-        "--digits", min=0, max=17, help=f"Decimals shown by the formats for people "
-        f"({rounded}; default 4, as trec_eval); {kept} keep full precision{trec}.")]
+    return (f"Decimals shown by the formats for people ({rounded}; default 4, as "
+            f"trec_eval); {kept} keep full precision{trec}.")
 
 
+#: The ``--format`` option of a command printing :data:`TABLE_FORMATS`.
+Format = Annotated[str | None, typer.Option("--format", "-f", help=format_help())]
 #: The ``--digits`` option of a command printing :data:`TABLE_FORMATS`.
-Digits = digits_option()
+Digits = Annotated[int, typer.Option("--digits", min=0, max=17, help=digits_help())]
 
 
 class Progress:
@@ -250,7 +249,7 @@ class Progress:
             self._progress.advance(self._task, n)
             self._refresh()
 
-    def update(self, done: int, total: int) -> None:
+    def update(self, done: float, total: int) -> None:
         """Set the completed count and the total."""
         if self._progress is not None:
             self._progress.update(self._task, completed=done, total=total)

@@ -190,6 +190,7 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job)
+    jobs = min(jobs, len(chunks))
     done = 0
 
     def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker

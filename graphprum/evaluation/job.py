@@ -119,8 +119,8 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
     topics = list(judged)
     if options.collection_size is not None:
         _check_size_given(options.collection_size, read, topics, options.max_results)
-    check_mc_cost([s for s, _ in user], [len(r.topics[t]) for r in read for t in topics if t in r.topics],
-                  options.force)
+    lengths = [len(r.topics[t]) for r in read for t in topics if t in r.topics]
+    check_mc_cost([s for s, _ in user], lengths, options.force)
     return Job(runs=read, qrels=judged, topics=topics, models=models, measures=user,
                classical=[str(s) for s in specs if family(s.name) is None], specs=specs,
                options=options, collection_size=n_units, store=store, assessments=assessments,

@@ -77,10 +77,12 @@ _normalise_cached = functools.lru_cache(maxsize=1 << 16)(normalise_xpath)
 
 def _child_line(result: etree._Element, name: str) -> int | None:
     """Source line of the first child ``name`` of ``result`` (for messages)."""
+    line: int | None = result.sourceline
     for child in result:
         if _local(child) == name:
-            return child.sourceline
-    return result.sourceline
+            line = child.sourceline
+            break
+    return line
 
 
 def _local(el: etree._Element) -> str:

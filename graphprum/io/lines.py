@@ -357,6 +357,15 @@ def find_line(path: PathArg, match: Callable[[list[str]], bool], sep: str | None
     return 0
 
 
+def starts_with(key: list[str]) -> Callable[[list[str]], bool]:
+    """A test for :func:`find_line`: whether a line's fields begin with ``key``.
+
+    >>> starts_with(["1", "a"])(["1", "a", "0.5"]), starts_with(["1", "a"])(["1"])
+    (True, False)
+    """
+    return lambda fields: fields[:len(key)] == key
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector while building many small objects.

@@ -175,7 +175,7 @@ def read_columns(data: bytes, order: str = "score", dedup: bool = False
     data = data.removeprefix(b"\xef\xbb\xbf")
     if data.startswith(b"#") or b"\n#" in data:  # comment lines
         data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
-    sep = b"\t" if b"\t" in data[:data.find(b"\n")] else b" "
+    sep = b"\t" if b"\t" in data.lstrip(b"\n").split(b"\n", 1)[0] else b" "
     if (b" \t".replace(sep, b"") in data or sep + sep in data or b"\n" + sep in data
             or sep + b"\n" in data or sep + b"\r" in data or data.startswith(sep)
             or data.endswith(sep) or data.count(b"\r") != data.count(b"\r\n")

@@ -59,6 +59,15 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "runs": runs}
 
 
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of about 300 results: the 7 topics make several, so that
+    ``jobs`` > 1 spreads them over processes."""
+    from graphprum.evaluation import core
+
+    monkeypatch.setattr(core, "CHUNK_RESULTS", 300)
+
+
 def _eval(data: dict, measures: list[str], nav: str, jobs: int,
           runs: list[Path] | None = None, warn=None) -> pd.DataFrame:
     return evaluate(runs or data["runs"], data["qrels"], measures, nav=[nav],
@@ -138,9 +147,29 @@ def test_topic_view_resolves_like_the_store(data: dict) -> None:
     assert view.resolve([]).tolist() == []
 
 
-def test_worker_errors_come_back_as_usage_errors(data: dict) -> None:
-    with pytest.raises(UsageError, match="exact=enum"):
-        _eval(data, ["PRUM(exact=enum)"], "structural", 2)
+def test_worker_errors_come_back_as_the_same_errors(data: dict) -> None:
+    """PRUM(exact=enum) refuses the rankings of these topics: the first
+    chunk's error, the same class and message in one process or in workers."""
+    errors = []
+    for jobs in (1, 2, 3):
+        with pytest.raises(UsageError, match="exact=enum") as err:
+            _eval(data, ["PRUM(exact=enum)"], "structural", jobs)
+        errors.append((type(err.value), str(err.value)))
+    assert errors[0] == errors[1] == errors[2]
+
+
+MIXES = {"user and classical": [*USER, "AP"],
+         "classical only": ["map", "P_10", "ndcg_cut_10", "num_rel", "nDCG@10", "R@100"],
+         "simulated": ["PRUM(exact=mc,samples=300)", "PRUM(r=1)"],
+         "success and SR": ["PRUM-success@1", "SR@5", "SRP@10"]}
+
+
+@pytest.mark.parametrize("mix", list(MIXES))
+def test_workers_give_the_serial_table_on_measure_mixes(data: dict, mix: str) -> None:
+    one = _eval(data, MIXES[mix], "structural", 1)
+    two = _eval(data, MIXES[mix], "structural", 2)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    assert (one["value"] > 0).any()
 
 
 @pytest.mark.parametrize("jobs", [0, -1, 1.5])

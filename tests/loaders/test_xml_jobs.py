@@ -15,8 +15,8 @@ from graphprum.errors import InputError, StoreError
 from graphprum.loaders import xml as xml_loader
 from graphprum.loaders.xml import file_pieces, find_xml_files
 from graphprum.loading import load_xml
-from graphprum.workers import can_fork
 from graphprum.store.local import LocalStore
+from graphprum.workers import can_fork
 from tests.support import PLOS
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")

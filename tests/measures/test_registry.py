@@ -68,21 +68,6 @@ def test_an_index_line_whose_module_does_not_declare_the_family(monkeypatch):
         family("Bogus")
 
 
-def test_a_classical_name_imports_no_family_module(tmp_path):
-    import subprocess
-
-    code = ("import sys; from graphprum.measures.names import resolve, aggregation; "
-            "[aggregation(s) for n in ('AP', 'ndcg@10', 'map', 'P_10') for s in resolve(n)]; "
-            "print(sorted(m for m in set(registry.FAMILY_MODULES.values()) if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
-                          + code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-    code = code.replace("'AP', 'ndcg@10', 'map', 'P_10'", "'srp@10',")
-    out = subprocess.run([sys.executable, "-c", "from graphprum.measures import registry; "
-                          + code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['graphprum.measures.sr']"
-
-
 def test_discovery_reads_any_package(tmp_path, monkeypatch):
     pkg = tmp_path / "fakemeasures"
     pkg.mkdir()
