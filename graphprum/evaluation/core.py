@@ -130,7 +130,7 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
 #: Results (over every run) a chunk of topics holds at most, unless one topic
 #: holds more: a chunk is one piece of work for a process, and one call of
 #: trec_eval's code per run (its rankings held in memory as Python dicts).
-CHUNK_RESULTS = 10_000
+CHUNK_RESULTS = 20_000
 
 #: ``jobs="auto"`` forks one process per CPU from this many results (over
 #: every run, in the qrels' topics): below, forking and sending results back

@@ -41,6 +41,7 @@ from graphprum.io.qrels import Qrels
 from graphprum.io.ranking import without_ids
 from graphprum.io.runs import Run
 from graphprum.measures.bic import BEP_FAMILIES, require_beps
+from graphprum.measures.classical import preload_classical, trec_grades
 from graphprum.measures.inex import task_violations
 from graphprum.measures.inex_base import qrels_from_assessments
 from graphprum.measures.names import resolve
@@ -101,6 +102,10 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
     if "all" in judged:
         raise UsageError("a topic of the qrels is named 'all', the name of the rows "
                          "that sum up the topics; rename it")
+    classical = [str(s) for s in specs if family(s.name) is None]
+    if classical:
+        trec_grades(judged, judged.path or None)  # a bad grade's error before any topic
+        preload_classical(classical)  # imported once, before any worker is forked
     if store is not None and TABLE in store.capabilities:
         store.table()  # the columns mapped once, before any worker is forked
     judged_kinds = _judged_kinds(store, judged)
@@ -122,7 +127,7 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
     lengths = [len(r.topics[t]) for r in read for t in topics if t in r.topics]
     check_mc_cost([s for s, _ in user], lengths, options.force)
     return Job(runs=read, qrels=judged, topics=topics, models=models, measures=user,
-               classical=[str(s) for s in specs if family(s.name) is None], specs=specs,
+               classical=classical, specs=specs,
                options=options, collection_size=n_units, store=store, assessments=assessments,
                judged_unknown=frozenset(u for u, k in zip(*judged_kinds, strict=True) if k < 0)
                if store is not None else frozenset(), skipped=skipped)

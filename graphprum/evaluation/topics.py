@@ -205,31 +205,48 @@ def _run_tick(tick: Callable[[float], None], ri: int, n: int) -> Callable[[float
 
 def classical_values(job: Job, topics: Sequence[str]) -> ClassicalValues:
     """Per run, the classical measures' values on ``topics``, computed by one
-    call into trec_eval's code per run (:func:`graphprum.measures.classical.compute_classical`).
+    call into trec_eval's code for all the runs
+    (:func:`graphprum.measures.classical.compute_classical`): each (run,
+    topic) is a topic of its own there, named ``RUN-INDEX\\x1fTOPIC``
+    (trec_eval reads topic ids as C strings, which end at a NUL).
 
-    Each call is given the qrels of its topics only: a topic's values
-    depend on its own ranking and judgements, so any cut of the topics into
-    chunks gives the values of one call over them all; but trec_eval's code
-    is not called on rankings that are all empty (it would fail) and gives
-    them no value (num_rel among them), so a run whose rankings are all
-    empty on ``topics`` gets one topic of its own with results beside them
-    (:func:`_with_results`), whose values are dropped.
+    A topic's values depend on its own ranking and judgements only, so any
+    cut of the topics into chunks gives the values of one call over them
+    all (the grades' scale of graded qrels aside: :func:`prepare_job
+    <graphprum.evaluation.job.prepare_job>` checks the grades of every
+    topic first, and a chunk's scale changes no value a measure that
+    accepts graded qrels gives); but trec_eval's code is not called on
+    rankings that are all empty (it would fail) and gives them no value
+    (num_rel among them), so a chunk whose rankings are all empty gets one
+    topic of the job with results beside them (:func:`_with_results`),
+    whose values are dropped.
     """
     opts = job.options
-    out: ClassicalValues = []
-    for run in job.runs:
-        run_topics = topics if opts.complete else [t for t in topics if t in run.topics]
-        rankings = {t: _classical_ranking(job, run, t) for t in run_topics}
-        if not any(rankings.values()):
-            rankings.update(_with_results(job, run))
-        # results first: trec_eval's code fails when the first ranking it reads is empty
-        rankings = dict(sorted(rankings.items(), key=lambda item: not item[1]))
-        values = compute_classical(job.classical, rankings, {t: job.qrels[t] for t in rankings},
-                                   relevance_level=opts.relevance_level,
-                                   missing=[t for t in run_topics if t not in run.topics],
-                                   qrels_path=job.qrels.path or None)
-        out.append({name: {t: v for t, v in per.items() if t in run_topics}
-                    for name, per in values.items()})
+    rankings: dict[str, list[str]] = {}
+    qrels: dict[str, Mapping[str, float]] = {}
+    missing: list[str] = []
+    for ri, run in enumerate(job.runs):
+        for topic in topics:
+            if opts.complete or topic in run.topics:
+                key = f"{ri}\x1f{topic}"
+                rankings[key] = _classical_ranking(job, run, topic)
+                qrels[key] = job.qrels[topic]
+                if topic not in run.topics:
+                    missing.append(key)
+    borrowed = _with_results(job) if not any(rankings.values()) else {}
+    for key, ranking in borrowed.items():
+        rankings[key], qrels[key] = ranking, job.qrels[key.split("\x1f", 1)[1]]
+    # results first: trec_eval's code fails when the first ranking it reads is empty
+    rankings = dict(sorted(rankings.items(), key=lambda item: not item[1]))
+    values = compute_classical(job.classical, rankings, qrels,
+                               relevance_level=opts.relevance_level, missing=missing,
+                               qrels_path=job.qrels.path or None)
+    out: ClassicalValues = [{name: {} for name in values} for _ in job.runs]
+    for name, per in values.items():
+        for key, value in per.items():
+            if key not in borrowed:
+                run_index, topic = key.split("\x1f", 1)
+                out[int(run_index)][name][topic] = value
     return out
 
 
@@ -241,12 +258,13 @@ def _classical_ranking(job: Job, run: Run, topic: str) -> list[str]:
                            judged_only=job.options.judged_only)
 
 
-def _with_results(job: Job, run: Run) -> dict[str, list[str]]:
-    """The first topic of the job in which ``run`` has results a classical
-    measure sees (none: the run has none anywhere)."""
+def _with_results(job: Job) -> dict[str, list[str]]:
+    """The first (run, topic) of the job with results a classical measure
+    sees, as :func:`classical_values` names it (none: no run has any)."""
     for topic in job.topics:
-        if topic in run.topics:
-            ranking = _classical_ranking(job, run, topic)
-            if ranking:
-                return {topic: ranking}
+        for ri, run in enumerate(job.runs):
+            if topic in run.topics:
+                ranking = _classical_ranking(job, run, topic)
+                if ranking:
+                    return {f"{ri}\x1f{topic}": ranking}
     return {}

@@ -132,8 +132,8 @@ class TopicTable(Mapping[str, RankedTopic]):
         counts = np.bincount(of_row[keep], minlength=len(self.topics))
         kept = [t for t, n in zip(self.topics, counts.tolist(), strict=True) if n]
         starts = np.concatenate([[0], np.cumsum(counts[counts > 0])]).astype(np.int64)
-        return TopicTable(kept, starts, self.ids.filter(from_numpy(keep)), self.scores[keep],
-                          self.ranks[keep])
+        return TopicTable(kept, starts, pc.filter(self.ids, from_numpy(keep)),
+                          self.scores[keep], self.ranks[keep])
 
 
 def ranked_table(topics: list[str], codes: np.ndarray, ids: Sequence[str] | pa.StringArray,
@@ -161,7 +161,8 @@ def ranked_table(topics: list[str], codes: np.ndarray, ids: Sequence[str] | pa.S
         np.zeros(len(topics), np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     at = to_numpy(rows)
-    return TopicTable(list(topics), starts, column.take(rows), scores[at], ranks[at])
+    return TopicTable(list(topics), starts, pc.take(column, rows),
+                      scores[at], ranks[at])
 
 
 @dataclass

@@ -65,7 +65,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from graphprum.errors import InputError, UsageError
-from graphprum.io.columns import from_numpy, to_numpy
+from graphprum.io.columns import from_numpy, release, to_numpy
 from graphprum.io.inex_run import read_inex_run
 from graphprum.io.lines import (
     DECIMAL,
@@ -75,6 +75,7 @@ from graphprum.io.lines import (
     expect_count,
     find_line,
     gc_paused,
+    is_stream,
     iter_lines,
     parse_float,
     parse_int,
@@ -121,14 +122,11 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
         inside one tree), an empty file; always naming ``file:line``.
     """
     check_order(order)
-    data = read_bytes(path)
-    fast = None if trees else read_columns(data, order, dedup)
+    fast = None if trees else read_columns(_plain_file(path) or read_bytes(path), order, dedup)
     if fast is not None:
-        del data
         return Run(tag=fast[0], topics=fast[1], path=str(path))
     extra: list[int] = []
-    text = decode_text(path, data)
-    del data
+    text = decode_text(path, read_bytes(path))
     with gc_paused():
         tag, topics = _parse_careful(path, text, dedup, trees, extra)
     del text
@@ -143,13 +141,32 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     return run
 
 
-#: White space other than a space, a tab and a line end, which the careful
-#: pass splits fields at (``str.split``) and pyarrow would keep in a field:
-#: ASCII control characters, and in UTF-8 the other characters Python calls
-#: white space.
-_ASCII_SPACES = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-_UNICODE_SPACES = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
-                             rb"|\xe2\x81\x9f|\xe3\x80\x80")
+def _plain_file(path: PathArg) -> str | None:
+    """``path`` when pyarrow may read it itself (a regular file of text with
+    no comment line and no carriage return: one pass over its blocks), so
+    that its bytes are never held whole; None for anything else (standard
+    input, gzip, a file that cannot be read: :func:`read_bytes` reads those)."""
+    if is_stream(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            block = f.read(1 << 20)
+            if block.startswith(b"\x1f\x8b") or block.lstrip(b"\xef\xbb\xbf").startswith(b"#"):
+                return None
+            while block:
+                if b"\r" in block or b"\n#" in block:
+                    return None
+                more = f.read(1 << 20)
+                block = block[-1:] + more if more else b""
+    except OSError:
+        return None
+    return os.fspath(path)
+
+
+#: What the careful pass splits fields at (Python's white space, ``str.split``)
+#: and pyarrow keeps in a field, or an empty field: such an id is read carefully.
+_SPACE = (r"^$|[ \t\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}"
+          r"\x{2029}\x{202f}\x{205f}\x{3000}]")
 _COLUMNS = ["topic", "q0", "id", "rank", "score", "tag"]
 _WORDS = pa.dictionary(pa.int32(), pa.string())
 #: The numbers the careful pass takes (:data:`graphprum.io.lines.DECIMAL`, an infinity).
@@ -157,14 +174,15 @@ _RANK = f"^{INTEGER.pattern}$"
 _SCORE = f"^(?:{DECIMAL.pattern}|(?i:[+-]?inf(?:inity)?))$"
 
 
-def read_columns(data: bytes, order: str = "score", dedup: bool = False
+def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
                  ) -> tuple[str, TopicTable] | None:
-    """The TAG and the ranked topics of TREC run text ``data`` read in one
-    vectorised pass (module notes), or None when the careful pass must read
-    it: the lines are split at single spaces (or tabs, when the first line
-    holds one) by pyarrow's CSV reader and the numbers checked against the
-    careful pass's rules; a duplicate (TOPIC, ID) is dropped with
-    ``dedup``, the first line in file order kept.
+    """The TAG and the ranked topics of TREC run text (``source``: its bytes,
+    or a plain file's name, :func:`_plain_file`) read in one vectorised pass
+    (module notes), or None when the careful pass must read it: the lines
+    are split at single spaces (or tabs, when the first line holds one) by
+    pyarrow's CSV reader, the numbers checked against the careful pass's
+    rules and the other fields for white space; a duplicate (TOPIC, ID) is
+    dropped with ``dedup``, the first line in file order kept.
 
     >>> tag, table = read_columns(b"1 Q0 a 1 0.5 t\\n# a comment\\n1 Q0 b 2 0.75 t\\n")
     >>> tag, table["1"].ids, table["1"].scores.tolist()
@@ -172,55 +190,93 @@ def read_columns(data: bytes, order: str = "score", dedup: bool = False
     >>> read_columns(b"1 Q0 a 1 nan t\\n") is None, read_columns(b"1 Q0 a  1 2 t\\n") is None
     (True, True)
     """
-    data = data.removeprefix(b"\xef\xbb\xbf")
-    if data.startswith(b"#") or b"\n#" in data:  # comment lines
-        data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
-    sep = b"\t" if b"\t" in data.lstrip(b"\n").split(b"\n", 1)[0] else b" "
-    if (b" \t".replace(sep, b"") in data or sep + sep in data or b"\n" + sep in data
-            or sep + b"\n" in data or sep + b"\r" in data or data.startswith(sep)
-            or data.endswith(sep) or data.count(b"\r") != data.count(b"\r\n")
-            or any(c in data for c in _ASCII_SPACES)
-            or (not data.isascii() and _UNICODE_SPACES.search(data))):
-        return None
+    if isinstance(source, bytes):
+        data = source.removeprefix(b"\xef\xbb\xbf")
+        if data.startswith(b"#") or b"\n#" in data:  # comment lines
+            data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
+        if data.count(b"\r") != data.count(b"\r\n"):  # a line end pyarrow sees, not Python
+            return None
+        first = data.lstrip(b"\r\n").split(b"\n", 1)[0]
+        given: pa.Buffer | str = pa.py_buffer(data)
+    else:
+        with open(source, "rb") as f:
+            first = f.readline()
+        given = source
+    sep = "\t" if b"\t" in first else " "
     try:
-        table = pa_csv.read_csv(
-            pa.py_buffer(data),
-            read_options=pa_csv.ReadOptions(column_names=_COLUMNS, use_threads=False),
-            parse_options=pa_csv.ParseOptions(delimiter=sep.decode(), quote_char=False),
+        batches = pa_csv.open_csv(
+            given, read_options=pa_csv.ReadOptions(column_names=_COLUMNS, use_threads=False,
+                                                   block_size=BLOCK_BYTES),
+            parse_options=pa_csv.ParseOptions(delimiter=sep, quote_char=False),
             convert_options=pa_csv.ConvertOptions(
                 column_types={"topic": _WORDS, "q0": _WORDS, "id": pa.string(),
                               "rank": pa.string(), "score": pa.string(), "tag": _WORDS},
                 null_values=[], strings_can_be_null=False))
-        del data
-        if not table.num_rows:
-            return None
-        table = table.unify_dictionaries()
-        tags = table.column("tag").combine_chunks().dictionary
-        rank_text = table.column("rank").combine_chunks()
-        score_text = table.column("score").combine_chunks()
-        if len(tags) != 1 or not pc.all(pc.match_substring_regex(rank_text, _RANK)).as_py() \
-                or not pc.all(pc.match_substring_regex(score_text, _SCORE)).as_py():
-            return None
-        ranks = to_numpy(pc.cast(rank_text, pa.int64()))
-        scores = to_numpy(pc.cast(score_text, pa.float64()))
+        del given
+        columns = _read_batches(batches)
     except pa.ArrowInvalid:  # a line without 6 fields, bytes not UTF-8, a RANK beyond 64 bits
         return None
-    topic_column = table.column("topic").combine_chunks()
-    codes = to_numpy(topic_column.indices)
-    topics = topic_column.dictionary.to_pylist()
-    ids = table.column("id").combine_chunks()
-    del table, rank_text, score_text
+    if columns is None:
+        return None
+    tag, topics, codes, ids, scores, ranks = columns
     keep = _first_of_each(codes, ids)
     if keep is not None:
         if not dedup:
             return None  # the careful pass names both lines
-        codes, ids, scores, ranks = codes[keep], ids.filter(from_numpy(keep)), scores[keep], \
-            ranks[keep]
-    first = np.full(len(topics), len(codes))
-    np.minimum.at(first, codes, np.arange(len(codes)))
-    if not all(is_positional_id(u) for u in ids.take(from_numpy(first)).to_pylist()):
+        codes, ids, scores, ranks = codes[keep], pc.filter(ids, from_numpy(keep)), \
+            scores[keep], ranks[keep]
+    firsts = np.full(len(topics), len(codes))
+    np.minimum.at(firsts, codes, np.arange(len(codes)))
+    if not all(is_positional_id(u) for u in ids.take(from_numpy(firsts)).to_pylist()):
         return None  # ids to normalise: read carefully
-    return str(tags[0]), ranked_table(topics, codes, ids, scores, ranks, order)
+    table = ranked_table(topics, codes, ids, scores, ranks, order)
+    release()  # what the reading took and left
+    return tag, table
+
+
+#: The bytes of a file pyarrow reads at a time (a batch of lines).
+BLOCK_BYTES = 8 << 20
+
+#: The columns of a run file as read: TAG, the topics in order of first
+#: appearance, each line's topic (its index), ID, SCORE and RANK.
+Columns = tuple[str, list[str], np.ndarray, pa.StringArray, np.ndarray, np.ndarray]
+
+
+def _read_batches(batches: pa_csv.CSVStreamingReader) -> Columns | None:
+    """The columns of the batches of lines pyarrow reads (a block of the file
+    at a time, so that only its numbers and ids are kept), or None when a
+    field is not what the careful pass would read the same way (module notes)."""
+    topics: dict[str, int] = {}
+    tags: set[str] = set()
+    codes, ids, scores, ranks = [], [], [], []
+    for batch in batches:
+        words = [batch.column(name).dictionary.to_pylist() for name in ("topic", "q0", "tag")]
+        if not all(v and v.split() == [v] for values in words for v in values):
+            return None  # an empty field, or white space pyarrow keeps in one
+        tags.update(words[2])
+        rank_text, score_text, id_column = (batch.column(name) for name in ("rank", "score", "id"))
+        if len(tags) > 1 or _any_match(id_column, _SPACE) or not _all_match(rank_text, _RANK) \
+                or not _all_match(score_text, _SCORE):
+            return None
+        local = np.array([topics.setdefault(t, len(topics)) for t in words[0]], np.int32)
+        codes.append(local[to_numpy(batch.column("topic").indices)])
+        ids.append(id_column)
+        ranks.append(to_numpy(pc.cast(rank_text, pa.int64())))
+        scores.append(to_numpy(pc.cast(score_text, pa.float64())))
+        del batch, rank_text, score_text
+        release()  # the batch's text
+    if not codes:
+        return None  # no line: the careful pass says the run is empty
+    return (tags.pop(), list(topics), np.concatenate(codes),
+            pa.concat_arrays(ids), np.concatenate(scores), np.concatenate(ranks))
+
+
+def _any_match(texts: pa.Array, pattern: str) -> bool:
+    return bool(pc.any(pc.match_substring_regex(texts, pattern)).as_py())
+
+
+def _all_match(texts: pa.Array, pattern: str) -> bool:
+    return bool(pc.all(pc.match_substring_regex(texts, pattern)).as_py())
 
 
 def _first_of_each(codes: np.ndarray, ids: pa.StringArray) -> np.ndarray | None:
@@ -231,7 +287,7 @@ def _first_of_each(codes: np.ndarray, ids: pa.StringArray) -> np.ndarray | None:
     if len(order) < 2:
         return None
     rows = to_numpy(order)
-    sorted_ids = ids.take(order)
+    sorted_ids = pc.take(ids, order)
     same = (codes[rows[1:]] == codes[rows[:-1]]) & \
         to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1)))
     if not same.any():
