@@ -113,18 +113,18 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
                           passages=passages, warn=say)
         outputs = run_job(job, usable_jobs(opts.jobs, job, say),
                           progress or (lambda done, total: None))
+        topic_outs = [out for chunk in outputs for out in chunk.topics]
+        if job.store is not None and topic_outs and opts.unknown == "error":
+            for ri, run in enumerate(job.runs):
+                _check_known(run, [out.unknown[ri] for out in topic_outs], job.topics,
+                             opts.max_results, job.store)
+        for message in grouped_notes([m for out in topic_outs for m in out.notes]):
+            say(message)
+        return result_rows(job, topic_outs, _joined([chunk.classical for chunk in outputs]),
+                           per_topic, say)
     finally:
         if is_path(store) and the_store is not None:  # opened here, so closed here
             the_store.close()
-    topic_outs = [out for chunk in outputs for out in chunk.topics]
-    if job.store is not None and topic_outs and opts.unknown == "error":
-        for ri, run in enumerate(job.runs):
-            _check_known(run, [out.unknown[ri] for out in topic_outs], job.topics,
-                         opts.max_results, job.store)
-    for message in grouped_notes([m for out in topic_outs for m in out.notes]):
-        say(message)
-    return result_rows(job, topic_outs, _joined([chunk.classical for chunk in outputs]),
-                       per_topic, say)
 
 
 #: Results (over every run) a chunk of topics holds at most, unless one topic
@@ -135,7 +135,7 @@ CHUNK_RESULTS = 20_000
 #: ``jobs="auto"`` forks one process per CPU from this many results (over
 #: every run, in the qrels' topics): below, forking and sending results back
 #: cost more than the processes save (bench/startup.py, the ``jobs`` lines).
-AUTO_MIN_RESULTS = 200_000
+AUTO_MIN_RESULTS = 150_000
 
 
 def _results(job: Job, topic: str) -> int:

@@ -103,10 +103,9 @@ class EvalOptions:
         False, "Passage END offsets are inclusive (default exclusive).",
         "--inclusive-ends/--no-inclusive-ends")
     jobs: int | str = _option(
-        AUTO, "Evaluate topics in N processes, or auto (the default): in one process per "
-        "CPU when the topics left are estimated to take long enough to pay for the workers "
-        "(same results either way; the commands run one OpenBLAS thread per process unless "
-        "OPENBLAS_NUM_THREADS, MKL_NUM_THREADS or OMP_NUM_THREADS is set).", "--jobs", "-j")
+        AUTO, "Evaluate chunks of topics (and read several run files) in N processes, or "
+        "auto (the default): one per CPU once the runs hold 150,000 results in the qrels' "
+        "topics (8 MB of run files), else one; the same results either way.", "--jobs", "-j")
     force: bool = _option(
         False, "Start a PRUM(exact=mc) simulation even when its estimated cost (samples x "
         "ranked results) is above 1e10 steps, about 10 minutes.", "--force")

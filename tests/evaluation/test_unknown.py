@@ -79,8 +79,9 @@ def test_a_run_of_another_collection_is_an_error_unless_skipped(data: dict,
                                                                  tmp_path: Path) -> None:
     other = tmp_path / "other.txt"
     other.write_text("".join(f"1 Q0 {u} {i} {9 - i} other\n" for i, u in enumerate(BAD, 1)))
-    with pytest.raises(InputError, match="3 of 3 result ids of run other are not in the store"):
-        evaluate(other, data["qrels"], ["AP"], store=data["store"])
+    for store in (data["store"], str(data["store"])):  # (a location: opened, then closed)
+        with pytest.raises(InputError, match="3 of 3 result ids of run other are not in "):
+            evaluate(other, data["qrels"], ["AP"], store=store)
     got = evaluate(other, data["qrels"], ["AP"], store=data["store"], unknown="skip")
     assert got["value"].tolist() == [0.0] * len(got)
     assert got.attrs["unknown_skipped"] == {"other": 3}
