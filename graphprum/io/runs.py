@@ -58,6 +58,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -196,26 +197,12 @@ def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
             data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
         if data.count(b"\r") != data.count(b"\r\n"):  # a line end pyarrow sees, not Python
             return None
-        first = data.lstrip(b"\r\n").split(b"\n", 1)[0]
-        given: pa.Buffer | str = pa.py_buffer(data)
+        columns = _read_text(pa.py_buffer(data), data.lstrip(b"\r\n").split(b"\n", 1)[0])
     else:
-        with open(source, "rb") as f:
+        with open(source, "rb") as f:  # (not pyarrow's: a name need not be UTF-8)
             first = f.readline()
-        given = source
-    sep = "\t" if b"\t" in first else " "
-    try:
-        batches = pa_csv.open_csv(
-            given, read_options=pa_csv.ReadOptions(column_names=_COLUMNS, use_threads=False,
-                                                   block_size=BLOCK_BYTES),
-            parse_options=pa_csv.ParseOptions(delimiter=sep, quote_char=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={"topic": _WORDS, "q0": _WORDS, "id": pa.string(),
-                              "rank": pa.string(), "score": pa.string(), "tag": _WORDS},
-                null_values=[], strings_can_be_null=False))
-        del given
-        columns = _read_batches(batches)
-    except pa.ArrowInvalid:  # a line without 6 fields, bytes not UTF-8, a RANK beyond 64 bits
-        return None
+            f.seek(0)
+            columns = _read_text(f, first)
     if columns is None:
         return None
     tag, topics, codes, ids, scores, ranks = columns
@@ -232,6 +219,24 @@ def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
     table = ranked_table(topics, codes, ids, scores, ranks, order)
     release()  # what the reading took and left
     return tag, table
+
+
+def _read_text(source: pa.Buffer | BinaryIO, first: bytes) -> Columns | None:
+    """:func:`_read_batches` of pyarrow's CSV reader over ``source``, fields
+    split at tabs when the ``first`` line holds one, else at spaces."""
+    try:
+        batches = pa_csv.open_csv(
+            source, read_options=pa_csv.ReadOptions(column_names=_COLUMNS, use_threads=False,
+                                                    block_size=BLOCK_BYTES),
+            parse_options=pa_csv.ParseOptions(delimiter="\t" if b"\t" in first else " ",
+                                              quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={"topic": _WORDS, "q0": _WORDS, "id": pa.string(),
+                              "rank": pa.string(), "score": pa.string(), "tag": _WORDS},
+                null_values=[], strings_can_be_null=False))
+        return _read_batches(batches)
+    except pa.ArrowInvalid:  # a line without 6 fields, bytes not UTF-8, a RANK beyond 64 bits
+        return None
 
 
 #: The bytes of a file pyarrow reads at a time (a batch of lines).
