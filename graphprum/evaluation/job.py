@@ -104,7 +104,7 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
                          "that sum up the topics; rename it")
     classical = [str(s) for s in specs if family(s.name) is None]
     if classical:
-        trec_grades(judged, judged.path or None)  # a bad grade's error before any topic
+        trec_grades(judged, judged.path or None)  # its errors name the qrels' topic and line
         preload_classical(classical)  # imported once, before any worker is forked
     if store is not None and TABLE in store.capabilities:
         store.table()  # the columns mapped once, before any worker is forked

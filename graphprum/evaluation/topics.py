@@ -213,9 +213,10 @@ def classical_values(job: Job, topics: Sequence[str]) -> ClassicalValues:
     A topic's values depend on its own ranking and judgements only, so any
     cut of the topics into chunks gives the values of one call over them
     all (the grades' scale of graded qrels aside: :func:`prepare_job
-    <graphprum.evaluation.job.prepare_job>` checks the grades of every
-    topic first, and a chunk's scale changes no value a measure that
-    accepts graded qrels gives); but trec_eval's code is not called on
+    <graphprum.evaluation.job.prepare_job>` checks every grade first, so
+    that an error names the qrels' topic and line, and the scale a chunk's
+    graded REL values are put on changes no value of a measure that accepts
+    them); but trec_eval's code is not called on
     rankings that are all empty (it would fail) and gives them no value
     (num_rel among them), so a chunk whose rankings are all empty gets one
     topic of the job with results beside them (:func:`_with_results`),
