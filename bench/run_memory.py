@@ -51,8 +51,9 @@ def write_run(path: Path, topics: int, results: int, elements: bool, seed: int) 
     with open(path, "w") as f:
         for t in range(topics):
             for i in range(results):
-                unit = (f"doc/{rng.randrange(600_000)}#/article[1]/body[1]/sec[{i % 9 + 1}]"
-                        f"/p[{i % 13 + 1}]" if elements else f"d{t}-{i}")
+                doc = (t * results + i) // 12 * 7919 % 660_000  # 12 elements a document
+                unit = (f"doc/{doc}#/article[1]/body[1]/sec[{i % 3 + 1}]/p[{i % 12 // 3 + 1}]"
+                        if elements else f"d{t}-{i}")
                 f.write(f"{t} Q0 {unit} {i + 1} {results - i + rng.random():.6f} bench\n")
 
 
