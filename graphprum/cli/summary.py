@@ -94,7 +94,7 @@ def summary_show(
                     f"{' or '.join(FILE_SUFFIXES[fmt])}")
     store = open_store(create=False)
     if fmt == "html":
-        from graphprum.summaries.explore import write_explorer
+        from graphprum.summaries.explore import write_explorer  # (as the imports above)
 
         if output is None:
             raise usage("--format html needs --output FILE.html")
