@@ -24,12 +24,13 @@ as trec_eval's ``atof`` reads it).  Fields after the sixth are ignored, as
 trec_eval does, with a note in :attr:`Run.notes`.
 
 Reading: one fast pass reads the file into columns with pyarrow's CSV
-reader (:func:`read_columns`; about 20 bytes per line beside the ids'
-characters, kept as one Arrow column); it takes files whose lines all
-hold six fields split by single spaces (or single tabs), and refuses
-anything else: a comment or blank line that is not empty, other white
-space, a number written otherwise than the careful pass allows, a
-duplicate, a second TAG, ids to normalise, tree runs.  A refused file is
+reader, a block at a time (:func:`read_columns`; about 20 bytes per line
+beside the ids' characters, kept as one Arrow column); it takes files whose
+lines hold six fields split by single spaces (or single tabs), comment
+lines aside, and refuses anything else: other white space (a field pyarrow
+would keep whole and Python split), a carriage return not ending a line, a
+number written otherwise than the careful pass allows, a duplicate (unless
+``dedup``), a second TAG, ids to normalise, tree runs.  A refused file is
 read by the careful pass, line by line, which names the line of any problem
 (:func:`_parse_careful`).  Both give the same run.
 
