@@ -32,10 +32,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from graphprum import tabular
 from graphprum.errors import UsageError
 from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
@@ -275,6 +271,10 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, alig
 
 def _write_table(result: Sequence[PrintedRow], out: TextIO, digits: int = DIGITS) -> None:
     """Runs as rows, measures as columns; the best mean per measure in bold."""
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console(file=out, highlight=False, width=console_width(out))
     header, rows, bold, align = _grid(result, digits)
     table = Table(show_edge=False, pad_edge=False)

@@ -37,10 +37,6 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any, TextIO
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from graphprum.errors import UsageError, printable
 from graphprum.floats import DIGITS, exact, json_value, readable
 
@@ -197,6 +193,10 @@ def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: Tex
     if len(rows) > PLAIN_ROWS and columns:  # rich lays out 10,000 rows in seconds
         _write_plain(columns, rows, out, digits, group, title, footer)
         return
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console(file=out, highlight=False, width=console_width(out))
     if title:
         console.print(escape(title))

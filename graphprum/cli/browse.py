@@ -14,9 +14,6 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from graphprum.cli.shared import (
     TABLE_FORMATS,
@@ -184,6 +181,10 @@ def show_records(data: Mapping[str, Any]) -> list[list[Any]]:
 
 def _print_unit(data: Mapping[str, Any], digits: int) -> None:
     """``show`` for people: the unit, then its neighbourhood, numbers readable."""
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console(highlight=False, soft_wrap=True)
     u = data["unit"]
     console.print(f"[bold]{escape(u['id'])}[/bold]  ({u['kind']} <{escape(u['tag'])}>)")

@@ -19,9 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
-from rich.progress import Progress as RichProgress
 
 from graphprum.errors import GraphprumError, UsageError, printable
 from graphprum.store import open_store as _open
@@ -233,6 +230,10 @@ class Progress:
     def __enter__(self) -> Progress:
         if not self.enabled:
             return self
+        # rich: 30 ms of import, only when drawing for a person
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as RichProgress
+
         # no refresh thread (auto_refresh off): evaluation forks worker
         # processes, and a thread holding the console's lock at fork time
         # could deadlock a worker; the bar is redrawn from here, throttled
@@ -269,6 +270,8 @@ class Progress:
 @functools.cache
 def err_console() -> Any:
     """The rich console on stderr (created on first use)."""
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
+
     return Console(stderr=True)
 
 
