@@ -32,3 +32,40 @@ def write_trec_files(dirpath: Path, topics: int, results: int, seed: int,
             for d in rng.sample(docs, 60):
                 q.write(f"{t} 0 {d} {rng.choice(list(grades))}\n")
     return run, qrels
+
+
+#: trec_eval's source: the git directory ``fetch github:usnistgov/trec_eval``
+#: makes (or ``$TREC_EVAL_SRC``, a git directory or a source tree), built at
+#: the tag graphprum's output matches byte for byte.
+TREC_EVAL_GIT = Path("/work/.mirror/usnistgov+trec_eval/repo")
+TREC_EVAL_TAG = "v9.0.8"
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def trec_eval_binary() -> Path | None:
+    """trec_eval's C binary: ``$TREC_EVAL``, or built once into
+    ``bench/out/trec_eval-9.0.8`` from its source (``make``); None when
+    neither is there."""
+    import os
+    import shutil
+    import subprocess
+
+    given = os.environ.get("TREC_EVAL")
+    if given:
+        return Path(given)
+    built = OUT / f"trec_eval-{TREC_EVAL_TAG.lstrip('v')}"
+    if (built / "trec_eval").exists():
+        return built / "trec_eval"
+    src = Path(os.environ.get("TREC_EVAL_SRC", TREC_EVAL_GIT))
+    if not src.exists() or shutil.which("make") is None:
+        return None
+    shutil.rmtree(built, ignore_errors=True)
+    built.mkdir(parents=True)
+    if (src / "Makefile").exists():  # a source tree
+        shutil.copytree(src, built, dirs_exist_ok=True)
+    else:  # a git directory
+        archive = subprocess.run(["git", f"--git-dir={src}", "archive", TREC_EVAL_TAG],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(built)], input=archive, check=True)
+    subprocess.run(["make", "-C", str(built)], check=True, capture_output=True)
+    return built / "trec_eval"

@@ -9,6 +9,14 @@ topic with grades -1 to 3.
 ``trec_eval`` (one line): in one Python process, ``graphprum.evaluate``
 against the libraries called directly.
 
+``trec_eval_c`` (one line): whole processes, ``graphprum eval RUN --qrels
+QRELS --no-store -m official -f trec`` against trec_eval's C binary
+(``trec_eval QRELS RUN``, built from its source by
+:func:`common.trec_eval_binary`: the git directory ``fetch
+github:usnistgov/trec_eval`` makes, at tag v9.0.8), time and peak memory,
+and whether the outputs are the same bytes (targets at 1,000 topics x
+1,000: 1.5x the time, 2x the peak).  Without the source the line says so.
+
 ``peer_eval`` (one line per peer and measure set): whole processes, as a
 user runs them: the ``graphprum eval`` command (``--no-store``) against a
 ``python -c`` script calling the peer (import, read both files, compute,
@@ -33,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import best, write_trec_files
+from common import best, trec_eval_binary, write_trec_files
 
 GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
 
@@ -81,6 +89,40 @@ def best_process(argv: list[str], repeat: int) -> tuple[float, str]:
     return min(times), out
 
 
+def timed(argv: list[str]) -> tuple[float, float, bytes]:
+    """Wall seconds, peak resident MiB (GNU time) and stdout of one process."""
+    t = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, check=True)
+    return (time.perf_counter() - t, int(proc.stderr.split()[-1]) / 1024, proc.stdout)
+
+
+def c_binary_line(run: Path, qrels: Path, topics: int, results: int, repeat: int) -> dict:
+    """graphprum eval -m official -f trec against trec_eval's C binary, interleaved."""
+    line = {"bench": "trec_eval_c", "topics": topics, "results": results,
+            "timing": f"whole processes, interleaved, min of {repeat}",
+            "date": time.strftime("%Y-%m-%d")}
+    binary = trec_eval_binary()
+    if binary is None:
+        return {**line, "note": "trec_eval's source not found (fetch github:usnistgov/"
+                                "trec_eval, or set TREC_EVAL or TREC_EVAL_SRC)"}
+    ours = [GRAPHPRUM, "eval", str(run), "--qrels", str(qrels), "--no-store", "-m",
+            "official", "-f", "trec"]
+    theirs = [str(binary), str(qrels), str(run)]
+    got: dict[str, list[tuple[float, float, bytes]]] = {"ours": [], "theirs": []}
+    for _ in range(repeat):
+        got["ours"].append(timed(ours))
+        got["theirs"].append(timed(theirs))
+    g = min(t for t, _, _ in got["ours"])
+    c = min(t for t, _, _ in got["theirs"])
+    gm = max(m for _, m, _ in got["ours"])
+    cm = max(m for _, m, _ in got["theirs"])
+    return {**line, "graphprum_s": round(g, 3), "trec_eval_s": round(c, 3),
+            "ratio": round(g / c, 3), "target": 1.5, "graphprum_peak_mib": round(gm, 1),
+            "trec_eval_peak_mib": round(cm, 1), "peak_ratio": round(gm / cm, 3),
+            "peak_target": 2.0, "same_output": got["ours"][0][2] == got["theirs"][0][2],
+            "trec_eval": str(binary)}
+
+
 def peer_lines(run: Path, qrels: Path, topics: int, results: int, repeat: int) -> list[dict]:
     """Whole-process timings of graphprum eval against each peer script."""
     base = {"bench": "peer_eval", "topics": topics, "results": results,
@@ -124,7 +166,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--no-processes", action="store_true",
-                    help="leave out the whole-process peer_eval lines")
+                    help="leave out the whole-process peer_eval and trec_eval_c lines")
+    ap.add_argument("--c-only", action="store_true",
+                    help="only the trec_eval_c line (at --topics 1000: the scale target)")
     args = ap.parse_args()
 
     import ir_measures
@@ -135,6 +179,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run, qrels = write_trec_files(Path(tmp), args.topics, args.results, args.seed,
                                       grades=(-1, 0, 1, 1, 2, 3))
+        if not args.no_processes:
+            print(json.dumps(c_binary_line(run, qrels, args.topics, args.results,
+                                           args.repeat)), flush=True)
+        if args.c_only:
+            return
 
         def pytrec(measures: set[str]) -> None:
             with open(qrels) as f:

@@ -23,19 +23,15 @@ evaluation are :class:`EvalOptions` fields, given as keywords.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from graphprum.api import compare, evaluate, intervals, plot, report
+from graphprum.collection import Collection
+from graphprum.evaluation.options import EvalOptions
+from graphprum.focus import check_run, focus_run
 from graphprum.version import __version__
 
-if TYPE_CHECKING:
-    from graphprum.collection import Collection
-    from graphprum.evaluation.inputs import StoreLike
-    from graphprum.evaluation.options import EvalOptions
-    from graphprum.focus import Focused, RunArg, Violation
-
-__all__ = ["EvalOptions", "__version__", "check_run", "compare", "evaluate", "focus_run",
-           "intervals", "open_store", "plot", "report"]
+__all__ = ["Collection", "EvalOptions", "__version__", "check_run", "compare", "evaluate",
+           "focus_run", "intervals", "open_store", "plot", "report"]
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *,
@@ -46,32 +42,4 @@ def open_store(location: str | os.PathLike[str] | None = None, *,
 
     ``None`` uses ``$GRAPHPRUM_STORE`` or ``./graphprum-store``.
     """
-    from graphprum.collection import Collection
-
     return Collection.open(location, create=create)
-
-
-def focus_run(run: RunArg, store: StoreLike, *, tag: str | None = None, order: str = "score",
-              dedup: bool = False) -> Focused:
-    """``run`` (a Run or its file) without overlapping results, the
-    higher-ranked kept: :func:`graphprum.focus.focus_run`."""
-    from graphprum import focus
-
-    return focus.focus_run(run, store, tag=tag, order=order, dedup=dedup)
-
-
-def check_run(run: RunArg, task: str, *, order: str = "score",
-              dedup: bool = False) -> list[Violation]:
-    """What in ``run`` breaks INEX ``task``'s rules: :func:`graphprum.focus.check_run`."""
-    from graphprum import focus
-
-    return focus.check_run(run, task, order=order, dedup=dedup)
-
-
-def __getattr__(name: str) -> object:
-    """``graphprum.EvalOptions``, imported on first use (``import graphprum`` stays light)."""
-    if name == "EvalOptions":
-        from graphprum.evaluation.options import EvalOptions
-
-        return EvalOptions
-    raise AttributeError(f"module 'graphprum' has no attribute {name!r}")

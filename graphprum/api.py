@@ -34,28 +34,34 @@ topic
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from graphprum.errors import UsageError
+from graphprum.evaluation.core import run_evaluation
+from graphprum.evaluation.inputs import (
+    MeasuresLike,
+    PassagesLike,
+    QrelsLike,
+    RunsLike,
+    StoreLike,
+    as_store,
+    measure_names,
+    read_qrels_like,
+    run_items,
+)
+from graphprum.evaluation.job import collection_size, expand_measures
+from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.rows import ResultRows
 from graphprum.floats import readable
+from graphprum.io.objects import as_id, is_frame
+from graphprum.store.base import Store
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
-
-    from graphprum.evaluation.inputs import (
-        MeasuresLike,
-        PassagesLike,
-        QrelsLike,
-        RunsLike,
-        StoreLike,
-    )
-    from graphprum.evaluation.options import EvalOptions
-    from graphprum.evaluation.reading import RunReading
-    from graphprum.evaluation.rows import ResultRows
-    from graphprum.store.base import Store
 
 __all__ = ["compare", "evaluate", "intervals", "plot", "report"]
 
@@ -65,8 +71,6 @@ Progress = Callable[[float, int], None]
 
 
 def _options(options: EvalOptions | None, values: Mapping[str, object]) -> EvalOptions:
-    from graphprum.evaluation.options import EvalOptions
-
     return EvalOptions.from_keywords(options, **values)
 
 
@@ -115,7 +119,9 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
         :class:`~graphprum.evaluation.options.EvalOptions` fields: ``nav``
         (navigation models, default ``"classical"``), ``collection_size``,
         ``ideal_min``, ``order`` (``"score"`` or ``"rank"``), ``dedup``,
-        ``trees``, ``strict``, ``offsets``, ``inclusive_ends``, ``jobs``,
+        ``trees``, ``strict``, ``unknown`` (``"error"``, the default, or
+        ``"skip"``: result ids the store does not hold are dropped before
+        ranking), ``offsets``, ``inclusive_ends``, ``jobs``,
         ``force``; trec_eval's ``complete`` (-c, default True),
         ``relevance_level`` (-l), ``judged_only`` (-J), ``max_results``
         (-M); ``task`` (INEX task rules checked).
@@ -130,6 +136,8 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
         the qrels' topics, a topic a run lacks evaluated on an empty ranking
         (``complete=False``: over the run's topics).  One measure per column:
         ``df.pivot(index=["run", "topic"], columns="measure", values="value")``.
+        With ``unknown="skip"``, ``df.attrs["unknown_skipped"]`` gives per
+        run the number of results dropped.
 
     Raises
     ------
@@ -158,7 +166,7 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
                          **option_values).to_frame()
 
 
-def evaluate_rows(runs: RunsLike | RunReading, qrels: QrelsLike | None,
+def evaluate_rows(runs: RunsLike, qrels: QrelsLike | None,
                   measures: MeasuresLike, *,
                   store: StoreLike | None = None, passages: PassagesLike | None = None,
                   per_topic: bool = True, warn: Warn | None = None,
@@ -166,16 +174,12 @@ def evaluate_rows(runs: RunsLike | RunReading, qrels: QrelsLike | None,
                   **option_values: object) -> ResultRows:
     """:func:`evaluate`, the result as plain rows
     (:class:`~graphprum.evaluation.rows.ResultRows`) rather than a DataFrame:
-    what ``graphprum eval`` prints, without loading pandas.  ``runs`` may
-    also be runs being read (:func:`graphprum.evaluation.reading.start_reading`,
-    as ``graphprum eval`` starts them before importing the evaluation).
+    what ``graphprum eval`` prints, without loading pandas.
 
     >>> res = evaluate_rows({"demo": {"1": {"a": 2.0, "x": 1.0}}}, {"1": {"a": 1}}, "PRUM(r=1)")
     >>> res.rows
     [('demo', 'PRUM(r=1)', '1', 1.0, nan), ('demo', 'PRUM(r=1)', 'all', 1.0, nan)]
     """
-    from graphprum.evaluation.core import run_evaluation
-
     return run_evaluation(runs, qrels, measures, options=_options(options, option_values),
                           store=store, passages=passages, per_topic=per_topic, warn=warn,
                           progress=progress)
@@ -230,6 +234,7 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
     >>> res[["run_a", "run_b", "diff", "p_value"]].round(4).values.tolist()
     [['a', 'b', 0.15, 0.125]]
     """
+    # scipy.stats and pandas (1 s of imports): only when comparing
     from graphprum.significance import BOOTSTRAP_SAMPLES, PERMUTATIONS, compare_measures
 
     names = _result_measures(results, measures)
@@ -285,10 +290,6 @@ def intervals(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
 
 def _result_measures(results: pd.DataFrame, measures: MeasuresLike | None) -> list[str]:
     """The measure names of ``measures`` as ``results`` names them (all by default)."""
-    from graphprum.evaluation.core import expand_measures
-    from graphprum.evaluation.inputs import measure_names
-    from graphprum.io.objects import is_frame
-
     if not is_frame(results) or not {"run", "measure", "topic", "value"} <= set(results.columns):
         raise UsageError("results are the DataFrame graphprum.evaluate returns (run, measure, "
                          f"topic, value); got {type(results).__name__}")
@@ -336,8 +337,7 @@ def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *
     >>> fig.axes[0].get_legend().get_texts()[0].get_text()
     'demo (mean 0.6667)'
     """
-    from graphprum.io.objects import as_id
-    from graphprum.plots import curve_measures, plot_curves
+    from graphprum.plots import curve_measures, plot_curves  # matplotlib: only when plotting
 
     topic = as_id(topic) or "all"  # ids as runs' topics are read: topic=2 or 2.0 is '2'
     if ks is not None:  # a curve over ranks in order, each rank once
@@ -392,7 +392,7 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
     str
         The HTML page.
     """
-    from graphprum.evaluation.inputs import as_store, measure_names
+    # matplotlib, scipy.stats and pandas: only when a report is written
     from graphprum.html_report import report_page, write_report
     from graphprum.significance import BOOTSTRAP_SAMPLES, PERMUTATIONS
 
@@ -445,11 +445,6 @@ def format_ranks(ks: Sequence[int]) -> str:
 def describe(options: EvalOptions, store: Store | None, qrels: QrelsLike | None,
              passages: PassagesLike | None = None) -> dict[str, str]:
     """What an evaluation used, for a report's reproduction section."""
-    import math
-
-    from graphprum.evaluation.core import collection_size
-    from graphprum.evaluation.inputs import read_qrels_like
-
     params = {"navigation models (--nav)": ", ".join(options.nav)}
     if options.collection_size is not None:
         params["collection size N"] = f"{readable(options.collection_size)} (--collection-size)"
@@ -492,8 +487,7 @@ def input_files(runs: RunsLike, qrels: QrelsLike | None, passages: PassagesLike 
                 tags: Sequence[str]) -> list[dict[str, str]]:
     """The inputs with the SHA-256 of their files; ``tags`` are the runs'
     TAGs in input order.  In-memory inputs are listed as such."""
-    from graphprum.evaluation.inputs import run_items
-    from graphprum.html_report import file_digest
+    from graphprum.html_report import file_digest  # (report only: module notes of report)
 
     def entry(role: str, item: object) -> dict[str, str]:
         if isinstance(item, str | os.PathLike):

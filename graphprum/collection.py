@@ -31,17 +31,21 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphprum import loading
+from graphprum.api import evaluate
 from graphprum.errors import UsageError
+from graphprum.evaluation.inputs import MeasuresLike, QrelsLike, RunsLike
 from graphprum.floats import json_value, readable
+from graphprum.inspect import describe_unit
+from graphprum.query import run_query
+from graphprum.store import open_store
 from graphprum.store.base import Store
+from graphprum.units import LoadReport
 
 if TYPE_CHECKING:
     import networkx as nx
     import pandas as pd
 
-    from graphprum.evaluation.inputs import MeasuresLike, QrelsLike, RunsLike
     from graphprum.summaries.axpre import Summary
-    from graphprum.units import LoadReport
 
 PathLike = str | os.PathLike[str]
 
@@ -83,8 +87,6 @@ class Collection:
     def open(cls, location: PathLike | None = None, *, create: bool = True) -> Collection:
         """Open the store at ``location``: a directory (embedded) or a
         ``bolt://`` URI; None uses ``$GRAPHPRUM_STORE`` or ``./graphprum-store``."""
-        from graphprum.store import open_store
-
         return cls(open_store(location, create=create))
 
     @property
@@ -129,8 +131,6 @@ class Collection:
     def show(self, uid: str) -> UnitInfo:
         """A unit's fields with its ancestors, children, links and partitions,
         in one mapping (:class:`UnitInfo`)."""
-        from graphprum.inspect import describe_unit
-
         found = describe_unit(self.store, uid)
         unit = {k: json_value(v) for k, v in found.pop("unit").items()}
         return UnitInfo({**unit, **found})
@@ -161,9 +161,7 @@ class Collection:
               ) -> pd.DataFrame:
         """Run Cypher (read-only unless ``write``); rows as a DataFrame.
         Parameters come as a dict or as keywords."""
-        import pandas as pd
-
-        from graphprum.query import run_query
+        import pandas as pd  # 0.5 s of import: only for a DataFrame (graphprum.evaluation.rows)
 
         rows = run_query(self.store, text, {**(params or {}), **named}, write=write,
                          timeout=timeout)
@@ -172,13 +170,13 @@ class Collection:
     # ----------------------------------------------------------- summaries
     def build_summary(self, axpre: str, weight: str = "count") -> Summary:
         """Build and store the AxPRE summary ``axpre``."""
-        from graphprum.summaries.stored import build_stored
+        from graphprum.summaries.stored import build_stored  # pandas: for summaries only
 
         return build_stored(self.store, axpre, weight)
 
     def summary(self, axpre: str, weight: str | None = None) -> Summary:
         """The stored summary ``axpre`` (under another ``weight`` if given)."""
-        from graphprum.summaries.stored import stored_summary
+        from graphprum.summaries.stored import stored_summary  # pandas: for summaries only
 
         return stored_summary(self.store, axpre, weight)
 
@@ -186,8 +184,6 @@ class Collection:
     def evaluate(self, runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
                  **options: object) -> pd.DataFrame:
         """:func:`graphprum.evaluate` on this collection (``store`` is this one)."""
-        from graphprum.api import evaluate
-
         if "store" in options:
             raise UsageError("Collection.evaluate evaluates on its own store; "
                              "use graphprum.evaluate(..., store=...) for another")

@@ -28,6 +28,7 @@ from typing import Any
 from graphprum.errors import InputError
 from graphprum.store.base import Store
 from graphprum.units import LoadReport, ParsedDocument
+from graphprum.workers import cpu_count
 
 PathLike = str | os.PathLike[str]
 
@@ -104,7 +105,6 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
     import contextlib
 
     from graphprum.loaders.xml import LinkCounts, LinkRules, xml_documents
-    from graphprum.pool import cpu_count
 
     store = as_store(store)
     paths = as_paths(paths)

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from graphprum import tabular
 from graphprum.errors import UsageError
-from graphprum.evaluation.rows import COLUMNS, PrintedRow, ResultRows, printed_rows
+from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
+from graphprum.measures.names import aggregation_of
 from graphprum.tabular import console_width
 
 if TYPE_CHECKING:
@@ -59,23 +60,32 @@ def write_results(df: pd.DataFrame | ResultRows, fmt: str, out: TextIO,
         ``graphprum eval`` writes without loading pandas).
     fmt : str
         One of :data:`FORMATS`: ``tsv``, ``csv`` and ``json`` at full
-        precision; ``table`` (rich, aligned), ``latex`` (booktabs tabular) and
-        ``markdown`` (pipe table) with ``digits`` decimals, runs as rows and
-        measures as columns, the best mean per measure in bold; ``trec``
+        precision (with ``unknown="skip"``, the results dropped per run:
+        tsv and csv begin with a comment line per run, ``# RUN
+        unknown_skipped all N`` in their layout, and json is an object
+        ``{"unknown_skipped": {RUN: N}, "results": [...]}``); ``table``
+        (rich, aligned), ``latex`` (booktabs tabular) and ``markdown`` (pipe
+        table) with ``digits`` decimals, runs as rows and measures as
+        columns, the best mean per measure in bold; ``trec``
         (:func:`write_trec`, trec_eval's layout and its 4 decimals).
     out : text stream
     digits : int
         Decimals of the table formats (default 4, as trec_eval).
     """
     rows = result_rows(df)
+    skipped = _skipped(df)
     if fmt == "tsv":
+        out.writelines(f"# {run}\t{SKIPPED}\tall\t{n}\n" for run, n in skipped.items())
         out.writelines(f"{run}\t{measure}\t{topic}\t{exact(value)}\n"
                        for run, measure, topic, value in rows)
     elif fmt == "csv":
+        out.writelines(f"# {run},{SKIPPED},all,{n}\n" for run, n in skipped.items())
         tabular.write_rows(list(COLUMNS), rows, "csv", out)
     elif fmt == "json":
-        json.dump([{"run": r, "measure": m, "topic": t, "value": json_value(v)}
-                   for r, m, t, v in rows], out, indent=1)
+        records = [{"run": r, "measure": m, "topic": t, "value": json_value(v)}
+                   for r, m, t, v in rows]
+        json.dump({SKIPPED: skipped, "results": records} if skipped else records, out,
+                  indent=1)
         out.write("\n")
     elif fmt == "table":
         _write_table(rows, out, digits)
@@ -87,6 +97,13 @@ def write_results(df: pd.DataFrame | ResultRows, fmt: str, out: TextIO,
         out.write(writer(header, cells, align=align, bold=bold))
     else:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
+
+
+def _skipped(results: pd.DataFrame | ResultRows) -> dict[str, int]:
+    """Per run, the results ``unknown="skip"`` dropped ({} when not asked for)."""
+    found = results.skipped if isinstance(results, ResultRows) else \
+        getattr(results, "attrs", {}).get(SKIPPED)
+    return dict(found or {})
 
 
 def result_rows(results: pd.DataFrame | ResultRows | Sequence[PrintedRow]) -> list[PrintedRow]:
@@ -121,8 +138,6 @@ def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO
     map                     all 0.5000
     num_ret                 all 3
     """
-    from graphprum.measures.names import aggregation_of
-
     rows = result_rows(df)
     runs = list(dict.fromkeys(r for r, _, _, _ in rows))
     if len(runs) > 1:
@@ -256,7 +271,7 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, alig
 
 def _write_table(result: Sequence[PrintedRow], out: TextIO, digits: int = DIGITS) -> None:
     """Runs as rows, measures as columns; the best mean per measure in bold."""
-    from rich.console import Console
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
     from rich.markup import escape
     from rich.table import Table
 

@@ -190,13 +190,13 @@ def _write_plain(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: Tex
 
 def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: TextIO,
                  digits: int, group: bool, title: str | None, footer: str | None) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     if len(rows) > PLAIN_ROWS and columns:  # rich lays out 10,000 rows in seconds
         _write_plain(columns, rows, out, digits, group, title, footer)
         return
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console(file=out, highlight=False, width=console_width(out))
     if title:
         console.print(escape(title))

@@ -497,8 +497,7 @@ def test_matcher_rejects_what_is_not_printed():
 
 
 def test_installed_script_runs():
-    """The worker calls graphprum.cli:main, as the script on PATH does (through
-    graphprum.cli:script, which may skip the teardown after it)."""
+    """The worker calls graphprum.cli:main, as the script on PATH does."""
     env = _env(Path.cwd())
     res = subprocess.run(["graphprum", "--version"], env=env, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)

@@ -18,16 +18,19 @@ import typer
 from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
+    Format,
     app,
     choose_format,
-    format_option,
     note,
     open_store,
     state,
     user_errors,
 )
+from graphprum.context import TopicContext
 from graphprum.errors import printable
 from graphprum.floats import readable
+from graphprum.inspect import describe_unit
+from graphprum.navigation.base import parse_model
 from graphprum.tabular import write_rows
 
 #: What the loaders' link statistics count: links found and not stored, and why.
@@ -57,7 +60,6 @@ def links_not_stored(stats: Mapping[str, Any]) -> str:
 
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
-Format = format_option()
 
 
 @app.command()
@@ -188,8 +190,6 @@ def show(
     SUMMARY SID', 'ancestor ID', 'child ID TAG LENGTH WORDS', 'out_link ID
     COUNT' and 'in_link ID COUNT' lines.
     """
-    from graphprum.inspect import describe_unit
-
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = open_store(create=False)
     data = describe_unit(store, uid)
@@ -234,7 +234,7 @@ def show_records(data: Mapping[str, Any]) -> list[list[Any]]:
 
 def _print_unit(data: Mapping[str, Any], digits: int) -> None:
     """``show`` for people: the unit, then its neighbourhood, numbers readable."""
-    from rich.console import Console
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
     from rich.markup import escape
     from rich.table import Table
 
@@ -289,9 +289,6 @@ def nav(
 ) -> None:
     """P(FROM -> TO) under a navigation model: a table on a terminal, otherwise
     FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file)."""
-    from graphprum.context import TopicContext
-    from graphprum.navigation.base import parse_model
-
     fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]
     store = open_store(create=False) if any(m.needs_store for m in models) else None

@@ -7,31 +7,28 @@ the output format."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from graphprum.api import compare, evaluate, evaluate_rows, intervals, plot, report
 from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
-from graphprum.cli.shared import (
-    app,
-    choose_format,
-    digits_option,
-    note,
-    nothing_left_to_finish,
-    user_errors,
-)
+from graphprum.cli.shared import app, choose_format, digits_help, note, user_errors
 from graphprum.errors import UsageError
+from graphprum.measures.inex import task_measures
+from graphprum.results import FORMATS as EVAL_FORMATS
+from graphprum.results import write_results
 
-#: Result formats (graphprum.results.FORMATS; listed here so --help needs no import).
-FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
-#: eval's formats: those and trec_eval's three columns.
-EVAL_FORMATS = (*FORMATS, "trec")
+#: What compare prints: eval's formats but trec_eval's.
+FORMATS = tuple(f for f in EVAL_FORMATS if f != "trec")
 #: ``--digits`` of eval, and of compare (FORMATS, no trec).
-EvalDigits = digits_option(EVAL_FORMATS)
-CompareDigits = digits_option(FORMATS)
+EvalDigits = Annotated[int, typer.Option("--digits", min=0, max=17,
+                                         help=digits_help(EVAL_FORMATS))]
+CompareDigits = Annotated[int, typer.Option("--digits", min=0, max=17, help=digits_help(FORMATS))]
 Format = Annotated[str | None, typer.Option(
     "--format", "-f",
     help="table (terminal default), tsv (default otherwise), csv, json, latex, markdown; "
@@ -102,8 +99,6 @@ def check_output(path: Path) -> None:
     ...
     graphprum.errors.UsageError: /no/such/dir/report.html: no such directory /no/such/dir
     """
-    import os
-
     parent = path.parent
     if path.is_dir():
         raise UsageError(f"{path}: is a directory; give a file name")
@@ -148,12 +143,8 @@ def eval_command(
     Example: graphprum eval run-a.txt run-b.txt --qrels qrels.txt -m PRUM -m AP
     --nav structural
     """
-    from graphprum.evaluation.reading import reading_jobs, start_reading
-
     measures = list(measure or [])
     if task is not None:
-        from graphprum.measures.inex import task_measures
-
         measures += task_measures(task)
         opts.options = opts.options.replace(task=task)
     measures = measures or ["PRUM"]
@@ -161,32 +152,14 @@ def eval_command(
     if fmt == "trec" and len(opts.runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run "
                          "column); give one run, or use --format tsv")
-    # big runs are read in workers from here on, while this process imports
-    # the evaluation and its measures, opens the store and reads the qrels
-    # (graphprum.evaluation.reading); worth it when there is such work
-    items: list[tuple[str | None, object]] = [(None, run) for run in opts.runs]
-    overlap = opts.uses_store() or any(m != "classical" for m in opts.options.nav)
-    with start_reading(items, opts.options,
-                       reading_jobs(opts.options.jobs, items, overlap)) as reading:
-        from graphprum.api import evaluate_rows
-        from graphprum.results import write_results
-
-        with opts.progress() as bar:
-            result = evaluate_rows(reading, opts.qrels, measures, per_topic=per_topic,
-                                   progress=bar.update, **opts.keywords(measures))
+    with opts.progress() as bar:
+        result = evaluate_rows(list(opts.runs), opts.qrels, measures, per_topic=per_topic,
+                               progress=bar.update, **opts.keywords(measures))
     if no_summary:
         result = result.without_summary()
     if fmt == "trec":  # as trec_eval: no rows for the topics the run lacks
         result = result.without_absent()
     write_results(result, fmt, sys.stdout, digits=digits)
-    store = opts.store(measures)
-    if store is None:
-        nothing_left_to_finish()
-        return
-    from graphprum.store.base import FORK_SAFE
-
-    if FORK_SAFE in store.capabilities:  # no connection to close
-        nothing_left_to_finish()
 
 
 @app.command("compare")
@@ -218,7 +191,7 @@ def compare_command(
 
     Example: graphprum compare run-a.txt run-b.txt --qrels qrels.txt -m PRUM -m AP
     """
-    from graphprum.api import compare, evaluate
+    # scipy.stats and pandas (1 s of imports): for this command only
     from graphprum.significance import INTERVALS, check_options, write_comparison
 
     fmt = choose_format(fmt, FORMATS)
@@ -237,7 +210,6 @@ def compare_command(
     if view == "pairs":
         write_comparison(res, fmt, sys.stdout, alpha=alpha, digits=digits)
         return
-    from graphprum.api import intervals
     from graphprum.runs_table import describe, runs_table, write_runs_table
 
     means = intervals(df, measure, method=ci, confidence=1 - alpha, samples=samples, seed=seed)
@@ -267,8 +239,7 @@ def plot_command(
 
     Example: graphprum plot run-a.txt run-b.txt --qrels qrels.txt -m PRUM -o pr.png
     """
-    from graphprum.api import plot
-    from graphprum.plots import FIGURE_TYPES, curve_measures, save_figure
+    from graphprum.plots import FIGURE_TYPES, curve_measures, save_figure  # matplotlib
 
     if output.suffix.lower() not in FIGURE_TYPES:
         raise UsageError(f"{output}: figure type {output.suffix or '(none)'!r} unknown; "
@@ -311,8 +282,7 @@ def report_command(
 
     Example: graphprum report run-a.txt run-b.txt --qrels qrels.txt -o report.html
     """
-    from graphprum.api import report
-    from graphprum.html_report import command_line
+    from graphprum.html_report import command_line  # matplotlib, scipy.stats
     from graphprum.significance import check_options
 
     ks = parse_ranks(ranks)

@@ -9,9 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
+from graphprum import loading
 from graphprum.cli.browse import links_not_stored
 from graphprum.cli.shared import Progress, note, open_store, status, sub_app, user_errors
 from graphprum.errors import StoreError, UsageError
+from graphprum.loaders.xml import find_xml_files
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -112,16 +114,14 @@ def load_xml(
     A directory's files get ids relative to it (path without extension); a
     file given directly gets its stem. Loading is all or nothing.
     """
-    from graphprum.loaders.xml import find_xml_files
-    from graphprum.loading import load_xml as load
-
     n_jobs = parse_jobs(jobs)
     files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:
-        report = load(store, paths, links=links, replace=replace, skip_bad=skip_bad,
-                      on_file=lambda f, n: advance(1), jobs=n_jobs)
+        report = loading.load_xml(store, paths, links=links, replace=replace,
+                                  skip_bad=skip_bad, on_file=lambda f, n: advance(1),
+                                  jobs=n_jobs)
     for s in report.skipped:
         print(f"graphprum: skipped {s}", file=sys.stderr)
     for spec, n in report.extra.get("links_matched", {}).items():
@@ -166,13 +166,11 @@ def load_web(
     """
     total = sum(1 for p in Path(root).rglob("*") if p.suffix.lower() in (".html", ".htm")) \
         if Path(root).is_dir() else 0
-    from graphprum.loading import load_web as load
-
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(total, "loading pages", quiet) as advance:
-        report = load(store, root, elements=elements, replace=replace,
-                      on_file=lambda page, n: advance(1))
+        report = loading.load_web(store, root, elements=elements, replace=replace,
+                                  on_file=lambda page, n: advance(1))
     dropped = links_not_stored(report.extra)
     print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
@@ -189,11 +187,9 @@ def load_links(
     graph: Graph = True,
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
-    from graphprum.loading import load_links as load
-
     store = open_store(wait=wait)
     had = summary_names(store)
-    report = load(store, path)
+    report = loading.load_links(store, path)
     print(f"loaded {report.links} links ({report.documents} new pages) in "
           f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)"
           + build_graph(store, graph))
@@ -210,11 +206,9 @@ def load_video(
     graph: Graph = True,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
-    from graphprum.loading import load_video as load
-
     store = open_store(wait=wait)
     had = summary_names(store)
-    report = load(store, paths, replace=replace)
+    report = loading.load_video(store, paths, replace=replace)
     print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
           f"in {report.seconds:.2f} s" + build_graph(store, graph))
     note_dropped_summaries(store, had)

@@ -1,11 +1,4 @@
-"""``graphprum measures``: every name ``-m`` takes, and what one of them is.
-
-The measures (and so numpy) are imported by the functions that use them:
-``eval`` imports this module for ``-m help`` before it sets one OpenBLAS
-thread (:func:`graphprum.pool.single_blas_thread`, read when numpy loads),
-and numpy loaded here first would let OpenBLAS split sums between threads
-(``PRUM(exact=enum)`` on the PLOS example moved in its 16th digit).
-"""
+"""``graphprum measures``: every name ``-m`` takes, and what one of them is."""
 
 from __future__ import annotations
 
@@ -16,6 +9,9 @@ from typing import Annotated
 import typer
 
 from graphprum.cli.shared import TABLE_FORMATS, app, choose_format, user_errors
+from graphprum.measures.names import catalog, describe, resolve
+from graphprum.measures.registry import family
+from graphprum.results import write_rows
 
 LIST_FORMATS = TABLE_FORMATS
 
@@ -53,9 +49,6 @@ def measures_command(
     if name is None:
         print_catalog(fmt)
         return
-    from graphprum.measures.names import describe, resolve  # numpy: module notes
-    from graphprum.measures.registry import family
-
     if fmt == "json":
         fam = family(resolve(name)[0].name)
         data = fam.describe() if fam is not None else {"name": name, "help": describe(name)}
@@ -69,9 +62,6 @@ def print_catalog(fmt: str) -> None:
     measures``, ``eval -m help``): on a terminal one table per source under
     its heading (without the columns that say nothing there), otherwise one
     table with a ``source`` column."""
-    from graphprum.measures.names import catalog  # numpy: module notes
-    from graphprum.results import write_rows
-
     rows = catalog()
     if fmt != "table":
         write_rows(rows, fmt, sys.stdout)

@@ -19,17 +19,15 @@ import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from graphprum.cli.shared import Progress, note, open_store, state, store_exists
 from graphprum.errors import StoreError
+from graphprum.evaluation.job import needs_store
 from graphprum.evaluation.options import EvalOptions
-from graphprum.pool import single_blas_thread
-
-if TYPE_CHECKING:
-    from graphprum.store.base import Store
+from graphprum.store.base import Store
 
 #: The inputs, as the command line declares them: name -> (annotation, default).
 _INPUTS: dict[str, tuple[Any, Any]] = {
@@ -64,7 +62,7 @@ def _shared_options() -> dict[str, tuple[Any, Any]]:
             continue
         default = list(f.default) if isinstance(f.default, tuple) else f.default
         metavar = "N|auto" if hints[f.name] == int | str else None
-        out[f.name] = (Annotated[_cli_type(hints[f.name]),  # type: ignore[valid-type]
+        out[f.name] = (Annotated[_cli_type(hints[f.name]),
                                  typer.Option(*help_.flags, help=help_.text,
                                               metavar=metavar)], default)
     return out
@@ -104,9 +102,6 @@ class EvalArgs:
         named by ``--store`` or ``$GRAPHPRUM_STORE`` that does not exist is
         an error (without it, N would silently become the default)."""
         if self._store is None and not self.no_store:
-            # store_exists() first: needs_store imports the navigation models'
-            # modules, which the evaluation imports anyway while a big run is
-            # read in a worker
             if store_exists():
                 self._store = open_store(create=False)
             elif state.store is not None:
@@ -117,17 +112,9 @@ class EvalArgs:
                 except StoreError as exc:
                     raise StoreError(f"{exc} (load a collection into it first, or evaluate "
                                      f"without a store: --no-store)") from None
-            else:
-                from graphprum.evaluation import needs_store
-
-                if needs_store(list(measures), self.options.nav):
-                    self._store = open_store(create=False)
+            elif needs_store(list(measures), self.options.nav):
+                self._store = open_store(create=False)
         return self._store
-
-    def uses_store(self) -> bool:
-        """Whether a store in the working directory (or ``--store``) will be
-        opened, as far as can be told without importing the measures."""
-        return not self.no_store and store_exists()
 
     def keywords(self, measures: Sequence[str]) -> dict[str, Any]:
         """What the API functions take besides runs, qrels and measures."""
@@ -159,7 +146,6 @@ def eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
         inputs = {name: kwargs.pop(name) for name in _INPUTS}
         values = {name: _from_cli(name, kwargs.pop(name)) for name in _OPTIONS}
         opts = EvalArgs(**inputs, options=EvalOptions.from_keywords(**values))
-        single_blas_thread()  # before numpy is imported
         return func(opts=opts, **kwargs)
 
     wrapper.__signature__ = signature  # type: ignore[attr-defined]

@@ -11,16 +11,17 @@ import typer
 from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
+    Format,
     app,
     choose_format,
-    format_option,
     open_store,
     usage,
     user_errors,
 )
+from graphprum.loading import copy_store
+from graphprum.query import parse_param, run_query
+from graphprum.store import open_store as open_location
 from graphprum.tabular import write_rows
-
-Format = format_option()
 
 
 @app.command()
@@ -52,8 +53,6 @@ def query(
     Example: graphprum query 'MATCH (s:Unit {tag: $t}) RETURN count(s) AS n'
     --param t=sec
     """
-    from graphprum.query import parse_param, run_query
-
     fmt = choose_format(fmt, TABLE_FORMATS)
     if not timeout >= 0:  # NaN too
         raise usage(f"--timeout {timeout}: seconds, 0 or more")
@@ -73,9 +72,6 @@ def copy(
     replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
 ) -> None:
     """Copy a collection into another store (a Neo4j server, say)."""
-    from graphprum.loading import copy_store
-    from graphprum.store import open_store as open_location
-
     report = copy_store(open_location(src, create=False), open_location(dst), replace=replace)
     print(f"copied {report.documents} documents, {report.elements} units in "
           f"{report.seconds:.2f} s")

@@ -4,8 +4,7 @@ store named by ``--store``, progress bars, and the output format off a
 terminal.
 
 Command modules (:mod:`graphprum.cli.load`, :mod:`graphprum.cli.evaluate`, ...)
-add their commands to :data:`app`; :mod:`graphprum.cli` imports those the
-command line asks for.
+add their commands to :data:`app`; :mod:`graphprum.cli` imports them all.
 """
 
 from __future__ import annotations
@@ -22,6 +21,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from graphprum.errors import GraphprumError, UsageError, printable
+from graphprum.store import open_store as _open
+from graphprum.store import store_exists as _exists
+from graphprum.store.uri import redact
 from graphprum.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -59,9 +61,6 @@ def sub_app(name: str, help: str) -> typer.Typer:
 
 class _State:
     store: str | None = None
-    #: the command has written all it prints and holds nothing to finish
-    #: (:func:`nothing_left_to_finish`)
-    done: bool = False
     quiet: bool = False
     verbose: bool = False
 
@@ -78,8 +77,6 @@ def one_line(text: str) -> str:
     >>> one_line("bolt://neo4j:pw@host:7687: down\\n  (retry)")
     'bolt://neo4j@host:7687: down (retry)'
     """
-    from graphprum.store.uri import redact
-
     lines = [ln.strip() for ln in printable(text).splitlines() if ln.strip()]
     return redact(" ".join(lines))
 
@@ -145,15 +142,11 @@ def main_options(
 def open_store(create: bool = True, wait: float = 0.0) -> Any:
     """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default);
     ``wait``: seconds a write waits for another writer."""
-    from graphprum.store import open_store as _open
-
     return _open(state.store, create=create, wait=wait)
 
 
 def store_exists() -> bool:
     """Whether ``--store`` names a server or an existing embedded store."""
-    from graphprum.store import store_exists as _exists
-
     return _exists(state.store)
 
 
@@ -165,8 +158,6 @@ def usage(message: str) -> GraphprumError:
 def note(message: str) -> None:
     """A note on stderr (suppressed by --quiet); passwords in URIs taken out."""
     if not state.quiet:
-        from graphprum.store.uri import redact
-
         print(redact(printable(message)), file=sys.stderr)
 
 
@@ -193,32 +184,31 @@ def choose_format(fmt: str | None, formats: Sequence[str], option: str = "--form
     return fmt
 
 
-def format_option(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> Any:
-    """The ``--format``/``-f`` option of a command that prints ``formats``
-    (an ``Annotated`` type for the command's signature; default None, see
-    :func:`choose_format`)."""
-    return Annotated[str | None, typer.Option(
-        "--format", "-f", help=f"{', '.join(formats)}: table on a terminal, tsv otherwise "
-        f"(tsv, csv and json at full precision).{' ' + more if more else ''}")]
+def format_help(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> str:
+    """The help of the ``--format``/``-f`` option of a command that prints
+    ``formats`` (default None, see :func:`choose_format`)."""
+    return (f"{', '.join(formats)}: table on a terminal, tsv otherwise "
+            f"(tsv, csv and json at full precision).{' ' + more if more else ''}")
 
 
 #: The formats whose numbers are rounded to ``--digits``.
 ROUNDED_FORMATS = ("table", "latex", "markdown")
 
 
-def digits_option(formats: Sequence[str] = TABLE_FORMATS) -> Any:
-    """The ``--digits`` option of a command that prints ``formats``: its help
-    names the formats for people among them."""
+def digits_help(formats: Sequence[str] = TABLE_FORMATS) -> str:
+    """The help of the ``--digits`` option of a command that prints
+    ``formats``: it names the formats for people among them."""
     rounded = ", ".join(f for f in formats if f in ROUNDED_FORMATS)
     kept = ", ".join(f for f in formats if f in ("tsv", "csv", "json"))
     trec = "; trec prints trec_eval's own" if "trec" in formats else ""
-    return Annotated[int, typer.Option(
-        "--digits", min=0, max=17, help=f"Decimals shown by the formats for people "
-        f"({rounded}; default 4, as trec_eval); {kept} keep full precision{trec}.")]
+    return (f"Decimals shown by the formats for people ({rounded}; default 4, as "
+            f"trec_eval); {kept} keep full precision{trec}.")
 
 
+#: The ``--format`` option of a command printing :data:`TABLE_FORMATS`.
+Format = Annotated[str | None, typer.Option("--format", "-f", help=format_help())]
 #: The ``--digits`` option of a command printing :data:`TABLE_FORMATS`.
-Digits = digits_option()
+Digits = Annotated[int, typer.Option("--digits", min=0, max=17, help=digits_help())]
 
 
 class Progress:
@@ -240,12 +230,8 @@ class Progress:
     def __enter__(self) -> Progress:
         if not self.enabled:
             return self
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeRemainingColumn,
-        )
+        # rich: 30 ms of import, only when drawing for a person
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
         from rich.progress import Progress as RichProgress
 
         # no refresh thread (auto_refresh off): evaluation forks worker
@@ -264,7 +250,7 @@ class Progress:
             self._progress.advance(self._task, n)
             self._refresh()
 
-    def update(self, done: int, total: int) -> None:
+    def update(self, done: float, total: int) -> None:
         """Set the completed count and the total."""
         if self._progress is not None:
             self._progress.update(self._task, completed=done, total=total)
@@ -283,8 +269,8 @@ class Progress:
 
 @functools.cache
 def err_console() -> Any:
-    """The rich console on stderr (created on first use: rich is imported lazily)."""
-    from rich.console import Console
+    """The rich console on stderr (created on first use)."""
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
 
     return Console(stderr=True)
 
@@ -294,12 +280,3 @@ def status(message: str) -> Any:
     if not show_progress():
         return contextlib.nullcontext()
     return err_console().status(message)
-
-
-def nothing_left_to_finish() -> None:
-    """Tell the installed script (:func:`graphprum.cli.script`) that this
-    command has written everything and holds nothing that needs finishing
-    (no store being written, no connection to close, no temporary file): the
-    process may end without the interpreter's teardown, which frees every
-    object one by one (about 30 ms per 100,000 results of a run read)."""
-    _State.done = True

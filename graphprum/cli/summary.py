@@ -38,6 +38,7 @@ def summary_build(
     = "count",
 ) -> None:
     """Build an AxPRE partition of the XML elements and its summary graph, and store it."""
+    # pandas and scipy (0.8 s of imports): for the summary commands only
     from graphprum.summaries.axpre import normalise_axpre
     from graphprum.summaries.stored import build_stored
 
@@ -73,6 +74,7 @@ def summary_show(
     --format html writes one self-contained page to explore every summary
     (those not stored are built for the page), with --run/--qrels overlaid.
     """
+    # pandas and scipy (0.8 s of imports): for the summary commands only
     from graphprum.summaries import render
     from graphprum.summaries.stored import stored_summary
 
@@ -92,7 +94,7 @@ def summary_show(
                     f"{' or '.join(FILE_SUFFIXES[fmt])}")
     store = open_store(create=False)
     if fmt == "html":
-        from graphprum.summaries.explore import write_explorer
+        from graphprum.summaries.explore import write_explorer  # (as the imports above)
 
         if output is None:
             raise usage("--format html needs --output FILE.html")

@@ -5,47 +5,24 @@
 - :mod:`~graphprum.evaluation.inputs`: what the API accepts (paths,
   DataFrames, dicts, ir_measures tuples and measures) turned into typed
   :class:`~graphprum.io.runs.Run` and :class:`~graphprum.io.qrels.Qrels`;
-- :mod:`~graphprum.evaluation.core`: the loop over runs, topics and
-  measures (:func:`run_evaluation`);
-- :mod:`~graphprum.evaluation.topics`: one topic, every run, with the
+- :mod:`~graphprum.evaluation.job`: preparing an evaluation, every input
+  read and checked (:func:`prepare_job`);
+- :mod:`~graphprum.evaluation.core`: running it, chunks of topics in one
+  process or several (:func:`run_evaluation`);
+- :mod:`~graphprum.evaluation.topics`: a chunk of topics, every run, with the
   :class:`~graphprum.context.TopicContext` measures read;
 - :mod:`~graphprum.evaluation.rows`: the result as rows
-  (:class:`ResultRows`), a DataFrame on request;
-- :mod:`~graphprum.pool`: the worker pool of ``--jobs``.
+  (:class:`ResultRows`), a DataFrame on request.
 
-:func:`graphprum.evaluate` is the front door.  The names below are imported
-on first use, so that ``graphprum.evaluation.options`` (which the command
-line reads to declare its options) costs no numeric library.
+:func:`graphprum.evaluate` is the front door.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from graphprum.evaluation.core import (
-        collection_size,
-        expand_measures,
-        needs_store,
-        run_evaluation,
-        stderr_rows,
-    )
-    from graphprum.evaluation.options import EvalOptions
-    from graphprum.evaluation.rows import COLUMNS, ResultRows, stderr_name
-    from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking
+from graphprum.evaluation.core import run_evaluation
+from graphprum.evaluation.job import collection_size, expand_measures, needs_store, prepare_job
+from graphprum.evaluation.options import EvalOptions
+from graphprum.evaluation.rows import COLUMNS, ResultRows, stderr_name, stderr_rows
+from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking
 
 __all__ = ["COLUMNS", "UNKNOWN_PREFIX", "EvalOptions", "ResultRows", "collection_size",
-           "expand_measures", "needs_store", "prepare_ranking", "run_evaluation", "stderr_name",
-           "stderr_rows"]
-
-_WHERE = {"COLUMNS": "rows", "collection_size": "core", "expand_measures": "core",
-          "needs_store": "core", "run_evaluation": "core", "stderr_rows": "core",
-          "EvalOptions": "options", "ResultRows": "rows", "UNKNOWN_PREFIX": "topics",
-          "prepare_ranking": "topics", "stderr_name": "rows"}
-
-
-def __getattr__(name: str) -> object:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'graphprum.evaluation' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"graphprum.evaluation.{_WHERE[name]}"), name)
+           "expand_measures", "needs_store", "prepare_job", "prepare_ranking", "run_evaluation",
+           "stderr_name", "stderr_rows"]

@@ -33,29 +33,34 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeGuard, runtime_checkable
 
+from graphprum.assessments import TopicAssessment, doc_line, read_assessments
 from graphprum.errors import InputError, UsageError
-from graphprum.evaluation.options import EvalOptions
-from graphprum.evaluation.reading import is_path, runs_expected, start_reading
+from graphprum.evaluation.options import AUTO, EvalOptions
+from graphprum.io.lines import is_stream, read_bytes
 from graphprum.io.objects import (
     QrelLike,
     ScoredDocLike,
     is_frame,
     is_nested_mapping,
     qrels_from_object,
+    run_from_object,
 )
-from graphprum.io.qrels import Qrels
-from graphprum.io.runs import Run
+from graphprum.io.qrels import Qrels, read_qrels
+from graphprum.io.runs import Run, read_run
+from graphprum.loaders.xml import text_content
 from graphprum.measures.registry import MeasureSpec
+from graphprum.store import open_store
+from graphprum.store.base import Store
+from graphprum.workers import cpu_count, ordered_map
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from graphprum.assessments import TopicAssessment
-    from graphprum.store.base import Store
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
 #: One run (module notes).
@@ -134,17 +139,89 @@ def run_items(runs: RunsLike) -> list[tuple[str | None, object]]:
     return [(None, r) for r in items]
 
 
-def read_runs(items: Sequence[tuple[str | None, object]], options: EvalOptions,
-              jobs: int = 1) -> list[Run]:
-    """Every run of ``items`` (:func:`run_items`), files read in ``jobs`` processes."""
-    with start_reading(items, options, jobs) as reading:
-        return reading.result()
+def is_path(obj: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether ``obj`` names a file (a ``str`` or ``PathLike``), not a run in memory."""
+    return isinstance(obj, str | os.PathLike)
+
+
+def runs_expected(obj: object) -> str:
+    """The error message for ``obj`` given as runs."""
+    return (f"runs are a file path, a DataFrame (query_id, doc_id, score), a dict "
+            f"{{topic: {{id: score}}}}, ScoredDoc tuples, or a list (or a dict by name) of "
+            f"these; got {type(obj).__name__}")
+
+
+def check_stdin(paths: Iterable[object]) -> None:
+    """UsageError when more than one input is standard input (``-``)."""
+    if [str(p) for p in paths if is_path(p)].count("-") > 1:
+        raise UsageError("only one input can be read from standard input (-)")
+
+
+#: ``jobs="auto"`` reads several run files in one process per CPU when they
+#: hold this many bytes together (about 0.3 s of reading in one process).
+AUTO_RUN_BYTES = 8 << 20
+
+
+def reading_jobs(jobs: int | str, paths: Sequence[str | os.PathLike[str]]) -> int:
+    """How many processes read the run files ``paths``: one for a single file;
+    ``jobs`` for several, with ``auto`` one per CPU once they hold
+    :data:`AUTO_RUN_BYTES`.
+
+    >>> reading_jobs(4, ["run.txt"]), reading_jobs(4, ["a.txt", "b.txt"])
+    (1, 4)
+    """
+    if len(paths) < 2:
+        return 1
+    if jobs != AUTO:
+        return int(jobs)
+    size = 0
+    for path in paths:
+        with contextlib.suppress(OSError, ValueError):  # read_run reports these
+            size += os.stat(path).st_size
+    return cpu_count() if size >= AUTO_RUN_BYTES else 1
+
+
+def _read_file(options: EvalOptions, path: str | os.PathLike[str]) -> Run:
+    return read_run(path, order=options.order, dedup=options.dedup, trees=options.trees)
+
+
+def read_run_items(items: Sequence[tuple[str | None, object]], options: EvalOptions
+                   ) -> list[Run]:
+    """Every run of ``items`` (:func:`run_items`), in order: files read in
+    :func:`reading_jobs` processes (the first file's error is raised, as one
+    process reading them in order would), in-memory runs by
+    :func:`graphprum.io.objects.run_from_object`, named by their keys."""
+    paths = [run for _, run in items if is_path(run)]
+    check_stdin(paths)
+    for path in paths:  # a stream read once, here, before any worker is forked
+        if is_stream(path):
+            read_bytes(path)
+    files = iter(ordered_map(_read_file, options, paths, reading_jobs(options.jobs, paths)))
+    out: list[Run] = []
+    for i, (name, item) in enumerate(items):
+        if is_path(item):
+            found = [next(files)]
+        elif isinstance(item, Run):
+            found = [item]
+        elif is_frame(item) or isinstance(item, Mapping) or (
+                isinstance(item, Iterable) and not isinstance(item, bytes)):
+            kind = "DataFrame" if is_frame(item) else type(item).__name__
+            source = f"run {name!r}" if name is not None else f"runs[{i}] ({kind})"
+            found = run_from_object(item, source, name or f"run{i + 1}", order=options.order,
+                                    dedup=options.dedup, trees=options.trees)
+            if name is not None:
+                found = [r if len(found) == 1 else
+                         dataclasses.replace(r, tag=f"{name}/{r.tag}") for r in found]
+            out.extend(found)
+            continue
+        else:
+            raise UsageError(runs_expected(item))
+        out.extend(r if name is None else dataclasses.replace(r, tag=name) for r in found)
+    return out
 
 
 def read_qrels_like(qrels: QrelsLike) -> Qrels:
     """:class:`~graphprum.io.qrels.Qrels` from a path or an in-memory object."""
-    from graphprum.io.qrels import read_qrels
-
     if is_path(qrels):
         return read_qrels(qrels)
     if isinstance(qrels, bytes):
@@ -157,13 +234,9 @@ def as_store(store: StoreLike | None) -> Store | None:
     created), or the one a :class:`~graphprum.collection.Collection` holds."""
     if store is None:
         return None
-    from graphprum.store.base import Store
-
     if isinstance(store, Store):
         return store
     if is_path(store):
-        from graphprum.store import open_store
-
         return open_store(store, create=False)
     inner = getattr(store, "store", None)
     if isinstance(inner, Store):
@@ -187,8 +260,6 @@ def _source_texts(store: Store) -> Callable[[str], str]:
         return read[doc]
 
     def _read(doc: str) -> str:
-        from graphprum.loaders.xml import text_content
-
         if doc not in where:
             return ""  # a document the store lacks: reported with the others
         source, length = where[doc]
@@ -216,15 +287,11 @@ def read_passages(passages: PassagesLike, store: Store | None, options: EvalOpti
                              f"graphprum.assessments.read_assessments; got "
                              f"{type(passages).__name__}")
         return passages
-    from graphprum.assessments import read_assessments
-
     doc_text = _source_texts(store) if options.offsets == "bytes" and store is not None \
         else None
     out = read_assessments(passages, store, units=options.offsets, end=options.ends, warn=warn,
                            doc_text=doc_text)
     if out.unknown:
-        from graphprum.assessments import doc_line
-
         doc, line = out.unknown[0]
         line = line or doc_line(passages, {"name": doc})
         names = ", ".join(repr(d) for d, _ in out.unknown[:5])

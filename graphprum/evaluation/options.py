@@ -40,6 +40,8 @@ from graphprum.errors import UsageError
 
 #: Values of ``order`` (DESIGN §1.3).
 ORDERS = ("score", "rank")
+#: Values of ``unknown``: what result ids the store does not hold do.
+UNKNOWN = ("error", "skip")
 #: Values of ``offsets``.
 OFFSETS = ("chars", "bytes")
 #: INEX 2006 tasks whose rules ``task`` checks.
@@ -90,16 +92,20 @@ class EvalOptions:
     strict: bool = _option(
         False, "Unknown qrels ids (and, with --task, breaking the task's rules) are an error.",
         "--strict/--no-strict")
+    unknown: str = _option(
+        "error", "Result ids the store does not hold: error (the default) refuses a run whose "
+        "ids are mostly not in the store and counts the odd one as a non-relevant result, with "
+        "a note; skip drops them before ranking (the results after them move up) and says "
+        "how many per run, in a note and in the tsv, csv and json output.", "--unknown")
     offsets: str = _option("chars", "Passage offsets count 'chars' (default) or UTF-8 'bytes'.",
                            "--offsets")
     inclusive_ends: bool = _option(
         False, "Passage END offsets are inclusive (default exclusive).",
         "--inclusive-ends/--no-inclusive-ends")
     jobs: int | str = _option(
-        AUTO, "Evaluate topics in N processes, or auto (the default): in one process per "
-        "CPU when the topics left are estimated to take long enough to pay for the workers "
-        "(same results either way; the commands run one OpenBLAS thread per process unless "
-        "OPENBLAS_NUM_THREADS, MKL_NUM_THREADS or OMP_NUM_THREADS is set).", "--jobs", "-j")
+        AUTO, "Evaluate chunks of topics (and read several run files) in N processes, or "
+        "auto (the default): one per CPU once the runs hold 150,000 results in the qrels' "
+        "topics (8 MB of run files), else one; the same results either way.", "--jobs", "-j")
     force: bool = _option(
         False, "Start a PRUM(exact=mc) simulation even when its estimated cost (samples x "
         "ranked results) is above 1e10 steps, about 10 minutes.", "--force")
@@ -177,6 +183,8 @@ class EvalOptions:
                              f"relevant)")
         if self.order not in ORDERS:
             raise UsageError(f"unknown run order {self.order!r}; expected 'score' or 'rank'")
+        if self.unknown not in UNKNOWN:
+            raise UsageError(f"--unknown {self.unknown!r}: choose error or skip")
         if self.offsets not in OFFSETS:
             raise UsageError(f"--offsets {self.offsets!r}: choose chars or bytes")
         if isinstance(self.jobs, str) and self.jobs != AUTO:

@@ -3,7 +3,8 @@
 :func:`~graphprum.evaluation.core.run_evaluation` builds the rows; the
 Python API turns them into a pandas DataFrame (:meth:`ResultRows.to_frame`),
 the command line writes them as they are (:mod:`graphprum.results`), so an
-``eval`` that prints TSV never loads pandas.
+``eval`` never loads pandas (half a second of import: the one import made
+where it is used, in the functions that make a DataFrame).
 
 Examples
 --------
@@ -19,8 +20,9 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
 COLUMNS = ["run", "measure", "topic", "value"]
 #: One row: run, measure, topic, value, standard error (NaN where there is none).
 Row = tuple[str, str, str, float, float]
+#: Where the results ``unknown="skip"`` dropped per run are told: the
+#: DataFrame's ``attrs`` key, and the name in the output's metadata.
+SKIPPED = "unknown_skipped"
 #: A row as printed: run, measure, topic, value.
 PrintedRow = tuple[str, str, str, float]
 
@@ -54,25 +59,28 @@ class ResultRows:
         then has a ``stderr`` column, and printed results ``NAME stderr`` rows.
     absent : frozenset of (run, topic)
         The topics a run lacks, evaluated on an empty ranking (trec_eval -c).
+    skipped : dict of str to int, or None
+        With ``unknown="skip"``: per run, the results dropped because the
+        store does not hold their ids (None otherwise).
     """
 
     rows: list[Row]
     simulated: bool = False
-    #: (run, topic) of the topics a run lacks, evaluated on an empty ranking (-c).
     absent: frozenset[tuple[str, str]] = frozenset()
+    skipped: Mapping[str, int] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def without_summary(self) -> ResultRows:
         """The rows of single topics only (no ``all`` rows; trec_eval -n)."""
-        return ResultRows([r for r in self.rows if r[2] != "all"], self.simulated, self.absent)
+        return dataclasses.replace(self, rows=[r for r in self.rows if r[2] != "all"])
 
     def without_absent(self) -> ResultRows:
         """Without the rows of topics a run lacks (their values still count in
         ``all``): trec_eval prints none for them."""
-        return ResultRows([r for r in self.rows if (r[0], r[2]) not in self.absent],
-                          self.simulated, self.absent)
+        return dataclasses.replace(self, rows=[r for r in self.rows
+                                               if (r[0], r[2]) not in self.absent])
 
     def printed(self) -> list[PrintedRow]:
         """The rows as the command line prints them: after the rows of a
@@ -80,12 +88,17 @@ class ResultRows:
         return printed_rows(self.rows)
 
     def to_frame(self) -> pd.DataFrame:
-        """A pandas DataFrame: :data:`COLUMNS`, and ``stderr`` when a measure is simulated."""
-        import pandas as pd
+        """A pandas DataFrame: :data:`COLUMNS`, and ``stderr`` when a measure is
+        simulated; ``attrs[SKIPPED]`` holds :attr:`skipped` when there is one."""
+        import pandas as pd  # only for a DataFrame (module notes)
 
         if self.simulated:
-            return pd.DataFrame(self.rows, columns=[*COLUMNS, "stderr"])
-        return pd.DataFrame([r[:4] for r in self.rows], columns=COLUMNS)
+            df = pd.DataFrame(self.rows, columns=[*COLUMNS, "stderr"])
+        else:
+            df = pd.DataFrame([r[:4] for r in self.rows], columns=COLUMNS)
+        if self.skipped is not None:
+            df.attrs[SKIPPED] = dict(self.skipped)
+        return df
 
 
 def printed_rows(rows: Sequence[tuple[object, ...]]) -> list[PrintedRow]:
@@ -105,3 +118,24 @@ def printed_rows(rows: Sequence[tuple[object, ...]]) -> list[PrintedRow]:
             pending.append((run, stderr_name(measure), topic, err))  # type: ignore[arg-type]
     out.extend(pending)
     return out
+
+
+def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its ``stderr`` column turned into rows of their own, as the
+    command line prints them: after the rows of a simulated measure, rows
+    ``NAME stderr`` (:func:`~graphprum.evaluation.rows.printed_rows`).
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame([("r", "AP", "all", 0.5, float("nan")),
+    ...                    ("r", "PRUM(exact=mc)", "1", 0.25, 0.01),
+    ...                    ("r", "PRUM(exact=mc)", "all", 0.25, 0.01)],
+    ...                   columns=[*COLUMNS, "stderr"])
+    >>> stderr_rows(df)["measure"].tolist()
+    ['AP', 'PRUM(exact=mc)', 'PRUM(exact=mc)', 'PRUM(exact=mc) stderr', 'PRUM(exact=mc) stderr']
+    """
+    import pandas as pd  # only for a DataFrame (module notes)
+
+    if "stderr" not in df.columns:
+        return df
+    rows = printed_rows(list(df[[*COLUMNS, "stderr"]].itertuples(index=False)))
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,45 +1,56 @@
-"""One topic, every run: the user-model measures of :mod:`graphprum.evaluation`.
+"""Topics, every run: what one piece of work of :mod:`graphprum.evaluation` computes.
 
-Topics are evaluated one after the other (or in forked processes,
-:mod:`graphprum.pool`), all runs of a topic together: the units
-the topic's measures may read are pulled from the store once and shared by
-the runs, ids are resolved once per (run, topic), and what depends on the
-topic only (INEX recall-bases, :class:`~graphprum.context.CacheKind` with
-``topic_level``) is computed once and shared by the runs' contexts.
+The work is cut into chunks of consecutive topics (:func:`evaluate_chunk`),
+evaluated one after the other or in forked processes
+(:func:`graphprum.workers.ordered_map`); a chunk's values do not depend on
+the other chunks, so the table is the same whatever ``jobs`` says.  For a
+topic, all runs together (:func:`evaluate_topic`): the units the topic's
+measures may read are pulled from the store once and shared by the runs,
+ids are resolved once per (run, topic), and what depends on the topic only
+(INEX recall-bases, :class:`~graphprum.context.CacheKind` with
+``topic_level``) is computed once and shared by the runs' contexts.  The
+classical measures of a chunk are computed for each run by one call into
+trec_eval's code (:func:`classical_values`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from graphprum.assessments import TopicAssessment
 from graphprum.context import CacheDict, TopicCache, TopicContext, topic_ids
 from graphprum.errors import UsageError
-from graphprum.evaluation.rows import stderr_name
-
-if TYPE_CHECKING:
-    from graphprum.assessments import TopicAssessment
-    from graphprum.io.qrels import Qrels
-    from graphprum.io.runs import Run
-    from graphprum.measures.registry import Family, MeasureSpec
-    from graphprum.navigation.base import NavigationModel
-    from graphprum.store.base import Store, UnitView
+from graphprum.evaluation.options import EvalOptions
+from graphprum.io.qrels import Qrels
+from graphprum.io.runs import Run
+from graphprum.measures.classical import compute_classical
+from graphprum.measures.registry import Family, MeasureSpec
+from graphprum.navigation.base import NavigationModel
+from graphprum.store.base import Store, UnitView
 
 #: Prefix of the id that stands in a ranking for a result the store does not
 #: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it.
 UNKNOWN_PREFIX = "\x00not-in-store\x00"
 
-__all__ = ["UNKNOWN_PREFIX", "Job", "TopicOutput", "evaluate_topic", "prepare_ranking",
-           "stderr_name", "topic_assessment"]
+__all__ = ["UNKNOWN_PREFIX", "ChunkOutput", "ClassicalValues", "Job", "TopicOutput",
+           "classical_values", "evaluate_chunk", "evaluate_topic", "prepare_ranking",
+           "topic_assessment"]
+
+#: Per run, measure name -> topic -> value of the classical measures.
+ClassicalValues = list[dict[str, dict[str, float]]]
 
 
 @dataclass(frozen=True)
 class Job:
-    """Everything the evaluation of one topic needs (inherited by forked workers).
+    """Everything the evaluation of a chunk of topics needs (inherited by
+    forked workers, never pickled).
 
-    ``measures`` are the user-model measures with their families; classical
-    measures are computed over whole runs elsewhere.
+    ``specs`` are every measure asked for, in order: ``measures`` the
+    user-model ones with their families, ``classical`` the names computed by
+    trec_eval's code; ``judged_unknown`` the judged ids the store does not
+    hold (a classical measure counts a result among them as non-relevant);
+    ``skipped`` per run the result ids dropped (``unknown="skip"``).
     """
 
     runs: Sequence[Run]
@@ -47,13 +58,14 @@ class Job:
     topics: Sequence[str]
     models: Sequence[NavigationModel]
     measures: Sequence[tuple[MeasureSpec, Family]]
-    ideal_min: float
+    classical: Sequence[str]
+    specs: Sequence[MeasureSpec]
+    options: EvalOptions
     collection_size: float
     store: Store | None
-    trees: bool
     assessments: Mapping[str, TopicAssessment] | None
-    judged_only: bool = False
-    max_results: int | None = None
+    judged_unknown: frozenset[str] = frozenset()
+    skipped: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -66,6 +78,16 @@ class TopicOutput:
     stderr: list[dict[str, float]]
     unknown: list[list[str]]
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ChunkOutput:
+    """What a chunk of topics gave: one :class:`TopicOutput` per topic (none
+    when nothing but classical measures is asked for and there is no store)
+    and the classical values of every run over its topics."""
+
+    topics: list[TopicOutput]
+    classical: ClassicalValues
 
 
 def prepare_ranking(ids: Sequence[str], judged: Mapping[str, float],
@@ -94,12 +116,26 @@ def topic_assessment(assessments: Mapping[str, TopicAssessment] | None,
     mention (so its INEX measures score 0), None without assessments."""
     if assessments is None:
         return None
-    found = assessments.get(topic)
-    if found is None:
-        from graphprum.assessments import TopicAssessment
+    return assessments.get(topic) or TopicAssessment(topic)
 
-        found = TopicAssessment(topic)
-    return found
+
+def evaluate_chunk(job: Job, topics: Sequence[str],
+                   progress: Callable[[float], None] | None = None) -> ChunkOutput:
+    """The user-model measures of every run on each of ``topics``, and the
+    classical measures of every run over them; ``progress(n)`` as ``n`` of
+    the topics are done (fractions of a topic during simulations)."""
+    outs: list[TopicOutput] = []
+    if job.measures or job.store is not None:
+        for k, topic in enumerate(topics):
+            tick = None if progress is None else _shifted(progress, k)
+            outs.append(evaluate_topic(job, topic, tick))
+            if progress is not None:
+                progress(k + 1)
+    return ChunkOutput(outs, classical_values(job, topics) if job.classical else [])
+
+
+def _shifted(progress: Callable[[float], None], by: float) -> Callable[[float], None]:
+    return lambda f: progress(by + f)
 
 
 def evaluate_topic(job: Job, topic: str,
@@ -110,6 +146,7 @@ def evaluate_topic(job: Job, topic: str,
     (:meth:`~graphprum.store.base.Store.view`) and shared by every run.
     ``tick(fraction of the topic)`` is handed to simulations."""
     shared: CacheDict = {}
+    opts = job.options
     assessment = topic_assessment(job.assessments, topic)
     out = TopicOutput([], [], [])
     view: UnitView | None = None
@@ -117,33 +154,28 @@ def evaluate_topic(job: Job, topic: str,
     judged = job.qrels[topic]
     if store is not None:
         rankings = [run.ranked(topic) for run in job.runs]
-        trees = [u for run in job.runs if job.trees
+        trees = [u for run in job.runs if opts.trees
                  for t in (run.trees or {}).get(topic) or [] for u in t]
         ids = topic_ids(rankings, judged, [trees] if trees else None)
         view = store.view(ids, assessment.docs if assessment is not None else [])
     for ri, run in enumerate(job.runs):
         ranked = run.ranked(topic)
-        if job.max_results is not None:
-            ranked = ranked[:job.max_results]
+        if opts.max_results is not None:
+            ranked = ranked[:opts.max_results]
         missing: list[str] = []
         if view is not None and ranked:
             rows = view.resolve(ranked)
             missing = [u for u, r in zip(ranked, rows, strict=True) if r < 0]
         out.unknown.append(missing)
-        if missing or job.judged_only:
-            ranked = prepare_ranking(ranked, judged, set(missing), judged_only=job.judged_only)
-        progress = None
-        if tick is not None:
-            n_runs = len(job.runs)
-
-            def progress(f: float, ri: int = ri, n: int = n_runs) -> None:
-                tick((ri + f) / n)
+        if missing or opts.judged_only:
+            ranked = prepare_ranking(ranked, judged, set(missing), judged_only=opts.judged_only)
         ctx = TopicContext(
             topic=topic, ranked=ranked, qrels=judged, models=list(job.models),
-            ideal_min=job.ideal_min, collection_size=job.collection_size,
-            store=store, trees=(run.trees or {}).get(topic) if job.trees else None,
+            ideal_min=opts.ideal_min, collection_size=job.collection_size,
+            store=store, trees=(run.trees or {}).get(topic) if opts.trees else None,
             assessments=assessment, cache=TopicCache(shared),
-            view=view, exh_spec=job.qrels.exh_spec.get(topic), progress=progress,
+            view=view, exh_spec=job.qrels.exh_spec.get(topic),
+            progress=None if tick is None else _run_tick(tick, ri, len(job.runs)),
         )
         # a topic the run lacks is evaluated on an empty ranking (trec_eval -c)
         values: dict[str, float] = {}
@@ -164,3 +196,76 @@ def evaluate_topic(job: Job, topic: str,
         out.values.append(values)
         out.stderr.append(errors)
     return out
+
+
+def _run_tick(tick: Callable[[float], None], ri: int, n: int) -> Callable[[float], None]:
+    """The progress of run ``ri`` of ``n`` on a topic, as a fraction of the topic."""
+    return lambda f: tick((ri + f) / n)
+
+
+def classical_values(job: Job, topics: Sequence[str]) -> ClassicalValues:
+    """Per run, the classical measures' values on ``topics``, computed by one
+    call into trec_eval's code for all the runs
+    (:func:`graphprum.measures.classical.compute_classical`): each (run,
+    topic) is a topic of its own there, named ``RUN-INDEX\\x1fTOPIC``
+    (trec_eval reads topic ids as C strings, which end at a NUL).
+
+    A topic's values depend on its own ranking and judgements only, so any
+    cut of the topics into chunks gives the values of one call over them
+    all (the grades' scale of graded qrels aside: :func:`prepare_job
+    <graphprum.evaluation.job.prepare_job>` checks every grade first, so
+    that an error names the qrels' topic and line, and the scale a chunk's
+    graded REL values are put on changes no value of a measure that accepts
+    them); but trec_eval's code is not called on
+    rankings that are all empty (it would fail) and gives them no value
+    (num_rel among them), so a chunk whose rankings are all empty gets one
+    topic of the job with results beside them (:func:`_with_results`),
+    whose values are dropped.
+    """
+    opts = job.options
+    rankings: dict[str, list[str]] = {}
+    qrels: dict[str, Mapping[str, float]] = {}
+    missing: list[str] = []
+    for ri, run in enumerate(job.runs):
+        for topic in topics:
+            if opts.complete or topic in run.topics:
+                key = f"{ri}\x1f{topic}"
+                rankings[key] = _classical_ranking(job, run, topic)
+                qrels[key] = job.qrels[topic]
+                if topic not in run.topics:
+                    missing.append(key)
+    borrowed = _with_results(job) if not any(rankings.values()) else {}
+    for key, ranking in borrowed.items():
+        rankings[key], qrels[key] = ranking, job.qrels[key.split("\x1f", 1)[1]]
+    # results first: trec_eval's code fails when the first ranking it reads is empty
+    rankings = dict(sorted(rankings.items(), key=lambda item: not item[1]))
+    values = compute_classical(job.classical, rankings, qrels,
+                               relevance_level=opts.relevance_level, missing=missing,
+                               qrels_path=job.qrels.path or None)
+    out: ClassicalValues = [{name: {} for name in values} for _ in job.runs]
+    for name, per in values.items():
+        for key, value in per.items():
+            if key not in borrowed:
+                run_index, topic = key.split("\x1f", 1)
+                out[int(run_index)][name][topic] = value
+    return out
+
+
+def _classical_ranking(job: Job, run: Run, topic: str) -> list[str]:
+    """The ranking of ``topic`` a classical measure sees: ids the store does not
+    hold count as non-relevant (only those the qrels judge make a difference)."""
+    return prepare_ranking(run.ranked(topic), job.qrels[topic], job.judged_unknown,
+                           max_results=job.options.max_results,
+                           judged_only=job.options.judged_only)
+
+
+def _with_results(job: Job) -> dict[str, list[str]]:
+    """The first (run, topic) of the job with results a classical measure
+    sees, as :func:`classical_values` names it (none: no run has any)."""
+    for topic in job.topics:
+        for ri, run in enumerate(job.runs):
+            if topic in run.topics:
+                ranking = _classical_ranking(job, run, topic)
+                if ranking:
+                    return {f"{ri}\x1f{topic}": ranking}
+    return {}

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING
+
+from lxml import etree
 
 from graphprum.errors import InputError
 from graphprum.io.lines import (
@@ -49,9 +50,6 @@ from graphprum.io.lines import (
 )
 from graphprum.io.ranking import RankedTopic, Run, ranked_topic
 from graphprum.io.xpaths import normalise_xpath
-
-if TYPE_CHECKING:
-    from lxml import etree
 
 __all__ = ["inex_doc", "normalise_xpath", "read_inex_run"]
 
@@ -79,10 +77,12 @@ _normalise_cached = functools.lru_cache(maxsize=1 << 16)(normalise_xpath)
 
 def _child_line(result: etree._Element, name: str) -> int | None:
     """Source line of the first child ``name`` of ``result`` (for messages)."""
+    line: int | None = result.sourceline
     for child in result:
         if _local(child) == name:
-            return child.sourceline
-    return result.sourceline
+            line = child.sourceline
+            break
+    return line
 
 
 def _local(el: etree._Element) -> str:
@@ -127,8 +127,6 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
         ``file``/``path``, a bad path, rank or rsv, a rank given for only
         some results of a topic, a duplicate, no results; naming the line.
     """
-    from lxml import etree  # only when an XML run is read
-
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True,
                              remove_comments=True, remove_pis=True)
     try:
@@ -147,15 +145,12 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
     if tag is None or not tag.strip():
         raise InputError(path, root.sourceline,
                          "expected a run-id attribute on <inex-submission>")
-    run = Run(tag=tag.strip(), path=str(path))
     with gc_paused():
         topics = _walk(path, root, dedup, doc_prefix)
-    for topic, acc in topics.items():
-        if acc.ids:
-            run.topics[topic] = _ordered(path, topic, acc)
-    if not run.topics:
+    ranked = {topic: _ordered(path, topic, acc) for topic, acc in topics.items() if acc.ids}
+    if not ranked:
         raise InputError(path, None, "empty run: no <result> elements")
-    return run
+    return Run(tag=tag.strip(), topics=ranked, path=str(path))
 
 
 def _walk(path: PathArg, root: etree._Element, dedup: bool,

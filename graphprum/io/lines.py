@@ -137,7 +137,11 @@ def read_text(path: PathArg) -> str:
     ...
     graphprum.errors.InputError: ...bad.txt:2: not UTF-8: byte 0xff at column 5
     """
-    data = read_bytes(path)
+    return decode_text(path, read_bytes(path))
+
+
+def decode_text(path: PathArg, data: bytes) -> str:
+    """``data``, the bytes of ``path``, decoded as :func:`read_text` decodes them."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -351,6 +355,15 @@ def find_line(path: PathArg, match: Callable[[list[str]], bool], sep: str | None
         if match(fields):
             return line
     return 0
+
+
+def starts_with(key: list[str]) -> Callable[[list[str]], bool]:
+    """A test for :func:`find_line`: whether a line's fields begin with ``key``.
+
+    >>> starts_with(["1", "a"])(["1", "a", "0.5"]), starts_with(["1", "a"])(["1"])
+    (True, False)
+    """
+    return lambda fields: fields[:len(key)] == key
 
 
 @contextmanager

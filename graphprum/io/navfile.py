@@ -29,7 +29,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, ascii_number, find_line, parse_int, read_lines, read_text
+from graphprum.io.lines import (
+    PathArg,
+    ascii_number,
+    find_line,
+    parse_int,
+    read_lines,
+    read_text,
+    starts_with,
+)
 
 Pair = tuple[str, str]
 
@@ -118,7 +126,7 @@ def read_nav(path: PathArg) -> NavTable:
         p = parse_probability(path, line, p_text)
         if (source, target) in pairs:
             key = [topic, source, target] if width == 4 else [source, target]
-            first = find_line(path, lambda f, k=key: f[: len(k)] == k, sep="\t")
+            first = find_line(path, starts_with(key), sep="\t")
             where = f" of topic {topic!r}" if width == 4 else ""
             raise InputError(path, line, f"duplicate pair {source!r} -> {target!r}{where} "
                                          f"(first on line {first})")

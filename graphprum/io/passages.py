@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graphprum.errors import InputError
-from graphprum.io.lines import PathArg, find_line, parse_int, read_lines
+from graphprum.io.lines import PathArg, find_line, parse_int, read_lines, starts_with
 
 _LAYOUT = "TOPIC DOC START END or TOPIC DOC BEP OFFSET"
 
@@ -91,7 +91,7 @@ def read_passages(path: PathArg) -> PassageQrels:
             if offset < 0:
                 raise InputError(path, line, f"expected OFFSET an integer >= 0, got {b!r}")
             if assessment.bep is not None:
-                first = find_line(path, lambda f, k=[topic, doc, "BEP"]: f[:3] == k)
+                first = find_line(path, starts_with([topic, doc, "BEP"]))
                 raise InputError(path, line, f"second BEP for document {doc!r} of topic "
                                              f"{topic!r} (first on line {first})")
             assessment.bep = offset

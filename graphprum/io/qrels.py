@@ -28,6 +28,7 @@ Qrels({'1': {'d1': 2.0, 'd2': 0.0}, '2': {'d1': 0.5}})
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 
@@ -85,11 +86,21 @@ def parse_rel(path: PathArg, line: int, text: str) -> float:
     ...
     graphprum.errors.InputError: q:8: expected REL ... (ASCII digits), got '1_0'
     """
-    rel = ascii_number(text)
-    if rel is None or not math.isfinite(rel) or (not rel.is_integer() and not 0 <= rel <= 1):
+    rel = _rel_value(text)
+    if rel is None:
         odd = not text.isascii() or "_" in text
         hint = " (ASCII digits)" if odd and any(c.isdigit() for c in text) else ""
         raise InputError(path, line, f"expected {_REL}{hint}, got {text!r}")
+    return rel
+
+
+@functools.lru_cache(maxsize=4096)
+def _rel_value(text: str) -> float | None:
+    """REL as :func:`parse_rel` takes it, or None; qrels write few distinct
+    values (0, 1, 2), each parsed once."""
+    rel = ascii_number(text)
+    if rel is None or not math.isfinite(rel) or (not rel.is_integer() and not 0 <= rel <= 1):
+        return None
     return rel
 
 

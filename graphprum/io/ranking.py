@@ -1,20 +1,38 @@
 """A run in memory: the results of every topic in evaluation order
-(:class:`Run`, :class:`RankedTopic`) and the orders trec_eval and INEX use.
+(:class:`Run`, :class:`RankedTopic`, :class:`TopicTable`) and the orders
+trec_eval and INEX use (:func:`ranked_table`).
 
 Every reader of runs (TREC text, INEX XML, in-memory tables) produces these.
+trec_eval sorts a topic's results by SCORE descending, ties by ID descending
+(``comp_sim_docno``), comparing scores as C ``float``: 1.0 and 1.00000001
+tie (numpy's ``astype(float32)`` is C's cast; beyond its range, an
+infinity).  Ids are compared as bytes of UTF-8, which is Python's order of
+``str``.  ``order="rank"`` sorts by RANK ascending, ties by the score rule.
+
+Examples
+--------
+>>> import numpy as np
+>>> table = ranked_table(["1"], np.zeros(3, np.int32), ["a", "b", "c"],
+...                      np.array([1.0, 1.00000001, 2.0]), np.array([3, 2, 1]))
+>>> table["1"].ids, table["1"].scores.tolist()
+(['c', 'b', 'a'], [2.0, 1.00000001, 1.0])
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphprum.errors import UsageError
-from graphprum.io.order import rank_order, trec_order
+from graphprum.io.columns import from_numpy, from_strings, to_numpy
 
-__all__ = ["ORDERS", "RankedTopic", "Run", "check_order", "rank_order", "ranked_topic",
-           "trec_order"]
+__all__ = ["ORDERS", "RankedTopic", "Run", "TopicTable", "check_order", "ranked_table",
+           "ranked_topic", "without_ids"]
 
 ORDERS = ("score", "rank")
 
@@ -25,53 +43,30 @@ class RankedTopic:
     Attributes
     ----------
     ids : list of str
-        Unit ids, best first.
+        Unit ids, best first (made from the run's columns when read: a
+        run read from a file keeps its ids as one Arrow column).
     scores : numpy.ndarray of float64
         SCORE (or INEX ``rsv``; NaN when absent) of each id, as written.
     ranks : numpy.ndarray of int64
         RANK (or INEX ``rank``; the position when absent) of each id, as written.
-
-    A topic that came through a pickle (a run read in a worker) keeps its
-    ids as the one string they were sent as until ``ids`` is first read:
-    the parent that receives a run splits none of them, and the worker
-    that evaluates the topic splits only its own, into objects of its
-    own (not pages shared with the parent, which every reference count
-    would copy).  The parent of ``--jobs`` evaluates topics too: it keeps
-    their ids split, as ``--jobs 1`` keeps every topic's.
     """
 
-    __slots__ = ("_ids", "_joined", "ranks", "scores")
+    __slots__ = ("_ids", "ranks", "scores")
 
-    def __init__(self, ids: list[str], scores: np.ndarray, ranks: np.ndarray) -> None:
-        self._ids: list[str] | None = ids
-        self._joined: str | None = None
+    def __init__(self, ids: Sequence[str] | pa.StringArray, scores: np.ndarray,
+                 ranks: np.ndarray) -> None:
+        self._ids = ids if isinstance(ids, pa.Array) else list(ids)
         self.scores = scores
         self.ranks = ranks
-
-    @classmethod
-    def from_joined(cls, joined: str, scores: np.ndarray, ranks: np.ndarray) -> RankedTopic:
-        """A topic whose ``len(scores)`` ids are ``joined`` by newlines (none
-        holds one), split when first read.
-
-        >>> RankedTopic.from_joined("a\\nb", np.zeros(2), np.arange(2)).ids
-        ['a', 'b']
-        """
-        topic = cls.__new__(cls)
-        topic._ids, topic._joined = None, joined
-        topic.scores, topic.ranks = scores, ranks
-        return topic
 
     @property
     def ids(self) -> list[str]:
         """Unit ids, best first."""
-        if self._ids is None:
-            self._ids = self._joined.split("\n") if self._joined is not None else []
-            self._joined = None
-        return self._ids
-
-    @ids.setter
-    def ids(self, ids: list[str]) -> None:
-        self._ids, self._joined = ids, None
+        if isinstance(self._ids, list):
+            return self._ids
+        if pa.types.is_large_binary(self._ids.type):  # (ids that are not valid UTF-8)
+            return [b.decode("utf-8", "surrogatepass") for b in self._ids.to_pylist()]
+        return self._ids.to_pylist()  # type: ignore[no-any-return]
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -87,32 +82,87 @@ class RankedTopic:
     def __repr__(self) -> str:
         return f"RankedTopic(ids={self.ids!r}, scores={self.scores!r}, ranks={self.ranks!r})"
 
-    def __getstate__(self) -> tuple[str | list[str], np.ndarray, np.ndarray]:
-        """Pickled compactly, the ids as one string (a run read in a worker
-        comes back to the parent pickled: 10x faster than a list of strings),
-        unless an id holds a newline.
 
-        >>> import pickle
-        >>> t = RankedTopic(["a", "b\\nc", ""], np.zeros(3), np.arange(3))
-        >>> pickle.loads(pickle.dumps(t)).ids, t.__getstate__()[0] == t.ids
-        (['a', 'b\\nc', ''], True)
-        >>> back = pickle.loads(pickle.dumps(RankedTopic(["a", "b"], np.zeros(2), np.arange(2))))
-        >>> back._joined, len(back), back.ids, back._joined
-        ('a\\nb', 2, ['a', 'b'], None)
-        """
-        if self._ids is None and self._joined is not None:
-            return self._joined, self.scores, self.ranks
-        joined = "\n".join(self.ids)
-        if self.ids and joined.count("\n") == len(self.ids) - 1:
-            return joined, self.scores, self.ranks
-        return self.ids, self.scores, self.ranks
+class TopicTable(Mapping[str, RankedTopic]):
+    """Every topic's results as columns, topic after topic, each in evaluation
+    order (:func:`ranked_table` makes it): about 20 bytes per result beside
+    its id's characters.  ``table[topic]`` is a :class:`RankedTopic` over
+    its rows.
 
-    def __setstate__(self, state: tuple[str | list[str], np.ndarray, np.ndarray]) -> None:
-        ids, self.scores, self.ranks = state
-        if isinstance(ids, str):
-            self._ids, self._joined = None, ids
-        else:
-            self._ids, self._joined = ids, None
+    Parameters
+    ----------
+    topics : list of str
+        The topics, in order of first appearance.
+    starts : numpy.ndarray of int64
+        ``len(topics) + 1`` offsets: topic ``k`` holds rows ``starts[k]`` to
+        ``starts[k + 1]``.
+    ids : pyarrow.Array
+        Strings (binary for ids that are not valid UTF-8).
+    scores : numpy.ndarray of float64
+    ranks : numpy.ndarray of int64
+    """
+
+    def __init__(self, topics: list[str], starts: np.ndarray, ids: pa.StringArray,
+                 scores: np.ndarray, ranks: np.ndarray) -> None:
+        self.topics = topics
+        self.starts = starts
+        self.ids = ids
+        self.scores = scores
+        self.ranks = ranks
+        self._where = {t: k for k, t in enumerate(topics)}
+
+    def __getitem__(self, topic: str) -> RankedTopic:
+        k = self._where[topic]
+        a, b = int(self.starts[k]), int(self.starts[k + 1])
+        return RankedTopic(self.ids.slice(a, b - a), self.scores[a:b], self.ranks[a:b])
+
+    def __contains__(self, topic: object) -> bool:
+        return topic in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.topics)
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    def select(self, keep: np.ndarray) -> TopicTable:
+        """The table with only the rows where ``keep`` (booleans, one per row) holds;
+        topics left with no row go."""
+        of_row = np.repeat(np.arange(len(self.topics)), np.diff(self.starts))
+        counts = np.bincount(of_row[keep], minlength=len(self.topics))
+        kept = [t for t, n in zip(self.topics, counts.tolist(), strict=True) if n]
+        starts = np.concatenate([[0], np.cumsum(counts[counts > 0])]).astype(np.int64)
+        return TopicTable(kept, starts, pc.filter(self.ids, from_numpy(keep)),
+                          self.scores[keep], self.ranks[keep])
+
+
+def ranked_table(topics: list[str], codes: np.ndarray, ids: Sequence[str] | pa.StringArray,
+                 scores: np.ndarray, ranks: np.ndarray, order: str = "score") -> TopicTable:
+    """The results of a run (one row each: its topic's index in ``topics``,
+    its id, SCORE and RANK) grouped by topic in ``topics``' order, each
+    topic in evaluation order (module notes); ``order`` is checked by the caller.
+
+    >>> table = ranked_table(["1"], np.zeros(3, np.int32), ["a", "b", "c"],
+    ...                      np.array([0.1, 0.2, 0.3]), np.array([2, 1, 2]), order="rank")
+    >>> table["1"].ids
+    ['b', 'c', 'a']
+    """
+    column = ids if isinstance(ids, pa.Array) else from_strings(ids)
+    with np.errstate(over="ignore"):  # beyond float32: an infinity, as trec_eval's (float)
+        s32 = scores.astype(np.float32)
+    keys = {"topic": from_numpy(codes), "score": from_numpy(s32), "id": column}
+    by = [("topic", "ascending"), ("score", "descending"), ("id", "descending")]
+    if order == "rank":
+        keys["rank"] = from_numpy(ranks)
+        by.insert(1, ("rank", "ascending"))
+    table = pa.Table.from_arrays(list(keys.values()), names=list(keys))
+    rows = pc.sort_indices(table, sort_keys=by)
+    counts = np.bincount(codes, minlength=len(topics)) if len(codes) else \
+        np.zeros(len(topics), np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    at = to_numpy(rows)
+    return TopicTable(list(topics), starts, pc.take(column, rows),
+                      scores[at], ranks[at])
 
 
 @dataclass
@@ -123,8 +173,9 @@ class Run:
     ----------
     tag : str
         TAG column (TREC) or ``run-id`` attribute (INEX XML).
-    topics : dict of str to RankedTopic
-        Topics in order of first appearance in the file.
+    topics : mapping of str to RankedTopic
+        Topics in order of first appearance in the file (a
+        :class:`TopicTable` for a TREC file).
     trees : dict of str to list of list of str, or None
         Tree runs only: per topic the retrieved trees in rank order.  Then
         ``topics`` holds each topic's distinct units in order of first
@@ -136,7 +187,7 @@ class Run:
     """
 
     tag: str
-    topics: dict[str, RankedTopic] = field(default_factory=dict)
+    topics: Mapping[str, RankedTopic] = field(default_factory=dict)
     trees: dict[str, list[list[str]]] | None = None
     path: str = ""
     notes: list[str] = field(default_factory=list)
@@ -148,6 +199,39 @@ class Run:
 
     def __len__(self) -> int:
         return len(self.topics)
+
+
+def without_ids(run: Run, known: Callable[[list[str]], np.ndarray]) -> tuple[Run, list[str]]:
+    """``run`` without the results whose ids ``known(ids)`` (booleans, one per
+    id) says no, every topic's others moving up; and the ids dropped, in
+    evaluation order (a tree run loses them from its trees too).
+
+    >>> run = Run("r", {"1": RankedTopic(["a", "x", "b"], np.zeros(3), np.arange(3))})
+    >>> kept, dropped = without_ids(run, lambda ids: np.array([u != "x" for u in ids]))
+    >>> kept.ranked("1"), dropped
+    (['a', 'b'], ['x'])
+    """
+    topics = run.topics
+    if isinstance(topics, TopicTable):
+        ids = topics.ids.to_pylist()
+        keep = np.asarray(known(ids), bool)
+        dropped = [u for u, k in zip(ids, keep.tolist(), strict=True) if not k]
+        kept: Mapping[str, RankedTopic] = topics.select(keep)
+    else:
+        dropped, ranked = [], {}
+        for topic, results in topics.items():
+            ids = results.ids
+            keep = np.asarray(known(ids), bool) if ids else np.zeros(0, bool)
+            dropped.extend(u for u, k in zip(ids, keep.tolist(), strict=True) if not k)
+            if keep.any():
+                ranked[topic] = RankedTopic([u for u, k in zip(ids, keep.tolist(), strict=True)
+                                             if k], results.scores[keep], results.ranks[keep])
+        kept = ranked
+    gone = set(dropped)
+    trees = None if run.trees is None else {
+        topic: [kept_tree for tree in forest if (kept_tree := [u for u in tree if u not in gone])]
+        for topic, forest in run.trees.items()}
+    return dataclasses.replace(run, topics=kept, trees=trees), dropped
 
 
 def check_order(order: str) -> None:

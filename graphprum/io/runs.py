@@ -23,6 +23,17 @@ same id are a duplicate.  RANK and SCORE are written with ASCII digits (SCORE ma
 as trec_eval's ``atof`` reads it).  Fields after the sixth are ignored, as
 trec_eval does, with a note in :attr:`Run.notes`.
 
+Reading: one fast pass reads the file into columns with pyarrow's CSV
+reader, a block at a time (:func:`read_columns`; about 20 bytes per line
+beside the ids' characters, kept as one Arrow column); it takes files whose
+lines hold six fields split by single spaces (or single tabs), comment
+lines aside, and refuses anything else: other white space (a field pyarrow
+would keep whole and Python split), a carriage return not ending a line, a
+number written otherwise than the careful pass allows, a duplicate (unless
+``dedup``), a second TAG, ids to normalise, tree runs.  A refused file is
+read by the careful pass, line by line, which names the line of any problem
+(:func:`_parse_careful`).  Both give the same run.
+
 Tree runs (``trees=True``, for SR): all lines of a topic with one RANK form
 one tree, trees are ranked by RANK ascending, units inside a tree keep file
 order; a unit may appear in several trees, a repeat inside one tree is an
@@ -46,52 +57,56 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import BinaryIO
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 from graphprum.errors import InputError, UsageError
+from graphprum.io.columns import from_numpy, release, to_numpy
+from graphprum.io.inex_run import read_inex_run
 from graphprum.io.lines import (
+    DECIMAL,
+    INTEGER,
     PathArg,
+    decode_text,
     expect_count,
     find_line,
     gc_paused,
+    is_stream,
     iter_lines,
     parse_float,
     parse_int,
-    read_text,
+    read_bytes,
+    sniff,
 )
 from graphprum.io.ranking import (
     ORDERS,
     RankedTopic,
     Run,
+    TopicTable,
     check_order,
-    rank_order,
+    ranked_table,
     ranked_topic,
-    trec_order,
 )
-from graphprum.io.trec_slices import SliceRun, is_xml, read_slice, trec_run_slices
-from graphprum.io.trec_slices import TopicLines as _Topic
-from graphprum.io.trec_slices import parse_fast as _parse_fast
 from graphprum.io.xpaths import is_positional_id, normalise_id
 
 __all__ = [
     "ORDERS",
     "RankedTopic",
     "Run",
+    "TopicTable",
     "check_order",
     "is_xml",
-    "merge_run_slices",
-    "rank_order",
-    "ranked_topic",
+    "read_columns",
     "read_run",
     "read_trec_run",
-    "read_trec_slice",
     "run_from_columns",
     "run_lines",
-    "run_of_slice",
-    "trec_order",
-    "trec_run_slices",
     "write_run",
 ]
 
@@ -110,12 +125,14 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
         inside one tree), an empty file; always naming ``file:line``.
     """
     check_order(order)
-    text = read_text(path)
+    fast = None if trees else read_columns(_plain_file(path) or read_bytes(path), order, dedup)
+    if fast is not None:
+        return Run(tag=fast[0], topics=fast[1], path=str(path))
     extra: list[int] = []
+    text = decode_text(path, read_bytes(path))
     with gc_paused():
-        fast = _parse_fast(text, trees)
-        tag, topics = fast if fast is not None else \
-            _parse_careful(path, text, dedup, trees, extra)
+        tag, topics = _parse_careful(path, text, dedup, trees, extra)
+    del text
     if tag is None:
         raise InputError(path, None, f"empty run: no result lines {_LAYOUT}")
     run = _finish(path, tag, topics, order, dedup, trees)
@@ -127,92 +144,199 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     return run
 
 
-def read_trec_slice(path: PathArg, start: int, end: int, order: str = "score") -> Run | None:
-    """The run of the lines in bytes ``[start, end)`` of a TREC run file, or
-    None when anything there needs :func:`read_trec_run`'s careful reading (a
-    malformed line, a duplicate, bytes that are not UTF-8, ...).  Join the
-    slices with :func:`merge_run_slices`; :func:`trec_run_slices` makes them."""
-    check_order(order)
-    part = read_slice(path, start, end, order)
-    return run_of_slice(path, part) if part is not None else None
-
-
-def run_of_slice(path: PathArg, part: SliceRun) -> Run:
-    """The :class:`Run` of :func:`~graphprum.io.trec_slices.read_slice`'s
-    result (read in a worker, perhaps): its columns become numpy arrays
-    without a copy, its ids stay one string until a topic's are first read.
-
-    >>> import tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "run")
-    >>> _ = open(p, "w").write("1 Q0 a 1 0.5 t\\n1 Q0 b 2 0.75 t\\n")
-    >>> run = run_of_slice(p, read_slice(p, 0, 32))
-    >>> run.ranked("1"), run.topics["1"].scores.tolist(), run.path == p
-    (['b', 'a'], [0.75, 0.5], True)
-    """
-    run = Run(tag=part.tag, path=str(path))
-    for topic, (joined, scores, ranks) in part.topics.items():
-        run.topics[topic] = RankedTopic.from_joined(joined, np.frombuffer(scores, np.float64),
-                                                    np.frombuffer(ranks, np.int64))
-    return run
-
-
-def merge_run_slices(path: PathArg, slices: Sequence[Run | None],
-                     order: str = "score") -> Run | None:
-    """One run from the runs of consecutive slices of one file
-    (:func:`read_trec_slice`), as :func:`read_trec_run` reads the whole file
-    (without ``dedup`` or ``trees``); None when a slice was None, the slices
-    have different TAGs, or an id repeats across them: then the careful
-    reading names the line.
-
-    >>> import tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "run")
-    >>> _ = open(p, "w").write("1 Q0 a 1 3 t\\n1 Q0 b 2 2 t\\n2 Q0 c 1 1 t\\n1 Q0 z 9 9 t\\n")
-    >>> parts = [read_trec_slice(p, a, b) for a, b in trec_run_slices(p, 3)]
-    >>> run = merge_run_slices(p, parts)
-    >>> run.ranked("1") == read_trec_run(p).ranked("1") == ["z", "a", "b"]
-    True
-    """
-    if not slices or any(r is None for r in slices) \
-            or len({r.tag for r in slices if r is not None}) != 1:
+def _plain_file(path: PathArg) -> str | None:
+    """``path`` when pyarrow may read it itself (a regular file of text with
+    no comment line and no carriage return: one pass over its blocks), so
+    that its bytes are never held whole; None for anything else (standard
+    input, gzip, a file that cannot be read: :func:`read_bytes` reads those)."""
+    if is_stream(path):
         return None
-    merged = Run(tag=slices[0].tag)  # type: ignore[union-attr]
-    for part in slices:
-        assert part is not None
-        for topic, ranked in part.topics.items():
-            before = merged.topics.get(topic)
-            if before is None:
-                merged.topics[topic] = ranked
-                continue
-            ids = before.ids + ranked.ids
-            if len(set(ids)) < len(ids):
+    try:
+        with open(path, "rb") as f:
+            block = f.read(1 << 20)
+            if block.startswith(b"\x1f\x8b") or block.lstrip(b"\xef\xbb\xbf").startswith(b"#"):
                 return None
-            scores = np.concatenate([before.scores, ranked.scores]).tolist()
-            ranks = np.concatenate([before.ranks, ranked.ranks]).tolist()
-            positions = trec_order(ids, scores) if order == "score" else \
-                rank_order(ids, scores, ranks)
-            merged.topics[topic] = ranked_topic(ids, scores, ranks, positions)
-    merged.path = str(path)
-    return merged
+            while block:
+                if b"\r" in block or b"\n#" in block:
+                    return None
+                more = f.read(1 << 20)
+                block = block[-1:] + more if more else b""
+    except OSError:
+        return None
+    return os.fspath(path)
+
+
+#: What the careful pass splits fields at (Python's white space, ``str.split``)
+#: and pyarrow keeps in a field, or an empty field: such an id is read carefully.
+_SPACE = (r"^$|[ \t\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}"
+          r"\x{2029}\x{202f}\x{205f}\x{3000}]")
+_COLUMNS = ["topic", "q0", "id", "rank", "score", "tag"]
+_WORDS = pa.dictionary(pa.int32(), pa.string())
+#: The numbers the careful pass takes (:data:`graphprum.io.lines.DECIMAL`, an infinity).
+_RANK = f"^{INTEGER.pattern}$"
+_SCORE = f"^(?:{DECIMAL.pattern}|(?i:[+-]?inf(?:inity)?))$"
+
+
+def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
+                 ) -> tuple[str, TopicTable] | None:
+    """The TAG and the ranked topics of TREC run text (``source``: its bytes,
+    or a plain file's name, :func:`_plain_file`) read in one vectorised pass
+    (module notes), or None when the careful pass must read it: the lines
+    are split at single spaces (or tabs, when the first line holds one) by
+    pyarrow's CSV reader, the numbers checked against the careful pass's
+    rules and the other fields for white space; a duplicate (TOPIC, ID) is
+    dropped with ``dedup``, the first line in file order kept.
+
+    >>> tag, table = read_columns(b"1 Q0 a 1 0.5 t\\n# a comment\\n1 Q0 b 2 0.75 t\\n")
+    >>> tag, table["1"].ids, table["1"].scores.tolist()
+    ('t', ['b', 'a'], [0.75, 0.5])
+    >>> read_columns(b"1 Q0 a 1 nan t\\n") is None, read_columns(b"1 Q0 a  1 2 t\\n") is None
+    (True, True)
+    """
+    if isinstance(source, bytes):
+        data = source.removeprefix(b"\xef\xbb\xbf")
+        if data.startswith(b"#") or b"\n#" in data:  # comment lines
+            data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
+        if data.count(b"\r") != data.count(b"\r\n"):  # a line end pyarrow sees, not Python
+            return None
+        columns = _read_text(pa.py_buffer(data), data.lstrip(b"\r\n").split(b"\n", 1)[0])
+    else:
+        with open(source, "rb") as f:  # (not pyarrow's: a name need not be UTF-8)
+            first = f.readline()
+            f.seek(0)
+            columns = _read_text(f, first)
+    if columns is None:
+        return None
+    tag, topics, codes, ids, scores, ranks = columns
+    keep = _first_of_each(codes, ids)
+    if keep is not None:
+        if not dedup:
+            return None  # the careful pass names both lines
+        codes, ids, scores, ranks = codes[keep], pc.filter(ids, from_numpy(keep)), \
+            scores[keep], ranks[keep]
+    firsts = np.full(len(topics), len(codes))
+    np.minimum.at(firsts, codes, np.arange(len(codes)))
+    if not all(is_positional_id(u) for u in ids.take(from_numpy(firsts)).to_pylist()):
+        return None  # ids to normalise: read carefully
+    table = ranked_table(topics, codes, ids, scores, ranks, order)
+    release()  # what the reading took and left
+    return tag, table
+
+
+def _read_text(source: pa.Buffer | BinaryIO, first: bytes) -> Columns | None:
+    """:func:`_read_batches` of pyarrow's CSV reader over ``source``, fields
+    split at tabs when the ``first`` line holds one, else at spaces."""
+    try:
+        batches = pa_csv.open_csv(
+            source, read_options=pa_csv.ReadOptions(column_names=_COLUMNS, use_threads=False,
+                                                    block_size=BLOCK_BYTES),
+            parse_options=pa_csv.ParseOptions(delimiter="\t" if b"\t" in first else " ",
+                                              quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={"topic": _WORDS, "q0": _WORDS, "id": pa.string(),
+                              "rank": pa.string(), "score": pa.string(), "tag": _WORDS},
+                null_values=[], strings_can_be_null=False))
+        return _read_batches(batches)
+    except pa.ArrowInvalid:  # a line without 6 fields, bytes not UTF-8, a RANK beyond 64 bits
+        return None
+
+
+#: The bytes of a file pyarrow reads at a time (a batch of lines).
+BLOCK_BYTES = 8 << 20
+
+#: The columns of a run file as read: TAG, the topics in order of first
+#: appearance, each line's topic (its index), ID, SCORE and RANK.
+Columns = tuple[str, list[str], np.ndarray, pa.StringArray, np.ndarray, np.ndarray]
+
+
+def _read_batches(batches: pa_csv.CSVStreamingReader) -> Columns | None:
+    """The columns of the batches of lines pyarrow reads (a block of the file
+    at a time, so that only its numbers and ids are kept), or None when a
+    field is not what the careful pass would read the same way (module notes)."""
+    topics: dict[str, int] = {}
+    tags: set[str] = set()
+    codes, ids, scores, ranks = [], [], [], []
+    for batch in batches:
+        words = [batch.column(name).dictionary.to_pylist() for name in ("topic", "q0", "tag")]
+        if not all(v and v.split() == [v] for values in words for v in values):
+            return None  # an empty field, or white space pyarrow keeps in one
+        tags.update(words[2])
+        rank_text, score_text, id_column = (batch.column(name) for name in ("rank", "score", "id"))
+        if len(tags) > 1 or _any_match(id_column, _SPACE) or not _all_match(rank_text, _RANK) \
+                or not _all_match(score_text, _SCORE):
+            return None
+        local = np.array([topics.setdefault(t, len(topics)) for t in words[0]], np.int32)
+        codes.append(local[to_numpy(batch.column("topic").indices)])
+        ids.append(id_column)
+        ranks.append(to_numpy(pc.cast(rank_text, pa.int64())))
+        scores.append(to_numpy(pc.cast(score_text, pa.float64())))
+        del batch, rank_text, score_text
+        release()  # the batch's text
+    if not codes:
+        return None  # no line: the careful pass says the run is empty
+    return (tags.pop(), list(topics), np.concatenate(codes),
+            pa.concat_arrays(ids), np.concatenate(scores), np.concatenate(ranks))
+
+
+def _any_match(texts: pa.Array, pattern: str) -> bool:
+    return bool(pc.any(pc.match_substring_regex(texts, pattern)).as_py())
+
+
+def _all_match(texts: pa.Array, pattern: str) -> bool:
+    return bool(pc.all(pc.match_substring_regex(texts, pattern)).as_py())
+
+
+def _first_of_each(codes: np.ndarray, ids: pa.StringArray) -> np.ndarray | None:
+    """None when every (topic, id) is on one line; else which lines to keep
+    (booleans) so that each is kept on its first line only."""
+    table = pa.Table.from_arrays([from_numpy(codes), ids], names=["topic", "id"])
+    order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("id", "ascending")])
+    if len(order) < 2:
+        return None
+    rows = to_numpy(order)
+    sorted_ids = pc.take(ids, order)
+    same = (codes[rows[1:]] == codes[rows[:-1]]) & \
+        to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1)))
+    if not same.any():
+        return None
+    keep = np.ones(len(codes), bool)
+    keep[rows[1:][same]] = False  # the sort is stable: the first line of each comes first
+    return keep
+
+
+class _Topic:
+    """The fields of one topic's lines while reading, in file order."""
+
+    __slots__ = ("ids", "ranks", "scores", "seen")
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.scores: list[float] = []
+        self.ranks: list[int] = []
+        self.seen: dict[object, None] = {}
 
 
 def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, dedup: bool,
             trees: bool) -> Run:
     """The :class:`Run` of the lines read: ids normalised, topics ordered (or trees built)."""
     _normalise_ids(source, topics, dedup, trees)
-    run = Run(tag=tag)
     if trees:
-        run.trees = {}
+        run = Run(tag=tag, trees={})
+        ranked: dict[str, RankedTopic] = {}
+        assert run.trees is not None
         for topic, acc in topics.items():
-            run.trees[topic], run.topics[topic] = _build_trees(acc)
+            run.trees[topic], ranked[topic] = _build_trees(acc)
             _check_one_document(source, topic, run.trees[topic])
+        run.topics = ranked
         return run
-    for topic, acc in topics.items():
-        if order == "score":
-            positions = trec_order(acc.ids, acc.scores)
-        else:
-            positions = rank_order(acc.ids, acc.scores, acc.ranks)
-        run.topics[topic] = ranked_topic(acc.ids, acc.scores, acc.ranks, positions)
-    return run
+    kept = list(topics.items())
+    sizes = [len(acc.ids) for _, acc in kept]
+    codes = np.repeat(np.arange(len(kept), dtype=np.int32), sizes)
+    ids = [u for _, acc in kept for u in acc.ids]
+    scores = np.array([s for _, acc in kept for s in acc.scores], np.float64)
+    ranks = np.array([r for _, acc in kept for r in acc.ranks], np.int64)
+    return Run(tag=tag, topics=ranked_table([t for t, _ in kept], codes, ids, scores, ranks,
+                                            order))
 
 
 #: Names a result of an in-memory run in error messages, by its position
@@ -458,6 +582,11 @@ def _build_trees(acc: _Topic) -> tuple[list[list[str]], RankedTopic]:
     return trees, ranked_topic(ids, acc.scores, acc.ranks, list(first.values()))
 
 
+def is_xml(path: PathArg) -> bool:
+    """Whether the file's first non-blank character is ``<`` (an INEX XML run)."""
+    return sniff(path, 64).startswith(b"<")
+
+
 def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bool = False,
              doc_prefix: str = "") -> Run:
     """Read a run, TREC text or INEX 2006 XML, told apart by content.
@@ -488,8 +617,6 @@ def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bo
         if trees:
             raise UsageError(f"{path}: tree runs (--trees) must use the TREC layout, "
                              "not INEX XML")
-        from graphprum.io.inex_run import read_inex_run  # lxml, only for XML runs
-
         return read_inex_run(path, dedup=dedup, doc_prefix=doc_prefix)
     return read_trec_run(path, order=order, dedup=dedup, trees=trees)
 

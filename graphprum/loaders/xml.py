@@ -49,6 +49,7 @@ from lxml import etree
 from graphprum.errors import InputError, UsageError
 from graphprum.loaders.names import check_document_id, utf8_path, walk_error
 from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
+from graphprum.workers import can_fork, ordered_map
 
 #: How every XML file is parsed: no DTD loading and no network, internal
 #: entities resolved, no libxml2 size limits.
@@ -871,7 +872,7 @@ def iter_xml_batches(files: list[XmlFile], links: LinkRules | LinkSpec | None = 
 
     With ``jobs`` > 1 and at least :data:`PARALLEL_MIN_BYTES` of XML, runs
     of consecutive files (:func:`file_pieces`) are parsed in ``jobs``
-    forked workers (:func:`graphprum.pool.fork_imap`) and their batches
+    forked workers (:func:`graphprum.workers.ordered_map`) and their batches
     come back pickled, in file order: the same documents, the same errors
     (the first bad file in file order), ``on_file`` called for the same
     files in the same order; only where batches end differs, which no store
@@ -888,18 +889,16 @@ def iter_xml_batches(files: list[XmlFile], links: LinkRules | LinkSpec | None = 
         if parsed.error is not None:
             raise parsed.error
         return
-    from graphprum.pool import fork_imap
-
     here = [_parsed_here(piece) for piece in pieces]
 
-    def parse(k: int) -> _ParsedFiles | None:
+    def parse(_: None, k: int) -> _ParsedFiles | None:
         if here[k]:
             return None
         parsed = _parse_files(pieces[k], links, skip_bad, batch_units)
         parsed.batches = list(parsed.batches)
         return parsed
 
-    with contextlib.closing(fork_imap(parse, range(len(pieces)), jobs)) as results:
+    with contextlib.closing(ordered_map(parse, None, range(len(pieces)), jobs)) as results:
         for piece, parsed in zip(pieces, results, strict=True):
             if parsed is None:  # one big file: its batches one at a time, as with one job
                 parsed = _parse_files(piece, links, skip_bad, batch_units, on_file,
@@ -932,8 +931,6 @@ def file_pieces(files: list[XmlFile], jobs: int) -> list[list[XmlFile]] | None:
     """
     if jobs <= 1 or len(files) < 2:
         return None
-    from graphprum.pool import can_fork
-
     if not can_fork():
         return None
     sizes = []

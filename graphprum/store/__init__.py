@@ -8,34 +8,17 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from graphprum.errors import StoreError, UsageError, printable
+from graphprum.store.base import Store
+from graphprum.store.local import LocalStore
 from graphprum.store.uri import is_uri, looks_like_bolt, parse_store_uri
-
-if TYPE_CHECKING:
-    from graphprum.store.base import Store
-    from graphprum.units import UnitTable
+from graphprum.units import UnitTable
 
 DEFAULT_STORE = "graphprum-store"
 
 __all__ = ["DEFAULT_STORE", "Store", "UnitTable", "default_location", "open_store",
            "store_exists"]
-
-
-def __getattr__(name: str) -> Any:
-    """``Store`` and ``UnitTable``, imported when first asked for: finding
-    where the store is (:func:`store_exists`) needs no numpy, and
-    ``graphprum eval`` asks before it forks the readers of its runs."""
-    if name == "Store":
-        from graphprum.store.base import Store
-
-        return Store
-    if name == "UnitTable":
-        from graphprum.units import UnitTable
-
-        return UnitTable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_location(location: str | os.PathLike[str] | None = None) -> str:
@@ -69,14 +52,14 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
                          f"(bolt://HOST:PORT); for a directory, begin its name with ./")
     if is_uri(text):
         uri = parse_store_uri(text)  # UsageError for unknown schemes, bad ports ...
-        from graphprum.store.bolt import BoltStore
+        from graphprum.store.bolt import BoltStore  # the neo4j driver: 1.5 s of import
 
-        return BoltStore(uri)
+        # BoltStore.derive_partitions types its second value a dict, the protocol a
+        # list (store/bolt is another helper's): mypy cannot match them yet
+        return BoltStore(uri)  # type: ignore[return-value]
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # LadybugDB takes its path as UTF-8 text
         raise StoreError(f"{printable(text)}: the store's directory name is not valid UTF-8; "
                          f"choose another name") from None
-    from graphprum.store.local import LocalStore
-
     return LocalStore(text, create=create, wait=wait)

@@ -59,6 +59,15 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "runs": runs}
 
 
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of about 300 results: the 7 topics make several, so that
+    ``jobs`` > 1 spreads them over processes."""
+    from graphprum.evaluation import core
+
+    monkeypatch.setattr(core, "CHUNK_RESULTS", 300)
+
+
 def _eval(data: dict, measures: list[str], nav: str, jobs: int,
           runs: list[Path] | None = None, warn=None) -> pd.DataFrame:
     return evaluate(runs or data["runs"], data["qrels"], measures, nav=[nav],
@@ -138,9 +147,29 @@ def test_topic_view_resolves_like_the_store(data: dict) -> None:
     assert view.resolve([]).tolist() == []
 
 
-def test_worker_errors_come_back_as_usage_errors(data: dict) -> None:
-    with pytest.raises(UsageError, match="exact=enum"):
-        _eval(data, ["PRUM(exact=enum)"], "structural", 2)
+def test_worker_errors_come_back_as_the_same_errors(data: dict) -> None:
+    """PRUM(exact=enum) refuses the rankings of these topics: the first
+    chunk's error, the same class and message in one process or in workers."""
+    errors = []
+    for jobs in (1, 2, 3):
+        with pytest.raises(UsageError, match="exact=enum") as err:
+            _eval(data, ["PRUM(exact=enum)"], "structural", jobs)
+        errors.append((type(err.value), str(err.value)))
+    assert errors[0] == errors[1] == errors[2]
+
+
+MIXES = {"user and classical": [*USER, "AP"],
+         "classical only": ["map", "P_10", "ndcg_cut_10", "num_rel", "nDCG@10", "R@100"],
+         "simulated": ["PRUM(exact=mc,samples=300)", "PRUM(r=1)"],
+         "success and SR": ["PRUM-success@1", "SR@5", "SRP@10"]}
+
+
+@pytest.mark.parametrize("mix", list(MIXES))
+def test_workers_give_the_serial_table_on_measure_mixes(data: dict, mix: str) -> None:
+    one = _eval(data, MIXES[mix], "structural", 1)
+    two = _eval(data, MIXES[mix], "structural", 2)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    assert (one["value"] > 0).any()
 
 
 @pytest.mark.parametrize("jobs", [0, -1, 1.5])
@@ -189,22 +218,30 @@ def test_progress_reports_every_topic_once(data: dict, jobs: int) -> None:
     assert calls == [(done, topics) for done in range(topics + 1)]
 
 
-def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monkeypatch) -> None:
-    """``jobs="auto"`` (the default): with the threshold at 0 s the topics
-    after the first two go to workers; the table is the sequential one and
-    progress reaches every topic once."""
-    from graphprum import pool
+def _chunks_spy(monkeypatch, size: int) -> list[tuple[int, int]]:
+    """Chunks of about ``size`` results; filled with (chunks, jobs) at each run of a job."""
     from graphprum.evaluation import core
 
-    forked: list[int] = []
-    real = pool.fork_map
+    seen: list[tuple[int, int]] = []
+    real = core.run_job
+    monkeypatch.setattr(core, "CHUNK_RESULTS", size)
 
-    def spy(func, items, jobs, done=None):
-        forked.append(len(items))
-        return real(func, items, jobs, done=done)
+    def spy(job, jobs, progress):
+        seen.append((len(core.topic_chunks(job)), jobs))
+        return real(job, jobs, progress)
 
-    monkeypatch.setattr(core, "fork_map", spy)
-    monkeypatch.setattr(core, "AUTO_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(core, "run_job", spy)
+    return seen
+
+
+def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monkeypatch) -> None:
+    """``jobs="auto"`` (the default): with the threshold at 0 results one
+    process per CPU; the table is the sequential one and progress reaches
+    every topic once."""
+    from graphprum.evaluation import core
+
+    seen = _chunks_spy(monkeypatch, 100)
+    monkeypatch.setattr(core, "AUTO_MIN_RESULTS", 0)
     monkeypatch.setattr(core, "cpu_count", lambda: 2)
     one = _eval(data, [*USER, "AP"], "structural", 1)
     calls: list[tuple[int, int]] = []
@@ -213,23 +250,19 @@ def test_auto_forks_when_the_work_pays_and_gives_the_same_table(data: dict, monk
                     progress=lambda d, t: calls.append((d, t)))
     pd.testing.assert_frame_equal(one, auto, check_exact=True)
     topics = len(read_qrels(data["qrels"]))
-    # two topics here; the rest in workers, with AP over each half of the topics
-    # as two more pieces (the first for the worker, the last for this process)
-    assert forked and forked[0] == topics - 2 + 2
+    assert seen[-1][1] == 2 and seen[-1][0] > 2  # several chunks, two processes
     assert [d for d, _ in calls] == list(range(topics + 1))
 
 
 def test_auto_stays_in_one_process_on_small_work(data: dict, monkeypatch) -> None:
     from graphprum.evaluation import core
 
-    forked: list[int] = []
-    monkeypatch.setattr(core, "fork_map", lambda *a, **k: forked.append(1))
-    monkeypatch.setattr(core, "AUTO_MIN_SECONDS", 1e9)
+    seen = _chunks_spy(monkeypatch, 100)
     monkeypatch.setattr(core, "cpu_count", lambda: 2)
     auto = evaluate(data["runs"], data["qrels"], ["PRUM"], jobs="auto")
     one = evaluate(data["runs"], data["qrels"], ["PRUM"], jobs=1)
     pd.testing.assert_frame_equal(one, auto, check_exact=True)
-    assert forked == []
+    assert [jobs for _, jobs in seen] == [1, 1]  # 2,500 results: below AUTO_MIN_RESULTS
 
 
 @pytest.mark.parametrize("jobs", ["many", "2x", ""])
@@ -267,54 +300,6 @@ def test_classical_measures_count_judged_ids_not_in_the_store_as_non_relevant(
     assert ap[ap.topic == "3"]["value"].iloc[0] < plain_ap  # the id did count without it
 
 
-def test_the_parent_leaves_the_workers_topics_unsplit(data: dict, monkeypatch) -> None:
-    """A run read in a worker comes back with each topic's ids as one string
-    (RankedTopic), split where the topic is evaluated: by the time the
-    topic workers fork, the parent has split only the topic it evaluated
-    itself, so each worker makes its topics' id strings in its own memory
-    (not in pages shared with the parent, which reference counts copy)."""
-    import pickle
-
-    from graphprum import pool
-    from graphprum.evaluation import core
-
-    runs = [pickle.loads(pickle.dumps(read_run(p))) for p in data["runs"]]
-    assert all(t._joined is not None for r in runs for t in r.topics.values())
-    split_at_fork: list[int] = []
-    real = pool.fork_map
-
-    def spy(func, items, jobs, done=None):
-        split_at_fork.append(sum(t._ids is not None for r in runs for t in r.topics.values()))
-        return real(func, items, jobs, done=done)
-
-    monkeypatch.setattr(core, "fork_map", spy)
-    got = evaluate(runs, data["qrels"], ["PRUM", "AP"], nav=["structural"],
-                   store=data["store"], jobs=2)
-    first = next(iter(read_qrels(data["qrels"])))  # evaluated here, in every run that has it
-    assert split_at_fork == [sum(first in r.topics for r in runs)]
-    assert split_at_fork[0] >= 1
-    expected = evaluate(data["runs"], data["qrels"], ["PRUM", "AP"], nav=["structural"],
-                        store=data["store"], jobs=1)
-    pd.testing.assert_frame_equal(got, expected, check_exact=True)
-
-
-def _classical_pieces(monkeypatch) -> list[int]:
-    """Filled, at each fork of topic workers, with the number of pieces of
-    work that are not topics (the classical measures)."""
-    from graphprum import pool
-    from graphprum.evaluation import core
-
-    pieces: list[int] = []
-    real = pool.fork_map
-
-    def spy(func, items, jobs, done=None):
-        pieces.append(sum(not isinstance(x, str) for x in items))
-        return real(func, items, jobs, done=done)
-
-    monkeypatch.setattr(core, "fork_map", spy)
-    return pieces
-
-
 CLASSICAL = ["AP", "P@5", "nDCG@10", "map", "P_10", "num_rel", "num_rel_ret", "recall_10",
              "Rprec", "bpref"]
 
@@ -322,38 +307,40 @@ CLASSICAL = ["AP", "P@5", "nDCG@10", "map", "P_10", "num_rel", "num_rel_ret", "r
 @pytest.mark.parametrize("options", [{}, {"complete": False}, {"judged_only": True},
                                      {"max_results": 3}, {"relevance_level": 2}],
                          ids=["default", "no-c", "J", "M3", "l2"])
-def test_classical_measures_in_two_halves_give_one_calls_values(
+def test_classical_measures_in_chunks_give_one_calls_values(
         data: dict, tmp_path: Path, monkeypatch, options: dict) -> None:
-    """With workers, the classical measures are computed in two halves of
-    the topics (the worker's and this process's); the table is the one of
-    ``jobs=1``, where one call computes them over every topic, under every
-    option that changes what a ranking holds.  A run lacking every topic of
-    a half keeps one piece (``_Classical.halves``: a call on empty rankings
-    alone would give no values), as does -J (it may empty a ranking)."""
+    """The classical measures are computed chunk by chunk (one call of
+    trec_eval's code per chunk and run), in one process or two; the table
+    is the one of a single chunk, where one call computes them over every
+    topic, under every option that changes what a ranking holds, and for a
+    run lacking every topic of some chunks (its chunks of empty rankings
+    borrow a topic with results: a call on empty rankings alone gives no
+    values)."""
+    from graphprum.evaluation import core
 
     topics = list(read_qrels(data["qrels"]))
     lacking = tmp_path / "lacking.txt"  # run 2 without the second half of the topics
     keep = set(topics[:len(topics) // 2])
     lacking.write_text("".join(line + "\n" for line in data["runs"][1].read_text().splitlines()
                                if line.split()[0] in keep))
-    pieces = _classical_pieces(monkeypatch)
-    for runs, halves in ((data["runs"], not options.get("judged_only")),
-                         ([data["runs"][0], lacking], False)):
-        one = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
-                       store=data["store"], jobs=1, **options)
-        two = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
-                       store=data["store"], jobs=2, **options)
-        pd.testing.assert_frame_equal(one, two, check_exact=True)
-        assert pieces.pop() == (2 if halves else 1)
-        assert (one[one.topic == "all"]["value"] > 0).sum() >= len(CLASSICAL)
+    for runs in (data["runs"], [data["runs"][0], lacking]):
+        monkeypatch.setattr(core, "CHUNK_RESULTS", 10**9)
+        whole = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
+                         store=data["store"], jobs=1, **options)
+        monkeypatch.setattr(core, "CHUNK_RESULTS", 1)  # a topic a chunk
+        for jobs in (1, 2):
+            got = evaluate(runs, data["qrels"], [*CLASSICAL, "PRUM"], nav=["structural"],
+                           store=data["store"], jobs=jobs, **options)
+            pd.testing.assert_frame_equal(whole, got, check_exact=True)
+        assert (whole[whole.topic == "all"]["value"] > 0).sum() >= len(CLASSICAL)
 
 
-def test_a_half_of_empty_rankings_keeps_the_classical_measures_in_one_piece(
-        data: dict, monkeypatch) -> None:
-    """A run made in Python may hold a topic with no result: when every topic
-    of a half is such, pytrec_eval would not be called on that half (it
-    fails on rankings that are all empty), and num_rel would lose its value;
-    the measures stay one piece, and the table is that of one process."""
+def test_a_chunk_of_empty_rankings_gets_its_classical_values(data: dict, monkeypatch) -> None:
+    """A run made in Python may hold a topic with no result: in a chunk of
+    such topics alone, trec_eval's code would not be called (it fails on
+    rankings that are all empty), and num_rel would lose its value; the
+    table is that of one chunk."""
+    from graphprum.evaluation import core
     from graphprum.io.ranking import RankedTopic, Run
 
     topics = list(read_qrels(data["qrels"]))
@@ -362,10 +349,13 @@ def test_a_half_of_empty_rankings_keeps_the_classical_measures_in_one_piece(
     empty = Run(tag="empty-half", topics={
         t: (RankedTopic([], np.zeros(0), np.zeros(0, np.int64)) if t in second
             else whole.topics[t]) for t in topics})
-    pieces = _classical_pieces(monkeypatch)
-    got = {jobs: evaluate([empty], data["qrels"], ["num_rel", "AP", "PRUM"], nav=["structural"],
-                          store=data["store"], jobs=jobs) for jobs in (1, 2)}
-    pd.testing.assert_frame_equal(got[1], got[2], check_exact=True)
-    assert pieces == [1]
-    num_rel = got[2][(got[2].measure == "num_rel") & got[2].topic.isin(second)]
+    got = {}
+    for size, jobs in ((10**9, 1), (1, 1), (1, 2)):
+        monkeypatch.setattr(core, "CHUNK_RESULTS", size)
+        got[size, jobs] = evaluate([empty], data["qrels"], ["num_rel", "AP", "PRUM"],
+                                   nav=["structural"], store=data["store"], jobs=jobs)
+    for other in ((1, 1), (1, 2)):
+        pd.testing.assert_frame_equal(got[10**9, 1], got[other], check_exact=True)
+    table = got[1, 2]
+    num_rel = table[(table.measure == "num_rel") & table.topic.isin(second)]
     assert len(num_rel) == len(second) and (num_rel["value"] > 0).all()

@@ -10,7 +10,7 @@ import pytest
 
 from graphprum.api import compare, evaluate
 from graphprum.errors import UsageError
-from graphprum.evaluation.core import distinct_names
+from graphprum.evaluation.job import distinct_names
 from graphprum.io.ranking import Run
 
 QRELS = "1 0 a 1\n1 0 c 1\n2 0 b 1\n3 0 d 1\n"

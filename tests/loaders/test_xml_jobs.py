@@ -15,8 +15,8 @@ from graphprum.errors import InputError, StoreError
 from graphprum.loaders import xml as xml_loader
 from graphprum.loaders.xml import file_pieces, find_xml_files
 from graphprum.loading import load_xml
-from graphprum.pool import can_fork
 from graphprum.store.local import LocalStore
+from graphprum.workers import can_fork
 from tests.support import PLOS
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")
@@ -74,16 +74,14 @@ def test_small_collections_are_parsed_here(articles: Path) -> None:
 
 def test_workers_write_the_same_store(articles: Path, tmp_path: Path, in_workers: None,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphprum import pool
-
     forked: list[tuple[int, int]] = []
-    real = pool.fork_imap
+    real = xml_loader.ordered_map
 
-    def spy(func, items, jobs, window=None):  # type: ignore[no-untyped-def]
+    def spy(func, shared, items, jobs, ahead=None):  # type: ignore[no-untyped-def]
         forked.append((len(items), jobs))
-        return real(func, items, jobs, window)
+        return real(func, shared, items, jobs, ahead)
 
-    monkeypatch.setattr(pool, "fork_imap", spy)
+    monkeypatch.setattr(xml_loader, "ordered_map", spy)
     seen: dict[int, list[tuple[str, int]]] = {}
     for jobs in (1, 3):
         seen[jobs] = []
