@@ -86,7 +86,7 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
     links : str or list of str, optional
         ``TAG@ATTR`` (one or several): those elements become LINK edges to
         the target document (or the element its fragment names).  The
-        report's ``extra["links_matched"]`` says how many elements each
+        report's ``links_matched`` says how many elements each
         matched, and the store's link statistics count the links not
         stored (to a place in their own document only, leaving the root).
     replace : bool
@@ -134,9 +134,9 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
                                       link_stats=stats)
     report.skipped = skipped
     if specs:
-        report.extra.update(links_matched={s: counts.matched.get(s, 0) for s in
-                                           map(str, LinkRules.of(specs).specs)},
-                            **stats)
+        report.links_matched = {s: counts.matched.get(s, 0)
+                                for s in map(str, LinkRules.of(specs).specs)}
+        report.extra.update(stats)
     return report
 
 

@@ -536,7 +536,8 @@ class Names(Sequence[str]):
 @dataclass
 class LoadReport:
     """What a load did: documents and units added, documents replaced, links
-    stored, files skipped (``--skip-bad``), and loader statistics."""
+    stored, files skipped (``--skip-bad``), loader statistics, and the
+    elements each ``--links`` spec matched."""
 
     documents: int = 0
     elements: int = 0
@@ -545,6 +546,7 @@ class LoadReport:
     links: int = 0
     skipped: list[Any] = field(default_factory=list)
     extra: dict[str, int] = field(default_factory=dict)
+    links_matched: dict[str, int] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:

@@ -124,7 +124,7 @@ def load_xml(
                                   jobs=n_jobs)
     for s in report.skipped:
         print(f"graphprum: skipped {s}", file=sys.stderr)
-    for spec, n in report.extra.get("links_matched", {}).items():
+    for spec, n in report.links_matched.items():
         if not n:
             print(f"graphprum: warning: --links {spec} matched no element with that "
                   f"attribute", file=sys.stderr)

@@ -19,8 +19,8 @@ import typer
 
 from graphprum.cli.shared import (
     TABLE_FORMATS,
+    Format,
     choose_format,
-    format_option,
     note,
     open_store,
     sub_app,
@@ -47,7 +47,6 @@ Output = Annotated[Path | None, typer.Option(
     "--output", "-o", help="Write the run to this file (default: standard output).")]
 Tag = Annotated[str | None, typer.Option(help="TAG of the written run (default: the run's).")]
 RunFile = Annotated[Path, typer.Argument(metavar="RUN", help="A run file (TREC or INEX XML).")]
-Format = format_option()
 
 
 def write_run_to(run: Run, output: Path | None) -> None:
@@ -97,7 +96,7 @@ def check_command(
         help=f"INEX 2006 task whose rules are checked: {', '.join(TASKS)} (focused: no "
              "overlap; ric: no overlap, each article's results together; bic: one result "
              "per article).")],
-    fmt: Format = None,  # type: ignore[valid-type]  # an Annotated alias made at run time
+    fmt: Format = None,
     order: Order = "score",
     dedup: Dedup = False,
 ) -> None:

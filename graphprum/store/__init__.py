@@ -54,9 +54,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         uri = parse_store_uri(text)  # UsageError for unknown schemes, bad ports ...
         from graphprum.store.bolt import BoltStore  # the neo4j driver: 1.5 s of import
 
-        # BoltStore.derive_partitions types its second value a dict, the protocol a
-        # list (store/bolt is another helper's): mypy cannot match them yet
-        return BoltStore(uri)  # type: ignore[return-value]
+        return BoltStore(uri)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # LadybugDB takes its path as UTF-8 text

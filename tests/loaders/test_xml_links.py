@@ -45,7 +45,7 @@ def test_several_specs_ids_fragments_and_what_is_not_stored(write, tmp_path: Pat
     assert (info["links"], info["dangling_links"]) == (2, 1)
     assert info["link_stats"] == {"links_within_document": 1, "links_leaving_root": 0}
     assert report.links == 3
-    assert report.extra["links_matched"] == {"link@xref": 3, "gui@xref": 1}
+    assert report.links_matched == {"link@xref": 3, "gui@xref": 1}
 
 
 def test_the_last_spec_no_longer_wins(write, tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_tag_in_clark_notation_matches_by_namespace(write, tmp_path: Path) -> 
                              '<m:link xref="display"/></page>')  # another namespace
     store = MemoryStore()
     report = load_xml(store, pages(root), links=[f"{{{MAL}}}link@xref"])
-    assert report.extra["links_matched"] == {f"{{{MAL}}}link@xref": 3}
+    assert report.links_matched == {f"{{{MAL}}}link@xref": 3}
     assert store.links_of("other#/page[1]")[0] == []
     store = MemoryStore()
     load_xml(store, pages(root), links=["m:link@xref"])  # as written, with its prefix

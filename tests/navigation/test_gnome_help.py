@@ -58,7 +58,7 @@ def test_links_stored_are_the_xrefs_naming_a_page(store: LocalStore) -> None:
     assert info["links"] + info["dangling_links"] == len(to_page) == store.report.links
     assert info["dangling_links"] == len(dangling) == 3
     assert info["link_stats"]["links_within_document"] == within
-    assert store.report.extra["links_matched"] == {"link@xref": len(links),
+    assert store.report.links_matched == {"link@xref": len(links),
                                                    "gui@xref": len(guis)}
     # a link to page#section arrives at that section (its id attribute)
     named = [(p, x) for p, x in to_page if "#" in x and x.partition("#")[0] in names]
