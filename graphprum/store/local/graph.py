@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 from graphprum.errors import StoreError, UsageError
+from graphprum.store.cypher_guard import refuse_writes
 from graphprum.store.local.layout import read_strings
 from graphprum.store.local.strings import StringColumn
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
@@ -681,7 +682,16 @@ def _summary_frames(axpre: str, arrays: dict[str, np.ndarray], meta: dict[str, A
 
 
 class GraphReader:
-    """A generation's graph opened read-only, for queries."""
+    """A generation's graph opened read-only, for queries that only read.
+
+    LadybugDB's read-only mode refuses writes to the database but lets
+    ``COPY … TO``, ``EXPORT DATABASE``, ``LOAD FROM``, ``LOAD EXTENSION``,
+    ``INSTALL`` and ``CHECKPOINT`` run (the last writes files beside the
+    graph), and has no setting that turns them off; so every text is
+    checked first (:func:`~graphprum.store.cypher_guard.refuse_writes`),
+    however the store is reached (``graphprum query``, the API's
+    ``store.query``).
+    """
 
     def __init__(self, path: Path) -> None:
         lb = _import_ladybug()
@@ -693,7 +703,9 @@ class GraphReader:
 
     def query(self, text: str, params: dict[str, Any] | None = None,
               timeout: float | None = None) -> list[dict[str, Any]]:
-        """Rows of ``text`` as dicts; UsageError for Cypher the engine refuses."""
+        """Rows of ``text`` as dicts; UsageError for a text that does more
+        than read, and for Cypher the engine refuses."""
+        refuse_writes(text)
         if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
             self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
         try:
