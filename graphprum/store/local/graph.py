@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import shutil
 from collections.abc import Iterator
 from decimal import Decimal
 from json.encoder import encode_basestring
@@ -241,16 +243,25 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
                                                                    dict[str, Any]]],
           target: Path | None = None) -> Path:
     """Write the graph of generation ``gen`` to ``target`` (default
-    ``gen/graph.lbug``, via a temporary file renamed into place)."""
+    ``gen/graph.lbug``), whole or not at all.
+
+    The database is written in a directory of this build's own beside the
+    target (``graph.lbug.tmpPID/``), which also takes the files LadybugDB
+    writes next to a database (``.wal``, ``.shadow``, ``.wal.checkpoint``),
+    and renamed into place when complete; a build that fails (a full disk)
+    removes its directory at once, and leftovers of builds whose process is
+    gone (SIGKILL) are removed by the next one.
+    """
     lb = _import_ladybug()
     target = target or gen / GRAPH
-    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    for p in (tmp, tmp.with_name(tmp.name + ".wal")):
-        p.unlink(missing_ok=True)
+    _remove_stale_builds(target)
+    work = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(work, ignore_errors=True)
     try:
+        work.mkdir()
         # one checkpoint at the end: an automatic one after each COPY doubled the
         # cost of small loads
-        db = lb.Database(str(tmp), auto_checkpoint=False)
+        db = lb.Database(str(work / GRAPH), auto_checkpoint=False)
         try:
             conn = lb.Connection(db)
             _schema(conn)
@@ -259,21 +270,50 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
             conn.close()
         finally:
             db.close()
+        version = target.with_name(GRAPH_VERSION)
+        (work / GRAPH_VERSION).write_text(engine_version(), encoding="ascii")
+        os.replace(work / GRAPH_VERSION, version)  # first: a graph is never seen without it
+        os.replace(work / GRAPH, target)
     except BaseException as exc:
-        for p in (tmp, tmp.with_name(tmp.name + ".wal")):  # whatever failed
-            p.unlink(missing_ok=True)
+        shutil.rmtree(work, ignore_errors=True)  # whatever failed
         if type(exc) is not RuntimeError:  # not LadybugDB's (it reports I/O failures so)
             raise
         reason = " ".join(str(exc).split())
         reason = reason.split("Error: ")[-1] if "Cannot write" in reason else reason[:200]
         raise StoreError(f"{gen}: cannot write the graph for queries ({reason})") from None
-    tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-    version = target.with_name(GRAPH_VERSION)
-    vtmp = version.with_name(f"{version.name}.tmp{os.getpid()}")
-    vtmp.write_text(engine_version(), encoding="ascii")
-    os.replace(vtmp, version)  # first: a graph is never seen without its version
-    os.replace(tmp, target)
+    shutil.rmtree(work, ignore_errors=True)
     return target
+
+
+#: A build's own directory (or, before, its files) beside the graph.
+_BUILD = re.compile(re.escape(GRAPH) + r"\.tmp([0-9]+)(?:\..*)?")
+
+
+def _remove_stale_builds(target: Path) -> None:
+    """Remove what builds of ``target`` left whose process is gone."""
+    for p in target.parent.glob(f"{target.name}.tmp*"):
+        m = _BUILD.fullmatch(p.name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs (this one included).
+
+    >>> _alive(os.getpid())
+    True
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's, or not a pid: left alone
+    return True
 
 
 def add_summary(path: Path, axpre: str, arrays: dict[str, np.ndarray],
