@@ -40,6 +40,12 @@ Graph = Annotated[bool, typer.Option(
          "to the first query.")]
 
 
+FollowSymlinks = Annotated[bool, typer.Option(
+    "--follow-symlinks",
+    help="Also load symbolic links to files outside the loaded directory (by default "
+         "they are skipped with a note, as FIFOs and devices are).")]
+
+
 def build_graph(store: Any, wanted: bool) -> str:
     """Build the store's graph for Cypher after a load (unless not ``wanted``);
     the phrase the load's summary line ends with."""
@@ -53,6 +59,34 @@ def build_graph(store: Any, wanted: bool) -> str:
         note(f"note: {exc}; the first query will build it")
         return ""
     return f"; graph for queries in {time.perf_counter() - t0:.2f} s" if built else ""
+
+
+def finish(store: Any, graph: bool, line: str) -> None:
+    """Print a committed load's summary ``line``, with the graph for
+    queries built first (unless not ``graph``).  Interrupted while the graph
+    is built (Ctrl-C), it says what was kept: the load, whole; exit 130."""
+    try:
+        line += build_graph(store, graph)
+    except KeyboardInterrupt:
+        print(line)
+        print("graphprum: interrupted while building the graph for 'graphprum query': the "
+              "load above is kept, whole; the first query builds the graph", file=sys.stderr)
+        raise typer.Exit(130) from None
+    print(line)
+
+
+def print_skipped(skipped: list[Any], shown: int = 5) -> None:
+    """One line per file a load skipped, on stderr; past ``shown`` files
+    skipped for one same reason, the count of the others."""
+    by_reason: dict[str, list[Any]] = {}
+    for s in skipped:
+        by_reason.setdefault(s.message if s.line is None else str(s), []).append(s)
+    for reason, files in by_reason.items():
+        for s in files[:shown if len(files) > shown + 1 else len(files)]:
+            print(f"graphprum: skipped {s}", file=sys.stderr)
+        if len(files) > shown + 1:
+            print(f"graphprum: skipped {len(files) - shown:,} more files: {reason}",
+                  file=sys.stderr)
 
 
 def summary_names(store: Any) -> list[str]:
@@ -86,10 +120,16 @@ Wait = Annotated[float, typer.Option(
 @user_errors
 def load_xml(
     paths: Annotated[list[Path], typer.Argument(
-        help="XML files or directories (recursively *.xml).")],
+        help="XML files or directories (recursively *.xml, or --glob).")],
     links: Annotated[str | None, typer.Option(
         help="TAG@ATTR: these elements become LINK edges to the target document, e.g. "
              "collectionlink@{http://www.w3.org/1999/xlink}href")] = None,
+    glob: Annotated[list[str], typer.Option(
+        "--glob", metavar="PATTERN",
+        help="Which files of a directory are documents (a pattern of their names, e.g. "
+             "'*.page' for Mallard help; repeat for several; default '*.xml'); ids drop "
+             "the extension.")] = [],  # noqa: B006
+    follow_symlinks: FollowSymlinks = False,
     replace: Annotated[bool, typer.Option(help="Replace documents already stored.")] = False,
     skip_bad: Annotated[bool, typer.Option(
         help="Skip files that are not well-formed XML and list them.")] = False,
@@ -105,26 +145,30 @@ def load_xml(
     """Load XML documents: one unit per element, ids DOC#XPATH.
 
     A directory's files get ids relative to it (path without extension); a
-    file given directly gets its stem. Loading is all or nothing.
+    file given directly gets its stem. Only regular files inside a
+    directory are read: FIFOs, devices and symbolic links leaving it are
+    skipped with a note. Loading is all or nothing.
     """
-    from graphprum.loaders.xml import find_xml_files
+    from graphprum.loaders.xml import GLOB, find_xml_files
     from graphprum.loading import load_xml as load
 
     n_jobs = parse_jobs(jobs)
-    files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
+    globs = glob or [GLOB]
+    # fail fast on bad paths, and count for the bar
+    files = find_xml_files(paths, globs, follow_symlinks)
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:
         report = load(store, paths, links=links, replace=replace, skip_bad=skip_bad,
-                      on_file=lambda f, n: advance(1), jobs=n_jobs)
-    for s in report.skipped:
-        print(f"graphprum: skipped {s}", file=sys.stderr)
-    print(f"loaded {report.documents} documents, {report.elements} elements in "
-          f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
-          + (f", replaced {report.replaced}" if report.replaced else "")
-          + (f", skipped {len(report.skipped)} bad files" if report.skipped else "")
-          + (f", {report.links} links" if report.links else "")
-          + build_graph(store, graph))
+                      on_file=lambda f, n: advance(1), jobs=n_jobs, globs=globs,
+                      follow_symlinks=follow_symlinks)
+    print_skipped(report.skipped)
+    finish(store, graph,
+           f"loaded {report.documents} documents, {report.elements} elements in "
+           f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
+           + (f", replaced {report.replaced}" if report.replaced else "")
+           + (f", skipped {len(report.skipped)} files" if report.skipped else "")
+           + (f", {report.links} links" if report.links else ""))
     note_dropped_summaries(store, had)
 
 
@@ -135,6 +179,7 @@ def load_web(
     elements: Annotated[bool, typer.Option(
         help="Store each page's element tree (ids PAGE#XPATH) instead of one unit per "
              "page: the page's root element (PAGE#/html[1]) stands for the page.")] = False,
+    follow_symlinks: FollowSymlinks = False,
     replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
@@ -143,22 +188,30 @@ def load_web(
     """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
 
     Links are resolved as a browser would; links leaving the site or to
-    missing files are counted (see 'graphprum info') but not stored.
+    missing files are counted (see 'graphprum info') but not stored. Only
+    regular files inside ROOT are read: FIFOs, devices and symbolic links
+    leaving it are skipped with a note.
     """
-    total = sum(1 for p in Path(root).rglob("*") if p.suffix.lower() in (".html", ".htm")) \
-        if Path(root).is_dir() else 0
+    from graphprum.errors import InputError
+    from graphprum.loaders.web import SiteIndex
     from graphprum.loading import load_web as load
 
+    try:  # for the bar (the load names a bad root)
+        total = len(SiteIndex.scan(root, follow_symlinks).pages)
+    except InputError:
+        total = 0
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(total, "loading pages", quiet) as advance:
         report = load(store, root, elements=elements, replace=replace,
-                      on_file=lambda page, n: advance(1))
+                      on_file=lambda page, n: advance(1), follow_symlinks=follow_symlinks)
+    print_skipped(report.skipped)
     dropped = sum(report.extra.values())
-    print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
-          f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
-          f"pages/s); {dropped} links not stored (external, missing or outside)"
-          + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
+           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
+           f"pages/s); {dropped} links not stored (external, missing or outside)"
+           + (f", skipped {len(report.skipped)} files" if report.skipped else ""))
     note_dropped_summaries(store, had)
 
 
@@ -175,9 +228,9 @@ def load_links(
     store = open_store(wait=wait)
     had = summary_names(store)
     report = load(store, path)
-    print(f"loaded {report.links} links ({report.documents} new pages) in "
-          f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)"
-          + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.links} links ({report.documents} new pages) in "
+           f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)")
     note_dropped_summaries(store, had)
 
 
@@ -196,6 +249,7 @@ def load_video(
     store = open_store(wait=wait)
     had = summary_names(store)
     report = load(store, paths, replace=replace)
-    print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
-          f"in {report.seconds:.2f} s" + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.documents} videos, {report.elements - report.documents} segments "
+           f"in {report.seconds:.2f} s")
     note_dropped_summaries(store, had)

@@ -87,7 +87,8 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.loaders.names import check_document_id, utf8_path, walk_error
+from graphprum.loaders.files import Skipped, read_bytes, scan
+from graphprum.loaders.names import check_document_id, utf8_path
 from graphprum.loaders.xml import _sibling_positions, _word_counts
 from graphprum.units import (
     KIND_ELEMENT,
@@ -154,32 +155,41 @@ class SiteIndex:
     #: Resolved hrefs per page directory (filled by :class:`LinkResolver`).
     cache: dict[tuple[str, ...], dict[str, str]] = field(default_factory=dict)
 
+    #: Pages not loaded (not regular files, symbolic links leaving the root).
+    skipped: list[Skipped] = field(default_factory=list)
+
     @classmethod
-    def scan(cls, root: str | os.PathLike[str]) -> SiteIndex:
-        """Walk ``root`` once (sorted, symlinked directories not followed)."""
+    def scan(cls, root: str | os.PathLike[str], follow_symlinks: bool = False) -> SiteIndex:
+        """Walk ``root`` once (:func:`graphprum.loaders.files.scan`: only
+        regular files inside it, symbolic links to files outside it only
+        with ``follow_symlinks``, symlinked directories not followed)."""
         root_p = Path(root)
         if not root_p.is_dir():
             what = "not a directory" if root_p.exists() else "no such directory"
             raise InputError(root_p, None, what)
-        pages: list[str] = []
-        files: set[str] = set()
-        dirs: set[str] = {""}
-        for dirpath, dirnames, filenames in os.walk(root_p, onerror=walk_error):
-            dirnames.sort()
-            rel = Path(dirpath).relative_to(root_p).as_posix()
-            prefix = "" if rel == "." else rel + "/"
-            for d in dirnames:
-                dirs.add(prefix + d)
-            for f in sorted(filenames):
-                rel_f = prefix + f
-                files.add(rel_f)
-                if f.lower().endswith(PAGE_SUFFIXES):
-                    utf8_path(os.path.join(dirpath, f))  # page ids and sources are text
-                    check_document_id(os.path.join(dirpath, f), None, rel_f, "page id")
-                    pages.append(rel_f)
+        listing = scan(root_p, is_page, follow_symlinks)
+        pages = []
+        for rel in listing.files:
+            if is_page(rel):
+                path = os.path.join(root_p, rel)
+                utf8_path(path)  # page ids and sources are text
+                check_document_id(path, None, rel, "page id")
+                pages.append(rel)
         if not pages:
-            raise InputError(root_p, None, "directory holds no .html/.htm file")
-        return cls(root_p, sorted(pages), files, dirs)
+            raise InputError(root_p, None, "directory holds no .html/.htm file" + (
+                f" (skipped {len(listing.skipped)}: {listing.skipped[0]})"
+                if listing.skipped else ""))
+        return cls(root_p, sorted(pages), set(listing.files), {"", *listing.dirs},
+                   skipped=listing.skipped)
+
+
+def is_page(name: str) -> bool:
+    """Whether a file is a page, by its name.
+
+    >>> is_page("a/Index.HTM"), is_page("a.html.bak")
+    (True, False)
+    """
+    return name.lower().endswith(PAGE_SUFFIXES)
 
 
 #: Outcome of resolving one href: a page id, or one of these markers.
@@ -433,11 +443,7 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
     """
     if stats is None:
         stats = SiteStats()
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    root = parse_html(data, path)
+    root = parse_html(read_bytes(path), path)
     resolver = LinkResolver(index, page, _base_href(root))
     links: list[tuple[int, str, str]] = []
     if elements:
@@ -556,8 +562,9 @@ class SiteLoad:
     """
 
     def __init__(self, root: str | os.PathLike[str], elements: bool = False,
-                 progress: Callable[[str, int], None] | None = None) -> None:
-        self.index = SiteIndex.scan(root)
+                 progress: Callable[[str, int], None] | None = None,
+                 follow_symlinks: bool = False) -> None:
+        self.index = SiteIndex.scan(root, follow_symlinks)
         self.elements = elements
         self.progress = progress
         self.stats = SiteStats()
@@ -585,7 +592,8 @@ class SiteLoad:
 
 
 def load_site(root: str | os.PathLike[str], elements: bool = False,
-              progress: Callable[[str, int], None] | None = None) -> SiteLoad:
+              progress: Callable[[str, int], None] | None = None,
+              follow_symlinks: bool = False) -> SiteLoad:
     """Pages of the site under ``root``, one :class:`ParsedDocument` each.
 
     Parameters
@@ -596,6 +604,9 @@ def load_site(root: str | os.PathLike[str], elements: bool = False,
         Store each page's element tree (``load web --elements``).
     progress : callable, optional
         Called as ``progress(page_id, units)`` after each page.
+    follow_symlinks : bool
+        Also load symbolic links to pages outside ``root`` (else skipped
+        with a note in ``index.skipped``, as FIFOs and devices are).
 
     Returns
     -------
@@ -608,4 +619,4 @@ def load_site(root: str | os.PathLike[str], elements: bool = False,
     InputError
         ``root`` is not a directory or holds no page; a page cannot be read.
     """
-    return SiteLoad(root, elements, progress)
+    return SiteLoad(root, elements, progress, follow_symlinks)

@@ -37,17 +37,20 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.loaders.names import check_document_id, utf8_path, walk_error
+from graphprum.loaders.files import Listing, Skipped, open_regular, scan, too_big
+from graphprum.loaders.names import check_document_id, utf8_path
 from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
 
 #: How every XML file is parsed: no DTD loading and no network, internal
@@ -93,34 +96,31 @@ class XmlFile:
     root: Path
 
 
-@dataclass
-class Skipped:
-    """A file skipped with ``--skip-bad`` and why."""
-
-    path: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" if self.line else \
-            f"{self.path}: {self.message}"
+#: Which files of a loaded directory are documents, by default.
+GLOB = "*.xml"
 
 
-def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
+def find_xml_files(paths: Iterable[str | os.PathLike[str]], globs: Sequence[str] = (GLOB,),
+                   follow_symlinks: bool = False,
+                   skipped: list[Skipped] | None = None) -> list[XmlFile]:
     """Files to load with their document ids, in a stable order.
 
-    A directory is searched recursively for ``*.xml`` and is the root its
-    files' ids are relative to; a file given directly gets its stem as id.
-    Raises InputError for a path that does not exist, a directory with no
-    XML file, or a file name that is not UTF-8.
+    A directory is searched recursively for files whose name matches one
+    of ``globs`` (``*.xml``; ``fnmatch`` patterns, case-sensitive) and is
+    the root its files' ids are relative to (path without extension); only
+    regular files inside it are taken, symbolic links to files outside it
+    only with ``follow_symlinks``
+    (:func:`graphprum.loaders.files.scan`); what is passed over is added
+    to ``skipped``.  A file given directly gets its stem as id.
+    Raises InputError for a path that does not exist or is not a regular
+    file or directory, a directory with no matching file (naming what it
+    holds instead), or a file name that is not UTF-8.
     """
     out: list[XmlFile] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = _xml_files_under(path)
-            if not found:
-                raise InputError(path, None, "directory holds no *.xml file")
+            found = _xml_files_under(path, globs, follow_symlinks, skipped)
             out.extend(XmlFile(path / rel, _document_id(rel), path) for rel in found)
         elif path.is_file():
             out.append(XmlFile(path, path.stem, path.parent))
@@ -141,29 +141,53 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
 
 def _document_id(relative: str) -> str:
     """The id of a file found under a loaded directory: its path without
-    ``.xml`` (a file named just ``.xml`` keeps its name).
+    its extension (a name that is only an extension, ``.xml``, is kept).
 
-    >>> _document_id("a/b.xml"), _document_id("a/.xml")
-    ('a/b', 'a/.xml')
+    >>> _document_id("a/b.xml"), _document_id("a/.xml"), _document_id("help/net.page")
+    ('a/b', 'a/.xml', 'help/net')
     """
-    return relative if relative.rsplit("/", 1)[-1] == ".xml" else relative[:-4]
+    return os.path.splitext(relative)[0]
 
 
-def _xml_files_under(root: Path) -> list[str]:
-    """Paths (relative, ``/``-separated) of the ``*.xml`` files under ``root``,
-    sorted component by component (the order of sorted ``Path`` objects).
+def _xml_files_under(root: Path, globs: Sequence[str], follow_symlinks: bool,
+                     skipped: list[Skipped] | None) -> list[str]:
+    """Paths (relative, ``/``-separated) of the files under ``root`` whose
+    names match ``globs``, sorted component by component (the order of
+    sorted ``Path`` objects); InputError when there is none, naming what
+    the directory holds instead."""
+    def wanted(name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, g) for g in globs)
 
-    ``os.walk`` with string operations: an order of magnitude faster than
-    ``Path.rglob`` on collections of many small files.
-    """
-    found: list[tuple[str, ...]] = []
-    for directory, dirs, files in os.walk(root, onerror=walk_error):
-        rel = os.path.relpath(directory, root)
-        parts = () if rel == "." else tuple(rel.split(os.sep))
-        found.extend((*parts, f) for f in files if f.endswith(".xml"))
-        dirs.sort()
-    found.sort()
+    listing = scan(root, wanted, follow_symlinks)
+    if skipped is not None:
+        skipped.extend(listing.skipped)
+    found = sorted(tuple(rel.split("/")) for rel in listing.files if wanted(rel.rsplit("/")[-1]))
+    if not found:
+        raise InputError(root, None, _nothing_matched(listing, globs))
     return ["/".join(parts) for parts in found]
+
+
+def _nothing_matched(listing: Listing, globs: Sequence[str]) -> str:
+    """Why a directory gave no file: what it holds instead, what was skipped.
+
+    >>> _nothing_matched(Listing(files=["a.page", "b.page", "c.png", "README"]), ["*.xml"])
+    "directory holds no *.xml file; it holds 2 *.page, 1 *.png, 1 other: \
+give --glob '*.page' to load those"
+    """
+    patterns = " or ".join(globs)
+    message = f"directory holds no {patterns} file"
+    suffixes = Counter(os.path.splitext(rel.rsplit("/")[-1])[1] or "" for rel in listing.files)
+    if suffixes:
+        kinds = sorted(suffixes.items(), key=lambda kv: (kv[0] == "", -kv[1], kv[0]))
+        message += "; it holds " + ", ".join(
+            f"{n} *{suffix}" if suffix else f"{n} other" for suffix, n in kinds[:4])
+        if kinds[0][0]:
+            message += f": give --glob '*{kinds[0][0]}' to load those"
+    if listing.skipped:
+        first = listing.skipped[0]
+        message += (f"; skipped {len(listing.skipped)} (e.g. {Path(first.path).name}: "
+                    f"{first.message})")
+    return message
 
 
 def text_content(path: str | os.PathLike[str]) -> str:
@@ -176,8 +200,25 @@ def text_content(path: str | os.PathLike[str]) -> str:
     >>> text_content(p)
     'one twé!'
     """
-    root = etree.parse(os.fspath(path), etree.XMLParser(**PARSER_OPTIONS)).getroot()
-    return "".join(root.itertext())
+    return "".join(_parse_tree(path).itertext())
+
+
+def _parse_tree(path: str | os.PathLike[str]) -> etree._Element:
+    """The root element of a file parsed into a tree, read as loading reads
+    it (a regular file, by us, never gunzipped)."""
+    with open_regular(path) as f:
+        return etree.parse(_Unnamed(f), etree.XMLParser(**PARSER_OPTIONS)).getroot()
+
+
+class _Unnamed:
+    """A file seen only through its ``read``: lxml reading a file object
+    that has a name (or given a ``base_url``) reports a file's encoding
+    errors as an OSError without their line."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.read = f.read
 
 
 def parse_xml_file(path: str | os.PathLike[str], name: str,
@@ -203,7 +244,7 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
     """
     raw = _RawBatch(links)
     raw.parse(path, name, root_dir)
-    return next(iter(raw.finish().documents()))
+    return next(iter(raw.finished().documents()))
 
 
 class _RawBatch:
@@ -324,14 +365,18 @@ class _RawBatch:
         first, n_chunks, n_found = len(self.tags), len(self.chunks), len(self._link_found)
         n_attrs, n_events = len(self.attributes), len(self.events)
         try:
-            # read the bytes ourselves: libxml2 reading a file by name reports
-            # encoding errors without a line, and silently gunzips
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-        try:
-            etree.fromstring(data, self._parser, base_url=os.fspath(path))
+            # streamed from the file (never the whole file in memory as
+            # bytes), read by us: libxml2 reading a file by name reports
+            # encoding errors without a line (so does lxml given a file
+            # with a name), and silently gunzips
+            with open_regular(path) as f:
+                try:
+                    etree.parse(_Unnamed(f), self._parser)
+                except MemoryError:
+                    raise too_big(path) from None
+                except OSError as exc:
+                    raise InputError(path, None, f"cannot read: {exc.strerror or exc}") \
+                        from None
             # the target interface stops only on fatal errors; the tree
             # parser also rejects namespace errors and undefined entities
             errors = self._parser.error_log.filter_from_errors()
@@ -340,7 +385,7 @@ class _RawBatch:
             if len(self.tags) == first:
                 raise InputError(path, None, "no root element")
             if self._scopes.ambiguous:
-                self._rename_from_tree(data, path, first, n_found)
+                self._rename_from_tree(path, first, n_found)
         except etree.XMLSyntaxError as exc:
             self._truncate(first, n_chunks, n_found, n_attrs, n_events)
             raise _syntax_error(path, exc.lineno, exc.msg or str(exc)) from None
@@ -365,14 +410,13 @@ class _RawBatch:
         del self.attributes[n_attrs:]
         self._scopes.reset()
 
-    def _rename_from_tree(self, data: bytes, path: str | os.PathLike[str], first: int,
+    def _rename_from_tree(self, path: str | os.PathLike[str], first: int,
                           n_found: int) -> None:
         """Tags as written when one namespace is bound to several prefixes
         (the parser target only sees URIs): read them, and the link
         elements, from the tree."""
         names: dict[str, str] = {}
-        root = etree.fromstring(data, etree.XMLParser(**PARSER_OPTIONS),
-                                base_url=os.fspath(path))
+        root = _parse_tree(path)
         links = self.links
         del self._link_found[n_found:]
         for i, el in enumerate(root.iter(tag=etree.Element), start=first):
@@ -389,6 +433,14 @@ class _RawBatch:
         if self._parser is not None:
             self._release()
             self._parser = None
+
+    def finished(self) -> DocumentBatch:
+        """:meth:`finish`, a MemoryError made an InputError naming the
+        batch's largest file (a document too large to load)."""
+        try:
+            return self.finish()
+        except MemoryError:
+            raise too_big(max(self.sources, key=_size)) from None
 
     def finish(self) -> DocumentBatch:
         """The batch as numpy columns.  The batch cannot parse more files afterwards."""
@@ -442,6 +494,13 @@ class _RawBatch:
         return DocumentBatch(self.names, self.sources, [KIND_ELEMENT] * len(counts), counts,
                              tag_codes, tag_vocab, path_codes, path_vocab, columns,
                              self.link_rows, texts, self.attributes)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _tree_from_events(events: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -621,8 +680,10 @@ def _link_targets(link_rows: list[tuple[int, str]], path: str | os.PathLike[str]
     """Turn link attribute values into target document ids."""
     if not link_rows:
         return []
-    here = Path(path).resolve().parent
-    root = (root_dir if root_dir is not None else here).resolve()
+    # where the file stands in the collection, symbolic links not resolved:
+    # a link to a file elsewhere links from the link's place, as its id does
+    here = Path(os.path.abspath(path)).parent
+    root = Path(os.path.abspath(root_dir)) if root_dir is not None else here
     out = []
     for row, target in link_rows:
         target = target.split("#", 1)[0]
@@ -727,21 +788,24 @@ BATCH_UNITS = 1 << 14
 
 def xml_documents(paths: Iterable[str | os.PathLike[str]], links: str | None = None,
                   skip_bad: bool = False, on_file: Callable[[XmlFile, int], None] | None = None,
-                  batches: bool = False, jobs: int = 1,
+                  batches: bool = False, jobs: int = 1, globs: Sequence[str] = (GLOB,),
+                  follow_symlinks: bool = False,
                   ) -> tuple[Iterator[ParsedDocument] | Iterator[DocumentBatch], list[Skipped]]:
     """The documents of ``paths`` (files or directories) for a store's
-    ``load_xml``, and the list that collects files skipped with ``skip_bad``.
+    ``load_xml``, and the list of files skipped: those a directory holds
+    that are not loaded (:func:`find_xml_files`, at once), and with
+    ``skip_bad`` those that are not well-formed (as they are parsed).
 
     With ``batches`` the iterator yields :class:`DocumentBatch` records of
     about :data:`BATCH_UNITS` units instead of single documents.  Paths are
     checked before anything is parsed (InputError for a missing path or a
-    directory with no XML file).  ``jobs`` > 1: files are parsed in that
-    many worker processes when there are enough of them
+    directory with no matching file).  ``jobs`` > 1: files are parsed in
+    that many worker processes when there are enough of them
     (:func:`iter_xml_batches`).
     """
     spec = LinkSpec.parse(links) if links else None
-    files = find_xml_files(paths)
     skipped: list[Skipped] = []
+    files = find_xml_files(paths, globs, follow_symlinks, skipped)
     found = iter_xml_batches(files, spec, skip_bad=skip_bad, skipped=skipped, on_file=on_file,
                              jobs=jobs)
     if not batches:
@@ -888,10 +952,10 @@ def _parse_files(files: list[XmlFile], links: LinkSpec | None, skip_bad: bool,
                 if on_file:
                     on_file(f, count)
                 if len(raw) >= batch_units:
-                    yield raw.finish()
+                    yield raw.finished()
                     raw = _RawBatch(links)
             if raw.names:
-                yield raw.finish()
+                yield raw.finished()
         finally:
             raw.close()
 
