@@ -683,7 +683,7 @@ def _edge_frames(table: UnitTable, gen: Path) -> Frames:
     for lo in range(0, len(child), EDGE_CHUNK):
         rows = child[lo:lo + EDGE_CHUNK]
         yield "CHILD", _table({"from": parent[rows], "to": rows})
-    parent = child = rows = None  # not held through ROOT and LINK
+    del parent, child  # not held through ROOT and LINK
     docs = table.docs
     yield "ROOT", _table({"from": np.asarray(docs["name"], dtype=object),
                           "to": np.asarray(docs["first"], dtype=np.int64)})
