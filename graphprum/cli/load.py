@@ -11,6 +11,7 @@ import typer
 
 from graphprum.cli.shared import Progress, note, open_store, status, sub_app, user_errors
 from graphprum.errors import StoreError, UsageError
+from graphprum.store.base import CYPHER, TABLE
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -34,10 +35,17 @@ def load_group(
         raise typer.Exit(2)
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-Graph = Annotated[bool, typer.Option(
-    "--graph/--no-graph",
-    help="Build the collection's graph for 'graphprum query' now (default), or leave it "
-         "to the first query.")]
+#: Units up to which ``load`` builds the graph for queries at once by
+#: default; above, the first query builds it.  LadybugDB's build cannot be
+#: bounded by a batch (see :mod:`graphprum.store.local.graph`) and takes as
+#: long as the load itself: about 11 s and 250 B per element at 3M.
+GRAPH_AT_LOAD = 1_000_000
+
+Graph = Annotated[bool | None, typer.Option(
+    "--graph/--no-graph", show_default=False,
+    help=f"Build the collection's graph for 'graphprum query' now, or leave it to the "
+         f"first query. Default: now for a store of up to {GRAPH_AT_LOAD:,} units, "
+         f"else at the first query.")]
 
 
 FollowSymlinks = Annotated[bool, typer.Option(
@@ -46,9 +54,20 @@ FollowSymlinks = Annotated[bool, typer.Option(
          "they are skipped with a note, as FIFOs and devices are).")]
 
 
-def build_graph(store: Any, wanted: bool) -> str:
-    """Build the store's graph for Cypher after a load (unless not ``wanted``);
-    the phrase the load's summary line ends with."""
+def build_graph(store: Any, wanted: bool | None) -> str:
+    """Build the store's graph for Cypher after a load (``wanted`` None:
+    when it holds at most :data:`GRAPH_AT_LOAD` units); the phrase the
+    load's summary line ends with."""
+    if wanted is None:
+        # a store that answers Cypher from columns (the embedded one) derives
+        # its graph from them; a server's graph is the store
+        derived = {CYPHER, TABLE} <= store.capabilities
+        units = store.count_units() if derived else 0
+        wanted = units <= GRAPH_AT_LOAD
+        if not wanted:
+            note(f"note: the graph for 'graphprum query' is left to the first query (the "
+                 f"store holds {units:,} units, more than {GRAPH_AT_LOAD:,}); --graph builds "
+                 f"it now")
     if not wanted:
         return ""
     t0 = time.perf_counter()
@@ -61,7 +80,7 @@ def build_graph(store: Any, wanted: bool) -> str:
     return f"; graph for queries in {time.perf_counter() - t0:.2f} s" if built else ""
 
 
-def finish(store: Any, graph: bool, line: str) -> None:
+def finish(store: Any, graph: bool | None, line: str) -> None:
     """Print a committed load's summary ``line``, with the graph for
     queries built first (unless not ``graph``).  Interrupted while the graph
     is built (Ctrl-C), it says what was kept: the load, whole; exit 130."""
@@ -135,7 +154,7 @@ def load_xml(
         help="Skip files that are not well-formed XML and list them.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
     jobs: Annotated[str, typer.Option(
         "--jobs", "-j", metavar="N|auto",
         help="Processes that parse the files: auto (the default) is one per CPU, at "
@@ -183,7 +202,7 @@ def load_web(
     replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
 ) -> None:
     """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
 
@@ -220,7 +239,7 @@ def load_web(
 def load_links(
     path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
     from graphprum.loading import load_links as load
@@ -241,7 +260,7 @@ def load_video(
         help="Segment tables (VIDEO N START END), .srt/.vtt files, or directories.")],
     replace: Annotated[bool, typer.Option(help="Replace videos already stored.")] = False,
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
     from graphprum.loading import load_video as load
