@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from graphprum.errors import InputError
+from graphprum.loaders.names import walk_error
 
 #: The note of a file symlink whose real path leaves the loaded directory.
 OUTSIDE = ("a symbolic link to a file outside the loaded directory "
@@ -118,8 +119,7 @@ def scan(root: str | os.PathLike[str], wanted: Callable[[str], bool],
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            raise InputError(directory, None,
-                             f"cannot read the directory: {exc.strerror or exc}") from None
+            walk_error(exc)
         subdirs = []
         for entry in entries:
             path, name = entry.path, entry.name
@@ -202,12 +202,17 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
 
 
+def size_of(path: str | os.PathLike[str]) -> int:
+    """A file's size in bytes (0 when it cannot be told)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def too_big(path: str | os.PathLike[str]) -> InputError:
     """The error of a file that did not fit in memory (MemoryError while it
     was read, parsed or made into columns)."""
-    try:
-        size = f"this file of {os.stat(path).st_size:,} bytes"
-    except OSError:
-        size = "this file"
-    return InputError(path, None, f"too large to load: ran out of memory with {size} (a "
-                                  f"document is held in memory while it is loaded)")
+    return InputError(path, None, f"too large to load: ran out of memory with this file of "
+                                  f"{size_of(path):,} bytes (a document is held in memory "
+                                  f"while it is loaded)")

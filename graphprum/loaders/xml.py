@@ -49,7 +49,7 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.loaders.files import Listing, Skipped, open_regular, scan, too_big
+from graphprum.loaders.files import Listing, Skipped, open_regular, scan, size_of, too_big
 from graphprum.loaders.names import check_document_id, utf8_path
 from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
 
@@ -440,7 +440,7 @@ class _RawBatch:
         try:
             return self.finish()
         except MemoryError:
-            raise too_big(max(self.sources, key=_size)) from None
+            raise too_big(max(self.sources, key=size_of)) from None
 
     def finish(self) -> DocumentBatch:
         """The batch as numpy columns.  The batch cannot parse more files afterwards."""
@@ -494,13 +494,6 @@ class _RawBatch:
         return DocumentBatch(self.names, self.sources, [KIND_ELEMENT] * len(counts), counts,
                              tag_codes, tag_vocab, path_codes, path_vocab, columns,
                              self.link_rows, texts, self.attributes)
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def _tree_from_events(events: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray,

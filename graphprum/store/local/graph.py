@@ -18,8 +18,9 @@ does not let it be bounded by a batch:
   a checkpoint, in a bounded buffer pool (:data:`BUFFER_POOL`): the engine
   holds what a COPY wrote in memory until a checkpoint, and caches every
   page it wrote in a pool of 80% of the machine's memory by default.  A
-  checkpoint costs time in proportion to the table so far (0.2 s at 0.5M
-  rows, 1.5 s at 6M, in batches of 512k rows), so batches are large;
+  checkpoint costs time in proportion to the table so far (for a table of
+  two columns in batches of 512k rows: 0.2 s at 0.5M rows, 1.5 s at 6M),
+  so batches are large;
 - each batch reads the columns through memory maps of its own, so the
   pages it read leave the process with it;
 - each relationship table is one COPY: a COPY into a relationship table
@@ -29,8 +30,9 @@ does not let it be bounded by a batch:
   come in batches.
 
 Peak resident memory of a build, per element (busy 2-core machine, the
-generated INEX-like collection): 3M elements 420 B before, 245-265 B now;
-6M elements 317 B before, 165-185 B now, in about the same time.
+generated INEX-like collection, batches of 2^20 units): 3M elements 420 B
+before, 210-270 B now; 6M elements 317 B before, 165-185 B now, in about
+the same time (the machine's load made timings vary twofold).
 
 Graph model, the Bolt store's (same query text, same rows)::
 
@@ -88,7 +90,7 @@ GRAPH_VERSION = "graph.version"
 #: each followed by a checkpoint, with a bounded buffer pool
 #: (:data:`BUFFER_POOL`) from which the written pages are then evicted: the
 #: memory the units take is a batch's, not the collection's.
-CHUNK = 1 << 19
+CHUNK = 1 << 20
 #: The buffer pool of a build (LadybugDB's default is 80% of the machine's
 #: memory, where every page written stays).  A relationship table is copied
 #: in one COPY (into a table that is not empty, a COPY costs memory and time
@@ -682,35 +684,35 @@ ATTRIBUTE_PIECE = 1 << 20
 def _attribute_frames(attributes: _Attributes) -> Frames:
     """One Attribute node per distinct (name, value), numbered in order of
     first appearance (``aid``, the key HAS_ATTRIBUTE from each unit points
-    at), its ``nid`` ``name=value`` as
-    on the Bolt store (a name holds no ``=``, so the ``nid`` tells pairs
-    apart).
+    at), its ``nid`` ``name=value`` as on the Bolt store.
 
-    The ``nid`` strings are made and dictionary-encoded by Arrow over the
-    stored bytes a piece at a time (no Python string), and the pieces'
-    dictionaries unified: what stays is a code per attribute and the
-    distinct pairs."""
+    Each attribute's ``name NUL value`` is made and dictionary-encoded by
+    Arrow over the stored bytes a piece at a time (no Python string), and
+    the pieces' dictionaries unified (in order of first appearance): what
+    stays is a code per attribute and the distinct pairs."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(attributes.rows)
     if not n:
         return
-    equals = pa.scalar("=", pa.large_string())
+    nul = pa.scalar("\0", pa.large_string())  # in no name or value (XML has no NUL)
     pieces = pa.chunked_array([
         pc.binary_join_element_wise(_stored_strings(attributes.names, a, b),
                                     _stored_strings(attributes.values, a, b),
-                                    equals).dictionary_encode()
+                                    nul).dictionary_encode()
         for a, b in ((a, min(n, a + ATTRIBUTE_PIECE)) for a in range(0, n, ATTRIBUTE_PIECE))
     ]).unify_dictionaries()
-    nid = pieces.chunk(0).dictionary
+    name_value = pc.split_pattern(pieces.chunk(0).dictionary, "\0", max_splits=1)
     to = pa.chunked_array([c.indices for c in pieces.chunks])
     del pieces
-    name_value = pc.split_pattern(nid, "=", max_splits=1)
-    yield "Attribute", pa.table({"aid": pa.array(np.arange(len(nid), dtype=np.int64)),
-                                 "nid": nid, "name": pc.list_element(name_value, 0),
-                                 "value": pc.list_element(name_value, 1)})
-    del nid, name_value
+    name, value = pc.list_element(name_value, 0), pc.list_element(name_value, 1)
+    del name_value
+    yield "Attribute", pa.table({
+        "aid": pa.array(np.arange(len(name), dtype=np.int64)),
+        "nid": pc.binary_join_element_wise(name, value, pa.scalar("=", pa.large_string())),
+        "name": name, "value": value})
+    del name, value
     yield "HAS_ATTRIBUTE", pa.table({"from": pa.array(np.asarray(attributes.rows)),
                                      "to": to})
 
