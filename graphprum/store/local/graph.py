@@ -15,7 +15,7 @@ How a build keeps its memory down (:func:`build`), and where LadybugDB 0.22
 does not let it be bounded by a batch:
 
 - the units are copied :data:`CHUNK` rows at a time, each batch followed by
-  a checkpoint, in a bounded buffer pool (:data:`BUFFER_POOL`): the engine
+  a checkpoint, in a bounded buffer pool (:func:`_buffer_pool`): the engine
   holds what a COPY wrote in memory until a checkpoint, and caches every
   page it wrote in a pool of 80% of the machine's memory by default.  A
   checkpoint costs time in proportion to the table so far (for a table of
@@ -31,8 +31,10 @@ does not let it be bounded by a batch:
 
 Peak resident memory of a build, per element (busy 2-core machine, the
 generated INEX-like collection, batches of 2^20 units): 3M elements 420 B
-before, 210-270 B now; 6M elements 317 B before, 165-185 B now, in about
-the same time (the machine's load made timings vary twofold).
+before, 210-270 B now; 6M elements 317 B before, 165-185 B now; 20M
+elements (``bench/load_xml.py``, load and build in one process) 336 B
+before, 113 B now; in about the same time (the machine's load made
+timings vary twofold).
 
 Graph model, the Bolt store's (same query text, same rows)::
 
@@ -88,14 +90,18 @@ GRAPH_VERSION = "graph.version"
 #: Units per COPY (whole documents).  LadybugDB holds what a COPY wrote in
 #: memory until a checkpoint, so the units are copied a batch at a time,
 #: each followed by a checkpoint, with a bounded buffer pool
-#: (:data:`BUFFER_POOL`) from which the written pages are then evicted: the
+#: (:func:`_buffer_pool`) from which the written pages are then evicted: the
 #: memory the units take is a batch's, not the collection's.
 CHUNK = 1 << 20
-#: The buffer pool of a build (LadybugDB's default is 80% of the machine's
-#: memory, where every page written stays).  A relationship table is copied
-#: in one COPY (into a table that is not empty, a COPY costs memory and time
-#: in proportion to what the table holds), which needs about this much.
+#: The buffer pool of a build, at least (LadybugDB's default is 80% of the
+#: machine's memory, where every page written stays).
 BUFFER_POOL = 512 << 20
+#: ... and per relationship of the largest relationship table: a table is
+#: copied in one COPY (into a table that is not empty, a COPY costs memory
+#: and time in proportion to what the table holds), which needs its pages
+#: in the pool (20M relationships failed in 512 MB: "the buffer pool is
+#: full"; 6M went through 128 MB, three times slower than through 512 MB).
+BUFFER_POOL_PER_EDGE = 48
 #: A pseudo-table in a build's stream of frames: checkpoint here.
 CHECKPOINT = "CHECKPOINT"
 #: ``(table name, Arrow table)`` pairs, for COPY (or :data:`CHECKPOINT`, None).
@@ -292,7 +298,7 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
         # after every COPY: an automatic one after each COPY doubled the cost
         # of small loads
         db = lb.Database(str(work / GRAPH), auto_checkpoint=False,
-                         buffer_pool_size=BUFFER_POOL)
+                         buffer_pool_size=_buffer_pool(gen, table))
         try:
             conn = lb.Connection(db)
             _schema(conn)
@@ -314,6 +320,14 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
         raise StoreError(f"{gen}: cannot write the graph for queries ({reason})") from None
     shutil.rmtree(work, ignore_errors=True)
     return target
+
+
+def _buffer_pool(gen: Path, table: UnitTable) -> int:
+    """Bytes of buffer pool for a build of ``gen`` (:data:`BUFFER_POOL`)."""
+    edges = max(len(table),  # CHILD: one per unit but the roots
+                len(np.load(gen / "attributes" / "rows.npy", mmap_mode="r")),
+                len(np.load(gen / "links" / "src.npy", mmap_mode="r")))
+    return max(BUFFER_POOL, BUFFER_POOL_PER_EDGE * edges)
 
 
 #: A build's own directory (or, before, its files) beside the graph.
