@@ -176,7 +176,7 @@ _BEP = {"A": Param(float, 0.1, "A of eq. 14, s = A L / (A L + d): a result at di
                                 "collection's, in characters", above=0)}
 _NEEDS = ("store", "passages", "beps")
 #: How BEPD and EPRUM read a range run (module notes).
-_RANGES = "a result is an entry point at its start"
+_RANGES = "taken; a result is an entry point at its start"
 
 FAMILIES = (
     Family("BEPD", compute_bepd,

@@ -331,8 +331,8 @@ class Family:
         (``PRUM``: ``r=K`` or ``@L``, not both); raises UsageError.
     ranges : str
         How the family reads a range run (results that are passages or
-        clips, not units: ``ctx.spans``), in a few words; empty: it takes
-        runs of units only.
+        clips, not units: ``ctx.spans``), in a few words starting "taken";
+        empty: it takes runs of units only.
     description : str
         A paragraph: the first of the declaring module's docstring unless given.
     module : str
@@ -478,7 +478,7 @@ class Family:
         facts.append(("curve", self.curve.describe() + f" (graphprum\xa0plot\xa0-m\xa0{self.name})"
                       if self.curve else "none"))
         if self.ranges:
-            facts.append(("ranges", "range runs too: " + self.ranges))
+            facts.append(("ranges", self.ranges))
         out += _columns(facts, width)
         out += ["", "parameters:" if self.params else "parameters: none"]
         rows = []

@@ -173,7 +173,7 @@ def compute_maip(m: Measure, ctx: TopicContext) -> float:
 
 
 _NEEDS = ("store", "passages")
-_RANGES = ("a result is retrieved text: its characters not retrieved above it count "
+_RANGES = ("taken; a result is retrieved text: its characters not retrieved above it count "
            "(a unit is its span)")
 
 FAMILIES = (

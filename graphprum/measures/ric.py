@@ -156,7 +156,7 @@ def compute_agp(m: Measure, ctx: TopicContext) -> float:
 _RANKS = ("5", "10", "25", "50")
 _NEEDS = ("store", "passages")
 #: How gP, gR and AgP read a range run (module notes).
-_RANGES = ("a result is retrieved text: an article's is the union of its ranges, F(a) from "
+_RANGES = ("taken; a result is retrieved text: an article's is the union of its ranges, F(a) from "
            "its highlighted characters (eqs. 9-11)")
 
 FAMILIES = (

@@ -275,7 +275,7 @@ _S = Param(int, "R", "S, the relevant fragments the user wants (capped at R)", m
            keywords=("R", "all"))
 _NEEDS = ("store",)
 #: How the T2I measures read a range run (module notes).
-_RANGES = "a result is an entry point at its start, viewed forward (its end is not read)"
+_RANGES = "taken; a result is an entry point at its start, viewed forward (its end is not read)"
 
 FAMILIES = (
     Family("T2I-P", compute_t2i_p,
