@@ -278,7 +278,7 @@ def result_rows(job: Job, per_topic_out: Sequence[TopicOutput],
                  + ", ".join(extra_topics[:10]) + (" ..." if len(extra_topics) > 10 else ""))
         if job.skipped:
             _report_skipped(run, job.skipped[ri], warn)
-        elif store is not None:
+        elif store is not None and run.ranges is None:  # (a range run's documents are checked)
             _report_unknown(run, _unknown_ids(store, run, ri, per_topic_out, extra_topics), warn)
         values: dict[str, dict[str, float]] = {str(s): {} for s in job.specs}
         errors: dict[str, dict[str, float]] = {}
