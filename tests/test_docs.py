@@ -602,3 +602,21 @@ def test_measures_name_prints_the_family_help_and_the_docs_name_it():
         assert f"`{name}" in pages, f"no docs page names {name}"
     code, out = _graphprum("measures", "nope")
     assert code == 2 and "unknown measure 'nope'" in out
+
+
+#: A file of the repository named in prose: under one of its top directories.
+REPO_PATH = re.compile(r"\b(?:graphprum|tests|bench|cypher|examples|docs)/[\w./-]+"
+                       r"\.(?:py|cypher|md|txt|tsv|toml)\b")
+
+
+def _prose_and_sources() -> list[Path]:
+    return [*FILES, *sorted((REPO / "graphprum").rglob("*.py"))]
+
+
+def test_every_file_the_docs_and_docstrings_name_exists():
+    """docs/architecture.md pointed to tests/navigation/test_walk_cypher.py
+    after the test moved to tests/store/."""
+    missing = [f"{page.relative_to(REPO)}: {name}" for page in _prose_and_sources()
+               for name in sorted(set(REPO_PATH.findall(page.read_text(encoding="utf-8"))))
+               if not (REPO / name).exists()]
+    assert not missing
