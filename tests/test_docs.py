@@ -607,6 +607,8 @@ def test_measures_name_prints_the_family_help_and_the_docs_name_it():
 #: A file of the repository named in prose: under one of its top directories.
 REPO_PATH = re.compile(r"\b(?:graphprum|tests|bench|cypher|examples|docs)/[\w./-]+"
                        r"\.(?:py|cypher|md|txt|tsv|toml)\b")
+#: A name of the package's API, module or attribute: graphprum.a.b.
+DOTTED = re.compile(r"\bgraphprum(?:\.[A-Za-z_]\w*)+")
 
 
 def _prose_and_sources() -> list[Path]:
@@ -620,3 +622,28 @@ def test_every_file_the_docs_and_docstrings_name_exists():
                for name in sorted(set(REPO_PATH.findall(page.read_text(encoding="utf-8"))))
                if not (REPO / name).exists()]
     assert not missing
+
+
+def test_every_graphprum_name_the_docs_and_docstrings_give_resolves():
+    """evaluation/core.py sent readers to graphprum.measures.registry.aggregation,
+    which lives in graphprum.measures.names."""
+    import importlib
+
+    def resolves(name: str) -> bool:
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for attr in parts[i:]:
+                if not hasattr(obj, attr):
+                    return False
+                obj = getattr(obj, attr)
+            return True
+        return False
+
+    bad = [f"{page.relative_to(REPO)}: {name}" for page in _prose_and_sources()
+           for name in sorted(set(DOTTED.findall(page.read_text(encoding="utf-8"))))
+           if not resolves(name)]
+    assert not bad
