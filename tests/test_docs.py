@@ -35,6 +35,7 @@ Rules (also stated in docs/index.md):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import queue
@@ -647,3 +648,18 @@ def test_every_graphprum_name_the_docs_and_docstrings_give_resolves():
            for name in sorted(set(DOTTED.findall(page.read_text(encoding="utf-8"))))
            if not resolves(name)]
     assert not bad
+
+
+def test_the_readme_and_the_nav_help_name_every_navigation_model():
+    """The README's list of navigation models lacked browse."""
+    from graphprum.evaluation.options import EvalOptions
+    from graphprum.navigation.base import _MODULES
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("**Navigation models**")
+    models = readme[start:readme.index("\n- **", start)]
+    help_text = next(f.metadata["help"] for f in dataclasses.fields(EvalOptions)
+                     if f.name == "nav").text
+    for name in sorted(_MODULES):
+        assert f"`{name}" in models, f"README's navigation models lack {name}"
+        assert name in help_text, f"eval --nav help lacks {name}"
