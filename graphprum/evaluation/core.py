@@ -16,7 +16,7 @@ measures; PRUM with a finite collection follows eq. 5 with o = 0); with
 ``complete=False`` (trec_eval's default) only the run's topics that the
 qrels judge.  Topics of a run that the qrels lack are ignored and reported.
 The ``all`` row aggregates the topics' values as the measure declares
-(:func:`graphprum.measures.registry.aggregation`): the mean, the sum for
+(:func:`graphprum.measures.names.aggregation`): the mean, the sum for
 counts (``num_rel_ret``, ``NumRet``), the geometric mean for ``gm_map``.
 
 Rankings: ``max_results`` keeps the first results of each topic (``-M``);
