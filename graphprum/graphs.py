@@ -28,7 +28,8 @@ graph                edges
 ===================  =======================================================
 
 The whole link graph reads the out-links of every unit (one ``links_of``
-per unit, each holder's own links being its out-links less its children's): seconds for a site of a few thousand pages; for a large
+per unit, each holder's own links being its out-links less its
+children's): seconds for a site of a few thousand pages; for a large
 collection take the neighbourhood of the units at hand (``units=``,
 ``hops=``).
 
