@@ -21,3 +21,16 @@ def test_import_contracts_are_kept() -> None:
                           timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "BROKEN" not in proc.stdout and proc.stdout.count("KEPT") >= 3
+
+
+def test_every_package_is_installed() -> None:
+    """A non-editable install (the README's first command) ships only the
+    packages pyproject.toml lists: a new subpackage left out of the list
+    works in every editable checkout and breaks every real install."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts)
+             for p in (REPO / "graphprum").rglob("__init__.py")}
+    assert found - listed == set()
