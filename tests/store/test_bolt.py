@@ -103,15 +103,18 @@ def wait_for(check, seconds: float = 60.0):
 
 
 #: Ways of writing: GRAPH.BULK into an empty graph, MERGE batches through the
-#: Redis port, MERGE batches over Bolt (tiny batches: documents span many).
+#: Redis port, CREATE batches over Bolt into an empty graph and MERGE batches
+#: over Bolt (tiny batches: documents span many).
 WAYS = {"bulk": {}, "merge": {"GRAPHPRUM_BOLT_BULK": "0"},
-        "bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BATCH": "7"}}
+        "bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BATCH": "7"},
+        "merge-bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BULK": "0",
+                       "GRAPHPRUM_BOLT_BATCH": "7"}}
 
 
 @pytest.mark.parametrize("way", list(WAYS))
 def test_each_way_of_loading_writes_the_embedded_graph(tmp_path, bolt_store, monkeypatch,
                                                        way):
-    if not FALKORDB and way != "bolt":
+    if not FALKORDB and way not in ("bolt", "merge-bolt"):
         pytest.skip("bulk loads and Redis writes are FalkorDB's")
     for k, v in WAYS[way].items():
         monkeypatch.setenv(k, v)
@@ -121,6 +124,7 @@ def test_each_way_of_loading_writes_the_embedded_graph(tmp_path, bolt_store, mon
     bolt = bolt_store()
     report = load_xml(bolt, [root], links="ref@to")
     assert report.extra.get("bulk", False) == (way == "bulk")
+    assert report.extra.get("create", False) == (way == "bolt")
     assert_same_graph(local, bolt)
     assert bolt.info()["dangling_links"] == local.info()["dangling_links"] == 1
     # the real articles, added by a second load (merge), in full-size batches
