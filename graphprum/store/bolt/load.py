@@ -18,7 +18,7 @@ Three ways to write:
 * **bulk**, into an empty FalkorDB whose Redis port this machine reaches:
   the documents go with ``GRAPH.BULK`` (:mod:`graphprum.store.bolt.bulk`)
   into a new graph under a temporary key, which is finished there (indexes,
-  meta, LINK edges) and then renamed onto the graph the Bolt port
+  LINK edges, meta) and then renamed onto the graph the Bolt port
   serves, atomically: readers see nothing, then the whole collection;
 * **create**, into any other empty store (Neo4j, or a FalkorDB reached over
   Bolt only): ``UNWIND`` batches that create units with their CHILD and
@@ -574,9 +574,9 @@ class BoltLoads:
             if report.documents == 0:
                 raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                                  None, "nothing to load")
-            loader.finish()
             for statement in self.conn.schema_statements():
                 self.conn.write_text(statement, graph=key)
+            loader.finish()
             self.conn.write("load/meta", graph=key,
                         **self._history(meta, report, description, link_stats, 0))
             (n,), = self.conn.read("read/node_count")
@@ -596,14 +596,15 @@ class BoltLoads:
 
 class _BulkLoader:
     """The documents of a bulk load as ``GRAPH.BULK`` calls on graph ``key``
-    (node ids counted as FalkorDB gives them: in the order they are sent)."""
+    (node ids counted as FalkorDB gives them: in the order they are sent).
+    What it keeps between calls: the names of the documents and the node id
+    of every distinct Attribute (shared by the units of many batches)."""
 
     def __init__(self, conn: BoltConnection, key: str) -> None:
         self.conn, self.key = conn, key
         self.next_id = 0
         self.begun = False
-        self.roots: dict[str, int] = {}
-        self.links: list[tuple[int, dict[str, Any]]] = []
+        self.names: list[str] = []
         self.attributes: dict[str, int] = {}  # Attribute nid -> node id
 
     def load(self, docs: Iterator[ParsedDocument], lseq: int) -> LoadReport:
@@ -681,10 +682,9 @@ class _BulkLoader:
             if len(kids):
                 pairs = np.stack([unit_id + parent[kids], unit_id + kids], axis=1)
                 child.add_raw(pairs.astype("<u8").tobytes(), len(kids))
-            self.roots[doc.name] = unit_id
+            self.names.append(doc.name)
             for link in d.links(self.key, complete=True):
                 pending.add([link[p] for p in _LINK_PROPS])
-                self.links.append((unit_id + link["src_pre"], link))
             unit_id += len(d.ids)
         self._call(bulk_command(self.key, not self.begun,
                                 [documents, units, pending, attributes], [root, child, has]))
@@ -692,17 +692,9 @@ class _BulkLoader:
         self.next_id = attr_id
 
     def finish(self) -> None:
-        """The LINK edges whose target document was loaded."""
-        link = EdgeToken("LINK", ["key", "anchor", "lseq"])
-        for src, rec in self.links:
-            dst = self.roots.get(rec["target"])
-            if dst is not None:
-                link.add(src, dst, [rec["key"], rec["anchor"], rec["lseq"]])
-                if link.count >= BULK_UNITS:
-                    self._call(bulk_command(self.key, False, [], [link]))
-                    link = EdgeToken("LINK", ["key", "anchor", "lseq"])
-        if link.count:
-            self._call(bulk_command(self.key, False, [], [link]))
+        """The LINK edges whose target document was loaded, made in the
+        graph from the link records (its indexes created first)."""
+        self.conn.write_rows("load/links_create", "names", self.names, graph=self.key)
 
 
 def _attribute_nodes(batch: list[tuple[_Doc, str]]) -> list[dict[str, str]]:
