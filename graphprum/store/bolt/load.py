@@ -149,7 +149,7 @@ def _alive(host: str, pid: int) -> bool:
     return host != socket.gethostname() or process_alive(pid)
 
 
-class _Doc:
+class LoadDocument:
     """A document of a load, with what its writes need.  ``name`` is the
     name it is written under (its own, or a name of its own when it
     replaces a stored document: ``replaces``)."""
@@ -332,7 +332,7 @@ class BoltLoads:
         unchanged = 0
         seen: set[str] = set()
         written: list[tuple[str, str | None]] = []  # (name written under, replaces)
-        batch: list[tuple[_Doc, str]] = []
+        batch: list[tuple[LoadDocument, str]] = []
         units = 0
         load = me.rsplit(" ", 1)[-1]
         lseq = (meta["load_count"] + 1) * 10**9
@@ -365,7 +365,7 @@ class BoltLoads:
                                          f"use --replace to replace it")
                     replaces = doc.name
                     report.replaced += 1
-                d = _Doc(doc, next_seq, lseq, replaces)
+                d = LoadDocument(doc, next_seq, lseq, replaces)
                 next_seq += 1
                 lseq += len(doc.links)
                 batch.append((d, dig))
@@ -413,7 +413,7 @@ class BoltLoads:
             report.extra["create"] = True
         return report
 
-    def _queue_documents(self, pipe: WritePipe, batch: list[tuple[_Doc, str]],
+    def _queue_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
                          load: str, create: bool = False) -> None:
         """Queue the writes of a batch of documents: document nodes, units,
         Attribute nodes and HAS_ATTRIBUTE edges, ROOT edges, link records
@@ -444,7 +444,7 @@ class BoltLoads:
         if links:
             pipe.submit(lambda: self.conn.write_rows("load/pending_links", "links", links))
 
-    def _queue_new_documents(self, pipe: WritePipe, batch: list[tuple[_Doc, str]],
+    def _queue_new_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
                              load: str) -> None:
         """Queue the writes of a batch of documents into an empty store, each
         sent once: document nodes, the batch's Attribute nodes (merged: other
@@ -508,7 +508,7 @@ class BoltLoads:
                 if fresh:
                     batch = []
                     for doc in page_units(fresh).documents():
-                        d = _Doc(doc, next_seq, 0)
+                        d = LoadDocument(doc, next_seq, 0)
                         next_seq += 1
                         batch.append((d, digest(doc)))
                         written.append((d.doc.name, None))
@@ -610,7 +610,7 @@ class _BulkLoader:
     def load(self, docs: Iterator[ParsedDocument], lseq: int) -> LoadReport:
         report = LoadReport()
         seen: set[str] = set()
-        batch: list[tuple[_Doc, str]] = []
+        batch: list[tuple[LoadDocument, str]] = []
         units = 0
         seq = 1
         for doc in docs:
@@ -618,7 +618,7 @@ class _BulkLoader:
                 raise InputError(doc.source, None,
                                  f"document id {doc.name!r} occurs twice in this load")
             seen.add(doc.name)
-            d = _Doc(doc, seq, lseq)
+            d = LoadDocument(doc, seq, lseq)
             seq += 1
             lseq += len(doc.links)
             batch.append((d, digest(doc)))
@@ -639,7 +639,7 @@ class _BulkLoader:
         except ReplyError as exc:
             raise StoreError(f"{self.conn.where()}: GRAPH.BULK refused: {exc}") from None
 
-    def _send(self, batch: list[tuple[_Doc, str]]) -> None:
+    def _send(self, batch: list[tuple[LoadDocument, str]]) -> None:
         """One ``GRAPH.BULK`` call: documents, units, link records and new
         Attribute nodes (node ids in that order), then ROOT, CHILD and
         HAS_ATTRIBUTE edges."""
@@ -697,7 +697,7 @@ class _BulkLoader:
         self.conn.write_rows("load/links_create", "names", self.names, graph=self.key)
 
 
-def _attribute_nodes(batch: list[tuple[_Doc, str]]) -> list[dict[str, str]]:
+def _attribute_nodes(batch: list[tuple[LoadDocument, str]]) -> list[dict[str, str]]:
     """The Attribute nodes the units of ``batch`` point to, once each."""
     nodes: dict[str, dict[str, str]] = {}
     for d, _ in batch:
@@ -708,7 +708,7 @@ def _attribute_nodes(batch: list[tuple[_Doc, str]]) -> list[dict[str, str]]:
     return list(nodes.values())
 
 
-def _strings(d: _Doc) -> list[bytes]:
+def _strings(d: LoadDocument) -> list[bytes]:
     """The string values of every unit of ``d`` (uid, doc, tag, path, text,
     attributes), encoded, one bytes object per unit."""
     doc = d.doc
@@ -720,7 +720,7 @@ def _strings(d: _Doc) -> list[bytes]:
                                                    strict=True)]
 
 
-def _numbers(d: _Doc) -> list[bytes]:
+def _numbers(d: LoadDocument) -> list[bytes]:
     """The number values of every unit of ``d`` (:data:`_INT_PROPS`, then
     :data:`_FLOAT_PROPS`), encoded, one bytes object per unit."""
     doc = d.doc
