@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
+from graphprum.cli.load import Quiet
 from graphprum.cli.shared import Progress, note, open_store, sub_app, user_errors
-from graphprum.store.bolt.neo4j_admin import export_neo4j_admin, import_command
 
 export_app = sub_app("export", "Write the collection in another system's format.")
 
@@ -22,7 +22,7 @@ def export_neo4j(
         help="New directory for the CSV files (an existing one must hold none of them).")],
     database: Annotated[str, typer.Option(
         help="Database name written into the neo4j-admin command printed.")] = "neo4j",
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Write the store's collection as the node and relationship CSV files
     (with headers) of `neo4j-admin database import full`, Neo4j's way to
@@ -38,6 +38,9 @@ def export_neo4j(
 
     Example: graphprum export neo4j-admin neo4j-import
     """
+    # the Bolt store's loading modules (and pandas): this command's only
+    from graphprum.store.bolt.neo4j_admin import export_neo4j_admin, import_command
+
     store = open_store(create=False)
     t0 = time.perf_counter()
     with Progress(int(store.count_units()), "exporting units", quiet) as advance:
