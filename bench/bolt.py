@@ -14,10 +14,22 @@ Rows (``bench``):
 ``bolt_load``
     one load into an emptied store, each way the store writes: ``bulk``
     (``GRAPH.BULK`` through FalkorDB's Redis port), ``merge-redis`` (UNWIND
-    MERGE batches through the Redis port) and ``merge-bolt`` (the same over
-    Bolt, as with a FalkorDB whose Redis port this machine cannot reach):
+    MERGE batches through the Redis port), ``create-bolt`` (UNWIND CREATE
+    batches over Bolt, as a Neo4j user, or one with a FalkorDB whose Redis
+    port this machine cannot reach, loads an empty store) and ``merge-bolt``
+    (MERGE batches over Bolt, what such a user got before):
     elements/s, server and client CPU; the embedded store's rate on the same
     files for reference.
+``bolt_load_ratio``
+    ``create-bolt`` over ``merge-bolt`` elements/s, in the same run.
+``bolt_load_memory``
+    the peak RSS of a process that loads each collection into an empty
+    server (``bulk``, ``create-bolt``): the client holds a batch of
+    documents, so it should not grow with the collection
+    (``rss_ratio`` large over small).
+``neo4j_admin_export``
+    ``export_neo4j_admin`` of the collection from the embedded store:
+    units/s.
 ``bolt_eval_topic``
     ``graphprum eval`` of one topic with 50 results spread over 10
     documents under ``--nav structural`` (PRUM, SRP@10) as a whole process
@@ -38,7 +50,8 @@ Rows (``bench``):
     concurrent Bolt writers (3 of 6 runs of the old store); the store now
     writes one query at a time.
 
-``--uri`` runs the loads against another server (Neo4j from
+``--loads-only`` measures the loads only (``bolt_load``, ratio, memory,
+export).  ``--uri`` runs the loads against another server (Neo4j from
 ``docker/compose.yml``, with ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``)
 instead of starting FalkorDB; it deletes graphprum's nodes there.  Server
 CPU time, the Redis ways and the hang check are then left out.
@@ -68,7 +81,8 @@ PLOS = HERE.parent / "examples" / "plos" / "articles"
 SCRIPT = Path(sys.executable).with_name("graphprum")
 #: Environment of each way of writing.
 WAYS = {"bulk": {}, "merge-redis": {"GRAPHPRUM_BOLT_BULK": "0"},
-        "merge-bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0"}}
+        "create-bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0"},
+        "merge-bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BULK": "0"}}
 
 
 def emit(**row) -> None:
@@ -106,12 +120,14 @@ def with_env(env: dict[str, str]):
 
 
 def bench_loads(name: str, coll: Path, uri: str, data: Path | None, ways: list[str],
-                repeat: int, work: Path) -> None:
+                repeat: int, work: Path) -> dict[str, float]:
+    """Elements/s of each way (and ``local``)."""
     best_local = 0.0
     for k in range(repeat):
         local = LocalStore(work / f"local-{name}-{k}")
         rep = load_xml(local, [coll])
         best_local = max(best_local, rep.elements / rep.seconds)
+    rates = {"local": best_local}
     for way in ways:
         best = None
         for _ in range(repeat):
@@ -125,10 +141,42 @@ def bench_loads(name: str, coll: Path, uri: str, data: Path | None, ways: list[s
                 store.close()
             if best is None or run["seconds"] < best["seconds"]:
                 best = run
+        rates[way] = rep.elements / best["seconds"]
         emit(bench="bolt_load", collection=name, way=way, backend=store.backend,
              elements=rep.elements, **{k: round(v, 3) if v == v else None for k, v in best.items()},
-             elements_per_s=round(rep.elements / best["seconds"]),
-             local_elements_per_s=round(best_local))
+             elements_per_s=round(rates[way]), local_elements_per_s=round(best_local))
+    if "create-bolt" in rates and "merge-bolt" in rates:
+        emit(bench="bolt_load_ratio", collection=name, elements=rep.elements,
+             create_bolt_per_s=round(rates["create-bolt"]),
+             merge_bolt_per_s=round(rates["merge-bolt"]),
+             ratio=round(rates["create-bolt"] / rates["merge-bolt"], 2))
+    return rates
+
+
+def bench_load_memory(collections: dict[str, Path], uri: str, ways: list[str]) -> None:
+    """Peak RSS of a loading process, per collection and way."""
+    for way in ways:
+        peaks = {}
+        for name, coll in collections.items():
+            wall, peaks[name], status = timed_process([sys.executable, "-c", LOADER, uri,
+                                                       str(coll)], env=WAYS[way])
+            emit(bench="bolt_load_memory", collection=name, way=way, seconds=round(wall, 2),
+                 peak_rss=peaks[name], status=status)
+        small, large = peaks.values()
+        emit(bench="bolt_load_memory", way=way, rss_ratio=round(large / small, 3),
+             collections=list(collections))
+
+
+def bench_export(name: str, coll: Path, work: Path) -> None:
+    from graphprum.store.bolt.neo4j_admin import export_neo4j_admin
+
+    local = LocalStore(work / f"export-{name}")
+    load_xml(local, [coll])
+    t0 = time.perf_counter()
+    counts = export_neo4j_admin(local, work / f"neo4j-admin-{name}")
+    seconds = time.perf_counter() - t0
+    emit(bench="neo4j_admin_export", collection=name, units=counts["Unit"],
+         seconds=round(seconds, 3), units_per_s=round(counts["Unit"] / seconds))
 
 
 def topic_files(store: BoltStore, work: Path, name: str, seed: int = 3) -> tuple[Path, Path]:
@@ -258,6 +306,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--hang-runs", type=int, default=3)
     ap.add_argument("--uri", default=None, help="an existing Bolt server instead of FalkorDB")
+    ap.add_argument("--loads-only", action="store_true", help="measure the loads only")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="graphprum-bench-bolt-"))
     if args.corpus is not None:
@@ -271,10 +320,15 @@ def main() -> None:
     # without the append-only file: FalkorDB 4.16 aborts on Bolt writes with it on
     uri = args.uri or falkor_server.start(data, port=falkor_server.free_port(),
                                           durable=False)["uri"]
-    ways = ["merge-bolt"] if args.uri else list(WAYS)
+    ways = ["create-bolt", "merge-bolt"] if args.uri else list(WAYS)
     try:
         bench_loads("plos", PLOS, uri, data, ways, args.repeat, work)
         bench_loads(large_name, large, uri, data, ways, 1, work)
+        if args.loads_only:
+            bench_load_memory({"plos": PLOS, large_name: large}, uri,
+                              ["create-bolt"] if args.uri else ["bulk", "create-bolt"])
+            bench_export(large_name, large, work)
+            return
         small = bench_eval("plos", PLOS, uri, work, args.repeat)
         big = bench_eval(large_name, large, uri, work, args.repeat)
         bench_pulls(uri, large_name)

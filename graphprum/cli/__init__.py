@@ -3,7 +3,8 @@
 One module per command group (:mod:`~graphprum.cli.browse`,
 :mod:`~graphprum.cli.measures`, :mod:`~graphprum.cli.evaluate`,
 :mod:`~graphprum.cli.query`, :mod:`~graphprum.cli.load`,
-:mod:`~graphprum.cli.server`, :mod:`~graphprum.cli.summary`), each adding
+:mod:`~graphprum.cli.server`, :mod:`~graphprum.cli.summary`,
+:mod:`~graphprum.cli.export`), each adding
 its commands to the typer application :data:`app` in the order ``graphprum
 --help`` lists them; what they share is in :mod:`~graphprum.cli.shared` and
 :mod:`~graphprum.cli.options`.  Every error a user can cause is printed as
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 from graphprum.cli import (  # noqa: F401
     browse,
     evaluate,
+    export,
     load,
     measures,
     query,

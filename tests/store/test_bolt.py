@@ -103,15 +103,18 @@ def wait_for(check, seconds: float = 60.0):
 
 
 #: Ways of writing: GRAPH.BULK into an empty graph, MERGE batches through the
-#: Redis port, MERGE batches over Bolt (tiny batches: documents span many).
+#: Redis port, CREATE batches over Bolt into an empty graph and MERGE batches
+#: over Bolt (tiny batches: documents span many).
 WAYS = {"bulk": {}, "merge": {"GRAPHPRUM_BOLT_BULK": "0"},
-        "bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BATCH": "7"}}
+        "bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BATCH": "7"},
+        "merge-bolt": {"GRAPHPRUM_FALKORDB_REDIS": "0", "GRAPHPRUM_BOLT_BULK": "0",
+                       "GRAPHPRUM_BOLT_BATCH": "7"}}
 
 
 @pytest.mark.parametrize("way", list(WAYS))
 def test_each_way_of_loading_writes_the_embedded_graph(tmp_path, bolt_store, monkeypatch,
                                                        way):
-    if not FALKORDB and way != "bolt":
+    if not FALKORDB and way not in ("bolt", "merge-bolt"):
         pytest.skip("bulk loads and Redis writes are FalkorDB's")
     for k, v in WAYS[way].items():
         monkeypatch.setenv(k, v)
@@ -121,6 +124,7 @@ def test_each_way_of_loading_writes_the_embedded_graph(tmp_path, bolt_store, mon
     bolt = bolt_store()
     report = load_xml(bolt, [root], links="ref@to")
     assert report.extra.get("bulk", False) == (way == "bulk")
+    assert report.extra.get("create", False) == (way == "bolt")
     assert_same_graph(local, bolt)
     assert bolt.info()["dangling_links"] == local.info()["dangling_links"] == 1
     # the real articles, added by a second load (merge), in full-size batches
@@ -406,14 +410,41 @@ def test_unit_floats_survive_falkordb(tmp_path, bolt_store, monkeypatch):
     srt = tmp_path / "v.srt"
     srt.write_text("1\n00:00:01,001 --> 00:00:02,003\nOne\n\n"
                    "2\n00:00:02,003 --> 00:16:40,999\nTwo\n", encoding="utf-8")
-    for way in ("bulk", "merge"):
+    for way in ("bulk", "merge", "create"):
         if way == "merge":
             monkeypatch.setenv("GRAPHPRUM_BOLT_BULK", "0")
+        if way == "create":  # over Bolt only, into an empty store
+            monkeypatch.delenv("GRAPHPRUM_BOLT_BULK")
+            monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
         bolt = bolt_store()
-        load_video(bolt, [srt])
+        assert load_video(bolt, [srt]).extra.get("create", False) == (way == "create")
         units = bolt.units(["v#1", "v#2"])
         assert units["start"].tolist() == [1.001, 2.003]
         assert np.array_equal(units["end"].to_numpy(), np.array([1.001 + 1.002, 1000.999]))
+
+
+def test_create_batches_write_pages_and_their_links_as_the_embedded_graph(tmp_path, bolt_store,
+                                                                         monkeypatch):
+    """A web site (pages, whose ids are no element's, and links between
+    them) created over Bolt only in an empty store: the embedded store's graph."""
+    from graphprum.loading import load_web
+    from graphprum.store.bolt.load import BoltLoads
+
+    monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
+    created = []
+    queue = BoltLoads._queue_new_documents
+    monkeypatch.setattr(BoltLoads, "_queue_new_documents",
+                        lambda self, pipe, batch, load: created.append(len(batch))
+                        or queue(self, pipe, batch, load))
+    site = REPO / "examples" / "web" / "site"
+    local, bolt = LocalStore(tmp_path / "local"), bolt_store()
+    for s in (local, bolt):
+        load_web(s, site)
+    assert sum(created) == len(local.documents())
+    want, got = dump(local), dump(bolt)
+    for q, w, g in zip(DUMP, want, got, strict=True):
+        assert sorted(g) == sorted(w), q  # parallel links: their order is the server's
+    assert len(got[4]) > 100  # LINK edges
 
 
 def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store):

@@ -375,14 +375,26 @@ class BoltConnection:
         return query, {}
 
     def _transaction(self, text: str, params: Mapping[str, Any], *, write: bool,
-                     timeout: float | None) -> list[neo4j.Record]:
+                     timeout: float | None, once: bool = False) -> list[neo4j.Record]:
         """The records of one query in a managed (retried, so idempotent
-        queries only) transaction; ``timeout`` (seconds) is sent as the
-        transaction timeout, which Neo4j enforces (FalkorDB ignores it)."""
+        queries only) transaction, or with ``once`` in an explicit one, sent
+        once whatever happens (not an auto-commit one: FalkorDB takes the
+        graph of those from the session's database); ``timeout`` (seconds)
+        is sent as the transaction timeout, which Neo4j enforces (FalkorDB
+        ignores it)."""
         import neo4j
         import neo4j.exceptions as ne
 
         query, sent = self._params(text, params)
+        if once:
+            try:
+                with self._driver.session(database=self.database) as session, \
+                        session.begin_transaction(timeout=timeout) as tx:
+                    found = list(tx.run(query, sent))
+                    tx.commit()
+                    return found
+            except (ne.Neo4jError, ne.DriverError, OSError) as exc:
+                raise self.error(exc, "a write") from None
 
         @neo4j.unit_of_work(timeout=timeout)
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
@@ -399,10 +411,11 @@ class BoltConnection:
             raise self.error(exc, "a write" if write else "a read") from None
 
     def run(self, text: str, params: Mapping[str, Any] | None = None, *,
-            write: bool = False, timeout: float | None = None) -> list[Row]:
+            write: bool = False, timeout: float | None = None, once: bool = False
+            ) -> list[Row]:
         """Rows (tuples) of one query over Bolt (see :meth:`_transaction`)."""
         return [tuple(r.values()) for r in self._transaction(text, params or {}, write=write,
-                                                             timeout=timeout)]
+                                                             timeout=timeout, once=once)]
 
     def records(self, text: str, params: Mapping[str, Any] | None = None, *,
                 write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
@@ -496,17 +509,20 @@ class BoltConnection:
 
     def write(self, name: str, *, graph: str | None = None,
               template: Mapping[str, str] | None = None, timeout: float | None = None,
-              **params: Any) -> list[Row]:
+              once: bool = False, **params: Any) -> list[Row]:
         """Run the packaged write query ``name`` (see :meth:`template`); its
         rows.  ``graph``: a FalkorDB graph other than the Bolt port's
         (through Redis)."""
         return self.write_text(self.template(name, template), graph=graph, timeout=timeout,
-                               **params)
+                               once=once, **params)
 
     def write_text(self, text: str, *, graph: str | None = None,
-                   timeout: float | None = None, **params: Any) -> list[Row]:
-        """Run a write query: through FalkorDB's Redis port when reachable,
-        else over Bolt, within ``timeout`` (default :meth:`call_timeout`)."""
+                   timeout: float | None = None, once: bool = False,
+                   **params: Any) -> list[Row]:
+        """Run a write query: through FalkorDB's Redis port when reachable
+        (never sent twice), else over Bolt, within ``timeout`` (default
+        :meth:`call_timeout`); ``once``: over Bolt too never sent again
+        (a query that is not safe to run twice: CREATE)."""
         redis = self.redis()
         limit = timeout or self.call_timeout()
         if redis is not None:
@@ -521,7 +537,7 @@ class BoltConnection:
         if graph is not None:
             raise ServerError(f"{self.where()}: writing graph {graph!r} needs FalkorDB's "
                               f"Redis port")
-        return bounded(lambda: self.run(text, params, write=True), limit,
+        return bounded(lambda: self.run(text, params, write=True, once=once), limit,
                        lambda: self.late("a write"))
 
     def write_budget(self, name: str, graph: str | None = None,
@@ -534,7 +550,8 @@ class BoltConnection:
 
     def write_rows(self, name: str, key: str, rows: Sequence[Any], *,
                    graph: str | None = None, template: Mapping[str, str] | None = None,
-                   timeout: float | None = None, **fixed: Any) -> list[Row]:
+                   timeout: float | None = None, once: bool = False,
+                   **fixed: Any) -> list[Row]:
         """Run the write ``name`` once per batch of ``rows`` (as ``$key``)."""
         rows = list(rows)
         if not rows:
@@ -548,7 +565,7 @@ class BoltConnection:
             chunks = self.chunks(rows, budget)
         for chunk in chunks:
             out.extend(self.write(name, graph=graph, template=template, timeout=timeout,
-                                  **{key: chunk}, **fixed))
+                                  once=once, **{key: chunk}, **fixed))
         return out
 
     # ----------------------------------------------------------------- schema

@@ -13,19 +13,32 @@ the first is alive, and takes over from one that died.  (A label per state
 would hide incomplete documents from any query, but relabelling costs
 FalkorDB 4.16 about 0.4 ms per node.)
 
-Two ways to write:
+Three ways to write:
 
 * **bulk**, into an empty FalkorDB whose Redis port this machine reaches:
   the documents go with ``GRAPH.BULK`` (:mod:`graphprum.store.bolt.bulk`)
   into a new graph under a temporary key, which is finished there (indexes,
-  meta) and then renamed onto the graph the Bolt port
+  LINK edges, meta) and then renamed onto the graph the Bolt port
   serves, atomically: readers see nothing, then the whole collection;
+* **create**, into any other empty store (Neo4j, or a FalkorDB reached over
+  Bolt only): ``UNWIND`` batches that create units with their CHILD and
+  HAS_ATTRIBUTE edges (:func:`~graphprum.store.bolt.pack.pack_new_units`),
+  no MERGE but for the shared Attribute nodes, and the LINK edges created
+  in the database when the documents are complete.  Every write is sent
+  once (never retried: a write lost with its connection fails the load,
+  which removes what it wrote);
 * **merge**, for every other load: ``UNWIND`` batches of packed units
   (:mod:`graphprum.store.bolt.pack`) merged on their ids, written in order by
   one background writer (:class:`~graphprum.store.bolt.bounded.WritePipe`) while
   the load parses the next documents.  On FalkorDB the writes go through the
   Redis port when it is reachable (see :mod:`graphprum.store.bolt.redis_port`
   for why), else over Bolt, one at a time.
+
+A store is empty when it holds no node but graphprum's ``Meta`` node
+(``read/node_count``), asked after the load claimed the store; what the
+load writes is removed, as for any load, only by the names of its own
+incomplete documents.  In every way the client holds one batch of
+documents and the names of the documents loaded, not the collection.
 
 Attributes: every unit keeps its attributes as JSON (``attributes``), and
 every distinct attribute (name, value) of the store is one ``Attribute``
@@ -56,6 +69,7 @@ from graphprum.store.bolt.bulk import EdgeToken, NodeToken, bulk_command, encode
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pack import (
     attribute_json,
+    pack_new_units,
     pack_units,
     separators,
     unit_ids,
@@ -135,7 +149,7 @@ def _alive(host: str, pid: int) -> bool:
     return host != socket.gethostname() or process_alive(pid)
 
 
-class _Doc:
+class LoadDocument:
     """A document of a load, with what its writes need.  ``name`` is the
     name it is written under (its own, or a name of its own when it
     replaces a stored document: ``replaces``)."""
@@ -266,11 +280,12 @@ class BoltLoads:
         try:
             self._remove_incomplete()
             self.reads.invalidate()
-            if self._bulk_ready(link_pairs):
+            way = self._empty_way(link_pairs)
+            if way == "bulk":
                 report = self._bulk_load(docs, description, link_stats)
             else:
                 report = self._merge_load(docs, replace, description, link_pairs, link_stats,
-                                          me)
+                                          me, create=way == "create")
         except BaseException:
             with contextlib.suppress(Exception):
                 self._remove_incomplete(timeout=30.0)
@@ -302,7 +317,10 @@ class BoltLoads:
     # ----------------------------------------------------------- merge loads
     def _merge_load(self, docs: Iterable[ParsedDocument | DocumentBatch], replace: bool,
                     description: dict[str, Any] | None, link_pairs: LinkPairs | None,
-                    link_stats: dict[str, Any] | None, me: str) -> LoadReport:
+                    link_stats: dict[str, Any] | None, me: str, create: bool = False
+                    ) -> LoadReport:
+        """A load in ``UNWIND`` batches: merged, or with ``create`` (an
+        empty store) created."""
         stored: dict[str, tuple[int, str]] = {}
         next_seq = 1
         for name, seq, dig, complete in self.conn.read("read/document_versions"):
@@ -313,8 +331,8 @@ class BoltLoads:
         report = LoadReport()
         unchanged = 0
         seen: set[str] = set()
-        written: list[_Doc] = []
-        batch: list[tuple[_Doc, str]] = []
+        written: list[tuple[str, str | None]] = []  # (name written under, replaces)
+        batch: list[tuple[LoadDocument, str]] = []
         units = 0
         load = me.rsplit(" ", 1)[-1]
         lseq = (meta["load_count"] + 1) * 10**9
@@ -322,7 +340,7 @@ class BoltLoads:
         beat = [time.monotonic()]
 
         def flush() -> None:
-            self._queue_documents(pipe, batch, load)
+            self._queue_documents(pipe, batch, load, create)
             if time.monotonic() - beat[0] > BEAT_EVERY:
                 beat[0] = time.monotonic()
                 pipe.submit(lambda: self.conn.write("load/writer_beat", writer=me, now=time.time()))
@@ -347,11 +365,11 @@ class BoltLoads:
                                          f"use --replace to replace it")
                     replaces = doc.name
                     report.replaced += 1
-                d = _Doc(doc, next_seq, lseq, replaces)
+                d = LoadDocument(doc, next_seq, lseq, replaces)
                 next_seq += 1
                 lseq += len(doc.links)
                 batch.append((d, dig))
-                written.append(d)
+                written.append((d.doc.name, replaces))
                 units += len(doc.tags)
                 report.documents += 1
                 report.elements += len(doc.tags)
@@ -376,10 +394,13 @@ class BoltLoads:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
         self._complete(written, load)
-        names = [d.replaces or d.doc.name for d in written]
-        self.conn.write_rows("load/resolve_links_to", "names", names)
-        self.conn.write_rows("load/resolve_links_from", "names",
-                         list(dict.fromkeys(names + pair_sources)))
+        names = [replaces or name for name, replaces in written]
+        if create:  # every link's source is in this load
+            self.conn.write_rows("load/links_create", "names", names)
+        else:
+            self.conn.write_rows("load/resolve_links_to", "names", names)
+            self.conn.write_rows("load/resolve_links_from", "names",
+                                 list(dict.fromkeys(names + pair_sources)))
         if report.replaced:
             self.conn.write("load/orphan_attributes")
         self.conn.write("load/meta", **self._history(meta, report, description, link_stats,
@@ -388,12 +409,18 @@ class BoltLoads:
             for axpre in self.reads.summary_names():
                 self.conn.write("summary/delete", axpre=axpre)  # stale now
         report.extra["unchanged"] = unchanged
+        if create:
+            report.extra["create"] = True
         return report
 
-    def _queue_documents(self, pipe: WritePipe, batch: list[tuple[_Doc, str]],
-                         load: str) -> None:
+    def _queue_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
+                         load: str, create: bool = False) -> None:
         """Queue the writes of a batch of documents: document nodes, units,
-        Attribute nodes and HAS_ATTRIBUTE edges, ROOT edges, link records."""
+        Attribute nodes and HAS_ATTRIBUTE edges, ROOT edges, link records
+        (``create``: into an empty store, see :meth:`_queue_new_documents`)."""
+        if create:
+            self._queue_new_documents(pipe, batch, load)
+            return
         rows = [d.row(dig) for d, dig in batch]
         rs, fs = separators(d.doc for d, _ in batch)
         # over FalkorDB's Bolt port a write may run twice (see units_merge.cypher)
@@ -401,14 +428,9 @@ class BoltLoads:
         budget = self.conn.write_budget(units, data="", rs=rs, fs=fs, docs=[], seqs=[])
         packed = list(pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
                                  max_units=self.conn.batch_size, max_bytes=budget, rs=rs, fs=fs))
-        nodes: dict[str, dict[str, str]] = {}
-        carried: list[str] = []
-        for d, _ in batch:
-            for row, values in d.doc.attributes:
-                for name, value in values.items():
-                    nid = attribute_nid(name, value)
-                    nodes.setdefault(nid, {"nid": nid, "name": name, "value": value})
-                    carried.append(d.ids[row] + fs + nid)
+        carried = [d.ids[row] + fs + attribute_nid(name, value) for d, _ in batch
+                   for row, values in d.doc.attributes for name, value in values.items()]
+        nodes = _attribute_nodes(batch)
         roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
         links = [link for d, _ in batch for link in d.links(load)]
         pipe.submit(lambda: self.conn.write_rows("load/documents", "docs", rows))
@@ -416,12 +438,38 @@ class BoltLoads:
             params = p.params()
             pipe.submit(functools.partial(self.conn.write, units, **params))
         if nodes:
-            pipe.submit(lambda: self.conn.write_rows("load/attributes", "attrs",
-                                                     list(nodes.values())))
+            pipe.submit(lambda: self.conn.write_rows("load/attributes", "attrs", nodes))
             pipe.submit(lambda: self._write_packed("load/has_attribute", carried, rs, fs))
         pipe.submit(lambda: self.conn.write_rows("load/root", "docs", roots))
         if links:
             pipe.submit(lambda: self.conn.write_rows("load/pending_links", "links", links))
+
+    def _queue_new_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
+                             load: str) -> None:
+        """Queue the writes of a batch of documents into an empty store, each
+        sent once: document nodes, the batch's Attribute nodes (merged: other
+        batches share them), units with their CHILD and HAS_ATTRIBUTE edges,
+        ROOT edges, link records."""
+        rows = [d.row(dig) for d, dig in batch]
+        rs, fs, ns = separators((d.doc for d, _ in batch), 3)
+        name = "load/units_create"
+        budget = self.conn.write_budget(name, data="", rs=rs, fs=fs, ns=ns, docs=[], seqs=[],
+                                        parents=[], paths=[])
+        packed = pack_new_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
+                                max_units=self.conn.batch_size, max_bytes=budget, rs=rs,
+                                fs=fs, ns=ns)
+        nodes = _attribute_nodes(batch)
+        roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
+        links = [link for d, _ in batch for link in d.links(load)]
+        once = functools.partial(self.conn.write_rows, once=True)
+        pipe.submit(lambda: once("load/documents_create", "docs", rows))
+        if nodes:
+            pipe.submit(lambda: self.conn.write_rows("load/attributes", "attrs", nodes))
+        for p in packed:
+            pipe.submit(functools.partial(self.conn.write, name, once=True, **p.params()))
+        pipe.submit(lambda: once("load/root_create", "docs", roots))
+        if links:
+            pipe.submit(lambda: once("load/pending_links_create", "links", links))
 
     def _write_packed(self, name: str, records: list[str], rs: str, fs: str,
                       graph: str | None = None, **template: str) -> None:
@@ -443,7 +491,7 @@ class BoltLoads:
             self.conn.write(name, graph=graph, template=template, data=rs.join(chunk), rs=rs, fs=fs)
 
     def _merge_link_pairs(self, link_pairs: LinkPairs, stored: dict[str, tuple[int, str]],
-                          written: list[_Doc], next_seq: int, lseq: int,
+                          written: list[tuple[str, str | None]], next_seq: int, lseq: int,
                           load: str) -> tuple[int, list[str]]:
         """Links FROM -> TO between pages; pages not stored become page units
         (written incomplete, made visible with the load)."""
@@ -460,10 +508,10 @@ class BoltLoads:
                 if fresh:
                     batch = []
                     for doc in page_units(fresh).documents():
-                        d = _Doc(doc, next_seq, 0)
+                        d = LoadDocument(doc, next_seq, 0)
                         next_seq += 1
                         batch.append((d, digest(doc)))
-                        written.append(d)
+                        written.append((d.doc.name, None))
                         pages[doc.name] = doc.name
                     self._queue_documents(pipe, batch, load)
                 links = []
@@ -482,34 +530,38 @@ class BoltLoads:
             pipe.close()
         return n, list(dict.fromkeys(sources))
 
-    def _complete(self, written: list[_Doc], load: str) -> None:
-        """Make the documents of a load visible: remove the stored versions
-        of those it replaces and give the new ones their names; then its
-        link records count."""
+    def _complete(self, written: list[tuple[str, str | None]], load: str) -> None:
+        """Make the documents of a load visible (``written``: the name each
+        is written under, and the name it replaces): remove the stored
+        versions of those it replaces and give the new ones their names;
+        then its link records count."""
         step = 200
-        replacing = [d for d in written if d.replaces is not None]
+        replacing = [(tmp, name) for tmp, name in written if name is not None]
         for i in range(0, len(replacing), step):
             part = replacing[i:i + step]
-            names = [d.replaces for d in part]
-            renames = [{"name": d.replaces, "tmp": d.doc.name} for d in part]
+            names = [name for _, name in part]
+            renames = [{"name": name, "tmp": tmp} for tmp, name in part]
             self.conn.write_rows("load/replaced_units", "names", names)
             self.conn.write_rows("load/replaced_links", "names", names)
             self.conn.write_rows("load/replaced_documents", "names", names)
             self.conn.write_rows("load/rename", "docs", renames)
             self.conn.write_rows("load/rename_links", "docs", renames)
-        self.conn.write_rows("load/complete", "names", [d.replaces or d.doc.name for d in written])
+        self.conn.write_rows("load/complete", "names",
+                             [replaces or name for name, replaces in written])
         self.conn.write("load/complete_links", load=load)
 
     # ------------------------------------------------------------ bulk loads
-    def _bulk_ready(self, link_pairs: LinkPairs | None) -> bool:
-        """Whether this load can go in bulk: FalkorDB's Redis port reachable,
-        nothing stored but the Meta node, not a link list."""
+    def _empty_way(self, link_pairs: LinkPairs | None) -> str | None:
+        """How a load into an empty store (nothing stored but the Meta
+        node) goes: ``"bulk"`` when FalkorDB's Redis port is reachable, else
+        ``"create"``; None (merge) for any other store, a link list, or
+        ``GRAPHPRUM_BOLT_BULK=0``."""
         if link_pairs is not None or os.environ.get("GRAPHPRUM_BOLT_BULK", "1") == "0":
-            return False
-        if self.conn.redis() is None:
-            return False
+            return None
         (n,), = self.conn.read("read/node_count")
-        return int(n) == 0
+        if int(n):
+            return None
+        return "bulk" if self.conn.redis() is not None else "create"
 
     def _bulk_load(self, docs: Iterable[ParsedDocument | DocumentBatch],
                    description: dict[str, Any] | None, link_stats: dict[str, Any] | None
@@ -522,9 +574,9 @@ class BoltLoads:
             if report.documents == 0:
                 raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                                  None, "nothing to load")
-            loader.finish()
             for statement in self.conn.schema_statements():
                 self.conn.write_text(statement, graph=key)
+            loader.finish()
             self.conn.write("load/meta", graph=key,
                         **self._history(meta, report, description, link_stats, 0))
             (n,), = self.conn.read("read/node_count")
@@ -544,20 +596,21 @@ class BoltLoads:
 
 class _BulkLoader:
     """The documents of a bulk load as ``GRAPH.BULK`` calls on graph ``key``
-    (node ids counted as FalkorDB gives them: in the order they are sent)."""
+    (node ids counted as FalkorDB gives them: in the order they are sent).
+    What it keeps between calls: the names of the documents and the node id
+    of every distinct Attribute (shared by the units of many batches)."""
 
     def __init__(self, conn: BoltConnection, key: str) -> None:
         self.conn, self.key = conn, key
         self.next_id = 0
         self.begun = False
-        self.roots: dict[str, int] = {}
-        self.links: list[tuple[int, dict[str, Any]]] = []
+        self.names: list[str] = []
         self.attributes: dict[str, int] = {}  # Attribute nid -> node id
 
     def load(self, docs: Iterator[ParsedDocument], lseq: int) -> LoadReport:
         report = LoadReport()
         seen: set[str] = set()
-        batch: list[tuple[_Doc, str]] = []
+        batch: list[tuple[LoadDocument, str]] = []
         units = 0
         seq = 1
         for doc in docs:
@@ -565,7 +618,7 @@ class _BulkLoader:
                 raise InputError(doc.source, None,
                                  f"document id {doc.name!r} occurs twice in this load")
             seen.add(doc.name)
-            d = _Doc(doc, seq, lseq)
+            d = LoadDocument(doc, seq, lseq)
             seq += 1
             lseq += len(doc.links)
             batch.append((d, digest(doc)))
@@ -586,7 +639,7 @@ class _BulkLoader:
         except ReplyError as exc:
             raise StoreError(f"{self.conn.where()}: GRAPH.BULK refused: {exc}") from None
 
-    def _send(self, batch: list[tuple[_Doc, str]]) -> None:
+    def _send(self, batch: list[tuple[LoadDocument, str]]) -> None:
         """One ``GRAPH.BULK`` call: documents, units, link records and new
         Attribute nodes (node ids in that order), then ROOT, CHILD and
         HAS_ATTRIBUTE edges."""
@@ -629,10 +682,9 @@ class _BulkLoader:
             if len(kids):
                 pairs = np.stack([unit_id + parent[kids], unit_id + kids], axis=1)
                 child.add_raw(pairs.astype("<u8").tobytes(), len(kids))
-            self.roots[doc.name] = unit_id
+            self.names.append(doc.name)
             for link in d.links(self.key, complete=True):
                 pending.add([link[p] for p in _LINK_PROPS])
-                self.links.append((unit_id + link["src_pre"], link))
             unit_id += len(d.ids)
         self._call(bulk_command(self.key, not self.begun,
                                 [documents, units, pending, attributes], [root, child, has]))
@@ -640,20 +692,23 @@ class _BulkLoader:
         self.next_id = attr_id
 
     def finish(self) -> None:
-        """The LINK edges whose target document was loaded."""
-        link = EdgeToken("LINK", ["key", "anchor", "lseq"])
-        for src, rec in self.links:
-            dst = self.roots.get(rec["target"])
-            if dst is not None:
-                link.add(src, dst, [rec["key"], rec["anchor"], rec["lseq"]])
-                if link.count >= BULK_UNITS:
-                    self._call(bulk_command(self.key, False, [], [link]))
-                    link = EdgeToken("LINK", ["key", "anchor", "lseq"])
-        if link.count:
-            self._call(bulk_command(self.key, False, [], [link]))
+        """The LINK edges whose target document was loaded, made in the
+        graph from the link records (its indexes created first)."""
+        self.conn.write_rows("load/links_create", "names", self.names, graph=self.key)
 
 
-def _strings(d: _Doc) -> list[bytes]:
+def _attribute_nodes(batch: list[tuple[LoadDocument, str]]) -> list[dict[str, str]]:
+    """The Attribute nodes the units of ``batch`` point to, once each."""
+    nodes: dict[str, dict[str, str]] = {}
+    for d, _ in batch:
+        for _, values in d.doc.attributes:
+            for name, value in values.items():
+                nid = attribute_nid(name, value)
+                nodes.setdefault(nid, {"nid": nid, "name": name, "value": value})
+    return list(nodes.values())
+
+
+def _strings(d: LoadDocument) -> list[bytes]:
     """The string values of every unit of ``d`` (uid, doc, tag, path, text,
     attributes), encoded, one bytes object per unit."""
     doc = d.doc
@@ -665,7 +720,7 @@ def _strings(d: _Doc) -> list[bytes]:
                                                    strict=True)]
 
 
-def _numbers(d: _Doc) -> list[bytes]:
+def _numbers(d: LoadDocument) -> list[bytes]:
     """The number values of every unit of ``d`` (:data:`_INT_PROPS`, then
     :data:`_FLOAT_PROPS`), encoded, one bytes object per unit."""
     doc = d.doc

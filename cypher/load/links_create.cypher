@@ -1,0 +1,12 @@
+// LINK edges of a load into an empty store, once it is complete: every link
+// record whose target document $names holds (every stored document is the
+// load's; WITH between the matches: see resolve_links_to)
+UNWIND $names AS name
+MATCH (p:PendingLink {target: name})
+WHERE p.complete
+WITH p, name
+MATCH (d:Document {name: name})-[:ROOT]->(t:Unit)
+WHERE d.complete
+WITH p, t
+MATCH (s:Unit {uid: p.src})
+CREATE (s)-[:LINK {key: p.key, anchor: p.anchor, lseq: p.lseq}]->(t)
