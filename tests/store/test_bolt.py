@@ -41,8 +41,8 @@ TRICKY = {
                     "<dc:title>It's a \\ backslash \"quoted\"</dc:title><?pi x?>"
                     '<s id="a" n="1.5"><p>é ü\n line</p><p/><q><p>x</p></q></s><s id="b"/>'
                     '<ref to="../sr/fig2.xml"/><ref to="nowhere.xml"/><ref to="ns.xml"/>'
-                    '<ref to="ns.xml"/></r>'),
-    "misc/deep.xml": "<a>" + "<a>t" * 12 + "</a>" * 12 + "<b/></a>",
+                    '<ref to="ns.xml"/><ref to="ns.xml#b"/><ref to="ns.xml#zz"/></r>'),
+    "misc/deep.xml": "<a>" + "<a>t" * 12 + "</a>" * 12 + '<b/><ref to="ns.xml#a"/></a>',
     "é/one.xml": '<only x="1" y="é"/>',
 }
 

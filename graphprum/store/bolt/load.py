@@ -103,7 +103,7 @@ BULK_PREFIX = "graphprum-bulk-"
 _DOC_PROPS = ["name", "source", "kind", "length", "count", "seq", "digest", "kind_counts",
               "complete"]
 _LINK_PROPS = ["key", "load", "complete", "pair", "src", "src_doc", "src_pre", "target",
-               "anchor", "lseq"]
+               "anchor", "lseq", "fragment"]
 _INT_PROPS = ["seq", "kind", "depth", "pre", "ppre", "post", "size", "pos", "words"]
 _FLOAT_PROPS = ["start", "length"]
 
@@ -173,9 +173,11 @@ class LoadDocument:
 
     def links(self, load: str, complete: bool = False) -> list[dict[str, Any]]:
         doc = self.doc
+        # target: the document's name; fragment: the element's name in it ('' for its root)
         return [{"key": f"{doc.name}\x1f{k}", "load": load, "complete": complete,
                  "pair": False, "src": self.ids[row], "src_doc": doc.name,
-                 "src_pre": int(row), "target": target, "anchor": anchor or "",
+                 "src_pre": int(row), "target": target.partition("#")[0],
+                 "fragment": target.partition("#")[2], "anchor": anchor or "",
                  "lseq": self.lseq + k}
                 for k, (row, target, anchor) in enumerate(doc.links)]
 
@@ -518,8 +520,8 @@ class BoltLoads:
                 for f, t in zip(froms, tos, strict=True):
                     links.append({"key": f"\x1epairs\x1f{load}\x1f{lseq}", "load": load,
                                   "complete": False, "pair": True, "src": pages[f],
-                                  "src_doc": f, "src_pre": 0, "target": t, "anchor": "",
-                                  "lseq": lseq})
+                                  "src_doc": f, "src_pre": 0, "target": t, "fragment": "",
+                                  "anchor": "", "lseq": lseq})
                     lseq += 1
                     n += 1
                     sources.append(f)

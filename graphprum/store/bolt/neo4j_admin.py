@@ -49,6 +49,7 @@ import numpy as np
 from graphprum.errors import UsageError
 from graphprum.store.base import Store
 from graphprum.store.bolt.load import FORMAT, LoadDocument, attribute_nid, digest
+from graphprum.store.linkgraph import names_fragment
 from graphprum.units import ParsedDocument
 
 #: Node files: label, file name, header (the ``:ID`` column first, then
@@ -64,7 +65,7 @@ NODE_FILES = {
     "Attribute": ("attributes.csv", ["nid:ID(Attribute)", ":LABEL", "name", "value"]),
     "PendingLink": ("links.csv", ["key:ID(PendingLink)", ":LABEL", "load", "complete:boolean",
                                   "pair:boolean", "src", "src_doc", "src_pre:long", "target",
-                                  "anchor", "lseq:long"]),
+                                  "anchor", "lseq:long", "fragment"]),
     "Meta": ("meta.csv", ["key:ID(Meta)", ":LABEL", "format", "loads", "link_stats",
                           "load_count:long"]),
 }
@@ -164,6 +165,7 @@ def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Seque
                      on_document: Callable[[int], None] | None) -> None:
     """Every document's nodes and relationships, then the LINK edges."""
     roots: dict[str, str] = {}
+    named: dict[tuple[str, str], str] = {}  # (document, fragment) -> the first element it names
     attributes: set[str] = set()
     lseq = 10**9  # the link order of a first load (load/meta's load_count 1)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as pending:
@@ -183,6 +185,8 @@ def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Seque
                     write("CHILD", [d.ids[parent], d.ids[child], "CHILD"])
             for r, values in doc.attributes:
                 for name, value in values.items():
+                    if names_fragment(doc.tags[r], name):
+                        named.setdefault((doc.name, value), d.ids[r])
                     nid = attribute_nid(name, value)
                     if nid not in attributes:
                         attributes.add(nid)
@@ -191,13 +195,16 @@ def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Seque
             for link in d.links(LOAD, complete=True):
                 write("PendingLink", [link["key"], "PendingLink", LOAD, True, False,
                                       link["src"], link["src_doc"], link["src_pre"],
-                                      link["target"], link["anchor"], link["lseq"]])
-                pending.write(json.dumps([link["src"], link["target"], link["key"],
-                                          link["anchor"], link["lseq"]]) + "\n")
+                                      link["target"], link["anchor"], link["lseq"],
+                                      link["fragment"]])
+                pending.write(json.dumps([link["src"], link["target"], link["fragment"],
+                                          link["key"], link["anchor"], link["lseq"]]) + "\n")
             if on_document is not None:
                 on_document(len(d.ids))
         pending.seek(0)
         for line in pending:
-            src, target, key, anchor, n = json.loads(line)
-            if target in roots:
-                write("LINK", [src, roots[target], "LINK", key, anchor, n])
+            src, target, fragment, key, anchor, n = json.loads(line)
+            if target in roots:  # the element the fragment names, else the root
+                arrival = named.get((target, fragment), roots[target]) if fragment \
+                    else roots[target]
+                write("LINK", [src, arrival, "LINK", key, anchor, n])
