@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import cast
 
 import numpy as np
 
@@ -62,7 +64,7 @@ from graphprum.evaluation.topics import (
 from graphprum.io.runs import Run
 from graphprum.measures.names import aggregation
 from graphprum.measures.registry import MeasureSpec, aggregate
-from graphprum.store.base import FORK_SAFE, Store
+from graphprum.store.base import FORK_SAFE, SERVER, ReadsAhead, Store
 from graphprum.workers import can_fork, cpu_count, ordered_map
 
 Warn = Callable[[str], None]
@@ -162,7 +164,8 @@ def topic_chunks(job: Job) -> list[list[str]]:
 def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
     """How many processes evaluate ``job``: ``jobs``, or with ``auto`` one per
     CPU once the runs hold :data:`AUTO_MIN_RESULTS` results; 1 where forking
-    cannot help or is not safe (a note when ``jobs`` asked for more)."""
+    cannot help or is not safe (a note when ``jobs`` asked for more); on a
+    graph server (capability ``server``) they are threads."""
     asked = jobs != AUTO
     if asked:
         most = int(jobs)
@@ -175,7 +178,7 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
         if asked:
             warn("note: --jobs needs the fork start method, not available here; using 1")
         return 1
-    if job.store is not None and FORK_SAFE not in job.store.capabilities:
+    if job.store is not None and not {FORK_SAFE, SERVER} & job.store.capabilities:
         if asked:
             warn("note: --jobs is ignored with a server store (a connection cannot be "
                  "shared between processes); using 1")
@@ -185,11 +188,19 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
 
 def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     """Every chunk of ``job`` (:func:`topic_chunks`), in topic order, in
-    ``jobs`` processes; ``progress(done, total)`` as topics finish (with
+    ``jobs`` processes, or threads sharing a graph server's store (each
+    chunk then a few topics, so that one thread computes while another
+    waits on the server); ``progress(done, total)`` as topics finish (with
     fractions of a topic during simulations, in one process)."""
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job)
+    server = job.store is not None and SERVER in job.store.capabilities
+    if server:  # the documents of every topic in a few large queries
+        cast(ReadsAhead, job.store).read_ahead(_viewed(job))
+        if jobs > 1:
+            size = -(-total // (8 * jobs))
+            chunks = [c[i:i + size] for c in chunks for i in range(0, len(c), size)]
     jobs = min(jobs, len(chunks))
     done = 0
 
@@ -198,13 +209,33 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
         return evaluate_chunk(job, topics, tick)
 
     outputs: list[ChunkOutput] = []
-    for topics, out in zip(chunks, ordered_map(evaluate, job, chunks, jobs), strict=True):
-        if jobs > 1 or not out.topics:  # (else evaluate_chunk said it, topic by topic)
-            for k in range(1, len(topics) + 1):
-                progress(done + k, total)
-        done += len(topics)
-        outputs.append(out)
+    if server and jobs > 1:
+        pool = ThreadPoolExecutor(jobs)
+        results: Iterator[ChunkOutput] = pool.map(lambda c: evaluate(job, c), chunks)
+    else:
+        results = ordered_map(evaluate, job, chunks, jobs)
+    try:
+        for topics, out in zip(chunks, results, strict=True):
+            if jobs > 1 or not out.topics:  # (else evaluate_chunk said it, topic by topic)
+                for k in range(1, len(topics) + 1):
+                    progress(done + k, total)
+            done += len(topics)
+            outputs.append(out)
+    finally:
+        if server and jobs > 1:
+            pool.shutdown(cancel_futures=True)
     return outputs
+
+
+def _viewed(job: Job) -> Iterator[str]:
+    """The ids the topics' views will hold, topic by topic (results, judged
+    units, assessed documents)."""
+    for topic in job.topics:
+        for run in job.runs:
+            yield from run.ranked(topic)[:job.options.max_results]
+        yield from job.qrels[topic]
+        if job.assessments is not None and topic in job.assessments:
+            yield from job.assessments[topic].docs
 
 
 def _joined(pieces: Sequence[ClassicalValues]) -> ClassicalValues:

@@ -25,6 +25,12 @@ in :attr:`Store.capabilities`:
 ``summary_nodes``
     stored summaries are also graph nodes (``(:Summary)``, ``IN_PARTITION``),
     so they can be queried with Cypher.
+``server``
+    the store's reads are queries to a graph server: safe from several
+    threads at once (``--jobs`` runs topics on threads sharing it), and
+    cheaper asked in a few large queries than topic by topic, so an
+    evaluation tells it first which units its topics will view
+    (:meth:`ReadsAhead.read_ahead`).
 
 Examples
 --------
@@ -55,6 +61,7 @@ TABLE = "table"
 CYPHER = "cypher"
 FORK_SAFE = "fork_safe"
 SUMMARY_NODES = "summary_nodes"
+SERVER = "server"
 
 #: Columns of :meth:`Store.units`.
 UNIT_FIELDS = ["id", "doc", "kind", "tag", "label_path", "depth", "parent", "pre", "post",
@@ -200,6 +207,15 @@ class LinkWalk:
     out_links: np.ndarray | None = None
     parents: np.ndarray | None = None
     children: np.ndarray | None = None
+
+
+class ReadsAhead(Protocol):
+    """What a store with the ``server`` capability also answers."""
+
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Pull now the documents holding ``ids`` (units the coming topics
+        will view, in the order they will), as many as the store keeps."""
+        ...
 
 
 @runtime_checkable

@@ -50,12 +50,19 @@ reads), :class:`~graphprum.store.bolt.load.BoltLoads` (loads, with
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from graphprum.store.base import CYPHER, SUMMARY_NODES, LinkWalk, Store, UnitView
+from graphprum.store.base import (
+    CYPHER,
+    SERVER,
+    SUMMARY_NODES,
+    LinkWalk,
+    ReadsAhead,
+    Store,
+    UnitView,
+)
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.load import BoltLoads
 from graphprum.store.bolt.reads import BoltReads
@@ -63,6 +70,9 @@ from graphprum.store.bolt.summaries import BoltSummaries
 from graphprum.store.bolt.user_query import run_user_query
 from graphprum.store.uri import BoltURI
 from graphprum.units import DocumentBatch, LoadReport, ParsedDocument, UnitTable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class BoltStore:
@@ -90,7 +100,7 @@ class BoltStore:
     so no driver message can echo it.
     """
 
-    capabilities = frozenset({CYPHER, SUMMARY_NODES})
+    capabilities = frozenset({CYPHER, SUMMARY_NODES, SERVER})
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
                  batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
@@ -179,6 +189,11 @@ class BoltStore:
         """The stored documents holding ``ids`` (and ``documents``)."""
         return self.reads.view(ids, documents, store=self)
 
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Pull now, in a few large queries, the documents holding ``ids``
+        (the coming topics' units), as many as the store keeps."""
+        self.reads.read_ahead(ids)
+
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
                   hops: int | None, structure: bool = False) -> LinkWalk:
         """The neighbourhood of walks of at most ``hops`` moves into ``targets``
@@ -261,4 +276,9 @@ class BoltStore:
 
 def _implements_the_contract(store: BoltStore) -> Store:
     """mypy checks here that :class:`BoltStore` answers the whole :class:`Store` protocol."""
+    return store
+
+
+def _reads_ahead(store: BoltStore) -> ReadsAhead:
+    """... and what its ``server`` capability promises."""
     return store
