@@ -512,6 +512,8 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
     assert max(bolt.documents()["count"]) > bolt_reads.SLICE  # documents span rows
     load_xml(bolt, [write_collection(tmp_path / "c", {"x.xml": "<x><y/></x>"})])
     asked.clear()
-    bolt.view([], names[:1])
+    view = bolt.view([], names[:1])
+    assert not [name for name, _ in asked if name == "read/document_columns"]  # not yet
+    view.table
     assert [rows for name, rows in asked if name == "read/document_columns"] == [(names[0],)]
     fresh.close()

@@ -8,7 +8,8 @@ once per document and kept by the store until the next load.  A topic's
 view joins the pieces of its documents (:func:`join_tables`: columns
 concatenated, rows, parents and vocabularies renumbered) and resolves the
 ids it is asked about by walking each XPath down its document's tree
-(:meth:`Piece.row`), so that no id of a unit nobody asks about is made.
+(:meth:`Piece.row`), so that no id of a unit nobody asks about is made;
+an id of a document not pulled is asked of the server (:func:`resolver`).
 
 Examples
 --------
@@ -18,8 +19,8 @@ Examples
 (['a', 'b'], [-1, 0])
 >>> p.row("/a[1]/b[1]"), p.row("/a[1]/c[1]"), p.row("/a[1]/b[2]")
 (1, -1, -1)
->>> view = join_tables([p.table, p.table])
->>> resolver({"d": (0, p)})(["d#/a[1]/b[1]", "e#/a[1]", "d"]).tolist()
+>>> resolve = resolver({"d": (0, 2, 0)}, lambda: {"d": p}, lambda ids: {})
+>>> resolve(["d#/a[1]/b[1]", "e#/a[1]", "d"]).tolist()
 [1, -1, -1]
 """
 
@@ -188,29 +189,60 @@ def join_tables(tables: Sequence[UnitTable]) -> UnitTable:
     return UnitTable(columns, list(tags), list(paths), docs)
 
 
-def resolver(pieces: Mapping[str, tuple[int, Piece]]) -> Callable[[Sequence[str]], np.ndarray]:
-    """Rows of unit ids in a view of ``pieces`` (document name -> its first
-    row in the view and its piece), -1 for an id the view does not hold:
-    a page or video by its name, a segment by its number, an element by
-    its XPath (:meth:`Piece.row`)."""
+#: Where a document's rows are in a view: its first row, units and document kind.
+Place = tuple[int, int, int]
+
+
+def place_documents(docs: Sequence[Mapping[str, Any]]) -> dict[str, Place]:
+    """The :data:`Place` of each of ``docs`` (fields ``name``, ``count``,
+    ``kind``) in a view holding them in their order.
+
+    >>> place_documents([{"name": "a", "count": 3, "kind": 0},
+    ...                  {"name": "b", "count": 2, "kind": 1}])
+    {'a': (0, 3, 0), 'b': (3, 2, 1)}
+    """
+    out: dict[str, Place] = {}
+    first = 0
+    for d in docs:
+        out[str(d["name"])] = (first, int(d["count"]), int(d["kind"]))
+        first += int(d["count"])
+    return out
+
+
+def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piece]],
+             lookup: Callable[[list[str]], Mapping[str, tuple[str, int]]]
+             ) -> Callable[[Sequence[str]], np.ndarray]:
+    """Rows of unit ids in a view of the documents ``places``, -1 for an id
+    the view does not hold: a page or video by its name, a segment by its
+    number, an element by its XPath in its document's piece when
+    ``pieces()`` has it (:meth:`Piece.row`), else by ``lookup(ids)``
+    (stored id -> document and ``pre``: a question to the server)."""
     def resolve(ids: Sequence[str]) -> np.ndarray:
         out = np.full(len(ids), -1, dtype=np.int64)
+        have = pieces()
+        ask: dict[str, list[int]] = {}
         for i, uid in enumerate(ids):
-            name, sep, rest = canonical(uid).partition("#")
-            hit = pieces.get(name)
-            if hit is None:
+            stored = canonical(uid)
+            name, sep, rest = stored.partition("#")
+            place = places.get(name)
+            if place is None:
                 continue
-            first, piece = hit
-            kind = int(piece.table.docs["kind"][0])
+            first, count, kind = place
             if not sep:
                 if kind in (KIND_PAGE, KIND_VIDEO):
                     out[i] = first
             elif kind == KIND_VIDEO:
-                if rest.isdigit() and 1 <= int(rest) < len(piece):
+                if rest.isdigit() and 1 <= int(rest) < count:
                     out[i] = first + int(rest)
-            else:
-                row = piece.row(rest)
+            elif name in have:
+                row = have[name].row(rest)
                 if row >= 0:
                     out[i] = first + row
+            else:
+                ask.setdefault(stored, []).append(i)
+        if ask:
+            for stored, (name, pre) in lookup(list(ask)).items():
+                if stored.partition("#")[0] == name:
+                    out[ask[stored]] = places[name][0] + pre
         return out
     return resolve

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +32,7 @@ from graphprum.store.bolt.pieces import (
     canonical,
     join_tables,
     piece_of,
+    place_documents,
     resolver,
 )
 from graphprum.store.linkgraph import graph_walk
@@ -61,6 +61,9 @@ PULL_THREADS = 4
 SLICE = 48
 #: Units of pulled documents kept for later views (about 60 bytes each).
 CACHE_UNITS = 1_000_000
+#: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
+#: pull takes with it.
+AHEAD_UNITS = 250_000
 
 
 def document_of(uid: str) -> str:
@@ -72,12 +75,33 @@ def document_of(uid: str) -> str:
     return uid.partition("#")[0]
 
 
-@dataclass
 class BoltView(UnitView):
-    """A topic's view of a Bolt store: the collection's statistics asked of
-    the server only when a measure reads them (``reads``)."""
+    """A topic's view of a Bolt store.  Where each of its documents lies
+    is known from their sizes, so its ids resolve without their units
+    (:func:`~graphprum.store.bolt.pieces.resolver`); the units are pulled
+    when something first reads :attr:`table`, and the collection's
+    statistics when a measure reads them.  An evaluation whose models
+    walk the graph (``links``, ``browse``) reads no table at all."""
 
-    reads: Any = field(repr=False, default=None)
+    def __init__(self, reads: BoltReads, docs: list[dict[str, Any]], store: Any) -> None:
+        self.reads = reads
+        self.docs = docs
+        self._table: UnitTable | None = None
+        places = place_documents(docs)
+        names = list(places)
+        super().__init__(None, {}, store,  # type: ignore[arg-type]  # the table comes later
+                         resolver(places, lambda: reads.cached(names), reads.stored_rows))
+
+    @property
+    def table(self) -> UnitTable:
+        """The view's documents, pulled on first use."""
+        if self._table is None:
+            self._table = join_tables([p.table for p in self.reads.pieces(self.docs)])
+        return self._table
+
+    @table.setter
+    def table(self, value: UnitTable | None) -> None:
+        self._table = value
 
     def statistics(self) -> pd.DataFrame:
         if self.collection is None:
@@ -124,6 +148,8 @@ class BoltReads:
         self._doc_stats: pd.DataFrame | None = None
         self._docs: dict[str, dict[str, Any] | None] = {}
         self._pieces: OrderedDict[str, Piece] = OrderedDict()
+        self._pending: dict[str, Future[Piece]] = {}
+        self._ahead: deque[dict[str, Any]] = deque()
         self._cached_units = 0
         self._parts: dict[tuple[str, str], np.ndarray] = {}
         self._summaries: list[str] | None = None
@@ -134,6 +160,7 @@ class BoltReads:
             self._whole = self._whole_rows = self._doc_stats = None
             self._docs.clear()
             self._pieces.clear()
+            self._ahead.clear()
             self._cached_units = 0
             self.forget_summaries()
 
@@ -203,57 +230,90 @@ class BoltReads:
                 out.update(got)
         return out
 
-    def _pieces_of(self, docs: Sequence[dict[str, Any]]) -> list[Piece]:
+    def cached(self, names: Iterable[str]) -> dict[str, Piece]:
+        """The pieces of ``names`` the store holds now (none is pulled)."""
+        with self._lock:
+            return {n: p for n in names if (p := self._pieces.get(n)) is not None}
+
+    def stored_rows(self, ids: list[str]) -> dict[str, tuple[str, int]]:
+        """Document and ``pre`` of the stored units ``ids``, asked of the server."""
+        return {uid: (doc, int(pre)) for uid, doc, pre in
+                self.conn.read_batched("read/unit_places", "ids", ids)}
+
+    def pieces(self, docs: Sequence[dict[str, Any]]) -> list[Piece]:
         """The pieces of ``docs``, each document pulled once until the next
-        load (while the cache holds it)."""
+        load (while the cache holds it).  A pull also takes the next
+        documents :meth:`read_ahead` announced, :data:`AHEAD_UNITS` units
+        of them, in the same few queries; a document another thread is
+        pulling is waited for, not pulled again."""
+        mine: list[dict[str, Any]] = []
+        waits: dict[str, Future[Piece]] = {}
         with self._lock:
-            have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
-            for name, piece in have.items():
-                if piece is not None:
+            for d in docs:
+                name = d["name"]
+                if name in self._pieces:
                     self._pieces.move_to_end(name)
-        new = self._pull([d for d in docs if have[d["name"]] is None])
-        with self._lock:
-            for name, piece in new.items():
-                if name not in self._pieces:
+                elif name not in self._pending:
+                    mine.append(d)
+            if mine:
+                mine += self._upcoming(set(d["name"] for d in mine))
+            for d in mine:
+                self._pending[d["name"]] = Future()
+            waits = {d["name"]: self._pending[d["name"]] for d in docs
+                     if d["name"] not in self._pieces}
+        if mine:
+            try:
+                new = self._pull(mine)
+            except BaseException as exc:
+                with self._lock:
+                    for d in mine:
+                        self._pending.pop(d["name"]).set_exception(exc)
+                raise
+            with self._lock:
+                for name, piece in new.items():
                     self._pieces[name] = piece
                     self._cached_units += len(piece)
-            while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
-                _, dropped = self._pieces.popitem(last=False)
-                self._cached_units -= len(dropped)
-        return [new[d["name"]] if d["name"] in new else have[d["name"]]  # type: ignore[misc]
+                    self._pending.pop(name).set_result(piece)
+                while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
+                    _, dropped = self._pieces.popitem(last=False)
+                    self._cached_units -= len(dropped)
+        with self._lock:
+            have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
+        return [hit if (hit := have[d["name"]]) is not None else waits[d["name"]].result()
                 for d in docs]
 
-    def read_ahead(self, ids: Iterable[str]) -> None:
-        """Pull now, in a few large queries, the documents that hold ``ids``
-        (units an evaluation's topics will view, in the order they will),
-        as many as the cache keeps."""
-        names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
-        known = {d["name"]: d for d in self._documents_named(names)}
-        wanted: list[dict[str, Any]] = []
+    def _upcoming(self, taken: set[str]) -> list[dict[str, Any]]:
+        """The next announced documents (:meth:`read_ahead`) not held, not
+        under way and not in ``taken``, :data:`AHEAD_UNITS` units of them;
+        called with the lock held."""
+        out: list[dict[str, Any]] = []
         units = 0
-        for name in names:
-            d = known.get(name)
-            if d is not None:
+        while self._ahead and units < AHEAD_UNITS:
+            d = self._ahead.popleft()
+            name = d["name"]
+            if name not in self._pieces and name not in self._pending and name not in taken:
+                out.append(d)
                 units += int(d["count"])
-                if units > CACHE_UNITS:
-                    break
-                wanted.append(d)
-        self._pieces_of(wanted)
+        return out
+
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units an evaluation's topics will view, in the order
+        they will: the first pull (a topic whose measures read its table)
+        takes the documents that come next with it, in a few large queries
+        instead of one per topic (:meth:`pieces`)."""
+        names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
+        docs = {d["name"]: d for d in self._documents_named(names)}
+        with self._lock:
+            self._ahead = deque(docs[n] for n in names if n in docs)
 
     # ---------------------------------------------------------- the topic
     def view(self, ids: Iterable[str], documents: Iterable[str] = (),
              store: Any = None) -> UnitView:
         """The stored documents holding ``ids`` (and ``documents``), as a
-        table of their own (``store``: the store the view names as its own):
-        rows are the view's, an id resolved when it is asked for."""
+        :class:`BoltView` (``store``: the store the view names as its own)."""
         names = list(dict.fromkeys([document_of(canonical(u)) for u in ids]
                                    + list(documents)))
-        docs = self._documents_named(names) if names else []
-        pieces = self._pieces_of(docs)
-        table = join_tables([p.table for p in pieces])
-        first = table.docs["first"].tolist()
-        at = {d["name"]: (f, p) for d, f, p in zip(docs, first, pieces, strict=True)}
-        return BoltView(table, {}, store, resolver(at), reads=self)
+        return BoltView(self, self._documents_named(names) if names else [], store)
 
     def document_statistics(self) -> pd.DataFrame:
         """Per document kind: stored documents and total length (kept until
@@ -359,9 +419,9 @@ class BoltReads:
         cache: dict[str, np.ndarray] = view.__dict__.setdefault("_partitions", {})
         part = cache.get(axpre)
         if part is None:
-            docs = view.table.docs
-            names = [str(n) for n in docs["name"].tolist()]
-            counts = [int(c) for c in docs["count"].tolist()]
+            docs = view.docs if isinstance(view, BoltView) else list(view.table.docs.records())
+            names = [str(d["name"]) for d in docs]
+            counts = [int(d["count"]) for d in docs]
             missing = [n for n in names if (axpre, n) not in self._parts]
             found = {n: np.full(c, -1, dtype=np.int64)
                      for n, c in zip(names, counts, strict=True) if n in set(missing)}
@@ -466,9 +526,7 @@ class BoltReads:
             docs = self._stored_documents()
             pieces = self._pull(docs)
             self._whole = join_tables([pieces[d["name"]].table for d in docs])
-            first = self._whole.docs["first"].tolist()
-            self._whole_rows = resolver({d["name"]: (f, pieces[d["name"]])
-                                         for d, f in zip(docs, first, strict=True)})
+            self._whole_rows = resolver(place_documents(docs), lambda: pieces, self.stored_rows)
         return self._whole
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:
