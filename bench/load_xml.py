@@ -17,15 +17,20 @@ For each size, generates a deterministic collection with bench/gen_collection.py
 - ``open``: opening the store and touching every column (resident bytes per
   element of the opened store).
 
-Prints one JSON line per size: elements/s, ratio to bare, bytes per element.
+Prints one JSON line per size: elements/s, ratio to bare, bytes per element,
+and whether ``graphprum load`` builds the graph at that size by default
+(``graph_at_load``: up to ``graphprum.cli.load.GRAPH_AT_LOAD`` units; above,
+the first query builds it).
 
     python bench/load_xml.py --articles 100 10000
+    python bench/load_xml.py --articles 256000 --repeat 1 --no-networkx --no-jobs1  # 20M
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import shutil
@@ -113,7 +118,12 @@ def main() -> None:
                     help="collection sizes in articles (default: ~10k and ~1M elements)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="best of N timings")
+    ap.add_argument("--no-networkx", action="store_true",
+                    help="skip the networkx peer (about 700 bytes per element: 14 GB at 20M)")
+    ap.add_argument("--no-jobs1", action="store_true", help="skip the jobs=1 loads")
     args = ap.parse_args()
+    from graphprum.cli.load import GRAPH_AT_LOAD
+
     cache = HERE / "out"
     cache.mkdir(exist_ok=True)
     for n in args.articles:
@@ -123,8 +133,10 @@ def main() -> None:
                             "--articles", str(n), "--seed", str(args.seed)], check=True,
                            stdout=subprocess.DEVNULL)
         bare = min((run(BARE, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
-        nx = min((run(NETWORKX, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
-        loads: dict[str, list[list[float]]] = {"auto": [], "1": []}
+        nx = [float("nan")] * 3 if args.no_networkx else \
+            min((run(NETWORKX, str(col)) for _ in range(args.repeat)), key=lambda r: r[1])
+        loads: dict[str, list[list[float]]] = {"auto": []} if args.no_jobs1 else \
+            {"auto": [], "1": []}
         for _ in range(args.repeat):
             for jobs in loads:
                 tmp = Path(tempfile.mkdtemp(prefix="gp-bench-"))
@@ -135,9 +147,9 @@ def main() -> None:
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
         load = min(loads["auto"], key=lambda r: r[1])
-        one = min(loads["1"], key=lambda r: r[1])
+        one = [float("nan")] * 6 if args.no_jobs1 else min(loads["1"], key=lambda r: r[1])
         elements = int(load[0])
-        print(json.dumps({
+        print(json.dumps({k: None if isinstance(v, float) and math.isnan(v) else v for k, v in {
             "bench": "load_xml", "articles": n, "elements": elements,
             "bare_iterparse_s": round(bare[1], 4), "load_s": round(load[1], 4),
             "elements_per_s": round(elements / load[1]),
@@ -146,7 +158,7 @@ def main() -> None:
             "load_worker_peak_rss_mb": round(load[5] / 2**20, 1),
             "jobs": "auto", "cpus": len(os.sched_getaffinity(0)),
             "load_jobs1_s": round(one[1], 4),
-            "load_jobs1_elements_per_s": round(elements / one[1]),
+            "load_jobs1_elements_per_s": None if args.no_jobs1 else round(elements / one[1]),
             "load_jobs1_ratio_to_bare_iterparse": round(one[1] / bare[1], 3),
             "load_jobs1_peak_rss_bytes_per_element": round(one[2] / elements, 1),
             "graph_s": round(load[3], 4),
@@ -154,8 +166,9 @@ def main() -> None:
             "load_with_graph_elements_per_s": round(elements / (load[1] + load[3])),
             "load_with_graph_ratio_to_bare_iterparse": round((load[1] + load[3]) / bare[1], 3),
             "graph_peak_rss_bytes_per_element": round(load[4] / elements, 1),
+            "graph_at_load": elements <= GRAPH_AT_LOAD,
             "networkx_digraph_s": round(nx[1], 4),
-            "networkx_nodes": int(nx[0]),
+            "networkx_nodes": None if args.no_networkx else int(nx[0]),
             "ratio_to_networkx": round(load[1] / nx[1], 3),
             "load_with_graph_ratio_to_networkx": round((load[1] + load[3]) / nx[1], 3),
             "open_s": round(opened[1], 4),
@@ -163,7 +176,7 @@ def main() -> None:
             "machine": f"{platform.machine()} {os.cpu_count()} cpu, "
                        f"python {platform.python_version()}",
             "date": time.strftime("%Y-%m-%d"),
-        }), flush=True)
+        }.items()}), flush=True)
 
 
 if __name__ == "__main__":

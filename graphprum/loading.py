@@ -74,7 +74,8 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
              links: str | Sequence[str] | None = None,
              replace: bool = False, skip_bad: bool = False,
              on_file: Callable[[Any, int], None] | None = None,
-             jobs: int | str | None = None) -> LoadReport:
+             jobs: int | str | None = None, globs: Iterable[str] = ("*.xml",),
+             follow_symlinks: bool = False) -> LoadReport:
     """Load XML files and directories (recursively ``*.xml``) into ``store``.
 
     Parameters
@@ -101,6 +102,13 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
         the files hold at least
         :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.  The store
         gets the same bytes whatever the number.
+    globs : iterable of str
+        Which files of a directory are documents (``fnmatch`` patterns of
+        their names; ids drop the extension).
+    follow_symlinks : bool
+        Also load symbolic links to files outside a loaded directory (else
+        skipped, as FIFOs and devices are: the report's ``skipped`` lists
+        them).
     """
     import contextlib
 
@@ -117,7 +125,9 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
     specs = [links] if isinstance(links, str) else list(links or [])
     counts = LinkCounts()
     docs, skipped = xml_documents(paths, specs, skip_bad, on_file, batches=True, jobs=jobs,
-                                  link_counts=counts)
+                                  link_counts=counts,
+                                  globs=[globs] if isinstance(globs, str) else list(globs),
+                                  follow_symlinks=follow_symlinks)
     stats: dict[str, int] = {}
 
     def batches() -> Iterator[Any]:
@@ -133,26 +143,30 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
                                                    "links": specs or None},
                                       link_stats=stats)
     report.skipped = skipped
-    if specs:
-        report.links_matched = {s: counts.matched.get(s, 0)
-                                for s in map(str, LinkRules.of(specs).specs)}
+    rules = LinkRules.of(specs)
+    if rules is not None:
+        report.links_matched = {s: counts.matched.get(s, 0) for s in map(str, rules.specs)}
         report.extra.update(stats)
     return report
 
 
 def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: bool = False,
-             on_file: Callable[[str, int], None] | None = None) -> LoadReport:
+             on_file: Callable[[str, int], None] | None = None,
+             follow_symlinks: bool = False) -> LoadReport:
     """Load an HTML site: one page unit per ``.html``/``.htm`` file (or its
     element tree with ``elements``) and LINK edges between pages.
 
     Links leaving the site or pointing to missing files are counted (in the
-    report's ``extra`` and the store's ``info``) but not stored.
+    report's ``extra`` and the store's ``info``) but not stored.  Pages that
+    are not regular files, or symbolic links leaving ``root`` (unless
+    ``follow_symlinks``), are skipped and listed in the report's ``skipped``.
     """
     from graphprum.loaders.web import load_site
 
     store = as_store(store)
     site = load_site(root, elements=elements,
-                     progress=(lambda page, n: on_file(page, n)) if on_file else None)
+                     progress=(lambda page, n: on_file(page, n)) if on_file else None,
+                     follow_symlinks=follow_symlinks)
     stats: dict[str, int] = {}
 
     def pages() -> Iterator[ParsedDocument]:
@@ -168,6 +182,7 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
                                                "elements": elements},
                                   link_stats=stats)
     report.extra = dict(stats)
+    report.skipped = list(site.index.skipped)
     return report
 
 

@@ -31,7 +31,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -77,7 +77,7 @@ def _call(item: object) -> object:
 
 
 def ordered_map(func: Callable[[S, T], R], shared: S, items: Iterable[T], jobs: int,
-                ahead: int | None = None) -> Iterator[R]:
+                ahead: int | None = None) -> Generator[R]:
     """``func(shared, item)`` for each item, in item order, computed in
     ``jobs`` forked processes (module notes).
 

@@ -1,10 +1,15 @@
 """``graphprum query`` is read-only unless ``--write``: clauses that write the
 graph, write or read files, or load code into the engine are refused before
-anything runs, however they are spelled; words inside strings, quoted names,
-comments, properties and parameters are not clauses."""
+anything runs, however they are spelled and whatever prefix (``PROFILE``,
+``EXPLAIN``) stands before them; only statements that start as a read does
+run; words inside strings, quoted names, comments, properties and parameters
+are not clauses."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,9 +71,42 @@ ALLOWED = [
 ]
 
 
-@pytest.mark.parametrize(("text", "clause"), REFUSED)
+#: Prefixes LadybugDB accepts before a statement (``PROFILE COPY … TO`` wrote
+#: the file), as a user may write them.
+PREFIXES = ["PROFILE ", "EXPLAIN ", "profile\n", "Explain  ", "EXPLAIN LOGICAL ",
+            "explain logical ", "/* c */ PROFILE ", "PROFILE /* c */ ", "CYPHER 5 PROFILE "]
+
+#: Statements of the embedded engine that no keyword list named before, or
+#: that do not start as a read does: refused because they are not reads.
+NOT_READS = [
+    ("BEGIN TRANSACTION", "BEGIN"), ("COMMIT", "COMMIT"), ("ROLLBACK", "ROLLBACK"),
+    ("USE other", "USE"), ("UNINSTALL json", "UNINSTALL"), ("UPDATE EXTENSION json", "UPDATE"),
+    ("FORCE INSTALL json", "FORCE"), ("ANALYZE", "ANALYZE"), ("COMMENT ON TABLE Unit IS 'x'",
+                                                              "COMMENT"),
+    ("CALL threads=1", "CALL threads"), ("CALL file_search_path='/tmp'",
+                                         "CALL file_search_path"),
+    ("RETURN 1; (COPY x)", "'('"), ("CYPHER x=1 COPY t TO 'f'", "COPY"),
+]
+
+
+@pytest.mark.parametrize(("text", "clause"), REFUSED + NOT_READS)
 def test_writing_clauses_are_found(text: str, clause: str) -> None:
     assert clause in writes(text)
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("text", "clause"), REFUSED + NOT_READS)
+def test_a_prefix_hides_nothing(prefix: str, text: str, clause: str) -> None:
+    """Every refused statement is refused behind PROFILE and EXPLAIN too,
+    first in the text or after another statement."""
+    assert clause in writes(prefix + text)
+    assert clause in writes("MATCH (u:Unit) RETURN u.uid; " + prefix + text)
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", ALLOWED)
+def test_a_prefix_before_a_read_is_a_read(prefix: str, text: str) -> None:
+    assert writes(prefix + text) == []
 
 
 @pytest.mark.parametrize("text", ALLOWED)
@@ -104,6 +142,89 @@ def test_copy_to_a_file_is_refused_end_to_end(tmp_path: Path, write) -> None:
                             f"COPY (MATCH (u:Unit) RETURN u.uid) TO '{victim}'"])
     assert r.exit_code == 2 and "read-only" in r.output
     assert victim.read_text() == "kept\n"
+
+
+_CONSTRUCTOR = r"""
+#include <stdio.h>
+__attribute__((constructor)) static void ran(void) {
+    FILE *f = fopen(WITNESS, "w");
+    if (f) { fputs("the extension's code ran\\n", f); fclose(f); }
+}
+"""
+
+
+def _files(path: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p.relative_to(path)), p.stat().st_size, p.stat().st_mtime_ns)
+                  for p in path.rglob("*"))
+
+
+def test_no_prefix_lets_native_code_or_files_through(tmp_path: Path, write) -> None:
+    """``PROFILE``/``EXPLAIN`` before ``COPY … TO``, ``EXPORT DATABASE``,
+    ``LOAD EXTENSION`` (a real shared object whose constructor writes a
+    file) and ``CHECKPOINT``: each refused in one line with exit status 2,
+    no file written, the extension's code never run, the store's files (the
+    generation's graph included) not touched; the same through the API's
+    ``store.query``, which no guard of the command line stands before."""
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler to build a shared object")
+    witness = tmp_path / "constructor-ran"
+    source = write("ctor.c", _CONSTRUCTOR.replace("WITNESS", f'"{witness}"'))
+    library = tmp_path / "ctor.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source)], check=True,
+                   capture_output=True, timeout=120)
+    # the object is real: loading it runs its constructor
+    probe = subprocess.run([sys.executable, "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])",
+                            str(library)], timeout=60)
+    assert probe.returncode == 0 and witness.exists()
+    witness.unlink()
+
+    write("col/a.xml", "<article><sec><p>text</p></sec></article>")
+    store = tmp_path / "s"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--store", str(store), "load", "xml",
+                               str(tmp_path / "col")]).exit_code == 0
+    assert runner.invoke(app, ["--store", str(store), "query",
+                               "PROFILE MATCH (u:Unit) RETURN count(u)"]).exit_code == 0
+    before = _files(store)
+    out = tmp_path / "out"
+    statements = [f"COPY (MATCH (u:Unit) RETURN u.uid) TO '{out}.csv'",
+                  f"EXPORT DATABASE '{out}'", f"LOAD EXTENSION '{library}'", "CHECKPOINT"]
+    from graphprum.errors import UsageError
+    from graphprum.store.local import LocalStore
+
+    opened = LocalStore(store)
+    for prefix in ("", "PROFILE ", "EXPLAIN ", "profile ", "EXPLAIN LOGICAL "):
+        for statement in statements:
+            for text in (prefix + statement, f"RETURN 1; {prefix}{statement}"):
+                r = runner.invoke(app, ["--store", str(store), "query", text])
+                assert r.exit_code == 2, (text, r.output)
+                lines = r.output.strip().splitlines()
+                assert len(lines) == 1 and "--write" in lines[0], (text, r.output)
+                with pytest.raises(UsageError, match="does more than read"):
+                    opened.query(text)
+    opened.close()
+    assert not witness.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out")) == []
+    assert _files(store) == before
+
+
+def test_the_embedded_graph_refuses_writes_itself(tmp_path: Path, write) -> None:
+    """The graph a query reads is opened read-only: a write that got past
+    the guard would be refused by LadybugDB (the guard is the first line,
+    not the only one)."""
+    from graphprum.store.local import LocalStore
+
+    write("col/a.xml", "<article><sec><p>text</p></sec></article>")
+    store = LocalStore(tmp_path / "s")
+    from graphprum.loading import load_xml
+
+    load_xml(store, [tmp_path / "col"])
+    assert store.query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 3}]
+    engine = store._graph.conn  # past the guard, on purpose
+    with pytest.raises(RuntimeError, match="read-only"):
+        engine.execute("CREATE (:Document {name: 'x'})")
+    assert store.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 1}]
 
 
 @pytest.mark.parametrize(("text", "names"), [

@@ -1,6 +1,6 @@
-"""The type checker: mypy, strict on the public API and the typed evaluation
-core (the modules listed under ``[tool.mypy]`` in pyproject.toml), finds
-nothing.  CI runs only the test suite, so the check lives here."""
+"""The type checker: mypy, strict over the whole package (``[tool.mypy]`` in
+pyproject.toml, no module exempted), finds nothing.  CI runs only the test
+suite, so the check lives here."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.support import REPO
 
 
-def test_mypy_strict_on_the_public_api() -> None:
+def test_mypy_strict_on_the_whole_package() -> None:
     mypy = Path(sys.executable).parent / "mypy"
     assert mypy.exists(), "mypy is not installed next to python: pip install -e '.[test]'"
     start = time.monotonic()

@@ -12,8 +12,10 @@ import typer
 from graphprum import loading
 from graphprum.cli.browse import links_not_stored
 from graphprum.cli.shared import Progress, note, open_store, status, sub_app, user_errors
-from graphprum.errors import StoreError, UsageError
-from graphprum.loaders.xml import find_xml_files
+from graphprum.errors import InputError, StoreError, UsageError
+from graphprum.loaders.web import SiteIndex
+from graphprum.loaders.xml import GLOB, find_xml_files
+from graphprum.store.base import CYPHER, TABLE
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -37,15 +39,40 @@ def load_group(
         raise typer.Exit(2)
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-Graph = Annotated[bool, typer.Option(
-    "--graph/--no-graph",
-    help="Build the collection's graph for 'graphprum query' now (default), or leave it "
-         "to the first query.")]
+#: Units up to which ``load`` builds the graph for queries at once by
+#: default; above, the first query builds it.  LadybugDB's build cannot be
+#: bounded by a batch (see :mod:`graphprum.store.local.graph`) and takes
+#: about as long as the load itself: 11 s and 210-250 B per element at 3M
+#: elements, where the load takes 12 s and 45 B per element.
+GRAPH_AT_LOAD = 1_000_000
+
+Graph = Annotated[bool | None, typer.Option(
+    "--graph/--no-graph", show_default=False,
+    help=f"Build the collection's graph for 'graphprum query' now, or leave it to the "
+         f"first query. Default: now for a store of up to {GRAPH_AT_LOAD:,} units, "
+         f"else at the first query.")]
 
 
-def build_graph(store: Any, wanted: bool) -> str:
-    """Build the store's graph for Cypher after a load (unless not ``wanted``);
-    the phrase the load's summary line ends with."""
+FollowSymlinks = Annotated[bool, typer.Option(
+    "--follow-symlinks",
+    help="Also load symbolic links to files outside the loaded directory (by default "
+         "they are skipped with a note, as FIFOs and devices are).")]
+
+
+def build_graph(store: Any, wanted: bool | None) -> str:
+    """Build the store's graph for Cypher after a load (``wanted`` None:
+    when it holds at most :data:`GRAPH_AT_LOAD` units); the phrase the
+    load's summary line ends with."""
+    if wanted is None:
+        # a store that answers Cypher from columns (the embedded one) derives
+        # its graph from them; a server's graph is the store
+        derived = {CYPHER, TABLE} <= store.capabilities
+        units = store.count_units() if derived else 0
+        wanted = units <= GRAPH_AT_LOAD
+        if not wanted:
+            note(f"note: the graph for 'graphprum query' is left to the first query (the "
+                 f"store holds {units:,} units, more than {GRAPH_AT_LOAD:,}); --graph builds "
+                 f"it now")
     if not wanted:
         return ""
     t0 = time.perf_counter()
@@ -56,6 +83,35 @@ def build_graph(store: Any, wanted: bool) -> str:
         note(f"note: {exc}; the first query will build it")
         return ""
     return f"; graph for queries in {time.perf_counter() - t0:.2f} s" if built else ""
+
+
+def finish(store: Any, graph: bool | None, line: str) -> None:
+    """Print a committed load's summary ``line``, with the graph for
+    queries built first (unless not ``graph``).  Interrupted while the graph
+    is built (Ctrl-C), it says what was kept: the load, whole; exit 130."""
+    try:
+        line += build_graph(store, graph)
+    except KeyboardInterrupt:
+        print(line)
+        print("graphprum: interrupted while building the graph for 'graphprum query': the "
+              "load above is kept, whole; the first query builds the graph", file=sys.stderr)
+        raise typer.Exit(130) from None
+    print(line)
+
+
+def print_skipped(skipped: list[Any], shown: int = 5) -> None:
+    """One line per file a load skipped, on stderr; past ``shown`` files
+    skipped for one same reason, the count of the others."""
+    by_reason: dict[str, list[Any]] = {}
+    for s in skipped:
+        by_reason.setdefault(s.message if s.line is None else str(s), []).append(s)
+    for reason, files in by_reason.items():
+        many = len(files) > shown + 1  # "1 more file" would take a line as well
+        for s in files[:shown] if many else files:
+            print(f"graphprum: skipped {s}", file=sys.stderr)
+        if many:
+            print(f"graphprum: skipped {len(files) - shown:,} more files: {reason}",
+                  file=sys.stderr)
 
 
 def summary_names(store: Any) -> list[str]:
@@ -89,7 +145,7 @@ Wait = Annotated[float, typer.Option(
 @user_errors
 def load_xml(
     paths: Annotated[list[Path], typer.Argument(
-        help="XML files or directories (recursively *.xml).")],
+        help="XML files or directories (recursively *.xml, or --glob).")],
     links: Annotated[list[str] | None, typer.Option(
         help="TAG@ATTR: these elements become LINK edges to the target document (or the "
              "element its #fragment names by id); repeat for several kinds, e.g. --links "
@@ -97,12 +153,18 @@ def load_xml(
              "collectionlink@{http://www.w3.org/1999/xlink}href; a target is a path "
              "relative to the file or the id of a document of the load (Mallard "
              "xref=\"page-id\")")] = None,
+    glob: Annotated[list[str], typer.Option(
+        "--glob", metavar="PATTERN",
+        help="Which files of a directory are documents (a pattern of their names, e.g. "
+             "'*.page' for Mallard help; repeat for several; default '*.xml'); ids drop "
+             "the extension.")] = [],  # noqa: B006
+    follow_symlinks: FollowSymlinks = False,
     replace: Annotated[bool, typer.Option(help="Replace documents already stored.")] = False,
     skip_bad: Annotated[bool, typer.Option(
         help="Skip files that are not well-formed XML and list them.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
     jobs: Annotated[str, typer.Option(
         "--jobs", "-j", metavar="N|auto",
         help="Processes that parse the files: auto (the default) is one per CPU, at "
@@ -112,28 +174,31 @@ def load_xml(
     """Load XML documents: one unit per element, ids DOC#XPATH.
 
     A directory's files get ids relative to it (path without extension); a
-    file given directly gets its stem. Loading is all or nothing.
+    file given directly gets its stem. Only regular files inside a
+    directory are read: FIFOs, devices and symbolic links leaving it are
+    skipped with a note. Loading is all or nothing.
     """
     n_jobs = parse_jobs(jobs)
-    files = find_xml_files(paths)  # fail fast on bad paths, and count for the bar
+    globs = glob or [GLOB]
+    # fail fast on bad paths, and count for the bar
+    files = find_xml_files(paths, globs, follow_symlinks)
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:
         report = loading.load_xml(store, paths, links=links, replace=replace,
                                   skip_bad=skip_bad, on_file=lambda f, n: advance(1),
-                                  jobs=n_jobs)
-    for s in report.skipped:
-        print(f"graphprum: skipped {s}", file=sys.stderr)
+                                  jobs=n_jobs, globs=globs, follow_symlinks=follow_symlinks)
+    print_skipped(report.skipped)
     for spec, n in report.links_matched.items():
         if not n:
             print(f"graphprum: warning: --links {spec} matched no element with that "
                   f"attribute", file=sys.stderr)
-    print(f"loaded {report.documents} documents, {report.elements} elements in "
-          f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
-          + (f", replaced {report.replaced}" if report.replaced else "")
-          + (f", skipped {len(report.skipped)} bad files" if report.skipped else "")
-          + (links_said(store, report) if links else "")
-          + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.documents} documents, {report.elements} elements in "
+           f"{report.seconds:.2f} s ({report.rate:,.0f} elements/s)"
+           + (f", replaced {report.replaced}" if report.replaced else "")
+           + (f", skipped {len(report.skipped)} files" if report.skipped else "")
+           + (links_said(store, report) if links else ""))
     note_dropped_summaries(store, had)
 
 
@@ -154,28 +219,36 @@ def load_web(
     elements: Annotated[bool, typer.Option(
         help="Store each page's element tree (ids PAGE#XPATH) instead of one unit per "
              "page: the page's root element (PAGE#/html[1]) stands for the page.")] = False,
+    follow_symlinks: FollowSymlinks = False,
     replace: Annotated[bool, typer.Option(help="Replace pages already stored.")] = False,
     quiet: Quiet = False,
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
 ) -> None:
     """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
 
     Links are resolved as a browser would; links leaving the site or to
-    missing files are counted (see 'graphprum info') but not stored.
+    missing files are counted (see 'graphprum info') but not stored. Only
+    regular files inside ROOT are read: FIFOs, devices and symbolic links
+    leaving it are skipped with a note.
     """
-    total = sum(1 for p in Path(root).rglob("*") if p.suffix.lower() in (".html", ".htm")) \
-        if Path(root).is_dir() else 0
+    try:  # for the bar (the load names a bad root)
+        total = len(SiteIndex.scan(root, follow_symlinks).pages)
+    except InputError:
+        total = 0
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(total, "loading pages", quiet) as advance:
         report = loading.load_web(store, root, elements=elements, replace=replace,
-                                  on_file=lambda page, n: advance(1))
+                                  on_file=lambda page, n: advance(1),
+                                  follow_symlinks=follow_symlinks)
+    print_skipped(report.skipped)
     dropped = links_not_stored(report.extra)
-    print(f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
-          f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
-          f"pages/s)" + (f"; {dropped}" if dropped else "")
-          + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.documents} pages, {report.elements} units, {report.links} links "
+           f"in {report.seconds:.2f} s ({report.documents / max(report.seconds, 1e-9):,.0f} "
+           f"pages/s)" + (f"; {dropped}" if dropped else "")
+           + (f", skipped {len(report.skipped)} files" if report.skipped else ""))
     note_dropped_summaries(store, had)
 
 
@@ -184,15 +257,15 @@ def load_web(
 def load_links(
     path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
     store = open_store(wait=wait)
     had = summary_names(store)
     report = loading.load_links(store, path)
-    print(f"loaded {report.links} links ({report.documents} new pages) in "
-          f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)"
-          + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.links} links ({report.documents} new pages) in "
+           f"{report.seconds:.2f} s ({report.links / max(report.seconds, 1e-9):,.0f} links/s)")
     note_dropped_summaries(store, had)
 
 
@@ -203,12 +276,13 @@ def load_video(
         help="Segment tables (VIDEO N START END), .srt/.vtt files, or directories.")],
     replace: Annotated[bool, typer.Option(help="Replace videos already stored.")] = False,
     wait: Wait = 0.0,
-    graph: Graph = True,
+    graph: Graph = None,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
     store = open_store(wait=wait)
     had = summary_names(store)
     report = loading.load_video(store, paths, replace=replace)
-    print(f"loaded {report.documents} videos, {report.elements - report.documents} segments "
-          f"in {report.seconds:.2f} s" + build_graph(store, graph))
+    finish(store, graph,
+           f"loaded {report.documents} videos, {report.elements - report.documents} segments "
+           f"in {report.seconds:.2f} s")
     note_dropped_summaries(store, had)

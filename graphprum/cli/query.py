@@ -15,6 +15,7 @@ from graphprum.cli.shared import (
     app,
     choose_format,
     open_store,
+    status,
     usage,
     user_errors,
 )
@@ -58,7 +59,10 @@ def query(
         raise usage(f"--timeout {timeout}: seconds, 0 or more")
     params = dict(parse_param(p) for p in param)
     store = open_store(create=False)
-    rows = run_query(store, cypher, params, write=write, timeout=timeout or None)
+    # the first query of an embedded store builds its graph (minutes for a
+    # large collection): a spinner says so on a terminal
+    with status("querying (the first query of a store builds its graph for queries) ..."):
+        rows = run_query(store, cypher, params, write=write, timeout=timeout or None)
     columns = list(dict.fromkeys(k for r in rows for k in r))
     write_rows(columns, [[r.get(c) for c in columns] for r in rows], fmt, sys.stdout,
                digits=digits, footer=f"({len(rows)} row{'s' if len(rows) != 1 else ''})")

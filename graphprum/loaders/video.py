@@ -169,7 +169,7 @@ def video_document(name: str, source: str, starts: Iterable[float], ends: Iterab
     n = len(s)
     w = np.zeros(n, np.int32) if words is None else np.asarray(list(words), dtype=np.int32)
     seg = np.arange(n, dtype=np.int32)
-    cols = {
+    cols: dict[str, np.ndarray] = {
         "kind": np.concatenate([[KIND_VIDEO], np.full(n, KIND_SEGMENT)]).astype(np.int8),
         "parent": np.concatenate([[-1], np.zeros(n)]).astype(np.int32),
         "depth": np.concatenate([[0], np.ones(n)]).astype(np.int16),
@@ -319,7 +319,7 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
                 raise InputError(path, line + 1, "expected a timing line START --> END after "
                                                  f"cue {head!r}")
             k = 1
-        for at, text in _cues(block, k, vtt):
+        for at, cue_lines in _cues(block, k, vtt):
             if vtt and at > k and not block[at].lstrip()[:1].isdigit():
                 # cue text holding '-->': as in browsers (the WebVTT parser), it
                 # ends the cue and starts one whose timing fails: that one and
@@ -328,7 +328,7 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
             start, end = _timing(path, line + at, block[at])
             starts.append(start)
             ends.append(end)
-            cue = " ".join(_TAGS.sub(" ", t) for t in text)
+            cue = " ".join(_TAGS.sub(" ", t) for t in cue_lines)
             words.append(len(cue.split()))
             texts.append(cue)
             where.append(line + at)

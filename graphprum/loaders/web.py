@@ -90,7 +90,8 @@ import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.loaders.names import check_document_id, utf8_path, walk_error
+from graphprum.loaders.files import Skipped, read_bytes, scan
+from graphprum.loaders.names import check_document_id, utf8_path
 from graphprum.loaders.xml import _sibling_positions, _word_counts
 from graphprum.units import (
     KIND_ELEMENT,
@@ -157,32 +158,41 @@ class SiteIndex:
     #: Resolved hrefs per page directory (filled by :class:`LinkResolver`).
     cache: dict[tuple[str, ...], dict[str, str]] = field(default_factory=dict)
 
+    #: Pages not loaded (not regular files, symbolic links leaving the root).
+    skipped: list[Skipped] = field(default_factory=list)
+
     @classmethod
-    def scan(cls, root: str | os.PathLike[str]) -> SiteIndex:
-        """Walk ``root`` once (sorted, symlinked directories not followed)."""
+    def scan(cls, root: str | os.PathLike[str], follow_symlinks: bool = False) -> SiteIndex:
+        """Walk ``root`` once (:func:`graphprum.loaders.files.scan`: only
+        regular files inside it, symbolic links to files outside it only
+        with ``follow_symlinks``, symlinked directories not followed)."""
         root_p = Path(root)
         if not root_p.is_dir():
             what = "not a directory" if root_p.exists() else "no such directory"
             raise InputError(root_p, None, what)
-        pages: list[str] = []
-        files: set[str] = set()
-        dirs: set[str] = {""}
-        for dirpath, dirnames, filenames in os.walk(root_p, onerror=walk_error):
-            dirnames.sort()
-            rel = Path(dirpath).relative_to(root_p).as_posix()
-            prefix = "" if rel == "." else rel + "/"
-            for d in dirnames:
-                dirs.add(prefix + d)
-            for f in sorted(filenames):
-                rel_f = prefix + f
-                files.add(rel_f)
-                if f.lower().endswith(PAGE_SUFFIXES):
-                    utf8_path(os.path.join(dirpath, f))  # page ids and sources are text
-                    check_document_id(os.path.join(dirpath, f), None, rel_f, "page id")
-                    pages.append(rel_f)
+        listing = scan(root_p, is_page, follow_symlinks)
+        pages = []
+        for rel in listing.files:
+            if is_page(rel):
+                path = os.path.join(root_p, rel)
+                utf8_path(path)  # page ids and sources are text
+                check_document_id(path, None, rel, "page id")
+                pages.append(rel)
         if not pages:
-            raise InputError(root_p, None, "directory holds no .html/.htm file")
-        return cls(root_p, sorted(pages), files, dirs)
+            raise InputError(root_p, None, "directory holds no .html/.htm file" + (
+                f" (skipped {len(listing.skipped)}: {listing.skipped[0]})"
+                if listing.skipped else ""))
+        return cls(root_p, sorted(pages), set(listing.files), {"", *listing.dirs},
+                   skipped=listing.skipped)
+
+
+def is_page(name: str) -> bool:
+    """Whether a file is a page, by its name.
+
+    >>> is_page("a/Index.HTM"), is_page("a.html.bak")
+    (True, False)
+    """
+    return name.lower().endswith(PAGE_SUFFIXES)
 
 
 #: Outcome of resolving one href: a page id, or one of these markers.
@@ -293,10 +303,10 @@ class LinkResolver:
             target = self._target(href)
             return SAME_PAGE if target == self.page else target
         cache = self.cache
-        target = cache.get(href)
-        if target is None:
-            target = cache[href] = self._target(href)
-        return SAME_PAGE if target == self.page else target
+        known = cache.get(href)
+        if known is None:
+            known = cache[href] = self._target(href)
+        return SAME_PAGE if known == self.page else known
 
     def _target(self, href: str) -> str:
         """The file ``href`` leads to (index file for a directory), or a marker."""
@@ -393,14 +403,14 @@ def _anchor(el: etree._Element, text: str | None = None) -> str:
 
 def _text_of(el: etree._Element) -> str:
     """``''.join(el.itertext())`` without the tail, serialised in C (faster)."""
-    return etree.tostring(el, method="text", encoding=str, with_tail=False)
+    return str(etree.tostring(el, method="text", encoding=str, with_tail=False))
 
 
 def _base_href(root: etree._Element) -> str | None:
     for base in root.iter("base"):
         href = base.get("href")
         if href is not None:
-            return href
+            return str(href)
     return None
 
 
@@ -441,11 +451,7 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
     """
     if stats is None:
         stats = SiteStats()
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    root = parse_html(data, path)
+    root = parse_html(read_bytes(path), path)
     resolver = LinkResolver(index, page, _base_href(root))
     links: list[tuple[int, str, str]] = []
     if elements:
@@ -454,7 +460,7 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
         text = _text_of(root)
         for el in root.iter("a", "area"):
             _collect(resolver, 0, el, None, links, stats)
-        columns = {
+        columns: dict[str, np.ndarray] = {
             "kind": np.full(1, KIND_PAGE, dtype=np.int8),
             "parent": np.full(1, -1, dtype=np.int32),
             "depth": np.zeros(1, dtype=np.int16),
@@ -540,7 +546,7 @@ def _element_document(root: etree._Element, page: str, source: str,
     depth_a = np.asarray(depth, dtype=np.int16)
     size_a = np.asarray(size, dtype=np.int32)
     post_a = (np.arange(n, dtype=np.int64) - depth_a + size_a - 1).astype(np.int32)
-    columns = {
+    columns: dict[str, np.ndarray] = {
         "kind": np.full(n, KIND_ELEMENT, dtype=np.int8),
         "parent": parent_a,
         "depth": depth_a,
@@ -564,8 +570,9 @@ class SiteLoad:
     """
 
     def __init__(self, root: str | os.PathLike[str], elements: bool = False,
-                 progress: Callable[[str, int], None] | None = None) -> None:
-        self.index = SiteIndex.scan(root)
+                 progress: Callable[[str, int], None] | None = None,
+                 follow_symlinks: bool = False) -> None:
+        self.index = SiteIndex.scan(root, follow_symlinks)
         self.elements = elements
         self.progress = progress
         self.stats = SiteStats()
@@ -593,7 +600,8 @@ class SiteLoad:
 
 
 def load_site(root: str | os.PathLike[str], elements: bool = False,
-              progress: Callable[[str, int], None] | None = None) -> SiteLoad:
+              progress: Callable[[str, int], None] | None = None,
+              follow_symlinks: bool = False) -> SiteLoad:
     """Pages of the site under ``root``, one :class:`ParsedDocument` each.
 
     Parameters
@@ -604,6 +612,9 @@ def load_site(root: str | os.PathLike[str], elements: bool = False,
         Store each page's element tree (``load web --elements``).
     progress : callable, optional
         Called as ``progress(page_id, units)`` after each page.
+    follow_symlinks : bool
+        Also load symbolic links to pages outside ``root`` (else skipped
+        with a note in ``index.skipped``, as FIFOs and devices are).
 
     Returns
     -------
@@ -616,4 +627,4 @@ def load_site(root: str | os.PathLike[str], elements: bool = False,
     InputError
         ``root`` is not a directory or holds no page; a page cannot be read.
     """
-    return SiteLoad(root, elements, progress)
+    return SiteLoad(root, elements, progress, follow_symlinks)

@@ -37,17 +37,20 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from lxml import etree
 
 from graphprum.errors import InputError, UsageError
-from graphprum.loaders.names import check_document_id, utf8_path, walk_error
+from graphprum.loaders.files import Listing, Skipped, open_regular, scan, size_of, too_big
+from graphprum.loaders.names import check_document_id, utf8_path
 from graphprum.units import KIND_ELEMENT, SNIPPET_CHARS, DocumentBatch, ParsedDocument
 from graphprum.workers import can_fork, ordered_map
 
@@ -139,7 +142,7 @@ class LinkRules:
            files: Sequence[XmlFile] = ()) -> LinkRules | None:
         """The rules of ``--links`` values for a load of ``files`` (None: no links)."""
         if specs is None or isinstance(specs, LinkSpec):
-            parsed = () if specs is None else (specs,)
+            parsed: tuple[LinkSpec, ...] = () if specs is None else (specs,)
         else:
             parsed = tuple(dict.fromkeys(LinkSpec.parse(t) for t in
                                          ([specs] if isinstance(specs, str) else specs)))
@@ -168,34 +171,31 @@ class XmlFile:
     root: Path
 
 
-@dataclass
-class Skipped:
-    """A file skipped with ``--skip-bad`` and why."""
-
-    path: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" if self.line else \
-            f"{self.path}: {self.message}"
+#: Which files of a loaded directory are documents, by default.
+GLOB = "*.xml"
 
 
-def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
+def find_xml_files(paths: Iterable[str | os.PathLike[str]], globs: Sequence[str] = (GLOB,),
+                   follow_symlinks: bool = False,
+                   skipped: list[Skipped] | None = None) -> list[XmlFile]:
     """Files to load with their document ids, in a stable order.
 
-    A directory is searched recursively for ``*.xml`` and is the root its
-    files' ids are relative to; a file given directly gets its stem as id.
-    Raises InputError for a path that does not exist, a directory with no
-    XML file, or a file name that is not UTF-8.
+    A directory is searched recursively for files whose name matches one
+    of ``globs`` (``*.xml``; ``fnmatch`` patterns, case-sensitive) and is
+    the root its files' ids are relative to (path without extension); only
+    regular files inside it are taken, symbolic links to files outside it
+    only with ``follow_symlinks``
+    (:func:`graphprum.loaders.files.scan`); what is passed over is added
+    to ``skipped``.  A file given directly gets its stem as id.
+    Raises InputError for a path that does not exist or is not a regular
+    file or directory, a directory with no matching file (naming what it
+    holds instead), or a file name that is not UTF-8.
     """
     out: list[XmlFile] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = _xml_files_under(path)
-            if not found:
-                raise InputError(path, None, "directory holds no *.xml file")
+            found = _xml_files_under(path, globs, follow_symlinks, skipped)
             out.extend(XmlFile(path / rel, _document_id(rel), path) for rel in found)
         elif path.is_file():
             out.append(XmlFile(path, path.stem, path.parent))
@@ -216,29 +216,53 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]]) -> list[XmlFile]:
 
 def _document_id(relative: str) -> str:
     """The id of a file found under a loaded directory: its path without
-    ``.xml`` (a file named just ``.xml`` keeps its name).
+    its extension (a name that is only an extension, ``.xml``, is kept).
 
-    >>> _document_id("a/b.xml"), _document_id("a/.xml")
-    ('a/b', 'a/.xml')
+    >>> _document_id("a/b.xml"), _document_id("a/.xml"), _document_id("help/net.page")
+    ('a/b', 'a/.xml', 'help/net')
     """
-    return relative if relative.rsplit("/", 1)[-1] == ".xml" else relative[:-4]
+    return os.path.splitext(relative)[0]
 
 
-def _xml_files_under(root: Path) -> list[str]:
-    """Paths (relative, ``/``-separated) of the ``*.xml`` files under ``root``,
-    sorted component by component (the order of sorted ``Path`` objects).
+def _xml_files_under(root: Path, globs: Sequence[str], follow_symlinks: bool,
+                     skipped: list[Skipped] | None) -> list[str]:
+    """Paths (relative, ``/``-separated) of the files under ``root`` whose
+    names match ``globs``, sorted component by component (the order of
+    sorted ``Path`` objects); InputError when there is none, naming what
+    the directory holds instead."""
+    def wanted(name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, g) for g in globs)
 
-    ``os.walk`` with string operations: an order of magnitude faster than
-    ``Path.rglob`` on collections of many small files.
-    """
-    found: list[tuple[str, ...]] = []
-    for directory, dirs, files in os.walk(root, onerror=walk_error):
-        rel = os.path.relpath(directory, root)
-        parts = () if rel == "." else tuple(rel.split(os.sep))
-        found.extend((*parts, f) for f in files if f.endswith(".xml"))
-        dirs.sort()
-    found.sort()
+    listing = scan(root, wanted, follow_symlinks)
+    if skipped is not None:
+        skipped.extend(listing.skipped)
+    found = sorted(tuple(rel.split("/")) for rel in listing.files if wanted(rel.rsplit("/")[-1]))
+    if not found:
+        raise InputError(root, None, _nothing_matched(listing, globs))
     return ["/".join(parts) for parts in found]
+
+
+def _nothing_matched(listing: Listing, globs: Sequence[str]) -> str:
+    """Why a directory gave no file: what it holds instead, what was skipped.
+
+    >>> _nothing_matched(Listing(files=["a.page", "b.page", "c.png", "README"]), ["*.xml"])
+    "directory holds no *.xml file; it holds 2 *.page, 1 *.png, 1 other: \
+give --glob '*.page' to load those"
+    """
+    patterns = " or ".join(globs)
+    message = f"directory holds no {patterns} file"
+    suffixes = Counter(os.path.splitext(rel.rsplit("/")[-1])[1] or "" for rel in listing.files)
+    if suffixes:
+        kinds = sorted(suffixes.items(), key=lambda kv: (kv[0] == "", -kv[1], kv[0]))
+        message += "; it holds " + ", ".join(
+            f"{n} *{suffix}" if suffix else f"{n} other" for suffix, n in kinds[:4])
+        if kinds[0][0]:
+            message += f": give --glob '*{kinds[0][0]}' to load those"
+    if listing.skipped:
+        first = listing.skipped[0]
+        message += (f"; skipped {len(listing.skipped)} (e.g. {Path(first.path).name}: "
+                    f"{first.message})")
+    return message
 
 
 def text_content(path: str | os.PathLike[str]) -> str:
@@ -251,8 +275,25 @@ def text_content(path: str | os.PathLike[str]) -> str:
     >>> text_content(p)
     'one twé!'
     """
-    root = etree.parse(os.fspath(path), etree.XMLParser(**PARSER_OPTIONS)).getroot()
-    return "".join(root.itertext())
+    return "".join(_parse_tree(path).itertext())
+
+
+def _parse_tree(path: str | os.PathLike[str]) -> etree._Element:
+    """The root element of a file parsed into a tree, read as loading reads
+    it (a regular file, by us, never gunzipped)."""
+    with open_regular(path) as f:
+        return etree.parse(_Unnamed(f), etree.XMLParser(**PARSER_OPTIONS)).getroot()
+
+
+class _Unnamed:
+    """A file seen only through its ``read``: lxml reading a file object
+    that has a name (or given a ``base_url``) reports a file's encoding
+    errors as an OSError without their line."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.read = f.read
 
 
 def parse_xml_file(path: str | os.PathLike[str], name: str,
@@ -279,7 +320,7 @@ def parse_xml_file(path: str | os.PathLike[str], name: str,
     """
     raw = _RawBatch(links if isinstance(links, LinkRules | None) else LinkRules.of(links))
     raw.parse(path, name, root_dir)
-    return next(iter(raw.finish().documents()))
+    return next(iter(raw.finished().documents()))
 
 
 class _RawBatch:
@@ -366,7 +407,7 @@ class _RawBatch:
         scopes.on_change = scope_changed
         scope_changed(tuple(scopes.maps[-1].items()))
 
-        def on_start(tag: str, attrib: dict) -> None:
+        def on_start(tag: str, attrib: dict[str, str]) -> None:
             code = codes[tag]
             tags.append(code)
             events.append(len(chunks))
@@ -405,14 +446,18 @@ class _RawBatch:
         first, n_chunks, n_found = len(self.tags), len(self.chunks), len(self._link_found)
         n_attrs, n_events = len(self.attributes), len(self.events)
         try:
-            # read the bytes ourselves: libxml2 reading a file by name reports
-            # encoding errors without a line, and silently gunzips
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-        try:
-            etree.fromstring(data, self._parser, base_url=os.fspath(path))
+            # streamed from the file (never the whole file in memory as
+            # bytes), read by us: libxml2 reading a file by name reports
+            # encoding errors without a line (so does lxml given a file
+            # with a name), and silently gunzips
+            with open_regular(path) as f:
+                try:
+                    etree.parse(_Unnamed(f), self._parser)
+                except MemoryError:
+                    raise too_big(path) from None
+                except OSError as exc:
+                    raise InputError(path, None, f"cannot read: {exc.strerror or exc}") \
+                        from None
             # the target interface stops only on fatal errors; the tree
             # parser also rejects namespace errors and undefined entities
             errors = self._parser.error_log.filter_from_errors()
@@ -421,7 +466,7 @@ class _RawBatch:
             if len(self.tags) == first:
                 raise InputError(path, None, "no root element")
             if self._scopes.ambiguous:
-                self._rename_from_tree(data, path, first, n_found)
+                self._rename_from_tree(path, first, n_found)
         except etree.XMLSyntaxError as exc:
             self._truncate(first, n_chunks, n_found, n_attrs, n_events)
             raise _syntax_error(path, exc.lineno, exc.msg or str(exc)) from None
@@ -447,14 +492,13 @@ class _RawBatch:
         del self.attributes[n_attrs:]
         self._scopes.reset()
 
-    def _rename_from_tree(self, data: bytes, path: str | os.PathLike[str], first: int,
+    def _rename_from_tree(self, path: str | os.PathLike[str], first: int,
                           n_found: int) -> None:
         """Tags as written when one namespace is bound to several prefixes
         (the parser target only sees URIs): read them, and the link
         elements, from the tree."""
         names: dict[str, str] = {}
-        root = etree.fromstring(data, etree.XMLParser(**PARSER_OPTIONS),
-                                base_url=os.fspath(path))
+        root = _parse_tree(path)
         links = self.links
         del self._link_found[n_found:]
         for i, el in enumerate(root.iter(tag=etree.Element), start=first):
@@ -474,6 +518,14 @@ class _RawBatch:
             self._release()
             self._parser = None
 
+    def finished(self) -> DocumentBatch:
+        """:meth:`finish`, a MemoryError made an InputError naming the
+        batch's largest file (a document too large to load)."""
+        try:
+            return self.finish()
+        except MemoryError:
+            raise too_big(max(self.sources, key=size_of)) from None
+
     def finish(self) -> DocumentBatch:
         """The batch as numpy columns.  The batch cannot parse more files afterwards."""
         self.close()
@@ -484,6 +536,7 @@ class _RawBatch:
         # tag codes of the units kept (a skipped file may have added tags)
         # numbered in order of first appearance among them, as the label paths
         # are, so that the codes do not depend on where batches end
+        tag_codes: np.ndarray
         used, first, tag_codes = np.unique(np.asarray(self.tags, dtype=np.int32),
                                            return_index=True, return_inverse=True)
         first_seen = np.argsort(first, kind="stable")
@@ -616,8 +669,9 @@ class _Target:
 
     __slots__ = ("data", "end", "end_ns", "start", "start_ns")
 
-    def __init__(self, start: Callable, end: Callable, data: Callable, start_ns: Callable,
-                 end_ns: Callable) -> None:
+    def __init__(self, start: Callable[..., Any], end: Callable[..., Any],
+                 data: Callable[..., Any], start_ns: Callable[..., Any],
+                 end_ns: Callable[..., Any]) -> None:
         self.start, self.end, self.data = start, end, data
         self.start_ns, self.end_ns = start_ns, end_ns
 
@@ -625,7 +679,7 @@ class _Target:
         return None
 
 
-class _Memo(dict):
+class _Memo(dict[Any, Any]):
     """A dict that computes (and keeps) the value of a missing key.
 
     >>> m = _Memo(str.upper)
@@ -633,11 +687,11 @@ class _Memo(dict):
     ('A', {'a': 'A'})
     """
 
-    def __init__(self, compute: Callable[[str], Any]) -> None:
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
         super().__init__()
         self.compute = compute
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: Any) -> Any:
         value = self[key] = self.compute(key)
         return value
 
@@ -690,7 +744,7 @@ class _NamespaceScopes:
 
 def _tag_name(el: etree._Element, names: dict[str, str]) -> str:
     """Tag as written: ``prefix:local`` for namespaced tags (cached when unambiguous)."""
-    tag = el.tag
+    tag: str = el.tag
     if tag[0] != "{":
         names[tag] = tag
         return tag
@@ -715,8 +769,10 @@ def _link_targets(link_rows: list[tuple[int, str, int]], path: str | os.PathLike
     """
     if not link_rows:
         return []
-    here = Path(path).resolve().parent
-    root = (root_dir if root_dir is not None else here).resolve()
+    # where the file stands in the collection, symbolic links not resolved:
+    # a link to a file elsewhere links from the link's place, as its id does
+    here = Path(os.path.abspath(path)).parent
+    root = Path(os.path.abspath(root_dir)) if root_dir is not None else here
     counts = counts if counts is not None else LinkCounts()
     out = []
     for row, value, spec in link_rows:
@@ -818,7 +874,7 @@ def _word_counts(text: str, start: np.ndarray, length: np.ndarray) -> np.ndarray
         return np.where(k > 0, starts_before[np.maximum(k - 1, 0)], 0)
 
     end = start + length
-    counts = (tokens_before(end) - tokens_before(start)).astype(np.int64)
+    counts: np.ndarray = (tokens_before(end) - tokens_before(start)).astype(np.int64)
     # a token that began before the span but continues into it counts once more
     inside = (length > 0) & (start > 0)
     s = start[inside]
@@ -835,9 +891,13 @@ def xml_documents(paths: Iterable[str | os.PathLike[str]],
                   links: str | Sequence[str] | None = None,
                   skip_bad: bool = False, on_file: Callable[[XmlFile, int], None] | None = None,
                   batches: bool = False, jobs: int = 1, link_counts: LinkCounts | None = None,
-                  ) -> tuple[Iterator[ParsedDocument] | Iterator[DocumentBatch], list[Skipped]]:
+                  globs: Sequence[str] = (GLOB,), follow_symlinks: bool = False,
+                  ) -> tuple[Generator[ParsedDocument] | Generator[DocumentBatch],
+                             list[Skipped]]:
     """The documents of ``paths`` (files or directories) for a store's
-    ``load_xml``, and the list that collects files skipped with ``skip_bad``.
+    ``load_xml``, and the list of files skipped: those a directory holds
+    that are not loaded (:func:`find_xml_files`, at once), and with
+    ``skip_bad`` those that are not well-formed (as they are parsed).
 
     ``links`` are ``TAG@ATTR`` specs (one or several: an element matching
     any of them is a link, once per spec it matches); what they found is
@@ -846,18 +906,18 @@ def xml_documents(paths: Iterable[str | os.PathLike[str]],
     With ``batches`` the iterator yields :class:`DocumentBatch` records of
     about :data:`BATCH_UNITS` units instead of single documents.  Paths are
     checked before anything is parsed (InputError for a missing path or a
-    directory with no XML file).  ``jobs`` > 1: files are parsed in that
-    many worker processes when there are enough of them
+    directory with no matching file).  ``jobs`` > 1: files are parsed in
+    that many worker processes when there are enough of them
     (:func:`iter_xml_batches`).
     """
     LinkRules.of(links)  # a bad spec is refused before the paths are looked at
-    files = find_xml_files(paths)
-    rules = LinkRules.of(links, files)
     skipped: list[Skipped] = []
+    files = find_xml_files(paths, globs, follow_symlinks, skipped)
+    rules = LinkRules.of(links, files)
     found = iter_xml_batches(files, rules, skip_bad=skip_bad, skipped=skipped, on_file=on_file,
                              jobs=jobs, link_counts=link_counts)
     if not batches:
-        found = (doc for batch in found for doc in batch.documents())
+        return (doc for batch in found for doc in batch.documents()), skipped
     return found, skipped
 
 
@@ -865,7 +925,7 @@ def iter_xml_batches(files: list[XmlFile], links: LinkRules | LinkSpec | None = 
                      skip_bad: bool = False, skipped: list[Skipped] | None = None,
                      on_file: Callable[[XmlFile, int], None] | None = None,
                      batch_units: int = BATCH_UNITS, jobs: int = 1,
-                     link_counts: LinkCounts | None = None) -> Iterator[DocumentBatch]:
+                     link_counts: LinkCounts | None = None) -> Generator[DocumentBatch]:
     """Parse ``files`` in order into batches; with ``skip_bad``, collect bad
     files in ``skipped`` and go on; what the links came to is added to
     ``link_counts``.
@@ -899,12 +959,13 @@ def iter_xml_batches(files: list[XmlFile], links: LinkRules | LinkSpec | None = 
         return parsed
 
     with contextlib.closing(ordered_map(parse, None, range(len(pieces)), jobs)) as results:
-        for piece, parsed in zip(pieces, results, strict=True):
-            if parsed is None:  # one big file: its batches one at a time, as with one job
+        for piece, given in zip(pieces, results, strict=True):
+            if given is None:  # one big file: its batches one at a time, as with one job
                 parsed = _parse_files(piece, links, skip_bad, batch_units, on_file,
                                       skipped if skipped is not None else [], counts)
                 yield from parsed.batches
             else:
+                parsed = given
                 if on_file:
                     for f, count in zip(piece, parsed.counts, strict=False):
                         on_file(f, count)
@@ -1010,10 +1071,10 @@ def _parse_files(files: list[XmlFile], links: LinkRules | None, skip_bad: bool,
                 if on_file:
                     on_file(f, count)
                 if len(raw) >= batch_units:
-                    yield raw.finish()
+                    yield raw.finished()
                     raw = new_batch()
             if raw.names:
-                yield raw.finish()
+                yield raw.finished()
         finally:
             raw.close()
 

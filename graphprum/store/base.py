@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from graphprum.units import DocumentBatch, LoadReport, ParsedDocument, UnitTable
+from graphprum.units import DocTable, DocumentBatch, LoadReport, ParsedDocument, UnitTable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -151,9 +151,10 @@ class UnitView:
 _STATISTICS: dict[int, tuple[Any, Any]] = {}
 
 
-def document_statistics(docs: pd.DataFrame) -> pd.DataFrame:
+def document_statistics(docs: pd.DataFrame | DocTable) -> pd.DataFrame:
     """Per document kind: ``documents`` and their total ``length``, from a
-    table of documents (columns ``kind``, ``length``).
+    table of documents (columns ``kind``, ``length``: a DataFrame or the
+    store's :class:`~graphprum.units.DocTable`).
 
     >>> import pandas as pd
     >>> document_statistics(pd.DataFrame({"kind": [0, 0, 3], "length": [1.0, 2.0, 4.0]}))

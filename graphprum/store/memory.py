@@ -115,7 +115,7 @@ class MemoryStore(TableStore):
         for a, b in self._pairs:
             links.append((first_of[a], b, ""))
         links.sort(key=lambda link: link[0])  # stable: one row's links stay in load order
-        cols = {c: np.array(v, dtype=t) for (c, t), v in
+        cols: dict[str, np.ndarray] = {c: np.array(v, dtype=t) for (c, t), v in
                 zip(UNIT_COLUMNS.items(), (columns[c] for c in UNIT_COLUMNS), strict=True)}
         docs = DocTable({"name": names, "source": sources,
                          "kind": kinds, "length": lengths, "first": firsts, "count": counts})

@@ -57,7 +57,8 @@ class TableStore:
         self._link_graph: LinkGraph | None = None
         self._xpath_cache: dict[int, dict[str, int]] = {}
         self._row_memo: dict[str, int] = {}
-        self._lookup: tuple[Any, Any] | None = None
+        self._lookup: tuple[UnitTable, tuple[Callable[[str], int | None], list[int], list[int],
+                                             list[int]]] | None = None
 
     # ------------------------------------------------------ to be provided
     def table(self) -> UnitTable:
@@ -264,7 +265,7 @@ class TableStore:
 
     def unit(self, uid: str) -> dict[str, Any]:
         """One unit's fields as a dict."""
-        return self.units([uid]).iloc[0].to_dict()
+        return {str(k): v for k, v in self.units([uid]).iloc[0].to_dict().items()}
 
     def units(self, ids: Sequence[str]) -> pd.DataFrame:
         """One row per id (UnknownIdError for an unknown one), columns
@@ -406,8 +407,9 @@ def table_documents(table: UnitTable, src: np.ndarray | None = None,
         first, count = int(rec["first"]), int(rec["count"])
         rows = np.arange(first, first + count)
         sl = slice(first, first + count)
-        cols = {c: np.array(table.columns[c][sl], dtype=t) for c, t in UNIT_COLUMNS.items()
-                if c not in ("doc", "tag", "path")}
+        cols: dict[str, np.ndarray] = {c: np.array(table.columns[c][sl], dtype=t)
+                                       for c, t in UNIT_COLUMNS.items()
+                                       if c not in ("doc", "tag", "path")}
         parent = cols["parent"].astype(np.int64)
         cols["parent"] = np.where(parent >= 0, parent - first, -1).astype(np.int32)
         tags = [table.tags[t] for t in table.columns["tag"][sl]]

@@ -351,3 +351,81 @@ def test_a_writer_waiting_on_a_first_load_that_fails_still_loads(tmp_path: Path,
     store = LocalStore(path)
     assert store.documents()["name"].tolist() == ["ok"]
     assert (path / "lock").exists()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A tmpfs of 64 MB mounted on ``tmp_path / "disk"`` (skipped where
+    mounting is not permitted), unmounted after the test."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mount)],
+                          capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {proc.stderr.strip()[:100]}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, timeout=60)
+
+
+def _fill(disk: Path, leave: int) -> Path:
+    """A file that takes all of ``disk``'s free space but ``leave`` bytes."""
+    st = os.statvfs(disk)
+    filler = disk / "filler"
+    with open(filler, "wb") as f:
+        f.truncate(0)
+        left = st.f_bavail * st.f_frsize - leave
+        chunk = b"\0" * (1 << 20)
+        while left > 0:
+            left -= f.write(chunk[:min(len(chunk), left)])
+    return filler
+
+
+def test_a_full_disk_leaves_no_part_of_a_graph(tmp_path: Path, small_disk: Path) -> None:
+    """Disk full while the graph for queries is built: the build removes
+    what it wrote at once (no ``graph.lbug.tmp*.shadow`` of several MB is
+    left in the generation, which made the next load fail), the query is
+    one line with exit status 2, and once there is room the graph is built
+    and the store reads as before."""
+    for i in range(100):
+        (tmp_path / "big").mkdir(exist_ok=True)
+        (tmp_path / "big" / f"d{i}.xml").write_text(
+            "<article>" + "".join(f'<p n="{j}">some words here {j}</p>' for j in range(300))
+            + "</article>")
+    store_dir = small_disk / "s"
+    load_xml(LocalStore(store_dir), [tmp_path / "big"])  # columns only
+    gen = LocalStore(store_dir).generation
+    before = sorted(p.name for p in gen.iterdir())
+    filler = _fill(small_disk, 1 << 20)
+    query = [sys.executable, "-c", "import sys; from graphprum.cli import main; "
+             "sys.argv = ['graphprum', '--store', sys.argv[1], 'query', "
+             "'MATCH (u:Unit) RETURN count(u) AS n']; main()", str(store_dir)]
+    proc = subprocess.run(query, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "cannot write the graph for queries" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in gen.iterdir()) == before  # nothing left behind
+    filler.unlink()
+    assert LocalStore(store_dir).query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 30100}]
+    assert sorted(p.name for p in gen.iterdir()) == sorted([*before, "graph.lbug",
+                                                            "graph.version"])
+
+
+def test_a_build_killed_before_leaves_nothing_after_the_next(tmp_path: Path, write) -> None:
+    """What a build killed with SIGKILL left (its directory, or the files
+    of an older graphprum) is removed by the next build; a build of a
+    process still running is left alone."""
+    store_dir = tmp_path / "s"
+    load_xml(LocalStore(store_dir), [write("a.xml", DOC)])
+    gen = LocalStore(store_dir).generation
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (gen / f"graph.lbug.tmp{dead}").mkdir()
+    (gen / f"graph.lbug.tmp{dead}" / "graph.lbug").write_bytes(b"\0" * 4096)
+    (gen / f"graph.lbug.tmp{dead}.shadow").write_bytes(b"\0" * 4096)
+    running = gen / f"graph.lbug.tmp{os.getppid()}"
+    running.mkdir()
+    assert LocalStore(store_dir).query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 6}]
+    assert sorted(p.name for p in gen.iterdir() if p.name.startswith("graph")) == [
+        "graph.lbug", running.name, "graph.version"]

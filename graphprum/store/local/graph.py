@@ -4,11 +4,37 @@ LadybugDB (the maintained fork of Kùzu, MIT) is an embedded columnar graph
 database with openCypher.  Each generation holds one database file,
 ``graph.lbug``, derived from the generation's columns by bulk ``COPY``
 after the generation is committed: ``graphprum load`` builds it at once
-(:meth:`~graphprum.store.local.LocalStore.build_graph`), the API on the
-first query; it is written beside and renamed into place, so a graph is
-there whole or not at all, and a generation without one (a summary was
+for collections up to a size (:meth:`~graphprum.store.local.LocalStore.build_graph`;
+``graphprum load --help`` says which), the API and larger loads leave it to
+the first query; it is written beside and renamed into place, so a graph
+is there whole or not at all, and a generation without one (a summary was
 stored since) gets it on first use.  The numpy columns stay the evaluator's
 index; the graph answers Cypher.
+
+How a build keeps its memory down (:func:`build`), and where LadybugDB 0.22
+does not let it be bounded by a batch:
+
+- the units are copied :data:`CHUNK` rows at a time, each batch followed by
+  a checkpoint, in a bounded buffer pool (:func:`_buffer_pool`): the engine
+  holds what a COPY wrote in memory until a checkpoint, and caches every
+  page it wrote in a pool of 80% of the machine's memory by default.  A
+  checkpoint costs time in proportion to the table so far (for a table of
+  two columns in batches of 512k rows: 0.2 s at 0.5M rows, 1.5 s at 6M),
+  so batches are large;
+- each batch reads the columns through memory maps of its own, so the
+  pages it read leave the process with it;
+- each relationship table is one COPY: a COPY into a relationship table
+  that is not empty costs memory and time in proportion to what it holds
+  (1,000 edges into a table of 2M: 113 MB more at the peak; six batches
+  of 1M edges: peaks of 337 MB rising to 952 MB), so relationships cannot
+  come in batches.
+
+Peak resident memory of a build, per element (busy 2-core machine, the
+generated INEX-like collection, batches of 2^20 units): 3M elements 420 B
+before, 210-270 B now; 6M elements 317 B before, 165-185 B now; 20M
+elements (``bench/load_xml.py``, load and build in one process) 336 B
+before, 113 B now; in about the same time (the machine's load made
+timings vary twofold).
 
 Graph model, the Bolt store's (same query text, same rows)::
 
@@ -40,6 +66,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import shutil
 from collections.abc import Iterator
 from decimal import Decimal
 from json.encoder import encode_basestring
@@ -52,6 +80,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 from graphprum.errors import StoreError, UsageError
+from graphprum.store.cypher_guard import refuse_writes
 from graphprum.store.local.links import LINKS, LinkColumns
 from graphprum.store.local.strings import StringColumn
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
@@ -59,16 +88,25 @@ from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
 GRAPH = "graph.lbug"
 #: Beside the graph: the version of LadybugDB that wrote it.
 GRAPH_VERSION = "graph.version"
-#: Units per COPY.  Each COPY into a table that is not empty costs more
-#: (about 1 s each at 5M elements), each unit about 250 bytes in Arrow
-#: while it waits for its COPY; measured on 5,172,528 elements (build time,
-#: peak memory per element): 2^20 rows 22.8 s, 427 B; 2^21 20.5 s, 436 B;
-#: 2^22 19.9 s, 474 B; one COPY 18.6 s, 567 B.
-CHUNK = 1 << 21
-#: Relationships per COPY (two integers each: 16 bytes).
-EDGE_CHUNK = 1 << 23
-#: ``(table name, Arrow table)`` pairs, for COPY.
-Frames = Iterator[tuple[str, "pa.Table"]]
+#: Units per COPY (whole documents).  LadybugDB holds what a COPY wrote in
+#: memory until a checkpoint, so the units are copied a batch at a time,
+#: each followed by a checkpoint, with a bounded buffer pool
+#: (:func:`_buffer_pool`) from which the written pages are then evicted: the
+#: memory the units take is a batch's, not the collection's.
+CHUNK = 1 << 20
+#: The buffer pool of a build, at least (LadybugDB's default is 80% of the
+#: machine's memory, where every page written stays).
+BUFFER_POOL = 512 << 20
+#: ... and per relationship of the largest relationship table: a table is
+#: copied in one COPY (into a table that is not empty, a COPY costs memory
+#: and time in proportion to what the table holds), which needs its pages
+#: in the pool (20M relationships failed in 512 MB: "the buffer pool is
+#: full"; 6M went through 128 MB, three times slower than through 512 MB).
+BUFFER_POOL_PER_EDGE = 48
+#: A pseudo-table in a build's stream of frames: checkpoint here.
+CHECKPOINT = "CHECKPOINT"
+#: ``(table name, Arrow table)`` pairs, for COPY (or :data:`CHECKPOINT`, None).
+Frames = Iterator[tuple[str, "pa.Table | None"]]
 
 
 def engine_version() -> str:
@@ -241,16 +279,27 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
                                                                    dict[str, Any]]],
           target: Path | None = None) -> Path:
     """Write the graph of generation ``gen`` to ``target`` (default
-    ``gen/graph.lbug``, via a temporary file renamed into place)."""
+    ``gen/graph.lbug``), whole or not at all.
+
+    The database is written in a directory of this build's own beside the
+    target (``graph.lbug.tmpPID/``), which also takes the files LadybugDB
+    writes next to a database (``.wal``, ``.shadow``, ``.wal.checkpoint``),
+    and renamed into place when complete; a build that fails (a full disk)
+    removes its directory at once, and leftovers of builds whose process is
+    gone (SIGKILL) are removed by the next one.
+    """
     lb = _import_ladybug()
     target = target or gen / GRAPH
-    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    for p in (tmp, tmp.with_name(tmp.name + ".wal")):
-        p.unlink(missing_ok=True)
+    _remove_stale_builds(target)
+    work = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(work, ignore_errors=True)
     try:
-        # one checkpoint at the end: an automatic one after each COPY doubled the
-        # cost of small loads
-        db = lb.Database(str(tmp), auto_checkpoint=False)
+        work.mkdir()
+        # checkpoints where the frames say (after each batch of units), not
+        # after every COPY: an automatic one after each COPY doubled the cost
+        # of small loads
+        db = lb.Database(str(work / GRAPH), auto_checkpoint=False,
+                         buffer_pool_size=_buffer_pool(gen, table))
         try:
             conn = lb.Connection(db)
             _schema(conn)
@@ -259,21 +308,58 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
             conn.close()
         finally:
             db.close()
+        version = target.with_name(GRAPH_VERSION)
+        (work / GRAPH_VERSION).write_text(engine_version(), encoding="ascii")
+        os.replace(work / GRAPH_VERSION, version)  # first: a graph is never seen without it
+        os.replace(work / GRAPH, target)
     except BaseException as exc:
-        for p in (tmp, tmp.with_name(tmp.name + ".wal")):  # whatever failed
-            p.unlink(missing_ok=True)
+        shutil.rmtree(work, ignore_errors=True)  # whatever failed
         if type(exc) is not RuntimeError:  # not LadybugDB's (it reports I/O failures so)
             raise
         reason = " ".join(str(exc).split())
         reason = reason.split("Error: ")[-1] if "Cannot write" in reason else reason[:200]
         raise StoreError(f"{gen}: cannot write the graph for queries ({reason})") from None
-    tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-    version = target.with_name(GRAPH_VERSION)
-    vtmp = version.with_name(f"{version.name}.tmp{os.getpid()}")
-    vtmp.write_text(engine_version(), encoding="ascii")
-    os.replace(vtmp, version)  # first: a graph is never seen without its version
-    os.replace(tmp, target)
+    shutil.rmtree(work, ignore_errors=True)
     return target
+
+
+def _buffer_pool(gen: Path, table: UnitTable) -> int:
+    """Bytes of buffer pool for a build of ``gen`` (:data:`BUFFER_POOL`)."""
+    edges = max(len(table),  # CHILD: one per unit but the roots
+                len(np.load(gen / "attributes" / "rows.npy", mmap_mode="r")),
+                len(np.load(gen / "links" / "src.npy", mmap_mode="r")))
+    return max(BUFFER_POOL, BUFFER_POOL_PER_EDGE * edges)
+
+
+#: A build's own directory (or, before, its files) beside the graph.
+_BUILD = re.compile(re.escape(GRAPH) + r"\.tmp([0-9]+)(?:\..*)?")
+
+
+def _remove_stale_builds(target: Path) -> None:
+    """Remove what builds of ``target`` left whose process is gone."""
+    for p in target.parent.glob(f"{target.name}.tmp*"):
+        m = _BUILD.fullmatch(p.name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs (this one included).
+
+    >>> _alive(os.getpid())
+    True
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's, or not a pid: left alone
+    return True
 
 
 def add_summary(path: Path, axpre: str, arrays: dict[str, np.ndarray],
@@ -299,26 +385,39 @@ def add_summary(path: Path, axpre: str, arrays: dict[str, np.ndarray],
 def _frames(gen: Path, table: UnitTable,
             summaries: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]]) -> Frames:
     """Every table of the graph, in an order that has nodes before their
-    relationships; the units a chunk at a time (:data:`CHUNK` rows)."""
+    relationships: the units :data:`CHUNK` rows at a time, each batch
+    followed by a checkpoint and read from memory maps of its own (so the
+    pages of the columns read do not stay in the process's memory), then
+    each relationship table in one COPY."""
     yield from _document_frames(table)
-    attributes = _Attributes(gen)
-    yield from _unit_frames(table, StringColumn(gen / "units" / "text"), attributes)
-    yield from _attribute_frames(attributes)
-    del attributes
-    yield from _edge_frames(table, gen)
+    n = len(table)
+    for lo, hi in document_chunks(np.asarray(table.docs["first"], dtype=np.int64), n, CHUNK):
+        yield "Unit", _unit_frame(_mapped(gen, table), StringColumn(gen / "units" / "text"),
+                                  _Attributes(gen), lo, hi)
+        yield CHECKPOINT, None
+    yield from _attribute_frames(_Attributes(gen))
+    yield from _edge_frames(_mapped(gen, table), gen)
     for axpre, (arrays, meta) in summaries.items():
         yield from _summary_frames(axpre, arrays, meta)
 
 
-def _copy_all(conn: Any, frames: Frames) -> None:
-    """COPY each ``(table, frame)`` of ``frames``, in order, while the next
-    frame is made in a thread (:func:`graphprum.ahead.ahead`): LadybugDB
-    copies without holding the GIL, so making the frames in Python (ids,
-    attribute JSON, Arrow arrays) overlaps the engine's work."""
-    from graphprum.ahead import ahead
+def _mapped(gen: Path, table: UnitTable) -> UnitTable:
+    """``table`` with its unit columns mapped anew from ``gen``'s files:
+    what is read through them leaves memory with them."""
+    columns = {c: np.load(gen / "units" / f"{c}.npy", mmap_mode="r") for c in table.columns}
+    return UnitTable(columns, table.tags, table.paths, table.docs)
 
-    for name, frame in ahead(frames):
-        _copy(conn, name, frame)
+
+def _copy_all(conn: Any, frames: Frames) -> None:
+    """COPY each ``(table, frame)`` of ``frames``, in order, and checkpoint
+    at :data:`CHECKPOINT`.  (Making the next frame in a thread while the
+    engine copied one, which releases the GIL, saved nothing measurable
+    once the units came in batches, and held one more frame in memory.)"""
+    for name, frame in frames:
+        if frame is None:
+            conn.execute(CHECKPOINT)
+        else:
+            _copy(conn, name, frame)
         del frame
 
 
@@ -466,35 +565,32 @@ def _document_frames(table: UnitTable) -> Frames:
         "count": np.asarray(docs["count"])})
 
 
-def _unit_frames(table: UnitTable, texts: StringColumn, attributes: _Attributes) -> Frames:
-
-    n = len(table)
-    if not n:
-        return
+def _unit_frame(table: UnitTable, texts: StringColumn, attributes: _Attributes, lo: int,
+                hi: int) -> pa.Table:
+    """The Unit rows ``lo`` to ``hi`` (whole documents).  (``row`` is the
+    key, not a SERIAL: a COPY does not keep its frame's order.)"""
     cols = table.columns
-    tags = _large_strings(list(table.tags))
-    paths = _large_strings(list(table.paths))
-    docnames = _large_strings(list(table.docs["name"]))
-    first = np.asarray(table.docs["first"], dtype=np.int64)
-    for lo, hi in document_chunks(first, n, CHUNK):
-        sl = slice(lo, hi)
-        doc = np.asarray(cols["doc"][sl])
-        yield "Unit", _table({
-            "row": np.arange(lo, hi, dtype=np.int64), "uid": _unit_id_column(table, lo, hi),
-            "doc": _coded(doc, docnames), "tag": _coded(cols["tag"][sl], tags),
-            "path": _coded(cols["path"][sl], paths),
-            "kind": np.asarray(cols["kind"][sl], np.int8),
-            "depth": np.asarray(cols["depth"][sl], np.int16),
-            "pre": (np.arange(lo, hi) - first[doc]).astype(np.int32),
-            "post": np.asarray(cols["post"][sl], np.int32),
-            "size": np.asarray(cols["size"][sl], np.int32),
-            "pos": np.asarray(cols["pos"][sl], np.int32),
-            "start": np.asarray(cols["start"][sl], np.float64),
-            "length": np.asarray(cols["length"][sl], np.float64),
-            "words": np.asarray(cols["words"][sl], np.int32),
-            "text": _stored_strings(texts, lo, hi),
-            "attributes": attributes.json(lo, hi),  # None: null
-        })
+    sl = slice(lo, hi)
+    doc = np.asarray(cols["doc"][sl], dtype=np.int64)
+    d_lo, d_hi = (int(doc.min()), int(doc.max()) + 1) if len(doc) else (0, 0)
+    first = np.asarray(table.docs["first"][d_lo:d_hi], dtype=np.int64)
+    return _table({
+        "row": np.arange(lo, hi, dtype=np.int64), "uid": _unit_id_column(table, lo, hi),
+        "doc": _coded(doc - d_lo, _large_strings(list(table.docs["name"][d_lo:d_hi]))),
+        "tag": _coded(cols["tag"][sl], _large_strings(list(table.tags))),
+        "path": _coded(cols["path"][sl], _large_strings(list(table.paths))),
+        "kind": np.asarray(cols["kind"][sl], np.int8),
+        "depth": np.asarray(cols["depth"][sl], np.int16),
+        "pre": (np.arange(lo, hi) - first[doc - d_lo]).astype(np.int32),
+        "post": np.asarray(cols["post"][sl], np.int32),
+        "size": np.asarray(cols["size"][sl], np.int32),
+        "pos": np.asarray(cols["pos"][sl], np.int32),
+        "start": np.asarray(cols["start"][sl], np.float64),
+        "length": np.asarray(cols["length"][sl], np.float64),
+        "words": np.asarray(cols["words"][sl], np.int32),
+        "text": _stored_strings(texts, lo, hi),
+        "attributes": attributes.json(lo, hi),  # None: null
+    })
 
 
 #: Rows whose ids are made as Python strings at a time (:func:`_unit_id_column`).
@@ -522,10 +618,10 @@ def _unit_id_column(table: UnitTable, lo: int, hi: int) -> pa.ChunkedArray:
 
 class _Attributes:
     """A generation's attributes: the rows that carry them, and their names
-    and values memory-mapped (read a chunk of rows at a time)."""
+    and values, memory-mapped (read a piece at a time)."""
 
     def __init__(self, gen: Path) -> None:
-        self.rows = np.load(gen / "attributes" / "rows.npy")
+        self.rows = np.load(gen / "attributes" / "rows.npy", mmap_mode="r")
         self.names = StringColumn(gen / "attributes" / "names")
         self.values = StringColumn(gen / "attributes" / "values")
 
@@ -596,54 +692,52 @@ def _json_strings(values: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(quote, values, quote, pa.scalar("", pa.large_string()))
 
 
+#: Attributes joined and hashed at a time (:func:`_attribute_frames`).
+ATTRIBUTE_PIECE = 1 << 20
+
+
 def _attribute_frames(attributes: _Attributes) -> Frames:
     """One Attribute node per distinct (name, value), numbered in order of
     first appearance (``aid``, the key HAS_ATTRIBUTE from each unit points
     at), its ``nid`` ``name=value`` as on the Bolt store.
 
-    Names and values are dictionary-encoded by Arrow over the stored bytes
-    (no Python string), and the keys are integers: for 2,979,790
-    attributes this took 2.6 s against 3.9 s with ``name=value`` strings
-    (factorized by pandas, and matched as strings by the COPY)."""
+    Each attribute's ``name NUL value`` is made and dictionary-encoded by
+    Arrow over the stored bytes a piece at a time (no Python string), and
+    the pieces' dictionaries unified (in order of first appearance): what
+    stays is a code per attribute and the distinct pairs."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(attributes.rows)
     if not n:
         return
-    names = _stored_strings(attributes.names, 0, n)
-    values = _stored_strings(attributes.values, 0, n)
-    name_codes = np.asarray(names.dictionary_encode().indices, dtype=np.int64)
-    coded_values = values.dictionary_encode()
-    pairs = name_codes * max(len(coded_values.dictionary), 1) + \
-        np.asarray(coded_values.indices, dtype=np.int64)
-    del name_codes, coded_values
-    _, first, codes = np.unique(pairs, return_index=True, return_inverse=True)
-    del pairs, _
-    order = np.argsort(first, kind="stable")  # aid by first appearance
-    aid = np.empty(len(order), dtype=np.int64)
-    aid[order] = np.arange(len(order))
-    to = aid[codes.reshape(-1)]
-    first = first[order]
-    del order, aid, codes
-    name, value = names.take(first), values.take(first)
-    del names, values, first
-    yield "Attribute", _table({"aid": np.arange(len(name), dtype=np.int64),
-                               "nid": pc.binary_join_element_wise(
-                                   name, value, pa.scalar("=", pa.large_string())),
-                               "name": name, "value": value})
+    nul = pa.scalar("\0", pa.large_string())  # in no name or value (XML has no NUL)
+    pieces = pa.chunked_array([
+        pc.binary_join_element_wise(_stored_strings(attributes.names, a, b),
+                                    _stored_strings(attributes.values, a, b),
+                                    nul).dictionary_encode()
+        for a, b in ((a, min(n, a + ATTRIBUTE_PIECE)) for a in range(0, n, ATTRIBUTE_PIECE))
+    ]).unify_dictionaries()
+    name_value = pc.split_pattern(pieces.chunk(0).dictionary, "\0", max_splits=1)
+    to = pa.chunked_array([c.indices for c in pieces.chunks])
+    del pieces
+    name, value = pc.list_element(name_value, 0), pc.list_element(name_value, 1)
+    del name_value
+    yield "Attribute", pa.table({
+        "aid": pa.array(np.arange(len(name), dtype=np.int64)),
+        "nid": pc.binary_join_element_wise(name, value, pa.scalar("=", pa.large_string())),
+        "name": name, "value": value})
     del name, value
-    yield "HAS_ATTRIBUTE", _table({"from": attributes.rows, "to": to})
+    yield "HAS_ATTRIBUTE", pa.table({"from": pa.array(np.asarray(attributes.rows)),
+                                     "to": to})
 
 
 def _edge_frames(table: UnitTable, gen: Path) -> Frames:
     n = len(table)
     parent = np.asarray(table.columns["parent"], dtype=np.int64)
     child = np.flatnonzero(parent >= 0)
-    for lo in range(0, len(child), EDGE_CHUNK):
-        rows = child[lo:lo + EDGE_CHUNK]
-        yield "CHILD", _table({"from": parent[rows], "to": rows})
-    parent = child = rows = None  # not held through ROOT and LINK
+    yield "CHILD", _table({"from": parent[child], "to": child})
+    del parent, child  # not held through ROOT and LINK
     docs = table.docs
     yield "ROOT", _table({"from": np.asarray(docs["name"], dtype=object),
                           "to": np.asarray(docs["first"], dtype=np.int64)})
@@ -669,9 +763,7 @@ def _summary_frames(axpre: str, arrays: dict[str, np.ndarray], meta: dict[str, A
         "length": np.asarray(arrays["partition_length"], np.float64)})
     membership = np.asarray(arrays["membership"], dtype=np.int64)
     rows = np.flatnonzero(membership >= 0)
-    for lo in range(0, len(rows), EDGE_CHUNK):
-        r = rows[lo:lo + EDGE_CHUNK]
-        yield "IN_PARTITION", _table({"from": r, "to": nid[membership[r]]})
+    yield "IN_PARTITION", _table({"from": rows, "to": nid[membership[rows]]})
     src = np.asarray(arrays["edge_src"], np.int64)
     dst = np.asarray(arrays["edge_dst"], np.int64)
     yield "SUMMARY_EDGE", _table({
@@ -682,7 +774,16 @@ def _summary_frames(axpre: str, arrays: dict[str, np.ndarray], meta: dict[str, A
 
 
 class GraphReader:
-    """A generation's graph opened read-only, for queries."""
+    """A generation's graph opened read-only, for queries that only read.
+
+    LadybugDB's read-only mode refuses writes to the database but lets
+    ``COPY … TO``, ``EXPORT DATABASE``, ``LOAD FROM``, ``LOAD EXTENSION``,
+    ``INSTALL`` and ``CHECKPOINT`` run (the last writes files beside the
+    graph), and has no setting that turns them off; so every text is
+    checked first (:func:`~graphprum.store.cypher_guard.refuse_writes`),
+    however the store is reached (``graphprum query``, the API's
+    ``store.query``).
+    """
 
     def __init__(self, path: Path) -> None:
         lb = _import_ladybug()
@@ -694,7 +795,9 @@ class GraphReader:
 
     def query(self, text: str, params: dict[str, Any] | None = None,
               timeout: float | None = None) -> list[dict[str, Any]]:
-        """Rows of ``text`` as dicts; UsageError for Cypher the engine refuses."""
+        """Rows of ``text`` as dicts; UsageError for a text that does more
+        than read, and for Cypher the engine refuses."""
+        refuse_writes(text)
         if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
             self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
         try:

@@ -197,7 +197,7 @@ class LinkColumns:
         """Every link's anchor text (``""`` for none)."""
         return self.strings("anchor").dense(len(self))
 
-    def target_texts(self, links: Sequence[int] | np.ndarray, names: Sequence[str],
+    def target_texts(self, links: Sequence[int] | np.ndarray, names: Sequence[str] | np.ndarray,
                      doc_of_row: np.ndarray) -> list[str]:
         """The target of each of ``links`` as loaded: its text when kept,
         else the name of the document it arrives in."""

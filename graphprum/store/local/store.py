@@ -118,7 +118,7 @@ class LocalStore(TableStore):
             return {"format": FORMAT, "version": FORMAT_VERSION, "generation": None,
                     "loads": [], "counts": {}, "summaries": []}
         try:
-            manifest = json.loads(mpath.read_text(encoding="utf-8"))
+            manifest: dict[str, Any] = json.loads(mpath.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise StoreError(f"{mpath}: unreadable store manifest ({exc})") from None
         if manifest.get("format") != FORMAT:
@@ -190,7 +190,8 @@ class LocalStore(TableStore):
         if self._table is None:
             gen = self.generation
             if gen is None:
-                cols = {c: np.zeros(0, dtype=t) for c, t in UNIT_COLUMNS.items()}
+                cols: dict[str, np.ndarray] = {c: np.zeros(0, dtype=t)
+                                               for c, t in UNIT_COLUMNS.items()}
                 self._table = UnitTable(cols, [], [], DocTable({"name": []}))
             else:
                 try:

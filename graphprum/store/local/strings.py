@@ -80,7 +80,7 @@ class StringColumnWriter:
             blocks = ((a, np.arange(a, min(hi, a + COPY_BLOCK))) for a in range(lo, hi, COPY_BLOCK))
         else:
             idx = np.arange(n)[rows]
-            blocks = ((None, idx[a:a + COPY_BLOCK]) for a in range(0, len(idx), COPY_BLOCK))
+            blocks = ((a, idx[a:a + COPY_BLOCK]) for a in range(0, len(idx), COPY_BLOCK))
         with open(column.path.with_suffix(".bin"), "rb") as src:
             for _, block in blocks:
                 if not len(block):

@@ -325,8 +325,8 @@ def _write_links(tmp: Path, old: UnitTable, old_dir: Path | None, remap: Any,
         del cols
     n_old, n_rows = len(old_src), int(counts.sum())
     dtype = np.int32 if n_rows < 2**31 - 1 else np.int64
-    src = np.empty(n_old + builder.n_links, dtype=dtype)
-    dst = np.empty(n_old + builder.n_links, dtype=dtype)
+    src: np.ndarray = np.empty(n_old + builder.n_links, dtype=dtype)
+    dst: np.ndarray = np.empty(n_old + builder.n_links, dtype=dtype)
     src[:n_old], dst[:n_old] = old_src, old_dst
     del old_src, old_dst
     at = n_old

@@ -1,0 +1,237 @@
+"""Which Cypher texts only read: the guard in front of every read query.
+
+``graphprum query`` runs a text without ``--write`` only when every
+statement in it is a reading query, and the embedded store's graph runs
+nothing else at all (:class:`~graphprum.store.local.graph.GraphReader`
+calls :func:`refuse_writes` before the engine sees the text).  The guard
+does not rely on a list of dangerous words alone, because an engine keeps
+adding statements (LadybugDB's ``COPY … TO`` writes files, ``EXPORT
+DATABASE`` writes a directory, ``LOAD EXTENSION`` runs a shared object's
+code, ``INSTALL`` downloads one) and accepts prefixes before them
+(``PROFILE``, ``EXPLAIN``, ``EXPLAIN LOGICAL``: ``PROFILE COPY …`` runs the
+COPY).  Two checks, both on the text with its string literals, quoted names
+and comments blanked (so a quote or ``//`` inside them starts nothing):
+
+- **an allowlist of statement starts**: each statement (``;`` separates
+  them), after any ``PROFILE``/``EXPLAIN [LOGICAL]``, must begin with
+  :data:`READ_STARTS` (``MATCH``, ``OPTIONAL MATCH``, ``UNWIND``, ``WITH``,
+  ``RETURN``, ``CALL``, ``SHOW``); anything else, known or not, is refused;
+- **writing clauses anywhere** (:data:`_CLAUSE`: ``CREATE``, ``SET``,
+  ``DELETE``, ``LOAD FROM`` …) unless the word is a name (a property, a
+  label, an alias, a map key), and ``CALL`` of any procedure not known to
+  only read (:data:`READ_PROCEDURES`; a LadybugDB setting such as
+  ``CALL threads=1`` is a procedure call too).
+
+LadybugDB itself opens the graph read-only, which refuses writes to the
+database (``CREATE``, ``SET``, ``ATTACH``, ``CREATE GRAPH``) but not what
+reaches outside it: ``COPY … TO``, ``EXPORT DATABASE``, ``LOAD FROM``,
+``LOAD EXTENSION`` and ``INSTALL`` all run on a read-only database, and
+``CHECKPOINT`` writes ``.wal`` and ``.shadow`` files beside it.  LadybugDB
+0.22 has no setting that turns extension loading or file access off, so
+this guard is what stops them.
+
+Examples
+--------
+>>> writes("MATCH (n) RETURN n.name")
+[]
+>>> writes("MATCH (n) WHERE n.x = 'CREATE' DETACH DELETE n")
+['DELETE', 'DETACH']
+>>> writes("COPY (MATCH (u:Unit) RETURN u.uid) TO '/tmp/out.csv'")
+['COPY']
+>>> writes("profile COPY (MATCH (u:Unit) RETURN u.uid) TO 'x.csv'")
+['COPY']
+>>> writes("EXPLAIN LOGICAL LOAD EXTENSION './x.so'")
+['LOAD EXTENSION']
+>>> writes("MATCH (u:Unit) WHERE u.copy = $set RETURN u.load")
+[]
+>>> writes("PROFILE MATCH (u:Unit) RETURN count(u)")
+[]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from graphprum.errors import UsageError
+
+#: One lexical token that can hide keywords: a quoted parameter name, a
+#: quoted name, a string literal, a comment.  Matched left to right in one
+#: pass, so a quote or ``//`` inside any of them starts nothing.  (LadybugDB
+#: and Neo4j read ``\\'`` inside a string as a quote, and block comments do
+#: not nest: the same as here.)
+_TOKEN = re.compile(r"\$`[^`]*`|`[^`]*`|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|//[^\n]*|/\*.*?\*/",
+                    re.DOTALL)
+
+#: Words a reading statement begins with (after ``PROFILE``/``EXPLAIN``).
+READ_STARTS = frozenset({"MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "CALL", "SHOW"})
+#: What may stand before a statement without changing what it does:
+#: ``PROFILE``, ``EXPLAIN [LOGICAL]``, and ``CYPHER`` with a version or
+#: ``name=value`` options (Neo4j's; FalkorDB's parameters travel so).
+_PREFIX = re.compile(r"\s*(?:PROFILE|EXPLAIN(?:\s+LOGICAL)?|CYPHER)\b", re.IGNORECASE)
+_OPTION = re.compile(r"\s*(?:[0-9][0-9.]*(?![\w=])|[A-Za-z_]\w*\s*=\s*)")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+#: Writing clauses that may stand anywhere in a query.
+_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|ALTER|GRANT|DENY|"
+                     r"REVOKE|LOAD\s+(?:CSV|FROM|WITH|EXTENSION))\b", re.IGNORECASE)
+_CALL = re.compile(r"\bCALL\s*(`[^`]*`(?:\s*\.\s*(?:`[^`]*`|\w+))*|[A-Za-z_][\w.]*)",
+                   re.IGNORECASE)
+#: Procedures that only read (others may write, so they need ``write=True``).
+READ_PROCEDURES = {"db.labels", "db.relationshiptypes", "db.propertykeys", "db.indexes",
+                   "db.constraints", "dbms.components", "db.schema.visualization",
+                   "db.schema.nodetypeproperties", "db.schema.reltypeproperties"}
+
+
+class Lexed(NamedTuple):
+    """A Cypher text with its tokens (:data:`_TOKEN`) neutralised."""
+
+    #: Where clauses are looked for: quoted names, strings and comments blanked.
+    bare: str
+    #: Where procedure names are looked for: quoted names kept.
+    calls: str
+    #: The quoted parameter names, in order (``$_`` in ``bare`` stands for each).
+    quoted: list[str]
+
+
+def lexed(text: str) -> Lexed:
+    """``text`` as :class:`Lexed`.
+
+    >>> lexed("RETURN 'a;b' AS `x y`, $`p q` // c").bare
+    'RETURN  _  AS  _ ,  $_   '
+    """
+    bare: list[str] = []
+    calls: list[str] = []
+    quoted: list[str] = []
+    at = 0
+    for m in _TOKEN.finditer(text):
+        bare.append(text[at:m.start()])
+        calls.append(text[at:m.start()])
+        token = m.group(0)
+        if token.startswith("$"):
+            quoted.append(token[2:-1])
+            bare.append(" $_ ")
+            calls.append(" $_ ")
+        elif token.startswith("`"):
+            bare.append(" _ ")
+            calls.append(token)
+        else:
+            bare.append(" _ " if token[0] in "'\"" else " ")
+            calls.append(" _ " if token[0] in "'\"" else " ")
+        at = m.end()
+    bare.append(text[at:])
+    calls.append(text[at:])
+    return Lexed("".join(bare), "".join(calls), quoted)
+
+
+def _a_name(bare: str, start: int, end: int) -> bool:
+    """Whether the word at ``bare[start:end]`` is a name, not a clause: a
+    property (after ``.``), a parameter (after ``$``), a label or type
+    (after ``:``), an alias (after ``AS``) or a map key (before ``:``)."""
+    before = bare[:start].rstrip()
+    if before.endswith((".", "$", ":")) or re.search(r"\bAS$", before, re.IGNORECASE):
+        return True
+    return bare[end:].lstrip().startswith(":")
+
+
+def _statement_starts(bare: str) -> list[str]:
+    """The beginnings of the statements of ``bare`` that are not reading
+    ones (:data:`READ_STARTS`), as written in capitals.
+
+    >>> _statement_starts("PROFILE RETURN 1; explain  copy t TO _ ; LOAD  extension _")
+    ['COPY', 'LOAD EXTENSION']
+    >>> _statement_starts("RETURN 1;;  (COPY x)")
+    ["'('"]
+    """
+    out = []
+    for statement in bare.split(";"):
+        rest = _without_prefix(statement).lstrip()
+        if not rest:
+            continue
+        word = _WORD.match(rest)
+        if word is None:
+            out.append(repr(rest[0]))
+            continue
+        start = word.group(0).upper()
+        if start in READ_STARTS:
+            continue
+        if start == "LOAD" and (then := _WORD.match(rest[word.end():].lstrip())):
+            start = f"LOAD {then.group(0).upper()}"
+        out.append(start)
+    return out
+
+
+def _without_prefix(statement: str) -> str:
+    """``statement`` without the prefixes (:data:`_PREFIX`) before it; a
+    ``CYPHER`` option's value is a word or a bracketed literal (strings
+    already blanked).
+
+    >>> _without_prefix("CYPHER 5 runtime=slotted v={k: [1, {a: 2}]} PROFILE MATCH (n)")
+    ' MATCH (n)'
+    >>> _without_prefix("CYPHER x=1 COPY t")
+    ' COPY t'
+    """
+    while prefix := _PREFIX.match(statement):
+        statement = statement[prefix.end():]
+        if prefix.group(0).strip().upper() != "CYPHER":
+            continue
+        while option := _OPTION.match(statement):
+            statement = statement[option.end():]
+            if option.group(0).rstrip().endswith("="):
+                statement = statement[_value_end(statement):]
+    return statement
+
+
+def _value_end(text: str) -> int:
+    """Where the literal at the start of ``text`` ends: after its closing
+    bracket when it opens one, else at the next space or bracket."""
+    depth = 0
+    for i, char in enumerate(text):
+        if char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+            if depth <= 0:
+                return i + 1
+        elif depth == 0 and (char.isspace() or char == ";"):
+            return i
+    return len(text)
+
+
+def writes(text: str) -> list[str]:
+    """What makes ``text`` more than a reading query: statements that do
+    not begin as a read does (:func:`_statement_starts`), writing clauses,
+    and calls of procedures not known to only read; string literals, quoted
+    names, comments, properties, labels, aliases and map keys are not
+    clauses.  Empty for a text that only reads."""
+    bare, calls, _ = lexed(text)
+    found = set(_statement_starts(bare))
+    found |= {" ".join(m.group(1).upper().split()) for m in _CLAUSE.finditer(bare)
+              if not _a_name(bare, m.start(1), m.end(1))}
+    out = sorted(found)
+    for m in _CALL.finditer(calls):
+        if _a_name(calls, m.start(), m.start() + 4):
+            continue
+        name = m.group(1)
+        if re.sub(r"[`\s]", "", name).lower() not in READ_PROCEDURES:
+            out.append(f"CALL {name}")
+    return out
+
+
+def refuse_writes(text: str) -> None:
+    """Raise UsageError naming what in ``text`` is more than a read (see
+    :func:`writes`); nothing when it only reads.
+
+    >>> refuse_writes("PROFILE MATCH (u:Unit) RETURN count(u)")
+    >>> try:
+    ...     refuse_writes("PROFILE INSTALL json")
+    ... except UsageError as exc:
+    ...     print(str(exc)[:56])
+    the query does more than read (INSTALL): without --write
+    """
+    found = writes(text)
+    if found:
+        raise UsageError(f"the query does more than read ({', '.join(found)}): without "
+                         f"--write only queries that start with MATCH, OPTIONAL MATCH, UNWIND, "
+                         f"WITH, RETURN, SHOW or a CALL of a read-only procedure and write "
+                         f"nothing run (--write works on a Bolt store; the embedded store's "
+                         f"graph is read-only)")
