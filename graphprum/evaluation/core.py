@@ -64,7 +64,7 @@ from graphprum.evaluation.topics import (
 from graphprum.io.runs import Run
 from graphprum.measures.names import aggregation
 from graphprum.measures.registry import MeasureSpec, aggregate
-from graphprum.store.base import FORK_SAFE, SERVER, ReadsAhead, Store
+from graphprum.store.base import FORK_SAFE, SERVER, ServerReads, Store
 from graphprum.workers import can_fork, cpu_count, ordered_map
 
 Warn = Callable[[str], None]
@@ -197,7 +197,7 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     chunks = topic_chunks(job)
     server = job.store is not None and SERVER in job.store.capabilities
     if server:  # the documents of every topic in a few large queries
-        cast(ReadsAhead, job.store).read_ahead(_viewed(job))
+        cast(ServerReads, job.store).read_ahead(_viewed(job))
         if jobs > 1:
             size = -(-total // (8 * jobs))
             chunks = [c[i:i + size] for c in chunks for i in range(0, len(c), size)]

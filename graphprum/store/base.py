@@ -30,7 +30,7 @@ in :attr:`Store.capabilities`:
     threads at once (``--jobs`` runs topics on threads sharing it), and
     cheaper asked in a few large queries than topic by topic, so an
     evaluation tells it first which units its topics will view
-    (:meth:`ReadsAhead.read_ahead`).
+    (:meth:`ServerReads.read_ahead`).
 
 Examples
 --------
@@ -210,12 +210,47 @@ class LinkWalk:
     children: np.ndarray | None = None
 
 
-class ReadsAhead(Protocol):
-    """What a store with the ``server`` capability also answers."""
+@dataclass
+class SummaryPage:
+    """What the explorer page reads of a server's stored summaries, counted
+    by the server (:meth:`ServerReads.summary_page`).
+
+    Attributes
+    ----------
+    roots : dict
+        Per summary, the 0-based partitions that hold a root element (one
+        whose parent is not an element).
+    samples : dict
+        Per summary and partition, up to ``k`` of its elements evenly spread
+        over them in load order, as ``(place, id)``; ``place`` orders the
+        elements as the collection's rows do.
+    combinations : list
+        ``(partitions, elements)``: a partition of each summary (in the order
+        asked), and how many elements lie in all of them.
+    """
+
+    roots: dict[str, list[int]]
+    samples: dict[str, list[list[tuple[int, str]]]]
+    combinations: list[tuple[tuple[int, ...], int]]
+
+
+class ServerReads(Protocol):
+    """What a store with the ``server`` capability also answers: questions a
+    server answers by counting, so that the client never holds the collection."""
 
     def read_ahead(self, ids: Iterable[str]) -> None:
         """Pull now the documents holding ``ids`` (units the coming topics
         will view, in the order they will), as many as the store keeps."""
+        ...
+
+    def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
+        """The explorer page's counts of the stored summaries ``names``
+        (``samples`` elements per partition at most)."""
+        ...
+
+    def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per stored summary of ``names``, the 0-based partition of each of
+        ``ids`` (-1: not a stored element)."""
         ...
 
 

@@ -517,3 +517,43 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
     view.table
     assert [rows for name, rows in asked if name == "read/document_columns"] == [(names[0],)]
     fresh.close()
+
+
+def test_jobs_on_a_server_give_the_table_of_one_job(tmp_path, bolt_store, monkeypatch):
+    """``jobs=2`` on a server store evaluates chunks of topics on two
+    sessions at once (two threads ask for views) and gives the table of
+    ``jobs=1``, value for value and in the same order (issue 39 item 3)."""
+    import threading
+
+    import pandas as pd
+
+    from graphprum import evaluate
+    from graphprum.evaluation import core
+
+    monkeypatch.setattr(core, "CHUNK_RESULTS", 300)  # 7 topics make several chunks
+    bench = REPO / "bench"
+    col, out = tmp_path / "col", tmp_path / "runs"
+    subprocess.run([sys.executable, str(bench / "gen_collection.py"), str(col),
+                    "--articles", "40", "--seed", "3"], check=True, capture_output=True)
+    subprocess.run([sys.executable, str(bench / "gen_runs.py"), str(col), str(out),
+                    "--topics", "7", "--runs", "2", "--k", "120", "--seed", "5",
+                    "--docs-per-topic", "3"], check=True, capture_output=True)
+    bolt = bolt_store()
+    load_xml(bolt, [col])
+    threads: set[int] = set()
+    view = bolt.view
+
+    def recording_view(*args, **kw):
+        threads.add(threading.get_ident())
+        return view(*args, **kw)
+
+    monkeypatch.setattr(bolt, "view", recording_view)
+    runs = [out / "run-01.txt", out / "run-02.txt"]
+    tables = {}
+    for jobs in (1, 2):
+        threads.clear()
+        tables[jobs] = evaluate(runs, out / "qrels.txt", ["PRUM", "SRP@10", "AP"],
+                                nav=["structural"], store=bolt, jobs=jobs)
+        assert len(threads) == jobs
+    pd.testing.assert_frame_equal(tables[1], tables[2], check_exact=True)
+    assert len(tables[1]) == 2 * 3 * 8 and (tables[1]["value"] > 0).any()

@@ -59,12 +59,14 @@ from graphprum.store.base import (
     SERVER,
     SUMMARY_NODES,
     LinkWalk,
-    ReadsAhead,
+    ServerReads,
     Store,
+    SummaryPage,
     UnitView,
 )
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.load import BoltLoads
+from graphprum.store.bolt.pieces import canonical
 from graphprum.store.bolt.reads import BoltReads
 from graphprum.store.bolt.summaries import BoltSummaries
 from graphprum.store.bolt.user_query import run_user_query
@@ -218,6 +220,14 @@ class BoltStore:
         """Store a summary (partitions are graph nodes; π goes on them)."""
         self.summaries.save_summary(name, arrays, meta)
 
+    def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
+        """The explorer page's counts of the stored summaries ``names``, by the server."""
+        return self.summaries.summary_page(names, samples)
+
+    def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per stored summary of ``names``, the 0-based partition of each of ``ids``."""
+        return self.summaries.summary_members(names, [canonical(u) for u in ids])
+
     def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Derive the ``axpre`` partitions in the graph; their statistics."""
         return self.summaries.derive_partitions(axpre)
@@ -279,6 +289,6 @@ def _implements_the_contract(store: BoltStore) -> Store:
     return store
 
 
-def _reads_ahead(store: BoltStore) -> ReadsAhead:
+def _serves(store: BoltStore) -> ServerReads:
     """... and what its ``server`` capability promises."""
     return store
