@@ -19,6 +19,7 @@ the graph: the evaluator asks for the partitions of a topic's units
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -139,23 +140,26 @@ class BoltSummaries:
 
     def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
         """The explorer page's counts of the stored summaries ``names``, by
-        the server (``summary/page_*.cypher``): what comes back is bounded by
-        the partitions, never by the collection."""
+        the server (``summary/page_*.cypher``; the samples and the
+        combinations, a scan of the collection each, at once on two
+        sessions): what comes back is bounded by the partitions, never by
+        the collection."""
         names = list(names)
-        roots: dict[str, list[int]] = {n: [] for n in names}
-        for axpre, sid in self.conn.read("summary/page_roots", names=names):
-            roots[axpre].append(int(sid[1:]) - 1)
-        picks: dict[str, list[list[tuple[int, str]]]] = {}
-        for name in names:
-            rows = self.conn.read("summary/page_samples", axpre=name, k=samples)
-            out: list[list[tuple[int, str]]] = [[] for _ in rows]
-            for sid, units in rows:
-                out[int(sid[1:]) - 1] = [(int(seq) * PLACE + int(pre), str(uid))
-                                         for seq, pre, uid in units]
-            picks[name] = out
+        with ThreadPoolExecutor(1) as pool:
+            combos = pool.submit(self.conn.read, "summary/page_combinations", names=names)
+            picked = self.conn.read("summary/page_samples", names=names, k=samples)
+            roots: dict[str, list[int]] = {n: [] for n in names}
+            for axpre, sid in self.conn.read("summary/page_roots", names=names):
+                roots[axpre].append(int(sid[1:]) - 1)
+            rows = combos.result()
+        found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
+        for axpre, sid, units in picked:  # every partition holds an element
+            found[axpre][int(sid[1:]) - 1] = [(int(seq) * PLACE + int(pre), str(uid))
+                                              for seq, pre, uid in units]
+        picks = {n: [found[n][i] for i in range(len(found[n]))] for n in names}
         at = {n: i for i, n in enumerate(names)}
         combinations = []
-        for parts, n in self.conn.read("summary/page_combinations", names=names):
+        for parts, n in rows:
             combo = [-1] * len(names)
             for part in parts:
                 axpre, _, sid = str(part).rpartition(" ")
