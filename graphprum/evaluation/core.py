@@ -34,9 +34,10 @@ measure is simulated (``PRUM(exact=mc)``).
 from __future__ import annotations
 
 import math
+import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import cast
 
 import numpy as np
@@ -180,62 +181,56 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
         return 1
     if job.store is not None and not {FORK_SAFE, SERVER} & job.store.capabilities:
         if asked:
-            warn("note: --jobs is ignored with a server store (a connection cannot be "
-                 "shared between processes); using 1")
+            warn("note: --jobs is ignored with this store (it cannot be shared between "
+                 "processes); using 1")
         return 1
     return most
 
 
 def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     """Every chunk of ``job`` (:func:`topic_chunks`), in topic order, in
-    ``jobs`` processes, or threads sharing a graph server's store (each
-    chunk then a few topics, so that one thread computes while another
-    waits on the server); ``progress(done, total)`` as topics finish (with
-    fractions of a topic during simulations, in one process)."""
+    ``jobs`` processes (on a graph server, each with a connection of its
+    own, :func:`own_store`, and the topics cut finer so that every process
+    has work); ``progress(done, total)`` as topics finish (with fractions of
+    a topic during simulations, in one process)."""
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job)
     server = job.store is not None and SERVER in job.store.capabilities
-    if server:  # the documents of every topic in a few large queries
-        cast(ServerReads, job.store).read_ahead(_viewed(job))
-        if jobs > 1:
-            size = -(-total // (8 * jobs))
-            chunks = [c[i:i + size] for c in chunks for i in range(0, len(c), size)]
+    if server and jobs > 1:
+        size = -(-total // jobs)
+        chunks = [c[i:i + size] for c in chunks for i in range(0, len(c), size)]
     jobs = min(jobs, len(chunks))
     done = 0
 
     def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker
         tick = None if jobs > 1 else (lambda x: progress(done + x, total))
+        if server and jobs > 1:
+            job = replace(job, store=own_store(job.store))
         return evaluate_chunk(job, topics, tick)
 
     outputs: list[ChunkOutput] = []
-    if server and jobs > 1:
-        pool = ThreadPoolExecutor(jobs)
-        results: Iterator[ChunkOutput] = pool.map(lambda c: evaluate(job, c), chunks)
-    else:
-        results = ordered_map(evaluate, job, chunks, jobs)
-    try:
-        for topics, out in zip(chunks, results, strict=True):
-            if jobs > 1 or not out.topics:  # (else evaluate_chunk said it, topic by topic)
-                for k in range(1, len(topics) + 1):
-                    progress(done + k, total)
-            done += len(topics)
-            outputs.append(out)
-    finally:
-        if server and jobs > 1:
-            pool.shutdown(cancel_futures=True)
+    for topics, out in zip(chunks, ordered_map(evaluate, job, chunks, jobs), strict=True):
+        if jobs > 1 or not out.topics:  # (else evaluate_chunk said it, topic by topic)
+            for k in range(1, len(topics) + 1):
+                progress(done + k, total)
+        done += len(topics)
+        outputs.append(out)
     return outputs
 
 
-def _viewed(job: Job) -> Iterator[str]:
-    """The ids the topics' views will hold, topic by topic (results, judged
-    units, assessed documents)."""
-    for topic in job.topics:
-        for run in job.runs:
-            yield from run.ranked(topic)[:job.options.max_results]
-        yield from job.qrels[topic]
-        if job.assessments is not None and topic in job.assessments:
-            yield from job.assessments[topic].docs
+#: The store a forked worker opened for itself: (its process id, the store).
+_OWN: tuple[int, Store] | None = None
+
+
+def own_store(store: Store | None) -> Store | None:
+    """``store`` on a connection of this process's own (a forked worker's
+    copy of its parent's connection is not usable), opened once per
+    process (:meth:`~graphprum.store.base.ServerReads.reopened`)."""
+    global _OWN
+    if _OWN is None or _OWN[0] != os.getpid():
+        _OWN = (os.getpid(), cast(ServerReads, store).reopened())
+    return _OWN[1]
 
 
 def _joined(pieces: Sequence[ClassicalValues]) -> ClassicalValues:

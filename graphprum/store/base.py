@@ -26,11 +26,10 @@ in :attr:`Store.capabilities`:
     stored summaries are also graph nodes (``(:Summary)``, ``IN_PARTITION``),
     so they can be queried with Cypher.
 ``server``
-    the store's reads are queries to a graph server: safe from several
-    threads at once (``--jobs`` runs topics on threads sharing it), and
-    cheaper asked in a few large queries than topic by topic, so an
-    evaluation tells it first which units its topics will view
-    (:meth:`ServerReads.read_ahead`).
+    the store's reads are queries to a graph server: a forked process opens
+    a connection of its own (``--jobs``), and the server counts for the
+    client what would otherwise need the whole collection
+    (:class:`ServerReads`).
 
 Examples
 --------
@@ -238,9 +237,8 @@ class ServerReads(Protocol):
     """What a store with the ``server`` capability also answers: questions a
     server answers by counting, so that the client never holds the collection."""
 
-    def read_ahead(self, ids: Iterable[str]) -> None:
-        """Pull now the documents holding ``ids`` (units the coming topics
-        will view, in the order they will), as many as the store keeps."""
+    def reopened(self) -> Store:
+        """The same store on a connection of its own (in a forked process)."""
         ...
 
     def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:

@@ -520,17 +520,14 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
 
 
 def test_jobs_on_a_server_give_the_table_of_one_job(tmp_path, bolt_store, monkeypatch):
-    """``jobs=2`` on a server store evaluates chunks of topics on two
-    sessions at once (two threads ask for views) and gives the table of
+    """``jobs=2`` on a server store evaluates chunks of topics in two forked
+    processes, each on a connection of its own, and gives the table of
     ``jobs=1``, value for value and in the same order (issue 39 item 3)."""
-    import threading
-
     import pandas as pd
 
     from graphprum import evaluate
-    from graphprum.evaluation import core
+    from graphprum.store.bolt import BoltStore
 
-    monkeypatch.setattr(core, "CHUNK_RESULTS", 300)  # 7 topics make several chunks
     bench = REPO / "bench"
     col, out = tmp_path / "col", tmp_path / "runs"
     subprocess.run([sys.executable, str(bench / "gen_collection.py"), str(col),
@@ -540,20 +537,19 @@ def test_jobs_on_a_server_give_the_table_of_one_job(tmp_path, bolt_store, monkey
                     "--docs-per-topic", "3"], check=True, capture_output=True)
     bolt = bolt_store()
     load_xml(bolt, [col])
-    threads: set[int] = set()
-    view = bolt.view
+    opened = tmp_path / "opened"  # a line per connection a worker opened
+    reopened = BoltStore.reopened
 
-    def recording_view(*args, **kw):
-        threads.add(threading.get_ident())
-        return view(*args, **kw)
+    def recording(self):
+        with open(opened, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return reopened(self)
 
-    monkeypatch.setattr(bolt, "view", recording_view)
+    monkeypatch.setattr(BoltStore, "reopened", recording)
     runs = [out / "run-01.txt", out / "run-02.txt"]
-    tables = {}
-    for jobs in (1, 2):
-        threads.clear()
-        tables[jobs] = evaluate(runs, out / "qrels.txt", ["PRUM", "SRP@10", "AP"],
-                                nav=["structural"], store=bolt, jobs=jobs)
-        assert len(threads) == jobs
+    tables = {jobs: evaluate(runs, out / "qrels.txt", ["PRUM", "SRP@10", "AP"],
+                             nav=["structural"], store=bolt, jobs=jobs) for jobs in (1, 2)}
+    workers = opened.read_text().split()
+    assert len(set(workers)) == len(workers) == 2 and str(os.getpid()) not in workers
     pd.testing.assert_frame_equal(tables[1], tables[2], check_exact=True)
     assert len(tables[1]) == 2 * 3 * 8 and (tables[1]["value"] > 0).any()

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,9 +61,6 @@ PULL_THREADS = 4
 SLICE = 48
 #: Units of pulled documents kept for later views (about 60 bytes each).
 CACHE_UNITS = 1_000_000
-#: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
-#: pull takes with it.
-AHEAD_UNITS = 250_000
 
 
 def document_of(uid: str) -> str:
@@ -148,8 +145,6 @@ class BoltReads:
         self._doc_stats: pd.DataFrame | None = None
         self._docs: dict[str, dict[str, Any] | None] = {}
         self._pieces: OrderedDict[str, Piece] = OrderedDict()
-        self._pending: dict[str, Future[Piece]] = {}
-        self._ahead: deque[dict[str, Any]] = deque()
         self._cached_units = 0
         self._parts: dict[tuple[str, str], np.ndarray] = {}
         self._summaries: list[str] | None = None
@@ -160,7 +155,6 @@ class BoltReads:
             self._whole = self._whole_rows = self._doc_stats = None
             self._docs.clear()
             self._pieces.clear()
-            self._ahead.clear()
             self._cached_units = 0
             self.forget_summaries()
 
@@ -242,69 +236,22 @@ class BoltReads:
 
     def pieces(self, docs: Sequence[dict[str, Any]]) -> list[Piece]:
         """The pieces of ``docs``, each document pulled once until the next
-        load (while the cache holds it).  A pull also takes the next
-        documents :meth:`read_ahead` announced, :data:`AHEAD_UNITS` units
-        of them, in the same few queries; a document another thread is
-        pulling is waited for, not pulled again."""
-        mine: list[dict[str, Any]] = []
-        waits: dict[str, Future[Piece]] = {}
-        with self._lock:
-            for d in docs:
-                name = d["name"]
-                if name in self._pieces:
-                    self._pieces.move_to_end(name)
-                elif name not in self._pending:
-                    mine.append(d)
-            if mine:
-                mine += self._upcoming(set(d["name"] for d in mine))
-            for d in mine:
-                self._pending[d["name"]] = Future()
-            waits = {d["name"]: self._pending[d["name"]] for d in docs
-                     if d["name"] not in self._pieces}
-        if mine:
-            try:
-                new = self._pull(mine)
-            except BaseException as exc:
-                with self._lock:
-                    for d in mine:
-                        self._pending.pop(d["name"]).set_exception(exc)
-                raise
-            with self._lock:
-                for name, piece in new.items():
-                    self._pieces[name] = piece
-                    self._cached_units += len(piece)
-                    self._pending.pop(name).set_result(piece)
-                while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
-                    _, dropped = self._pieces.popitem(last=False)
-                    self._cached_units -= len(dropped)
+        load (while the cache holds it)."""
         with self._lock:
             have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
-        return [hit if (hit := have[d["name"]]) is not None else waits[d["name"]].result()
-                for d in docs]
-
-    def _upcoming(self, taken: set[str]) -> list[dict[str, Any]]:
-        """The next announced documents (:meth:`read_ahead`) not held, not
-        under way and not in ``taken``, :data:`AHEAD_UNITS` units of them;
-        called with the lock held."""
-        out: list[dict[str, Any]] = []
-        units = 0
-        while self._ahead and units < AHEAD_UNITS:
-            d = self._ahead.popleft()
-            name = d["name"]
-            if name not in self._pieces and name not in self._pending and name not in taken:
-                out.append(d)
-                units += int(d["count"])
-        return out
-
-    def read_ahead(self, ids: Iterable[str]) -> None:
-        """Announce the units an evaluation's topics will view, in the order
-        they will: the first pull (a topic whose measures read its table)
-        takes the documents that come next with it, in a few large queries
-        instead of one per topic (:meth:`pieces`)."""
-        names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
-        docs = {d["name"]: d for d in self._documents_named(names)}
+            for name, hit in have.items():
+                if hit is not None:
+                    self._pieces.move_to_end(name)
+        new = self._pull([d for d in docs if have[d["name"]] is None])
         with self._lock:
-            self._ahead = deque(docs[n] for n in names if n in docs)
+            for name, piece in new.items():
+                if name not in self._pieces:
+                    self._pieces[name] = piece
+                    self._cached_units += len(piece)
+            while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
+                _, dropped = self._pieces.popitem(last=False)
+                self._cached_units -= len(dropped)
+        return [hit if (hit := have[d["name"]]) is not None else new[d["name"]] for d in docs]
 
     # ---------------------------------------------------------- the topic
     def view(self, ids: Iterable[str], documents: Iterable[str] = (),

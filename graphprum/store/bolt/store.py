@@ -106,6 +106,7 @@ class BoltStore:
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
                  batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
+        self._opened = (uri, database, batch_size, connect_timeout)
         self.conn = BoltConnection(uri, database=database, batch_size=batch_size,
                                    connect_timeout=connect_timeout)
         self.location = self.conn.location
@@ -191,11 +192,6 @@ class BoltStore:
         """The stored documents holding ``ids`` (and ``documents``)."""
         return self.reads.view(ids, documents, store=self)
 
-    def read_ahead(self, ids: Iterable[str]) -> None:
-        """Pull now, in a few large queries, the documents holding ``ids``
-        (the coming topics' units), as many as the store keeps."""
-        self.reads.read_ahead(ids)
-
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
                   hops: int | None, structure: bool = False) -> LinkWalk:
         """The neighbourhood of walks of at most ``hops`` moves into ``targets``
@@ -219,6 +215,13 @@ class BoltStore:
                      meta: dict[str, Any]) -> None:
         """Store a summary (partitions are graph nodes; π goes on them)."""
         self.summaries.save_summary(name, arrays, meta)
+
+    def reopened(self) -> BoltStore:
+        """The same store on a connection of its own (a forked process's:
+        the parent's connection stays the parent's)."""
+        uri, database, batch_size, connect_timeout = self._opened
+        return BoltStore(uri, database=database, batch_size=batch_size,
+                         connect_timeout=connect_timeout)
 
     def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
         """The explorer page's counts of the stored summaries ``names``, by the server."""
