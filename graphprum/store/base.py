@@ -26,10 +26,11 @@ in :attr:`Store.capabilities`:
     stored summaries are also graph nodes (``(:Summary)``, ``IN_PARTITION``),
     so they can be queried with Cypher.
 ``server``
-    the store's reads are queries to a graph server: a forked process opens
-    a connection of its own (``--jobs``), and the server counts for the
-    client what would otherwise need the whole collection
-    (:class:`ServerReads`).
+    the store's reads are queries to a graph server: cheaper in a few large
+    queries than topic by topic (an evaluation announces its topics' units
+    first), a forked process opens a connection of its own (``--jobs``), and
+    the server counts for the client what would otherwise need the whole
+    collection (:class:`ServerReads`).
 
 Examples
 --------
@@ -236,6 +237,11 @@ class SummaryPage:
 class ServerReads(Protocol):
     """What a store with the ``server`` capability also answers: questions a
     server answers by counting, so that the client never holds the collection."""
+
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units the coming topics will view, in the order they
+        will, so that their documents come in a few large queries."""
+        ...
 
     def reopened(self) -> Store:
         """The same store on a connection of its own (in a forked process)."""

@@ -8,8 +8,8 @@ once per document and kept by the store until the next load.  A topic's
 view joins the pieces of its documents (:func:`join_tables`: columns
 concatenated, rows, parents and vocabularies renumbered) and resolves the
 ids it is asked about by walking each XPath down its document's tree
-(:meth:`Piece.row`), so that no id of a unit nobody asks about is made;
-an id of a document not pulled is asked of the server (:func:`resolver`).
+(:meth:`Piece.row`), so that no id of a unit nobody asks about is made
+(:func:`resolver`).
 
 Examples
 --------
@@ -19,7 +19,7 @@ Examples
 (['a', 'b'], [-1, 0])
 >>> p.row("/a[1]/b[1]"), p.row("/a[1]/c[1]"), p.row("/a[1]/b[2]")
 (1, -1, -1)
->>> resolve = resolver({"d": (0, 2, 0)}, lambda: {"d": p}, lambda ids: {})
+>>> resolve = resolver({"d": (0, 2, 0)}, lambda: {"d": p})
 >>> resolve(["d#/a[1]/b[1]", "e#/a[1]", "d"]).tolist()
 [1, -1, -1]
 """
@@ -209,21 +209,18 @@ def place_documents(docs: Sequence[Mapping[str, Any]]) -> dict[str, Place]:
     return out
 
 
-def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piece]],
-             lookup: Callable[[list[str]], Mapping[str, tuple[str, int]]]
+def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piece]]
              ) -> Callable[[Sequence[str]], np.ndarray]:
     """Rows of unit ids in a view of the documents ``places``, -1 for an id
     the view does not hold: a page or video by its name, a segment by its
-    number, an element by its XPath in its document's piece when
-    ``pieces()`` has it (:meth:`Piece.row`), else by ``lookup(ids)``
-    (stored id -> document and ``pre``: a question to the server)."""
+    number, an element by its XPath in its document's piece
+    (:meth:`Piece.row`; ``pieces()`` is called, and so the view's documents
+    pulled, only for an element id)."""
     def resolve(ids: Sequence[str]) -> np.ndarray:
         out = np.full(len(ids), -1, dtype=np.int64)
-        have = pieces()
-        ask: dict[str, list[int]] = {}
+        have: Mapping[str, Piece] | None = None
         for i, uid in enumerate(ids):
-            stored = canonical(uid)
-            name, sep, rest = stored.partition("#")
+            name, sep, rest = canonical(uid).partition("#")
             place = places.get(name)
             if place is None:
                 continue
@@ -234,15 +231,10 @@ def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piec
             elif kind == KIND_VIDEO:
                 if rest.isdigit() and 1 <= int(rest) < count:
                     out[i] = first + int(rest)
-            elif name in have:
-                row = have[name].row(rest)
+            else:
+                have = pieces() if have is None else have
+                row = have[name].row(rest) if name in have else -1
                 if row >= 0:
                     out[i] = first + row
-            else:
-                ask.setdefault(stored, []).append(i)
-        if ask:
-            for stored, (name, pre) in lookup(list(ask)).items():
-                if stored.partition("#")[0] == name:
-                    out[ask[stored]] = places[name][0] + pre
         return out
     return resolve

@@ -61,6 +61,9 @@ PULL_THREADS = 4
 SLICE = 48
 #: Units of pulled documents kept for later views (about 60 bytes each).
 CACHE_UNITS = 1_000_000
+#: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
+#: pull takes with it.
+AHEAD_UNITS = 250_000
 
 
 def document_of(uid: str) -> str:
@@ -74,26 +77,33 @@ def document_of(uid: str) -> str:
 
 class BoltView(UnitView):
     """A topic's view of a Bolt store.  Where each of its documents lies
-    is known from their sizes, so its ids resolve without their units
-    (:func:`~graphprum.store.bolt.pieces.resolver`); the units are pulled
-    when something first reads :attr:`table`, and the collection's
-    statistics when a measure reads them.  An evaluation whose models
-    walk the graph (``links``, ``browse``) reads no table at all."""
+    is known from their sizes, so the ids of pages, videos and segments
+    resolve without their units (:func:`~graphprum.store.bolt.pieces.resolver`);
+    the units are pulled when something first reads :attr:`table` or
+    resolves an element, and the collection's statistics when a measure
+    reads them.  An evaluation of web pages whose models walk the graph
+    (``links``, ``browse``) reads no table at all."""
 
     def __init__(self, reads: BoltReads, docs: list[dict[str, Any]], store: Any) -> None:
         self.reads = reads
         self.docs = docs
         self._table: UnitTable | None = None
-        places = place_documents(docs)
-        names = list(places)
+        self._pieces: dict[str, Piece] | None = None
         super().__init__(None, {}, store,  # type: ignore[arg-type]  # the table comes later
-                         resolver(places, lambda: reads.cached(names), reads.stored_rows))
+                         resolver(place_documents(docs), self.pieces))
+
+    def pieces(self) -> dict[str, Piece]:
+        """The view's documents, pulled on first use."""
+        if self._pieces is None:
+            self._pieces = dict(zip([d["name"] for d in self.docs],
+                                    self.reads.pieces(self.docs), strict=True))
+        return self._pieces
 
     @property
     def table(self) -> UnitTable:
-        """The view's documents, pulled on first use."""
+        """The view's documents as one table, pulled on first use."""
         if self._table is None:
-            self._table = join_tables([p.table for p in self.reads.pieces(self.docs)])
+            self._table = join_tables([p.table for p in self.pieces().values()])
         return self._table
 
     @table.setter
@@ -145,6 +155,8 @@ class BoltReads:
         self._doc_stats: pd.DataFrame | None = None
         self._docs: dict[str, dict[str, Any] | None] = {}
         self._pieces: OrderedDict[str, Piece] = OrderedDict()
+        self._ahead: list[dict[str, Any]] = []
+        self._next: dict[str, int] = {}
         self._cached_units = 0
         self._parts: dict[tuple[str, str], np.ndarray] = {}
         self._summaries: list[str] | None = None
@@ -155,6 +167,7 @@ class BoltReads:
             self._whole = self._whole_rows = self._doc_stats = None
             self._docs.clear()
             self._pieces.clear()
+            self._ahead, self._next = [], {}
             self._cached_units = 0
             self.forget_summaries()
 
@@ -224,25 +237,21 @@ class BoltReads:
                 out.update(got)
         return out
 
-    def cached(self, names: Iterable[str]) -> dict[str, Piece]:
-        """The pieces of ``names`` the store holds now (none is pulled)."""
-        with self._lock:
-            return {n: p for n in names if (p := self._pieces.get(n)) is not None}
-
-    def stored_rows(self, ids: list[str]) -> dict[str, tuple[str, int]]:
-        """Document and ``pre`` of the stored units ``ids``, asked of the server."""
-        return {uid: (doc, int(pre)) for uid, doc, pre in
-                self.conn.read_batched("read/unit_places", "ids", ids)}
-
     def pieces(self, docs: Sequence[dict[str, Any]]) -> list[Piece]:
         """The pieces of ``docs``, each document pulled once until the next
-        load (while the cache holds it)."""
+        load (while the cache holds it).  A pull also takes the next
+        documents :meth:`read_ahead` announced, :data:`AHEAD_UNITS` units of
+        them, in the same few queries."""
         with self._lock:
             have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
             for name, hit in have.items():
                 if hit is not None:
                     self._pieces.move_to_end(name)
-        new = self._pull([d for d in docs if have[d["name"]] is None])
+            missing = [d for d in docs if have[d["name"]] is None]
+            if missing:
+                missing += self._upcoming("", lambda name: name in self._pieces,
+                                          {d["name"] for d in missing})
+        new = self._pull(missing)
         with self._lock:
             for name, piece in new.items():
                 if name not in self._pieces:
@@ -252,6 +261,35 @@ class BoltReads:
                 _, dropped = self._pieces.popitem(last=False)
                 self._cached_units -= len(dropped)
         return [hit if (hit := have[d["name"]]) is not None else new[d["name"]] for d in docs]
+
+    def _upcoming(self, what: str, held: Callable[[str], bool],
+                  taken: set[str]) -> list[dict[str, Any]]:
+        """The next announced documents (:meth:`read_ahead`) whose ``what``
+        (``""``: units, else a summary's partitions) is not ``held`` nor in
+        ``taken``, :data:`AHEAD_UNITS` units of them (the lock held)."""
+        out: list[dict[str, Any]] = []
+        units = 0
+        at = self._next.get(what, 0)
+        while at < len(self._ahead) and units < AHEAD_UNITS:
+            d = self._ahead[at]
+            at += 1
+            if not held(d["name"]) and d["name"] not in taken:
+                out.append(d)
+                units += int(d["count"])
+        self._next[what] = at
+        return out
+
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units an evaluation's topics will view, in the order
+        they will: the first pull (a topic whose measures read its table)
+        takes the documents that come next with it, in a few large queries
+        instead of one per topic (:meth:`pieces`); a model that reads no
+        table pulls none."""
+        names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
+        docs = {d["name"]: d for d in self._documents_named(names)}
+        with self._lock:
+            self._ahead = [docs[n] for n in names if n in docs]
+            self._next = {}
 
     # ---------------------------------------------------------- the topic
     def view(self, ids: Iterable[str], documents: Iterable[str] = (),
@@ -368,16 +406,17 @@ class BoltReads:
         if part is None:
             docs = view.docs if isinstance(view, BoltView) else list(view.table.docs.records())
             names = [str(d["name"]) for d in docs]
-            counts = [int(d["count"]) for d in docs]
-            missing = [n for n in names if (axpre, n) not in self._parts]
-            found = {n: np.full(c, -1, dtype=np.int64)
-                     for n, c in zip(names, counts, strict=True) if n in set(missing)}
-            for i in range(0, len(missing), 200):
-                for name, _, pre, sid in self.conn.read_batched(
-                        "read/document_partitions", "names", missing[i:i + 200], axpre=axpre,
-                        slice=SLICE):
-                    found[name][np.asarray(pre, dtype=np.int64)] = \
-                        np.asarray(sid, dtype=np.int64) - 1
+            with self._lock:  # with the next announced documents' (read_ahead)
+                missing = [d for d in docs if (axpre, d["name"]) not in self._parts]
+                if missing:
+                    missing += self._upcoming(axpre, lambda name: (axpre, name) in self._parts,
+                                              {d["name"] for d in missing})
+            found = {str(d["name"]): np.full(int(d["count"]), -1, dtype=np.int64)
+                     for d in missing}
+            for name, _, pre, sid in self.conn.read_batched(
+                    "read/document_partitions", "names", list(found), axpre=axpre,
+                    slice=SLICE):
+                found[name][np.asarray(pre, dtype=np.int64)] = np.asarray(sid, dtype=np.int64) - 1
             with self._lock:
                 self._parts.update({(axpre, n): a for n, a in found.items()})
                 got = [self._parts.get((axpre, n), found.get(n)) for n in names]
@@ -473,7 +512,7 @@ class BoltReads:
             docs = self._stored_documents()
             pieces = self._pull(docs)
             self._whole = join_tables([pieces[d["name"]].table for d in docs])
-            self._whole_rows = resolver(place_documents(docs), lambda: pieces, self.stored_rows)
+            self._whole_rows = resolver(place_documents(docs), lambda: pieces)
         return self._whole
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:

@@ -192,6 +192,11 @@ class BoltStore:
         """The stored documents holding ``ids`` (and ``documents``)."""
         return self.reads.view(ids, documents, store=self)
 
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units the coming topics will view (their documents
+        then come in a few large queries)."""
+        self.reads.read_ahead(ids)
+
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
                   hops: int | None, structure: bool = False) -> LinkWalk:
         """The neighbourhood of walks of at most ``hops`` moves into ``targets``
