@@ -64,9 +64,9 @@ from graphprum.io.lines import (
     sniff,
     xml_source,
 )
-from graphprum.io.passages import read_passages
+from graphprum.io.passages import byte_to_char, read_passages
 from graphprum.store.base import TABLE, Store
-from graphprum.units import UnitTable
+from graphprum.units import KIND_VIDEO, UnitTable
 
 #: What a reader gathers about one assessed document before it becomes a
 #: :class:`TopicAssessment` (ranges, lines, BEP, stated rsize values).
@@ -181,25 +181,6 @@ class Assessments(dict[str, TopicAssessment]):
         return f"Assessments({len(self)} topics)"
 
 
-def byte_to_char(text: str, offsets: np.ndarray) -> np.ndarray:
-    """Character offsets of UTF-8 byte offsets into ``text`` (vectorised).
-
-    A byte offset inside a multi-byte character maps to that character's
-    start; offsets past the end map to ``len(text)``.
-
-    >>> byte_to_char("é a", np.array([0, 2, 3, 4, 9])).tolist()
-    [0, 1, 2, 3, 3]
-    """
-    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    starts = (data & 0xC0) != 0x80  # first byte of each character
-    char_at = np.concatenate([[0], np.cumsum(starts)])  # chars before byte b
-    off = np.clip(np.asarray(offsets, dtype=np.int64), 0, len(data))
-    # a byte offset inside a character: count only characters starting before it
-    out: np.ndarray = char_at[off] - ((off < len(data)) & ~np.append(starts, True)[off]).astype(
-        np.int64)
-    return out
-
-
 def read_assessments(path: PathArg, store: Store | UnitTable | None = None, *, units: str = "chars",
                      end: str = "exclusive", doc_text: DocText | None = None,
                      doc_prefix: str = "", check: bool = True,
@@ -244,7 +225,8 @@ def read_assessments(path: PathArg, store: Store | UnitTable | None = None, *, u
     if head.startswith(b"<"):
         raw = _read_xrai(path, table, doc_prefix)
     else:
-        raw = _read_text(path, doc_prefix)
+        raw = _read_text(path, doc_prefix, None if table is None else lambda doc: _is_video(
+            table, inex_doc(doc, doc_prefix) if doc_prefix else doc))
     out = Assessments()
     out.path = str(path)
     out.mismatches = []
@@ -255,10 +237,12 @@ def read_assessments(path: PathArg, store: Store | UnitTable | None = None, *, u
         ta = TopicAssessment(topic)
         for doc, rec in docs.items():
             ranges = np.asarray(rec["ranges"], dtype=np.float64).reshape(-1, 2)
-            ranges[:, 1] += shift
+            video = table is not None and _is_video(table, doc)
+            if not video:  # (a video's times are seconds: neither bytes nor inclusive)
+                ranges[:, 1] += shift
             bep = rec.get("bep")
             text = None
-            if units == "bytes":
+            if units == "bytes" and not video:
                 assert doc_text is not None
                 text = doc_text(doc)
             if table is not None and not _holds(table, doc) and doc not in seen_unknown:
@@ -291,6 +275,14 @@ def read_assessments(path: PathArg, store: Store | UnitTable | None = None, *, u
     return out
 
 
+def _is_video(table: UnitTable, doc: str) -> bool:
+    """Whether ``doc`` is a video of ``table`` (its offsets are seconds)."""
+    try:
+        return int(table.docs["kind"][table.doc_index(doc)]) == KIND_VIDEO
+    except KeyError:
+        return False
+
+
 def _holds(table: UnitTable, doc: str) -> bool:
     """Whether ``table`` holds a document called ``doc``."""
     try:
@@ -319,7 +311,8 @@ def _check_inside(path: PathArg, topic: str, doc: str, rec: Record, ranges: np.n
         root = int(table.docs["first"][i])
         limit = float(table.columns["start"][root] + table.columns["length"][root])
     over = np.flatnonzero(ranges[:, 1] > limit) if len(ranges) else np.zeros(0, np.int64)
-    unit = "bytes" if text is not None else "characters"
+    unit = "bytes" if text is not None else \
+        "s" if table is not None and _is_video(table, doc) else "characters"
     if len(over):
         k = int(over[0])
         a, b = ranges[k]
@@ -402,7 +395,8 @@ def _table(store: Store | UnitTable | None, path: PathArg | None = None,
 def _assessed_documents(path: PathArg, doc_prefix: str) -> set[str]:
     """The document names an assessment file names (without resolving paths)."""
     if not sniff(path).startswith(b"<"):
-        return {doc for docs in _read_text(path, doc_prefix).values() for doc in docs}
+        return {doc for docs in _read_text(path, doc_prefix, lambda doc: True).values()
+                for doc in docs}  # (times let through: only the names are read here)
     from lxml import etree  # about 40 ms, for X-Rai assessment files only
 
     try:
@@ -434,7 +428,8 @@ def _record(raw: Raw, topic: str, doc: str, line: int) -> Record:
     return raw.setdefault(topic, {}).setdefault(doc, {"ranges": [], "line": line})
 
 
-def _read_text(path: PathArg, doc_prefix: str) -> Raw:
+def _read_text(path: PathArg, doc_prefix: str,
+               timed: Callable[[str], bool] | None = None) -> Raw:
     lines = read_lines(path)
     first = next(lines, None)
     if first is None:
@@ -442,7 +437,7 @@ def _read_text(path: PathArg, doc_prefix: str) -> Raw:
     if len(first[1]) >= 2 and first[1][1] == "Q0":
         return _read_2008(path, doc_prefix)
     raw: Raw = {}
-    for topic, docs in read_passages(path).items():
+    for topic, docs in read_passages(path, timed).items():
         for doc, a in docs.items():
             rec = _record(raw, topic, inex_doc(doc, doc_prefix) if doc_prefix else doc, 0)
             rec["name"] = doc

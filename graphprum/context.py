@@ -128,6 +128,11 @@ class TopicContext:
         topic by the evaluator; pulled on first use when not given.
     progress : callable or None
         ``progress(fraction of this run and topic)`` for long simulations.
+    spans : numpy.ndarray or None
+        For a range run (passages or clips instead of units): ``[start,
+        end)`` of each ranked result, ``(len(ranked), 2)``, in characters
+        of its document's text or seconds of its video; ``ranked`` then
+        holds the results' documents.  None for a run of units.
     """
 
     topic: str
@@ -143,6 +148,7 @@ class TopicContext:
     view: UnitView | None = None
     exh_spec: dict[str, tuple[int, int]] | None = None
     progress: Callable[[float], None] | None = None
+    spans: np.ndarray | None = None
 
     @property
     def ideal(self) -> list[str]:
@@ -170,8 +176,11 @@ class TopicContext:
             if self.store is None:
                 raise UsageError("this measure or navigation model needs a store (--store)")
             documents = list(self.assessments.docs) if self.assessments is not None else []
-            self.view = self.store.view(topic_ids([self.ranked], self.qrels, self.trees),
-                                        documents)
+            if self.spans is not None:  # a range run ranks documents
+                documents += self.ranked
+            self.view = self.store.view(topic_ids([] if self.spans is not None else [self.ranked],
+                                                  self.qrels, self.trees),
+                                        list(dict.fromkeys(documents)))
         return self.view
 
     @property
@@ -183,6 +192,20 @@ class TopicContext:
     def rows(self, ids: Sequence[str]) -> np.ndarray:
         """Rows of ``ids`` in :attr:`table` (-1 for units the store does not hold)."""
         return self.units_view().resolve(list(ids))
+
+    def span_docs(self) -> np.ndarray:
+        """A range run's ranked documents as rows of ``table.docs`` (-1 for
+        one the table lacks); empty for a run of units."""
+        if self.spans is None:
+            return np.zeros(0, np.int64)
+        table = self.table
+        found = []
+        for name in self.ranked:
+            try:
+                found.append(table.doc_index(name))
+            except KeyError:
+                found.append(-1)
+        return np.array(found, np.int64)
 
     def nav(self, sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
         """P(sources[i] -> targets[j]) under the noisy-or of all ``--nav`` models."""

@@ -15,8 +15,12 @@ graph                edges
 ===================  =======================================================
 :func:`document_graph`  parent -> child (``kind="child"``) for every unit of
                      the document
-:func:`link_graph`   the LINK edges, ``count`` = how many links join the two
-                     units (a page may link another several times)
+:func:`link_graph`   the LINK edges as stored, from the unit that holds the
+                     link (an ``<a>``, a ``<link>``; a page loaded as one
+                     unit) to the unit it arrives at; ``count`` = how many
+                     links join the two units (a page may link another
+                     several times).  Not the walk's out-links, which are
+                     every link held in a unit's subtree
 :func:`summary_graph`  the summary edges S -> T (an element of S is the
                      parent of one of T), ``count`` and ``length``; nodes
                      carry ``tag``, ``key``, ``extent``, ``length`` and π
@@ -24,7 +28,8 @@ graph                edges
 ===================  =======================================================
 
 The whole link graph reads the out-links of every unit (one ``links_of``
-per unit): seconds for a site of a few thousand pages; for a large
+per unit, each holder's own links being its out-links less its
+children's): seconds for a site of a few thousand pages; for a large
 collection take the neighbourhood of the units at hand (``units=``,
 ``hops=``).
 
@@ -111,11 +116,11 @@ def link_graph(store: Store, units: Iterable[str] | None = None, *, hops: int = 
     ----------
     store : Store
     units : iterable of str, optional
-        Unit ids; by default the whole graph (every unit that a link leaves
-        or reaches).
+        Unit ids; by default the whole graph (every unit that holds a link
+        or that a link reaches).
     hops : int
-        With ``units``: the units within ``hops`` links of them (0: the units
-        alone), and every link among them, as :func:`networkx.ego_graph`.
+        With ``units``: the units within ``hops`` LINK edges of them (0: the
+        units alone), and every link among them, as :func:`networkx.ego_graph`.
     undirected : bool
         With ``units``: follow links both ways (in-links too) to find the
         neighbourhood; the edges keep their direction.
@@ -123,33 +128,51 @@ def link_graph(store: Store, units: Iterable[str] | None = None, *, hops: int = 
     if units is None:
         g = nx.DiGraph()
         for doc in store.documents()["name"].tolist():
-            for uid in store.subtree(str(doc))["id"].tolist():
-                _add_out_links(g, str(uid), store.links_of(str(uid))[0])
+            tree = store.subtree(str(doc))
+            reach = {str(u): Counter(store.links_of(str(u))[0]) for u in tree["id"].tolist()}
+            below: dict[str, Counter[str]] = {}
+            for uid, parent in zip(tree["id"].tolist(), tree["parent"].tolist(), strict=True):
+                if str(parent) in reach:
+                    below.setdefault(str(parent), Counter()).update(reach[str(uid)])
+            for uid, out in reach.items():
+                _add_out_links(g, uid, out - below.get(uid, Counter()))
         _describe(store, g)
         return g
     if hops < 0:
         raise ValueError(f"hops must be >= 0, got {hops}")
     seen = dict.fromkeys(store.units(list(dict.fromkeys(units)))["id"].tolist())
     frontier = list(seen)
-    links: dict[str, tuple[list[str], list[str]]] = {}
+    links: dict[str, tuple[Counter[str], list[str]]] = {}
     for _ in range(hops):
         reached: list[str] = []
         for uid in frontier:
-            out, into = links.setdefault(uid, store.links_of(uid))
-            reached += [v for v in (out + into if undirected else out) if v not in seen]
+            out, into = links.setdefault(uid, _held_links(store, uid))
+            reached += [v for v in (list(out) + into if undirected else list(out))
+                        if v not in seen]
         frontier = list(dict.fromkeys(reached))
         seen.update(dict.fromkeys(frontier))
     g = nx.DiGraph()
     g.add_nodes_from(seen)
     for uid in seen:
-        out = links[uid][0] if uid in links else store.links_of(uid)[0]
-        _add_out_links(g, uid, [v for v in out if v in seen])
+        out = links[uid][0] if uid in links else _held_links(store, uid)[0]
+        _add_out_links(g, uid, Counter({v: n for v, n in out.items() if v in seen}))
     _describe(store, g)
     return g
 
 
-def _add_out_links(g: nx.DiGraph, uid: str, targets: list[str]) -> None:
-    for target, n in Counter(targets).items():
+def _held_links(store: Store, uid: str) -> tuple[Counter[str], list[str]]:
+    """Arrivals of the links ``uid`` itself holds (a store's out-links are
+    those held in the whole subtree: take away the children's), and the
+    units whose links arrive at ``uid``."""
+    out, into = store.links_of(uid)
+    held = Counter(out)
+    for child in store.children(uid):
+        held -= Counter(store.links_of(child)[0])
+    return held, into
+
+
+def _add_out_links(g: nx.DiGraph, uid: str, targets: Counter[str]) -> None:
+    for target, n in targets.items():
         g.add_edge(uid, target, kind="link", count=n)
 
 

@@ -287,10 +287,6 @@ def _write_table(result: Sequence[PrintedRow], out: TextIO, digits: int = DIGITS
     console.print(table)
 
 
-#: Formats of :func:`write_rows`.
-ROW_FORMATS = tabular.FORMATS
-
-
 def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:
     """Rows of text (a listing such as ``graphprum measures``) in ``fmt``, as
     :func:`graphprum.tabular.write_rows` writes every table: ``table`` (rich,

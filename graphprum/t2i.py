@@ -83,8 +83,8 @@ import numpy as np
 from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
 
-__all__ = ["Fragments", "T2IUser", "Trace", "doc_ends", "inspect", "reach_thresholds",
-           "result_positions", "simulate", "topic_fragments"]
+__all__ = ["Fragments", "T2IUser", "Trace", "doc_ends", "inspect", "ranked_positions",
+           "reach_thresholds", "result_positions", "simulate", "topic_fragments"]
 
 
 @dataclass(frozen=True)
@@ -453,6 +453,15 @@ def topic_fragments(ctx: TopicContext) -> Fragments:
                                       int(np.count_nonzero(rows < 0)))
     ctx.cache.put(FRAGMENTS, None, frags)
     return frags
+
+
+def ranked_positions(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
+    """Document (-1 when unknown) and start of each ranked result: where the
+    user starts viewing it, its unit's start, or a range's (``ctx.spans``)."""
+    if ctx.spans is not None:
+        return ctx.span_docs(), ctx.spans[:, 0]
+    doc, start, _ = result_positions(ctx, ctx.ranked)
+    return doc, start
 
 
 def result_positions(ctx: TopicContext, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray,

@@ -35,6 +35,7 @@ Rules (also stated in docs/index.md):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import queue
@@ -602,3 +603,63 @@ def test_measures_name_prints_the_family_help_and_the_docs_name_it():
         assert f"`{name}" in pages, f"no docs page names {name}"
     code, out = _graphprum("measures", "nope")
     assert code == 2 and "unknown measure 'nope'" in out
+
+
+#: A file of the repository named in prose: under one of its top directories.
+REPO_PATH = re.compile(r"\b(?:graphprum|tests|bench|cypher|examples|docs)/[\w./-]+"
+                       r"\.(?:py|cypher|md|txt|tsv|toml)\b")
+#: A name of the package's API, module or attribute: graphprum.a.b.
+DOTTED = re.compile(r"\bgraphprum(?:\.[A-Za-z_]\w*)+")
+
+
+def _prose_and_sources() -> list[Path]:
+    return [*FILES, *sorted((REPO / "graphprum").rglob("*.py"))]
+
+
+def test_every_file_the_docs_and_docstrings_name_exists():
+    """docs/architecture.md pointed to tests/navigation/test_walk_cypher.py
+    after the test moved to tests/store/."""
+    missing = [f"{page.relative_to(REPO)}: {name}" for page in _prose_and_sources()
+               for name in sorted(set(REPO_PATH.findall(page.read_text(encoding="utf-8"))))
+               if not (REPO / name).exists()]
+    assert not missing
+
+
+def test_every_graphprum_name_the_docs_and_docstrings_give_resolves():
+    """evaluation/core.py sent readers to graphprum.measures.registry.aggregation,
+    which lives in graphprum.measures.names."""
+    import importlib
+
+    def resolves(name: str) -> bool:
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for attr in parts[i:]:
+                if not hasattr(obj, attr):
+                    return False
+                obj = getattr(obj, attr)
+            return True
+        return False
+
+    bad = [f"{page.relative_to(REPO)}: {name}" for page in _prose_and_sources()
+           for name in sorted(set(DOTTED.findall(page.read_text(encoding="utf-8"))))
+           if not resolves(name)]
+    assert not bad
+
+
+def test_the_readme_and_the_nav_help_name_every_navigation_model():
+    """The README's list of navigation models lacked browse."""
+    from graphprum.evaluation.options import EvalOptions
+    from graphprum.navigation.base import _MODULES
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("**Navigation models**")
+    models = readme[start:readme.index("\n- **", start)]
+    help_text = next(f.metadata["help"] for f in dataclasses.fields(EvalOptions)
+                     if f.name == "nav").text
+    for name in sorted(_MODULES):
+        assert f"`{name}" in models, f"README's navigation models lack {name}"
+        assert name in help_text, f"eval --nav help lacks {name}"

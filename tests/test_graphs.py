@@ -158,3 +158,24 @@ def test_collection_objects_print_short(tmp_path: Path) -> None:
     assert set(c.link_graph("library/os.path.html").successors("library/os.path.html")) == \
         set(out)
     assert c.document_graph(ARTICLE.stem).number_of_nodes() == len(lxml_tree(ARTICLE)[0])
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_link_graph_of_elements_joins_the_holders_to_the_arrivals(kind: str, tmp_path: Path
+                                                                   ) -> None:
+    """On an element collection the LINK edges leave the element that holds
+    the link (the ``<link>``), not every ancestor whose subtree holds it (the
+    walk's out-links), and a fragment arrives at the element it names: read
+    off the three documents of the hand-computed browse test."""
+    from tests.navigation.test_browse import A2, A3, B0, B5, C1, DOCS
+
+    (tmp_path / "c").mkdir()
+    for name, text in DOCS.items():
+        (tmp_path / "c" / name).write_text(text, encoding="utf-8")
+    s = MemoryStore() if kind == "memory" else LocalStore(tmp_path / "s")
+    load_xml(s, [tmp_path / "c"], links="link@ref")
+    g = link_graph(s)
+    assert {(u, v): d["count"] for u, v, d in g.edges(data=True)} == {(A3, B0): 1, (B5, C1): 1}
+    assert set(link_graph(s, [A3], hops=1)) == {A3, B0}
+    assert set(link_graph(s, [A2], hops=1)) == {A2}  # its link is its child's
+    assert set(link_graph(s, [C1], hops=1, undirected=True)) == {C1, B5}

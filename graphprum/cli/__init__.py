@@ -28,7 +28,7 @@ from graphprum.cli import (  # noqa: F401
     server,
     summary,
 )
-from graphprum.cli.shared import app, main_options, one_line
+from graphprum.cli.shared import INTERRUPTED, app, main_options, one_line
 from graphprum.store.uri import redact
 
 __all__ = ["app", "main", "main_options"]
@@ -84,9 +84,9 @@ def main() -> None:
         sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     try:
         code = app(standalone_mode=False)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before typer catches it
         print("graphprum: interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     except BrokenPipeError:  # e.g. --help | head
         sys.exit(0)
     except Exception as exc:
@@ -103,4 +103,6 @@ def main() -> None:
             raise
         print("graphprum: aborted", file=sys.stderr)
         sys.exit(1)
+    if code == INTERRUPTED:  # typer turns Ctrl-C into this status, silently
+        print("graphprum: interrupted", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)

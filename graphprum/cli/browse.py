@@ -280,7 +280,8 @@ def _print_unit(data: Mapping[str, Any], digits: int) -> None:
 def nav(
     model: Annotated[list[str], typer.Argument(
         help="Navigation model(s), e.g. structural:words, walk:nav.tsv,hops=2 "
-             "(several combine by noisy-or).")],
+             "(several combine by noisy-or; structural with links also moves down into "
+             "a link's target).")],
     sources: Annotated[list[str], typer.Option("--from", help="Source unit id (repeat).")],
     targets: Annotated[list[str], typer.Option("--to", help="Target unit id (repeat).")],
     topic: Annotated[str, typer.Option(help="Topic (for topic-specific models).")] = "",

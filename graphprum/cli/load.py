@@ -11,7 +11,15 @@ import typer
 
 from graphprum import loading
 from graphprum.cli.browse import links_not_stored
-from graphprum.cli.shared import Progress, note, open_store, status, sub_app, user_errors
+from graphprum.cli.shared import (
+    INTERRUPTED,
+    Progress,
+    note,
+    open_store,
+    status,
+    sub_app,
+    user_errors,
+)
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.loaders.web import SiteIndex
 from graphprum.loaders.xml import GLOB, find_xml_files
@@ -95,7 +103,7 @@ def finish(store: Any, graph: bool | None, line: str) -> None:
         print(line)
         print("graphprum: interrupted while building the graph for 'graphprum query': the "
               "load above is kept, whole; the first query builds the graph", file=sys.stderr)
-        raise typer.Exit(130) from None
+        sys.exit(INTERRUPTED)  # not typer.Exit: main would say "interrupted" again
     print(line)
 
 

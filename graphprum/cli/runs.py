@@ -3,9 +3,11 @@
 ``runs focus RUN`` writes RUN without overlapping results, as INEX
 participants made focused runs (:func:`graphprum.focus.focus_run`);
 ``runs check RUN... --task T`` lists what breaks an INEX task's rules
-(:func:`graphprum.focus.check_run`).  Every tool of the group reads runs as
-``eval`` does (TREC or INEX XML, ``--order``, ``--dedup``: :data:`Order`,
-:data:`Dedup`) and writes a TREC run to standard output or ``-o FILE``
+(:func:`graphprum.focus.check_run`); ``runs to-ranges RUN`` writes RUN as a
+range run, each unit its span (:func:`graphprum.ranges.to_ranges`).  Every
+tool of the group reads runs as ``eval`` does (TREC or INEX XML,
+``--order``, ``--dedup``: :data:`Order`, :data:`Dedup`), takes runs of
+units (:func:`read_units`) and writes a run to standard output or ``-o FILE``
 (:data:`Output`, :func:`write_run_to`).
 """
 
@@ -26,11 +28,13 @@ from graphprum.cli.shared import (
     sub_app,
     user_errors,
 )
+from graphprum.errors import UsageError
 from graphprum.evaluation.options import TASKS, EvalOptions
 from graphprum.io.ranking import Run
 
 runs_app = sub_app("runs", "Tools for run files: remove overlapping results (focus), check "
-                           "a run against an INEX task's rules (check).")
+                           "a run against an INEX task's rules (check), turn units into "
+                           "ranges (to-ranges).")
 
 
 def _eval_option(name: str) -> Any:
@@ -47,6 +51,17 @@ Output = Annotated[Path | None, typer.Option(
     "--output", "-o", help="Write the run to this file (default: standard output).")]
 Tag = Annotated[str | None, typer.Option(help="TAG of the written run (default: the run's).")]
 RunFile = Annotated[Path, typer.Argument(metavar="RUN", help="A run file (TREC or INEX XML).")]
+
+
+def read_units(path: Path, order: str, dedup: bool) -> Run:
+    """The run of ``path``, which must be a run of units (a tool of units)."""
+    from graphprum.io.runs import read_run
+
+    run = read_run(path, order=order, dedup=dedup)
+    if run.ranges is not None:
+        raise UsageError(f"{path}: a range run (passages or clips): this tool works on runs "
+                         f"of units")
+    return run
 
 
 def write_run_to(run: Run, output: Path | None) -> None:
@@ -77,7 +92,7 @@ def focus_command(run: RunFile, output: Output = None, tag: Tag = None,
     from graphprum.focus import focus_run
 
     store = open_store(create=False)
-    focused = focus_run(run, store, tag=tag, order=order, dedup=dedup)
+    focused = focus_run(read_units(run, order, dedup), store, tag=tag)
     write_run_to(focused.run, output)
     kept = sum(len(t) for t in focused.run.topics.values())
     removed = focused.removed
@@ -108,7 +123,6 @@ def check_command(
     Example: graphprum runs check focused.txt --task focused
     """
     from graphprum.focus import check_run
-    from graphprum.io.runs import read_run
     from graphprum.measures.inex import task_measures
     from graphprum.tabular import write_rows
 
@@ -116,7 +130,7 @@ def check_command(
     task_measures(task)  # an unknown task: the error naming the known ones, before reading
     rows: list[list[str]] = []
     for path in runs:
-        run = read_run(path, order=order, dedup=dedup)
+        run = read_units(path, order, dedup)
         found = check_run(run, task)
         rows += [[run.tag, v.topic, v.message] for v in found]
         note(f"run {run.tag}: {len(found):,} result(s) break the rules of the {task} task"
@@ -125,3 +139,29 @@ def check_command(
     write_rows(["run", "topic", "violation"], rows, fmt, sys.stdout)
     if rows:
         raise typer.Exit(1)
+
+
+@runs_app.command("to-ranges")
+@user_errors
+def to_ranges_command(run: RunFile, output: Output = None, tag: Tag = None,
+                      order: Order = "score", dedup: Dedup = False) -> None:
+    """Write RUN as a range run: each unit replaced by its span, an element
+    by DOC OFFSET LENGTH (characters of its document's text), a video
+    segment by VIDEO START END (seconds), so that a run of units can be
+    compared with runs of passages or clips (docs/formats.md, Range runs).
+
+    The spans are read from the store (--store), which must hold every
+    result. Results keep their order (RANK 1, 2, ...) and SCORE; when tied
+    scores would read back in another order (ranges break ties by DOC,
+    then OFFSET) a note says so: evaluate with --order rank.
+
+    Example: graphprum runs to-ranges elements.txt -o passages.txt
+    """
+    from graphprum.ranges import to_ranges
+
+    ranges = to_ranges(read_units(run, order, dedup), open_store(create=False), tag=tag)
+    write_run_to(ranges, output)
+    for message in ranges.notes:
+        note(message)
+    note(f"run {ranges.tag}: {sum(len(t) for t in ranges.topics.values()):,} result(s) in "
+         f"{len(ranges.topics)} topic(s) written as {ranges.ranges} ranges")

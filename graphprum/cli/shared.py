@@ -28,6 +28,9 @@ from graphprum.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Exit status after Ctrl-C (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+
 HELP = """Evaluate retrieval over connected collections (XML, web sites, video)
 with user-model measures: PRUM, EPRUM, SR/SRP, the INEX 2006 measures, T2I.
 

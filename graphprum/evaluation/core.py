@@ -16,7 +16,7 @@ measures; PRUM with a finite collection follows eq. 5 with o = 0); with
 ``complete=False`` (trec_eval's default) only the run's topics that the
 qrels judge.  Topics of a run that the qrels lack are ignored and reported.
 The ``all`` row aggregates the topics' values as the measure declares
-(:func:`graphprum.measures.registry.aggregation`): the mean, the sum for
+(:func:`graphprum.measures.names.aggregation`): the mean, the sum for
 counts (``num_rel_ret``, ``NumRet``), the geometric mean for ``gm_map``.
 
 Rankings: ``max_results`` keeps the first results of each topic (``-M``);
@@ -317,7 +317,7 @@ def result_rows(job: Job, per_topic_out: Sequence[TopicOutput],
                  + ", ".join(extra_topics[:10]) + (" ..." if len(extra_topics) > 10 else ""))
         if job.skipped:
             _report_skipped(run, job.skipped[ri], warn)
-        elif store is not None:
+        elif store is not None and run.ranges is None:  # (a range run's documents are checked)
             _report_unknown(run, _unknown_ids(store, run, ri, per_topic_out, extra_topics), warn)
         values: dict[str, dict[str, float]] = {str(s): {} for s in job.specs}
         errors: dict[str, dict[str, float]] = {}

@@ -245,7 +245,7 @@ def as_store(store: StoreLike | None) -> Store | None:
                      f"location; got {type(store).__name__}")
 
 
-def _source_texts(store: Store) -> Callable[[str], str]:
+def source_texts(store: Store) -> Callable[[str], str]:
     """DOC -> its text content, read again from the XML file it was loaded
     from (the store keeps snippets, not whole texts), to turn UTF-8 byte
     offsets into characters; checked against the length the store holds."""
@@ -287,7 +287,7 @@ def read_passages(passages: PassagesLike, store: Store | None, options: EvalOpti
                              f"graphprum.assessments.read_assessments; got "
                              f"{type(passages).__name__}")
         return passages
-    doc_text = _source_texts(store) if options.offsets == "bytes" and store is not None \
+    doc_text = source_texts(store) if options.offsets == "bytes" and store is not None \
         else None
     out = read_assessments(passages, store, units=options.offsets, end=options.ends, warn=warn,
                            doc_text=doc_text)

@@ -33,11 +33,13 @@ from graphprum.evaluation.inputs import (
     read_qrels_like,
     read_run_items,
     run_items,
+    source_texts,
 )
 from graphprum.evaluation.options import EvalOptions
 from graphprum.evaluation.topics import Job
 from graphprum.io.lines import find_line
 from graphprum.io.qrels import Qrels
+from graphprum.io.range_runs import Documents, resolve_ranges
 from graphprum.io.ranking import without_ids
 from graphprum.io.runs import Run
 from graphprum.measures.bic import BEP_FAMILIES, require_beps
@@ -46,9 +48,10 @@ from graphprum.measures.inex import task_violations
 from graphprum.measures.inex_base import qrels_from_assessments
 from graphprum.measures.names import resolve
 from graphprum.measures.prum import check_mc_cost
-from graphprum.measures.registry import MeasureSpec, family
+from graphprum.measures.registry import MeasureSpec, families, family
 from graphprum.navigation.base import parse_model
 from graphprum.store.base import TABLE, Store
+from graphprum.units import KIND_VIDEO
 
 Warn = Callable[[str], None]
 
@@ -113,12 +116,17 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
     for run in read:
         for message in run.notes:
             warn(message)
+    docs = _range_documents(read, specs, options, store)
     if options.task is not None:
         _check_task(options.task, read, judged, options.strict, warn)
     read = distinct_names(read, warn)
     skipped: tuple[tuple[str, ...], ...] = ()
     if options.unknown == "skip":
-        read, skipped = _skip_unknown(read, store)
+        read, skipped = _skip_unknown(read, store, docs)
+    if docs is not None:
+        assert store is not None
+        doc_text = source_texts(store) if options.offsets == "bytes" else None
+        read = [resolve_ranges(run, docs, doc_text) for run in read]
     n_units = collection_size(store, judged, options.collection_size, options.strict, warn,
                               judged_kinds)
     topics = list(judged)
@@ -141,17 +149,47 @@ def _check_store_given(store: Store | None, needs: Sequence[str]) -> None:
                          f"into a store and pass --store (or drop --no-store)")
 
 
-def _skip_unknown(runs: Sequence[Run], store: Store | None
+def _range_documents(runs: Sequence[Run], specs: Sequence[MeasureSpec], options: EvalOptions,
+                     store: Store | None) -> Documents | None:
+    """The documents range runs may name (None when every run is of units);
+    UsageError when a measure or an option does not apply to ranges, or
+    there is no store to read the documents from."""
+    ranged = next((run for run in runs if run.ranges is not None), None)
+    if ranged is None:
+        return None
+    what = f"run {ranged.tag} ranks ranges of documents (passages or clips), not units"
+    refused = [str(s) for s in specs if (f := family(s.name)) is None or not f.ranges]
+    if refused:
+        takes = [name for name, f in families().items() if f.ranges]
+        raise UsageError(f"{what}: {', '.join(refused)} take(s) runs of units; the "
+                         f"measures of range runs are {', '.join(takes)} (graphprum measures "
+                         f"NAME says how each reads a range)")
+    for given, flag in ((options.trees, "--trees"), (options.judged_only, "--judged-only"),
+                        (options.task is not None, "--task")):
+        if given:
+            raise UsageError(f"{what}: {flag} applies to runs of units only")
+    if store is None:
+        raise UsageError(f"{what}: ranges are read against the collection (their documents' "
+                         f"lengths and kinds): load it into a store and pass --store")
+    frame = store.documents()
+    return Documents(frame["name"].tolist(), np.asarray(frame["kind"]) == KIND_VIDEO,
+                     np.asarray(frame["length"], dtype=np.float64))
+
+
+def _skip_unknown(runs: Sequence[Run], store: Store | None, docs: Documents | None = None
                   ) -> tuple[list[Run], tuple[tuple[str, ...], ...]]:
-    """``runs`` without the result ids ``store`` does not hold (``unknown="skip"``),
-    and per run the ids dropped."""
+    """``runs`` without the result ids ``store`` does not hold (``unknown="skip"``;
+    a range run's documents ``docs`` does not hold), and per run the ids dropped."""
     if store is None:
         raise UsageError("--unknown skip drops the result ids the store does not hold: it "
                          "needs a store (without one, ids are opaque strings)")
+    held = set(docs.names) if docs is not None else set()
     out: list[Run] = []
     dropped: list[tuple[str, ...]] = []
     for run in runs:
-        kept, gone = without_ids(run, lambda ids: store.kinds(ids) >= 0)
+        kept, gone = without_ids(run, (lambda ids: np.array([d in held for d in ids], bool))
+                                 if run.ranges is not None else
+                                 (lambda ids: store.kinds(ids) >= 0))
         out.append(kept)
         dropped.append(tuple(gone))
     return out, tuple(dropped)

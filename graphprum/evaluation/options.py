@@ -80,7 +80,8 @@ class EvalOptions:
 
     nav: tuple[str, ...] = _option(
         ("classical",),
-        "Navigation model (repeat; noisy-or): classical (default), structural, links, "
+        "Navigation model (repeat: several combine by noisy-or; structural with links also "
+        "moves down into a link's target): classical (default), structural, links, "
         "browse (child, parent and link moves), walk:FILE, log:FILE, direct:FILE, bep, "
         "summary:AXPRE, t2i.", "--nav")
     collection_size: float | None = _option(

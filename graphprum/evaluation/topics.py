@@ -18,11 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from graphprum.assessments import TopicAssessment
 from graphprum.context import CacheDict, TopicCache, TopicContext, topic_ids
 from graphprum.errors import UsageError
 from graphprum.evaluation.options import EvalOptions
 from graphprum.io.qrels import Qrels
+from graphprum.io.range_runs import spans as range_spans
 from graphprum.io.runs import Run
 from graphprum.measures.classical import compute_classical
 from graphprum.measures.registry import Family, MeasureSpec
@@ -153,17 +156,24 @@ def evaluate_topic(job: Job, topic: str,
     store = job.store
     judged = job.qrels[topic]
     if store is not None:
-        rankings = [run.ranked(topic) for run in job.runs]
+        rankings = [run.ranked(topic) for run in job.runs if run.ranges is None]
         trees = [u for run in job.runs if opts.trees
                  for t in (run.trees or {}).get(topic) or [] for u in t]
         ids = topic_ids(rankings, judged, [trees] if trees else None)
-        view = store.view(ids, assessment.docs if assessment is not None else [])
+        documents = [*(assessment.docs if assessment is not None else []),
+                     *(d for run in job.runs if run.ranges is not None for d in run.ranked(topic))]
+        view = store.view(ids, list(dict.fromkeys(documents)))
     for ri, run in enumerate(job.runs):
         ranked = run.ranked(topic)
         if opts.max_results is not None:
             ranked = ranked[:opts.max_results]
         missing: list[str] = []
-        if view is not None and ranked:
+        spans = None
+        if run.ranges is not None:  # documents checked when the run was read
+            results = run.topics.get(topic)
+            spans = np.zeros((0, 2)) if results is None else range_spans(results, run.ranges)
+            spans = spans[:len(ranked)]
+        elif view is not None and ranked:
             rows = view.resolve(ranked)
             missing = [u for u, r in zip(ranked, rows, strict=True) if r < 0]
         out.unknown.append(missing)
@@ -176,6 +186,7 @@ def evaluate_topic(job: Job, topic: str,
             assessments=assessment, cache=TopicCache(shared),
             view=view, exh_spec=job.qrels.exh_spec.get(topic),
             progress=None if tick is None else _run_tick(tick, ri, len(job.runs)),
+            spans=spans,
         )
         # a topic the run lacks is evaluated on an empty ranking (trec_eval -c)
         values: dict[str, float] = {}

@@ -266,6 +266,35 @@ def ascii_number(text: str, allow_inf: bool = False) -> float | None:
     return None
 
 
+_CLOCK = re.compile(r"^(?:([0-9]+):)?([0-9]{1,2}):([0-9]{1,2})(?:[.,]([0-9]+))?$")
+
+
+def parse_time(text: str) -> float | None:
+    """Seconds of a clock time ``[HH:]MM:SS[.fff]`` (``,`` also accepted), or None.
+
+    >>> parse_time("01:02:03,250"), parse_time("02:03.5"), parse_time("1:60:00")
+    (3723.25, 123.5, None)
+    """
+    m = _CLOCK.match(text.strip())
+    if not m:
+        return None
+    hours, minutes, seconds, frac = m.groups()
+    if int(minutes) >= 60 or int(seconds) >= 60:
+        return None
+    value = int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
+    return value + (int(frac) / 10 ** len(frac) if frac else 0.0)
+
+
+def seconds(text: str) -> float | None:
+    """A time as segment tables write it: seconds (an ASCII number) or a
+    clock time ``[HH:]MM:SS[.fff]``; None for anything else.
+
+    >>> seconds("12.5"), seconds("01:00.5"), seconds("1e1"), seconds("x"), seconds("inf")
+    (12.5, 60.5, 10.0, None, None)
+    """
+    return parse_time(text) if ":" in text else ascii_number(text)
+
+
 #: Integers read from input files are kept in 64-bit columns: -2^63 to 2^63 - 1.
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 

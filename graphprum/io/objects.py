@@ -8,7 +8,9 @@
   iter, id, rel``), in any case; ``qid``, ``docno`` and ``docid`` are
   understood too, other columns are ignored.  A run's ``rank`` column is
   optional (needed by ``order="rank"`` and tree runs); a ``tag`` (or
-  ``run``) column makes one run per value, in order of appearance;
+  ``run``) column makes one run per value, in order of appearance; columns
+  ``offset`` and ``length`` (characters) or ``start`` and ``end`` (seconds)
+  make a range run (:mod:`graphprum.io.range_runs`), its ids documents;
 - a dict of dicts, pytrec_eval's layout: ``{topic: {id: score}}`` or
   ``{topic: {id: rel}}``;
 - an iterable of ir_measures' namedtuples (``ScoredDoc(query_id, doc_id,
@@ -81,6 +83,8 @@ ID_COLUMNS = ("doc_id", "id", "docno", "docid")
 SCORE_COLUMNS = ("score",)
 RANK_COLUMNS = ("rank",)
 TAG_COLUMNS = ("tag", "run")
+#: A range run's columns: text (characters) or time (seconds), DESIGN §1.3.
+RANGE_COLUMNS = {"text": ("offset", "length"), "time": ("start", "end")}
 REL_COLUMNS = ("relevance", "rel")
 
 
@@ -218,9 +222,10 @@ def _frame_runs(df: pd.DataFrame, source: str, tag: str, order: str, dedup: bool
     ids = _id_list(df[unit].tolist(), source, where, "ID")
     scores = _number_array(df[score].tolist(), source, where)
     ranks = _rank_array(df[rank].tolist(), source, where) if rank is not None else None
+    layout, bounds = _range_columns(df, source, where)
     if tag_column is None:
         return [run_from_columns(source, tag, topics, ids, scores, ranks, where, order=order,
-                                 dedup=dedup, trees=trees)]
+                                 dedup=dedup, trees=trees, bounds=bounds, ranges=layout)]
     tags = _id_list(df[tag_column].tolist(), source, where, "TAG")
     by_tag: dict[str, list[int]] = {}
     for i, t in enumerate(tags):
@@ -233,8 +238,27 @@ def _frame_runs(df: pd.DataFrame, source: str, tag: str, order: str, dedup: bool
         runs.append(run_from_columns(
             f"{source}, tag {t!r}", t, [topics[i] for i in rows], [ids[i] for i in rows],
             scores[rows], ranks[rows] if ranks is not None else None, where_in, order=order,
-            dedup=dedup, trees=trees))
+            dedup=dedup, trees=trees, bounds=None if bounds is None else bounds[rows],
+            ranges=layout))
     return runs
+
+
+def _range_columns(df: pd.DataFrame, source: str, where: Where
+                   ) -> tuple[str | None, np.ndarray | None]:
+    """The layout and the two range fields of a DataFrame that holds a range
+    run's columns (:data:`RANGE_COLUMNS`), or (None, None)."""
+    found = {layout: [_column(df, (name,), name, source, required=False) for name in pair]
+             for layout, pair in RANGE_COLUMNS.items()}
+    given = [layout for layout, cols in found.items() if any(c is not None for c in cols)]
+    if not given:
+        return None, None
+    if len(given) > 1 or any(c is None for c in found[given[0]]):
+        raise UsageError(f"{source}: a range run has the columns offset and length (text, "
+                         f"characters) or start and end (time, seconds); the columns are "
+                         f"{', '.join(map(str, df.columns))}")
+    columns = [c for c in found[given[0]] if c is not None]
+    bounds = np.column_stack([_number_array(df[c].tolist(), source, where) for c in columns])
+    return given[0], bounds.astype(np.float64)
 
 
 def run_from_object(obj: object, source: str, tag: str, *, order: str = "score",

@@ -31,10 +31,12 @@ import pyarrow.compute as pc
 from graphprum.errors import UsageError
 from graphprum.io.columns import from_numpy, from_strings, to_numpy
 
-__all__ = ["ORDERS", "RankedTopic", "Run", "TopicTable", "check_order", "ranked_table",
-           "ranked_topic", "without_ids"]
+__all__ = ["ORDERS", "RANGE_LAYOUTS", "RankedTopic", "Run", "TopicTable", "check_order",
+           "ranked_table", "ranked_topic", "without_ids"]
 
 ORDERS = ("score", "rank")
+#: Layouts of a range run's two range fields (:attr:`Run.ranges`).
+RANGE_LAYOUTS = ("text", "time", "text|time")
 
 
 class RankedTopic:
@@ -44,20 +46,26 @@ class RankedTopic:
     ----------
     ids : list of str
         Unit ids, best first (made from the run's columns when read: a
-        run read from a file keeps its ids as one Arrow column).
+        run read from a file keeps its ids as one Arrow column); the
+        documents of a range run.
     scores : numpy.ndarray of float64
         SCORE (or INEX ``rsv``; NaN when absent) of each id, as written.
     ranks : numpy.ndarray of int64
         RANK (or INEX ``rank``; the position when absent) of each id, as written.
+    bounds : numpy.ndarray of float64, or None
+        A range run's two range fields of each result as written, shape
+        ``(n, 2)``: OFFSET LENGTH or START END (:attr:`Run.ranges` says
+        which); None for a unit run.
     """
 
-    __slots__ = ("_ids", "ranks", "scores")
+    __slots__ = ("_ids", "bounds", "ranks", "scores")
 
     def __init__(self, ids: Sequence[str] | pa.StringArray, scores: np.ndarray,
-                 ranks: np.ndarray) -> None:
+                 ranks: np.ndarray, bounds: np.ndarray | None = None) -> None:
         self._ids = ids if isinstance(ids, pa.Array) else list(ids)
         self.scores = scores
         self.ranks = ranks
+        self.bounds = bounds
 
     @property
     def ids(self) -> list[str]:
@@ -75,12 +83,17 @@ class RankedTopic:
         if not isinstance(other, RankedTopic):
             return NotImplemented
         return (self.ids == other.ids and np.array_equal(self.scores, other.scores, equal_nan=True)
-                and np.array_equal(self.ranks, other.ranks))
+                and np.array_equal(self.ranks, other.ranks)
+                and (self.bounds is other.bounds or (
+                    self.bounds is not None and other.bounds is not None
+                    and np.array_equal(self.bounds, other.bounds))))
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"RankedTopic(ids={self.ids!r}, scores={self.scores!r}, ranks={self.ranks!r})"
+        bounds = "" if self.bounds is None else f", bounds={self.bounds.tolist()!r}"
+        return (f"RankedTopic(ids={self.ids!r}, scores={self.scores!r}, ranks={self.ranks!r}"
+                f"{bounds})")
 
 
 class TopicTable(Mapping[str, RankedTopic]):
@@ -100,21 +113,26 @@ class TopicTable(Mapping[str, RankedTopic]):
         Strings (binary for ids that are not valid UTF-8).
     scores : numpy.ndarray of float64
     ranks : numpy.ndarray of int64
+    bounds : numpy.ndarray of float64, or None
+        A range run's range fields, ``(rows, 2)`` (:attr:`RankedTopic.bounds`).
     """
 
     def __init__(self, topics: list[str], starts: np.ndarray, ids: pa.StringArray,
-                 scores: np.ndarray, ranks: np.ndarray) -> None:
+                 scores: np.ndarray, ranks: np.ndarray, bounds: np.ndarray | None = None
+                 ) -> None:
         self.topics = topics
         self.starts = starts
         self.ids = ids
         self.scores = scores
         self.ranks = ranks
+        self.bounds = bounds
         self._where = {t: k for k, t in enumerate(topics)}
 
     def __getitem__(self, topic: str) -> RankedTopic:
         k = self._where[topic]
         a, b = int(self.starts[k]), int(self.starts[k + 1])
-        return RankedTopic(self.ids.slice(a, b - a), self.scores[a:b], self.ranks[a:b])
+        return RankedTopic(self.ids.slice(a, b - a), self.scores[a:b], self.ranks[a:b],
+                           None if self.bounds is None else self.bounds[a:b])
 
     def __contains__(self, topic: object) -> bool:
         return topic in self._where
@@ -133,14 +151,18 @@ class TopicTable(Mapping[str, RankedTopic]):
         kept = [t for t, n in zip(self.topics, counts.tolist(), strict=True) if n]
         starts = np.concatenate([[0], np.cumsum(counts[counts > 0])]).astype(np.int64)
         return TopicTable(kept, starts, pc.filter(self.ids, from_numpy(keep)),
-                          self.scores[keep], self.ranks[keep])
+                          self.scores[keep], self.ranks[keep],
+                          None if self.bounds is None else self.bounds[keep])
 
 
 def ranked_table(topics: list[str], codes: np.ndarray, ids: Sequence[str] | pa.StringArray,
-                 scores: np.ndarray, ranks: np.ndarray, order: str = "score") -> TopicTable:
+                 scores: np.ndarray, ranks: np.ndarray, order: str = "score",
+                 bounds: np.ndarray | None = None) -> TopicTable:
     """The results of a run (one row each: its topic's index in ``topics``,
-    its id, SCORE and RANK) grouped by topic in ``topics``' order, each
-    topic in evaluation order (module notes); ``order`` is checked by the caller.
+    its id, SCORE and RANK, and a range run's range fields ``bounds``)
+    grouped by topic in ``topics``' order, each topic in evaluation order
+    (module notes; ranges of one document with one score: the first field
+    ascending, then the second); ``order`` is checked by the caller.
 
     >>> table = ranked_table(["1"], np.zeros(3, np.int32), ["a", "b", "c"],
     ...                      np.array([0.1, 0.2, 0.3]), np.array([2, 1, 2]), order="rank")
@@ -155,6 +177,9 @@ def ranked_table(topics: list[str], codes: np.ndarray, ids: Sequence[str] | pa.S
     if order == "rank":
         keys["rank"] = from_numpy(ranks)
         by.insert(1, ("rank", "ascending"))
+    if bounds is not None:
+        keys["first"], keys["second"] = from_numpy(bounds[:, 0]), from_numpy(bounds[:, 1])
+        by += [("first", "ascending"), ("second", "ascending")]
     table = pa.Table.from_arrays(list(keys.values()), names=list(keys))
     rows = pc.sort_indices(table, sort_keys=by)
     counts = np.bincount(codes, minlength=len(topics)) if len(codes) else \
@@ -162,7 +187,7 @@ def ranked_table(topics: list[str], codes: np.ndarray, ids: Sequence[str] | pa.S
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     at = to_numpy(rows)
     return TopicTable(list(topics), starts, pc.take(column, rows),
-                      scores[at], ranks[at])
+                      scores[at], ranks[at], None if bounds is None else bounds[at])
 
 
 @dataclass
@@ -184,6 +209,13 @@ class Run:
         The file read.
     notes : list of str
         What the reader let pass but a user should know (ignored fields).
+    ranges : str or None
+        None for a run of units; for a range run the layout of its range
+        fields (:data:`RANGE_LAYOUTS`): ``"text"`` (OFFSET LENGTH,
+        characters), ``"time"`` (START END, seconds) or ``"text|time"``
+        (integers a reader cannot tell apart: the store's documents say
+        which, :func:`graphprum.io.range_runs.resolve_ranges`).  Ids are
+        then documents and every topic has :attr:`RankedTopic.bounds`.
     """
 
     tag: str
@@ -191,6 +223,7 @@ class Run:
     trees: dict[str, list[list[str]]] | None = None
     path: str = ""
     notes: list[str] = field(default_factory=list)
+    ranges: str | None = None
 
     def ranked(self, topic: str) -> list[str]:
         """Ids of ``topic`` in evaluation order ([] when the run lacks the topic)."""
@@ -225,7 +258,9 @@ def without_ids(run: Run, known: Callable[[list[str]], np.ndarray]) -> tuple[Run
             dropped.extend(u for u, k in zip(ids, keep.tolist(), strict=True) if not k)
             if keep.any():
                 ranked[topic] = RankedTopic([u for u, k in zip(ids, keep.tolist(), strict=True)
-                                             if k], results.scores[keep], results.ranks[keep])
+                                             if k], results.scores[keep], results.ranks[keep],
+                                            None if results.bounds is None
+                                            else results.bounds[keep])
         kept = ranked
     gone = set(dropped)
     trees = None if run.trees is None else {

@@ -82,10 +82,19 @@ from graphprum.io.lines import (
     parse_float,
     parse_int,
     read_bytes,
+    seconds,
     sniff,
+)
+from graphprum.io.range_runs import (
+    LAYOUTS,
+    field_text,
+    is_range_line,
+    range_fields,
+    range_lines,
 )
 from graphprum.io.ranking import (
     ORDERS,
+    RANGE_LAYOUTS,
     RankedTopic,
     Run,
     TopicTable,
@@ -125,9 +134,11 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
         inside one tree), an empty file; always naming ``file:line``.
     """
     check_order(order)
-    fast = None if trees else read_columns(_plain_file(path) or read_bytes(path), order, dedup)
-    if fast is not None:
-        return Run(tag=fast[0], topics=fast[1], path=str(path))
+    if not trees:
+        source = _plain_file(path) or read_bytes(path)
+        fast = _read_fast(source, order, dedup, _first_is_range(source))
+        if fast is not None:
+            return Run(tag=fast[0], topics=fast[1], path=str(path), ranges=fast[2])
     extra: list[int] = []
     text = decode_text(path, read_bytes(path))
     with gc_paused():
@@ -166,15 +177,33 @@ def _plain_file(path: PathArg) -> str | None:
     return os.fspath(path)
 
 
+def _first_is_range(source: bytes | str) -> bool:
+    """Whether the first result line of run text (its bytes, or a plain
+    file's name) is a range run's (:func:`graphprum.io.range_runs.is_range_line`)."""
+    if isinstance(source, str):
+        with open(source, "rb") as f:
+            head = f.read(1 << 16)
+    else:
+        head = source[:1 << 16]
+    for line in head.split(b"\n"):
+        fields = line.decode("utf-8", "replace").split()
+        if fields and not fields[0].startswith("#"):
+            return is_range_line(fields)
+    return False
+
+
 #: What the careful pass splits fields at (Python's white space, ``str.split``)
 #: and pyarrow keeps in a field, or an empty field: such an id is read carefully.
 _SPACE = (r"^$|[ \t\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}"
           r"\x{2029}\x{202f}\x{205f}\x{3000}]")
 _COLUMNS = ["topic", "q0", "id", "rank", "score", "tag"]
+_RANGE_COLUMNS = ["first", "second"]
 _WORDS = pa.dictionary(pa.int32(), pa.string())
 #: The numbers the careful pass takes (:data:`graphprum.io.lines.DECIMAL`, an infinity).
 _RANK = f"^{INTEGER.pattern}$"
 _SCORE = f"^(?:{DECIMAL.pattern}|(?i:[+-]?inf(?:inity)?))$"
+#: The range fields the fast pass takes: numbers (not clock times) >= 0.
+_BOUND = r"^\+?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 
 
 def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
@@ -193,50 +222,66 @@ def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
     >>> read_columns(b"1 Q0 a 1 nan t\\n") is None, read_columns(b"1 Q0 a  1 2 t\\n") is None
     (True, True)
     """
+    got = _read_fast(source, order, dedup, False)
+    return None if got is None else (got[0], got[1])
+
+
+def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool
+               ) -> tuple[str, TopicTable, str | None] | None:
+    """:func:`read_columns` of TREC text, or with ``ranges`` of a range
+    run's (eight fields, the last two plain numbers; :mod:`graphprum.io.range_runs`),
+    and the range layout read (None for TREC text)."""
     if isinstance(source, bytes):
         data = source.removeprefix(b"\xef\xbb\xbf")
         if data.startswith(b"#") or b"\n#" in data:  # comment lines
             data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
         if data.count(b"\r") != data.count(b"\r\n"):  # a line end pyarrow sees, not Python
             return None
-        columns = _read_text(pa.py_buffer(data), data.lstrip(b"\r\n").split(b"\n", 1)[0])
+        columns = _read_text(pa.py_buffer(data), data.lstrip(b"\r\n").split(b"\n", 1)[0],
+                             ranges)
     else:
         with open(source, "rb") as f:  # (not pyarrow's: a name need not be UTF-8)
             first = f.readline()
             f.seek(0)
-            columns = _read_text(f, first)
+            columns = _read_text(f, first, ranges)
     if columns is None:
         return None
-    tag, topics, codes, ids, scores, ranks = columns
-    keep = _first_of_each(codes, ids)
+    tag, topics, codes, ids, scores, ranks, bounds, layout = columns
+    keep = _first_of_each(codes, ids, bounds)
     if keep is not None:
         if not dedup:
             return None  # the careful pass names both lines
         codes, ids, scores, ranks = codes[keep], pc.filter(ids, from_numpy(keep)), \
             scores[keep], ranks[keep]
-    firsts = np.full(len(topics), len(codes))
-    np.minimum.at(firsts, codes, np.arange(len(codes)))
-    if not all(is_positional_id(u) for u in ids.take(from_numpy(firsts)).to_pylist()):
-        return None  # ids to normalise: read carefully
-    table = ranked_table(topics, codes, ids, scores, ranks, order)
+        bounds = None if bounds is None else bounds[keep]
+    if bounds is None:
+        firsts = np.full(len(topics), len(codes))
+        np.minimum.at(firsts, codes, np.arange(len(codes)))
+        if not all(is_positional_id(u) for u in ids.take(from_numpy(firsts)).to_pylist()):
+            return None  # ids to normalise: read carefully
+    table = ranked_table(topics, codes, ids, scores, ranks, order, bounds)
     release()  # what the reading took and left
-    return tag, table
+    return tag, table, layout
 
 
-def _read_text(source: pa.Buffer | BinaryIO, first: bytes) -> Columns | None:
+def _read_text(source: pa.Buffer | BinaryIO, first: bytes, ranges: bool = False
+               ) -> Columns | None:
     """:func:`_read_batches` of pyarrow's CSV reader over ``source``, fields
-    split at tabs when the ``first`` line holds one, else at spaces."""
+    split at tabs when the ``first`` line holds one, else at spaces; with
+    ``ranges`` eight fields."""
+    names = _COLUMNS + _RANGE_COLUMNS if ranges else _COLUMNS
     try:
         batches = pa_csv.open_csv(
-            source, read_options=pa_csv.ReadOptions(column_names=_COLUMNS, use_threads=False,
+            source, read_options=pa_csv.ReadOptions(column_names=names, use_threads=False,
                                                     block_size=BLOCK_BYTES),
             parse_options=pa_csv.ParseOptions(delimiter="\t" if b"\t" in first else " ",
                                               quote_char=False),
             convert_options=pa_csv.ConvertOptions(
                 column_types={"topic": _WORDS, "q0": _WORDS, "id": pa.string(),
-                              "rank": pa.string(), "score": pa.string(), "tag": _WORDS},
+                              "rank": pa.string(), "score": pa.string(), "tag": _WORDS,
+                              **{c: pa.string() for c in _RANGE_COLUMNS if ranges}},
                 null_values=[], strings_can_be_null=False))
-        return _read_batches(batches)
+        return _read_batches(batches, ranges)
     except pa.ArrowInvalid:  # a line without 6 fields, bytes not UTF-8, a RANK beyond 64 bits
         return None
 
@@ -245,17 +290,20 @@ def _read_text(source: pa.Buffer | BinaryIO, first: bytes) -> Columns | None:
 BLOCK_BYTES = 8 << 20
 
 #: The columns of a run file as read: TAG, the topics in order of first
-#: appearance, each line's topic (its index), ID, SCORE and RANK.
-Columns = tuple[str, list[str], np.ndarray, pa.StringArray, np.ndarray, np.ndarray]
+#: appearance, each line's topic (its index), ID, SCORE and RANK; a range
+#: run's range fields and layout (None, None for TREC text).
+Columns = tuple[str, list[str], np.ndarray, pa.StringArray, np.ndarray, np.ndarray,
+                np.ndarray | None, str | None]
 
 
-def _read_batches(batches: pa_csv.CSVStreamingReader) -> Columns | None:
+def _read_batches(batches: pa_csv.CSVStreamingReader, ranges: bool = False) -> Columns | None:
     """The columns of the batches of lines pyarrow reads (a block of the file
     at a time, so that only its numbers and ids are kept), or None when a
     field is not what the careful pass would read the same way (module notes)."""
     topics: dict[str, int] = {}
     tags: set[str] = set()
-    codes, ids, scores, ranks = [], [], [], []
+    codes, ids, scores, ranks, bounds = [], [], [], [], []
+    integral = True
     for batch in batches:
         words = [batch.column(name).dictionary.to_pylist() for name in ("topic", "q0", "tag")]
         if not all(v and v.split() == [v] for values in words for v in values):
@@ -265,6 +313,15 @@ def _read_batches(batches: pa_csv.CSVStreamingReader) -> Columns | None:
         if len(tags) > 1 or _any_match(id_column, _SPACE) or not _all_match(rank_text, _RANK) \
                 or not _all_match(score_text, _SCORE):
             return None
+        if ranges:
+            pair = [batch.column(name) for name in _RANGE_COLUMNS]
+            if not all(_all_match(c, _BOUND) for c in pair):
+                return None  # a clock time, a sign: the careful pass reads it
+            integral = integral and all(_all_match(c, _RANK) for c in pair)
+            got = np.column_stack([to_numpy(pc.cast(c, pa.float64())) for c in pair])
+            if not integral and (got[:, 1] < got[:, 0]).any():
+                return None  # an END before its START: the careful pass names the line
+            bounds.append(got)
         local = np.array([topics.setdefault(t, len(topics)) for t in words[0]], np.int32)
         codes.append(local[to_numpy(batch.column("topic").indices)])
         ids.append(id_column)
@@ -275,7 +332,9 @@ def _read_batches(batches: pa_csv.CSVStreamingReader) -> Columns | None:
     if not codes:
         return None  # no line: the careful pass says the run is empty
     return (tags.pop(), list(topics), np.concatenate(codes),
-            pa.concat_arrays(ids), np.concatenate(scores), np.concatenate(ranks))
+            pa.concat_arrays(ids), np.concatenate(scores), np.concatenate(ranks),
+            np.concatenate(bounds) if ranges else None,
+            None if not ranges else "text|time" if integral else "time")
 
 
 def _any_match(texts: pa.Array, pattern: str) -> bool:
@@ -286,17 +345,24 @@ def _all_match(texts: pa.Array, pattern: str) -> bool:
     return bool(pc.all(pc.match_substring_regex(texts, pattern)).as_py())
 
 
-def _first_of_each(codes: np.ndarray, ids: pa.StringArray) -> np.ndarray | None:
-    """None when every (topic, id) is on one line; else which lines to keep
-    (booleans) so that each is kept on its first line only."""
-    table = pa.Table.from_arrays([from_numpy(codes), ids], names=["topic", "id"])
-    order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("id", "ascending")])
+def _first_of_each(codes: np.ndarray, ids: pa.StringArray, bounds: np.ndarray | None = None
+                   ) -> np.ndarray | None:
+    """None when every (topic, id) (with a range run's range fields) is on
+    one line; else which lines to keep (booleans) so that each is kept on
+    its first line only."""
+    keys = {"topic": from_numpy(codes), "id": ids}
+    if bounds is not None:
+        keys["first"], keys["second"] = from_numpy(bounds[:, 0]), from_numpy(bounds[:, 1])
+    table = pa.Table.from_arrays(list(keys.values()), names=list(keys))
+    order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys])
     if len(order) < 2:
         return None
     rows = to_numpy(order)
     sorted_ids = pc.take(ids, order)
     same = (codes[rows[1:]] == codes[rows[:-1]]) & \
         to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1)))
+    if bounds is not None:
+        same &= (bounds[rows[1:]] == bounds[rows[:-1]]).all(axis=1)
     if not same.any():
         return None
     keep = np.ones(len(codes), bool)
@@ -307,18 +373,23 @@ def _first_of_each(codes: np.ndarray, ids: pa.StringArray) -> np.ndarray | None:
 class _Topic:
     """The fields of one topic's lines while reading, in file order."""
 
-    __slots__ = ("ids", "ranks", "scores", "seen")
+    __slots__ = ("bounds", "ids", "integral", "ranks", "scores", "seen")
 
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.scores: list[float] = []
         self.ranks: list[int] = []
         self.seen: dict[object, None] = {}
+        self.bounds: list[tuple[float, float]] = []  # a range run's range fields
+        self.integral = True  # whether they are all written as integers
 
 
 def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, dedup: bool,
             trees: bool) -> Run:
-    """The :class:`Run` of the lines read: ids normalised, topics ordered (or trees built)."""
+    """The :class:`Run` of the lines read: ids normalised, topics ordered (or
+    trees built); a range run's layout from its range fields."""
+    if any(acc.bounds for acc in topics.values()):
+        return _finish_ranges(tag, topics, order)
     _normalise_ids(source, topics, dedup, trees)
     if trees:
         run = Run(tag=tag, trees={})
@@ -339,6 +410,21 @@ def _finish(source: PathArg, tag: str, topics: dict[str, _Topic], order: str, de
                                             order))
 
 
+def _finish_ranges(tag: str, topics: dict[str, _Topic], order: str) -> Run:
+    """The :class:`Run` of a range run's lines (:func:`_finish`)."""
+    kept = list(topics.items())
+    sizes = [len(acc.ids) for _, acc in kept]
+    bounds = np.array([b for _, acc in kept for b in acc.bounds], np.float64).reshape(-1, 2)
+    table = ranked_table([t for t, _ in kept], np.repeat(np.arange(len(kept), dtype=np.int32),
+                                                         sizes),
+                         [u for _, acc in kept for u in acc.ids],
+                         np.array([s for _, acc in kept for s in acc.scores], np.float64),
+                         np.array([r for _, acc in kept for r in acc.ranks], np.int64), order,
+                         bounds)
+    integral = all(acc.integral for _, acc in kept)
+    return Run(tag=tag, topics=table, ranges="text|time" if integral else "time")
+
+
 #: Names a result of an in-memory run in error messages, by its position
 #: (``lambda i: f"index {labels[i]!r}"``).
 Where = Callable[[int], str]
@@ -346,7 +432,8 @@ Where = Callable[[int], str]
 
 def run_from_columns(source: str, tag: str, topics: Sequence[str], ids: Sequence[str],
                      scores: np.ndarray, ranks: np.ndarray | None, where: Where, *,
-                     order: str = "score", dedup: bool = False, trees: bool = False) -> Run:
+                     order: str = "score", dedup: bool = False, trees: bool = False,
+                     bounds: np.ndarray | None = None, ranges: str | None = None) -> Run:
     """A :class:`Run` from results held in memory, with the rules of the files.
 
     The same order (trec_eval's, or RANK with ``order="rank"``), the same
@@ -354,7 +441,9 @@ def run_from_columns(source: str, tag: str, topics: Sequence[str], ids: Sequence
     first), the same id normalisation and tree grouping as
     :func:`read_trec_run`.  Without ``ranks`` each result's RANK is its
     position among its topic's results (1, 2, ...); ``order="rank"`` and
-    ``trees`` need ranks.
+    ``trees`` need ranks.  A range run has ``bounds``, the two range fields
+    of each result (``(n, 2)``), and their layout ``ranges``
+    (:attr:`Run.ranges`); its ids are documents.
 
     Parameters
     ----------
@@ -395,6 +484,10 @@ def run_from_columns(source: str, tag: str, topics: Sequence[str], ids: Sequence
     if len(bad):
         raise InputError(source, None, f"{where(int(bad[0]))}: expected SCORE a number, "
                                        f"got nan")
+    if bounds is not None:
+        _check_bounds(source, bounds, ranges, where)
+        if trees:
+            raise UsageError(f"{source}: tree runs use the TREC layout, not ranges")
     if ranks is None and (order == "rank" or trees):
         raise InputError(source, None, "no RANK: " + ("tree runs need" if trees
                                                       else "order='rank' needs")
@@ -414,11 +507,36 @@ def run_from_columns(source: str, tag: str, topics: Sequence[str], ids: Sequence
         acc.scores = [score_list[i] for i in rows]
         acc.ranks = [rank_list[i] for i in rows] if rank_list is not None else \
             list(range(1, len(rows) + 1))
+        if bounds is not None:
+            acc.bounds = [(float(a), float(b)) for a, b in bounds[rows].tolist()]
         keys: list[object] = list(zip(acc.ids, acc.ranks, strict=True)) if trees else \
-            list(acc.ids)
+            list(zip(acc.ids, acc.bounds, strict=True)) if bounds is not None else list(acc.ids)
         if len(set(keys)) < len(keys):
             _in_memory_duplicates(source, topic, rows, keys, acc, where, dedup, trees)
-    return _finish(source, tag, lines, order, dedup, trees)
+    run = _finish(source, tag, lines, order, dedup, trees)
+    if bounds is not None:
+        run.ranges = ranges
+    return run
+
+
+def _check_bounds(source: str, bounds: np.ndarray, ranges: str | None, where: Where) -> None:
+    """InputError naming the first result whose range fields break the
+    rules of the files (:func:`graphprum.io.range_runs.range_fields`)."""
+    if ranges not in RANGE_LAYOUTS:
+        raise UsageError(f"{source}: range layout {ranges!r}; expected one of "
+                         f"{', '.join(RANGE_LAYOUTS)}")
+    finite = np.isfinite(bounds).all(axis=1) & (bounds >= 0).all(axis=1)
+    rules = [(~finite, "a range needs finite numbers >= 0")]
+    if ranges == "time":
+        rules.append((bounds[:, 1] < bounds[:, 0], "END before START"))
+    if ranges == "text":
+        rules.append(((bounds != np.floor(bounds)).any(axis=1),
+                      "OFFSET and LENGTH count characters: integers"))
+    for bad, what in rules:
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            a, b = bounds[k].tolist()
+            raise InputError(source, None, f"{where(k)}: {what}, got {a:g} {b:g}")
 
 
 def _in_memory_duplicates(source: str, topic: str, rows: list[int], keys: list[object],
@@ -436,13 +554,17 @@ def _in_memory_duplicates(source: str, topic: str, rows: list[int], keys: list[o
             continue
         unit = acc.ids[k]
         what = (f"unit {unit!r} repeated inside the tree of RANK {acc.ranks[k]} of topic "
-                f"{topic!r}" if trees else f"duplicate result {unit!r} for topic {topic!r}")
+                f"{topic!r}" if trees else f"duplicate range {field_text(acc.bounds[k][0])} "
+                f"{field_text(acc.bounds[k][1])} of {unit!r} for topic {topic!r}" if acc.bounds
+                else f"duplicate result {unit!r} for topic {topic!r}")
         raise InputError(source, None, f"{where(rows[k])}: {what} (first at "
                                        f"{where(rows[first[key]])})"
                          + ("" if trees else "; use dedup=True to keep the first"))
     acc.ids = [acc.ids[k] for k in keep]
     acc.scores = [acc.scores[k] for k in keep]
     acc.ranks = [acc.ranks[k] for k in keep]
+    if acc.bounds:
+        acc.bounds = [acc.bounds[k] for k in keep]
 
 
 def _parse_careful(path: PathArg, text: str, dedup: bool, trees: bool,
@@ -450,20 +572,38 @@ def _parse_careful(path: PathArg, text: str, dedup: bool, trees: bool,
     """Line-by-line parse: raises InputError naming the line, applies ``dedup``.
 
     Lines with more than 6 fields are read from their first 6; ``extra``
-    receives the first such line and their count.
+    receives the first such line and their count.  A first line of eight
+    fields ending in two numbers makes a range run
+    (:mod:`graphprum.io.range_runs`), every line of which has eight fields.
     """
     topics: dict[str, _Topic] = {}
     tag: str | None = None
     tag_line = 0
+    ranges: bool | None = None  # the first line decides
+    first = 0
+    bounds = (0.0, 0.0)
     for line, fields in iter_lines(text):
-        if len(fields) != 6:
+        if ranges is None:
+            ranges, first = is_range_line(fields), line
+            if ranges and trees:
+                raise UsageError(f"{path}: tree runs (--trees) use the TREC layout {_LAYOUT}, "
+                                 f"not a range run's")
+        if ranges:
+            if len(fields) != 8:
+                raise InputError(path, line, f"expected 8 fields {LAYOUTS} as on line {first} "
+                                             f"(a run holds one layout), got {len(fields)}")
+            a, b, integral = range_fields(path, line, fields)
+            bounds = (a, b)
+        elif len(fields) != 6:
             if len(fields) < 6:
                 expect_count(path, line, fields, 6, _LAYOUT)
+            if is_range_line(fields):
+                raise InputError(path, line, f"a range line ({LAYOUTS}) in a run of TREC lines "
+                                             f"{_LAYOUT} (line {first}): a run holds one layout")
             if not extra:
                 extra.extend((line, 0))
             extra[1] += 1
-            fields = fields[:6]
-        topic, _, unit, rank_text, score_text, line_tag = fields
+        topic, _, unit, rank_text, score_text, line_tag = fields[:6]
         if line_tag != tag:
             if tag is not None:
                 raise InputError(path, line, f"expected one TAG per file ({tag!r} on line "
@@ -474,16 +614,32 @@ def _parse_careful(path: PathArg, text: str, dedup: bool, trees: bool,
         acc = topics.get(topic)
         if acc is None:
             acc = topics[topic] = _Topic()
-        key = (unit, rank) if trees else unit
+        key = (unit, *bounds) if ranges else (unit, rank) if trees else unit
         if key in acc.seen:
             if dedup:
                 continue
+            if ranges:
+                _duplicate_range(path, line, topic, unit, bounds)
             _duplicate(path, line, topic, unit, rank if trees else None)
         acc.seen[key] = None
         acc.ids.append(unit)
         acc.scores.append(score)
         acc.ranks.append(rank)
+        if ranges:
+            acc.bounds.append(bounds)
+            acc.integral = acc.integral and integral
     return tag, topics
+
+
+def _duplicate_range(path: PathArg, line: int, topic: str, doc: str,
+                     bounds: tuple[float, float]) -> None:
+    """Raise the duplicate error of a range run, naming the first line."""
+    first = find_line(path, lambda f: len(f) == 8 and f[0] == topic and f[2] == doc
+                      and (seconds(f[6]), seconds(f[7])) == bounds)
+    raise InputError(path, line, f"duplicate range {field_text(bounds[0])} "
+                                 f"{field_text(bounds[1])} of {doc!r} for "
+                                 f"topic {topic!r} (first on line {first}); use --dedup to keep "
+                                 f"the first")
 
 
 def _normalise_ids(path: PathArg, topics: dict[str, _Topic], dedup: bool, trees: bool) -> None:
@@ -623,7 +779,7 @@ def read_run(path: PathArg, order: str = "score", dedup: bool = False, trees: bo
 
 def write_run(run: Run | Mapping[str, Sequence[str]], path: PathArg,
               tag: str | None = None) -> None:
-    """Write a run in the TREC layout.
+    """Write a run in the TREC layout (a range run in its own, eight fields).
 
     A :class:`Run` is written with its RANK and SCORE as kept (tree runs: one
     line per unit of each tree, RANK the tree's rank), so reading the file
@@ -651,6 +807,8 @@ def run_lines(run: Run | Mapping[str, Sequence[str]], tag: str | None = None) ->
     ['7 Q0 x 1 1 t\\n']
     """
     lines: list[str] = []
+    if isinstance(run, Run) and run.ranges is not None:
+        return list(range_lines(run, tag))
     if isinstance(run, Run):
         name = tag or run.tag
         if run.trees is not None:

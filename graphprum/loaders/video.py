@@ -84,7 +84,7 @@ from pathlib import Path
 import numpy as np
 
 from graphprum.errors import InputError
-from graphprum.io.lines import ascii_integer, ascii_number, iter_lines, read_text
+from graphprum.io.lines import ascii_integer, iter_lines, parse_time, read_text, seconds
 from graphprum.loaders.names import utf8_path
 from graphprum.units import KIND_SEGMENT, KIND_VIDEO, ParsedDocument, text_snippet
 
@@ -96,32 +96,13 @@ SUBTITLE_SUFFIXES = (".srt", ".vtt")
 #: Suffixes picked up when a directory is given.
 DIRECTORY_SUFFIXES = (".srt", ".vtt", ".seg", ".segments")
 
-_CLOCK = re.compile(r"^(?:([0-9]+):)?([0-9]{1,2}):([0-9]{1,2})(?:[.,]([0-9]+))?$")
 _TAGS = re.compile(r"<[^>]*>|\{\\[^}]*\}")
 _TABLE_LAYOUT = "VIDEO N START END"
 
 
-def parse_time(text: str) -> float | None:
-    """Seconds of a clock time ``[HH:]MM:SS[.fff]`` (``,`` also accepted), or None.
-
-    >>> parse_time("01:02:03,250"), parse_time("02:03.5"), parse_time("1:60:00")
-    (3723.25, 123.5, None)
-    """
-    m = _CLOCK.match(text.strip())
-    if not m:
-        return None
-    hours, minutes, seconds, frac = m.groups()
-    if int(minutes) >= 60 or int(seconds) >= 60:
-        return None
-    value = int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
-    return value + (int(frac) / 10 ** len(frac) if frac else 0.0)
-
-
 def _table_time(path: Path, line: int, text: str, what: str) -> float:
-    value = parse_time(text) if ":" in text else None
-    if value is None:
-        number = ascii_number(text)
-        value = math.nan if number is None else number
+    found = seconds(text)
+    value = math.nan if found is None else found
     if not math.isfinite(value):
         raise InputError(path, line, f"expected {what} in seconds or [HH:]MM:SS[.fff], "
                                      f"got {text!r}")

@@ -7,6 +7,8 @@ with probability ``s(x, b)`` (eq. 14, ERRATA inex 1,
 items (the ``bep`` navigation model).  Only the first item of each document
 is used (the task returns one entry point per article; later items of an
 already listed article are dropped from the list before ranks are counted).
+A range run's result is an entry point at its start (INEX 2008 read a
+best in context passage run so).
 
 EPRUM exactly: with T BEPs, a recall level ℓ means R = ⌈ℓT⌉ BEPs.  Over all
 lists the minimum number of items that reach R BEPs is R (a list of BEPs).
@@ -110,16 +112,20 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
     for i, u in enumerate(ctx.ranked):
         first.setdefault(u.partition("#")[0], i)
     idx = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-    rows = run_rows(ctx)[idx] if len(idx) else np.zeros(0, dtype=np.int64)
     beps = ta.beps
     bep = np.array([beps.get(d, np.nan) for d in first], dtype=np.float64)
     s = np.zeros(len(idx))
-    ok = (rows >= 0) & ~np.isnan(bep)
+    if ctx.spans is not None:  # a range run: each range's start
+        ok = ~np.isnan(bep)
+    else:
+        rows = run_rows(ctx)[idx] if len(idx) else np.zeros(0, dtype=np.int64)
+        ok = (rows >= 0) & ~np.isnan(bep)
     if ok.any():
-        table = ctx.table
+        start = ctx.spans[idx[ok], 0] if ctx.spans is not None else \
+            ctx.table.columns["start"][rows[ok]]
         if mean_length is None:  # of the whole collection, not of the topic's view
             mean_length = ctx.units_view().mean_document_length()
-        s[ok] = bep_similarity(table.columns["start"][rows[ok]], bep[ok], a, mean_length)
+        s[ok] = bep_similarity(start, bep[ok], a, mean_length)
     out = (s, len(ta.beps))
     ctx.cache.put(BEP_PROBABILITIES, key, out)
     return out
@@ -169,18 +175,20 @@ _BEP = {"A": Param(float, 0.1, "A of eq. 14, s = A L / (A L + d): a result at di
         "L": Param(float, None, "the mean document length of eq. 14; by default the "
                                 "collection's, in characters", above=0)}
 _NEEDS = ("store", "passages", "beps")
+#: How BEPD and EPRUM read a range run (module notes).
+_RANGES = "taken; a result is an entry point at its start"
 
 FAMILIES = (
     Family("BEPD", compute_bepd,
            "best entry point distance: the mean over the best entry points of s(x, b) of "
            "the first listed element of each article (§7.2, eq. 14)",
-           params=_BEP, needs=_NEEDS,
+           params=_BEP, needs=_NEEDS, ranges=_RANGES,
            examples=(("BEPD(A=0.1)", "BEPD with A = 0.1"),
                      ("BEPD(A=10)", "a user who reads far: A = 10"))),
     Family("EPRUM", compute_eprum,
            "PRUM with the bep navigation model: precision at recall level (eq. 15) or "
            "at rank (eq. 16), averaged over recall when bare",
-           params=_BEP, cutoff="rank|level", needs=_NEEDS,
+           params=_BEP, cutoff="rank|level", needs=_NEEDS, ranges=_RANGES,
            curve=Curve("level", "EPRUM precision"),
            examples=(("EPRUM(A=0.1)", "eq. 15 averaged over R = 1..T best entry points"),
                      ("EPRUM@0.5", "eq. 15 at recall level 0.5"),

@@ -329,6 +329,10 @@ class Family:
     validate : callable or None
         Rules between parameters, called with the checked :class:`Measure`
         (``PRUM``: ``r=K`` or ``@L``, not both); raises UsageError.
+    ranges : str
+        How the family reads a range run (results that are passages or
+        clips, not units: ``ctx.spans``), in a few words starting "taken";
+        empty: it takes runs of units only.
     description : str
         A paragraph: the first of the declaring module's docstring unless given.
     module : str
@@ -346,6 +350,7 @@ class Family:
     needs: tuple[str, ...] = ()
     examples: tuple[tuple[str, str], ...] = ()
     validate: Callable[[Measure], None] | None = None
+    ranges: str = ""
     description: str = ""
     module: str = ""
     _bound: dict[str, Measure] = field(default_factory=dict, init=False, repr=False)
@@ -472,6 +477,8 @@ class Family:
                       "runs and qrels only"))
         facts.append(("curve", self.curve.describe() + f" (graphprum\xa0plot\xa0-m\xa0{self.name})"
                       if self.curve else "none"))
+        if self.ranges:
+            facts.append(("ranges", self.ranges))
         out += _columns(facts, width)
         out += ["", "parameters:" if self.params else "parameters: none"]
         rows = []
@@ -502,6 +509,7 @@ class Family:
                               if p.requires else {})}
                        for k, p in self.params.items()},
             "examples": [{"name": n, "meaning": m} for n, m in self.examples],
+            "ranges": self.ranges,
             "module": self.module,
         }
 

@@ -74,18 +74,6 @@ TASK_RULES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _contains(outer: str, inner: str) -> bool:
-    """Whether the element with id ``outer`` contains (or is) the one with id ``inner``.
-
-    Ids are ``DOC#XPATH`` with positional steps (DESIGN §1.1), so containment
-    is a path prefix inside one document.
-
-    >>> _contains("d#/a[1]", "d#/a[1]/b[2]"), _contains("d#/a[1]/b[1]", "d#/a[1]/b[10]")
-    (True, False)
-    """
-    return inner == outer or inner.startswith(outer + "/")
-
-
 def task_violations(task: str, ranked: list[str]) -> list[str]:
     """What in one topic's ranking breaks the rules of ``task`` (:data:`TASK_RULES`).
 

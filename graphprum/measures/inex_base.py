@@ -352,6 +352,96 @@ def run_rows(ctx: TopicContext) -> np.ndarray:
     return ctx.cache.get(RUN_ROWS, None, rows)
 
 
+def ranked_spans(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray]:
+    """Document (a row of ``ctx.table.docs``, -1 for a result the store does
+    not hold) and ``[start, end)`` (``(n, 2)``) of every ranked result: a
+    range run's ranges, or each unit's span (DESIGN §1.2)."""
+    if ctx.spans is not None:
+        return ctx.span_docs(), ctx.spans
+    rows = run_rows(ctx)
+    known = rows >= 0
+    safe = np.where(known, rows, 0)
+    cols = ctx.table.columns
+    doc = np.where(known, cols["doc"][safe] if len(ctx.table) else 0, -1).astype(np.int64)
+    start = np.where(known, cols["start"][safe] if len(ctx.table) else 0.0, 0.0)
+    length = np.where(known, cols["length"][safe] if len(ctx.table) else 0.0, 0.0)
+    return doc, np.column_stack([start, start + length])
+
+
+def first_retrieved(doc: np.ndarray, spans: np.ndarray, highlights: Mapping[int, np.ndarray]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """For every result p_i of a ranked list (in rank order): the
+    characters of p_i that no earlier result retrieved, |p_i minus the
+    union of p_j, j < i|, and how many of them are highlighted.
+
+    Parameters
+    ----------
+    doc : numpy.ndarray of int
+        Each result's document (any integer code; -1: a result with no span).
+    spans : numpy.ndarray
+        ``[start, end)`` of each result, ``(n, 2)``.
+    highlights : mapping of int to numpy.ndarray
+        Document code -> its merged highlighted ranges ``(k, 2)``
+        (:func:`graphprum.assessments.merge_ranges`).
+
+    Notes
+    -----
+    The results' and the highlights' bounds cut each document into
+    elementary segments, each wholly highlighted or not; a segment belongs
+    to the first result that covers it (``numpy.minimum.at`` over the
+    results' segments).  No loop in Python: the cost is the number of
+    (result, segment) pairs, the run's length when results do not overlap.
+    Lengths are differences of the bounds, exact for characters.
+
+    Examples
+    --------
+    Highlighted [10, 30); results [0, 20), [10, 40), [15, 18): the second
+    retrieves 20 new characters, 10 highlighted; the third nothing new.
+
+    >>> new, rel = first_retrieved(np.zeros(3, np.int64),
+    ...                            np.array([[0., 20.], [10., 40.], [15., 18.]]),
+    ...                            {0: np.array([[10., 30.]])})
+    >>> new.tolist(), rel.tolist()
+    ([20.0, 20.0, 0.0], [10.0, 10.0, 0.0])
+    """
+    n = len(doc)
+    new, rel = np.zeros(n), np.zeros(n)
+    valid = np.flatnonzero((doc >= 0) & (spans[:, 1] > spans[:, 0]))
+    if not len(valid):
+        return new, rel
+    present = np.unique(doc[valid])
+    held = [(d, r) for d in present.tolist() if len(r := highlights.get(d, np.zeros((0, 2))))]
+    h_doc = np.concatenate([np.full(len(r), d) for d, r in held]) if held else np.zeros(0, int)
+    h = np.concatenate([r for _, r in held]) if held else np.zeros((0, 2))
+    # every bound (results' starts and ends, highlights' starts and ends) as
+    # (document, position), numbered in order: equal pairs share a number
+    pd = np.concatenate([doc[valid], doc[valid], h_doc, h_doc]).astype(np.int64)
+    pp = np.concatenate([spans[valid, 0], spans[valid, 1], h[:, 0], h[:, 1]])
+    order = np.lexsort((pp, pd))
+    fresh = np.ones(len(order), bool)
+    fresh[1:] = (pd[order[1:]] != pd[order[:-1]]) | (pp[order[1:]] != pp[order[:-1]])
+    number = np.empty(len(order), np.int64)
+    number[order] = np.cumsum(fresh) - 1
+    u_doc, u_pos = pd[order][fresh], pp[order][fresh]
+    seg_len = np.where(u_doc[1:] == u_doc[:-1], u_pos[1:] - u_pos[:-1], 0.0)
+    m, k = len(valid), len(h)
+    lit = np.zeros(len(u_pos) + 1)
+    np.add.at(lit, number[2 * m:2 * m + k], 1)
+    np.add.at(lit, number[2 * m + k:], -1)
+    seg_rel = np.where(np.cumsum(lit)[:-2] > 0, seg_len, 0.0)
+    # the segments of each result, and the first result covering each
+    first_seg, stop = number[:m], number[m:2 * m]
+    count = stop - first_seg
+    item = np.repeat(valid, count)
+    seg = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) \
+        + np.repeat(first_seg, count)
+    owner = np.full(len(seg_len), n, np.int64)
+    np.minimum.at(owner, seg, item)
+    owned = owner < n
+    return (np.bincount(owner[owned], weights=seg_len[owned], minlength=n).astype(np.float64),
+            np.bincount(owner[owned], weights=seg_rel[owned], minlength=n).astype(np.float64))
+
+
 def qrels_from_assessments(assessments: Mapping[str, TopicAssessment],
                            store: Any) -> dict[str, dict[str, float]]:
     """TREC-style qrels implied by passage assessments.

@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import Protocol
 
 from graphprum.errors import UsageError
-from graphprum.measures import bic, grp, prum, ric, sr, success, t2i, xcg
+from graphprum.measures import bic, focused, grp, prum, ric, sr, success, t2i, xcg
 from graphprum.measures.aggregate import AGGREGATES, MIN_GEO_MEAN, aggregate
 from graphprum.measures.declare import (
     CURVE_LEVELS,
@@ -61,7 +61,7 @@ __all__ = [
 
 #: The modules that declare graphprum's families (the ``prum`` package hands
 #: on those of :mod:`graphprum.measures.prum.family`).
-MODULES: tuple[ModuleType, ...] = (bic, grp, prum, ric, sr, success, t2i, xcg)
+MODULES: tuple[ModuleType, ...] = (bic, focused, grp, prum, ric, sr, success, t2i, xcg)
 
 
 def index(modules: Iterable[ModuleType]) -> dict[str, Family]:

@@ -4,7 +4,10 @@ A run's elements are grouped by article (document), articles ranked by the
 first appearance of one of their elements.  Per article the retrieved text is
 the union of its retrieved elements (an element inside another retrieved
 element of the same article adds nothing; for the non-overlapping sets the
-task asks for this is exactly eqs. 9-10's sums).
+task asks for this is exactly eqs. 9-10's sums).  A range run's results are
+passages of articles, read the same way: an article's retrieved text is the
+union of its passages, whose highlighted characters are rsize and whose
+length is size (:func:`~graphprum.measures.inex_base.first_retrieved`).
 
 Examples
 --------
@@ -24,7 +27,13 @@ import numpy as np
 
 from graphprum.context import CacheKind, TopicContext
 from graphprum.measures.declare import Curve, Family, Measure
-from graphprum.measures.inex_base import recall_base, run_rows, topic_assessment
+from graphprum.measures.inex_base import (
+    first_retrieved,
+    ranked_spans,
+    recall_base,
+    run_rows,
+    topic_assessment,
+)
 
 #: (F per ranked article, relevance per ranked article, Numrel) of a run and topic.
 ARTICLE_SCORES: CacheKind[tuple[np.ndarray, np.ndarray, int]] = CacheKind("RiC article scores")
@@ -76,6 +85,18 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
                            for u in ctx.ranked), dtype=np.int64, count=len(ctx.ranked))
     n_art = len(index)
     ranked_names = list(index)
+    trel = np.array([ta.trel(d) for d in ranked_names], dtype=np.float64)
+    if ctx.spans is not None:  # a range run: ranges of articles
+        doc, spans = ranked_spans(ctx)
+        highlights = {int(d): ta.ranges[name] for d, name in zip(doc.tolist(), ctx.ranked,
+                                                                  strict=True)
+                      if name in ta.ranges}
+        new, rel = first_retrieved(doc, spans, highlights)
+        out = (article_f(np.bincount(article, weights=rel, minlength=n_art),
+                         np.bincount(article, weights=new, minlength=n_art), trel),
+               trel > 0, len(ta.relevant_docs()))
+        ctx.cache.put(ARTICLE_SCORES, None, out)
+        return out
     rows = run_rows(ctx)
     rb = recall_base(ctx)
     pos = rb.locate(rows)
@@ -100,7 +121,6 @@ def article_scores(ctx: TopicContext) -> tuple[np.ndarray, np.ndarray, int]:
     sz = np.where(known, ctx.table.columns["length"][np.maximum(rows, 0)], 0.0)
     art_r = np.bincount(article[keep], weights=rs[keep], minlength=n_art)
     art_s = np.bincount(article[keep], weights=sz[keep], minlength=n_art)
-    trel = np.array([ta.trel(d) for d in ranked_names], dtype=np.float64)
     f = article_f(art_r, art_s, trel)
     out = (f, trel > 0, len(ta.relevant_docs()))
     ctx.cache.put(ARTICLE_SCORES, None, out)
@@ -135,24 +155,28 @@ def compute_agp(m: Measure, ctx: TopicContext) -> float:
 
 _RANKS = ("5", "10", "25", "50")
 _NEEDS = ("store", "passages")
+#: How gP, gR and AgP read a range run (module notes).
+_RANGES = ("taken; a result is retrieved text: an article's is the union of its ranges, F(a) from "
+           "its highlighted characters (eqs. 9-11)")
 
 FAMILIES = (
     Family("gP", compute_gp,
            "generalized precision at article rank k: the mean F(a) of the first k "
            "articles (eqs. 9-12)",
-           cutoff="rank", expands_to=_RANKS, needs=_NEEDS,
+           cutoff="rank", expands_to=_RANKS, needs=_NEEDS, ranges=_RANGES,
            curve=Curve("rank", "generalised precision gP"),
            examples=(("gP@10", "gP of the first 10 articles"),
                      ("gP", "gP@5, @10, @25, @50"))),
     Family("gR", compute_gr,
            "generalized recall at article rank k: relevant articles among the first k "
            "over all relevant articles (eq. 13)",
-           cutoff="rank", expands_to=_RANKS, needs=_NEEDS,
+           cutoff="rank", expands_to=_RANKS, needs=_NEEDS, ranges=_RANGES,
            curve=Curve("rank", "generalised recall gR"),
            examples=(("gR@10", "gR of the first 10 articles"),
                      ("gR", "gR@5, @10, @25, @50"))),
     Family("AgP", compute_agp,
            "average generalized precision over the ranks of relevant articles (§6.2); "
            "its mean over topics is MAgP",
-           needs=_NEEDS, examples=(("AgP", "AgP of the relevant in context task"),)),
+           needs=_NEEDS, ranges=_RANGES,
+           examples=(("AgP", "AgP of the relevant in context task"),)),
 )

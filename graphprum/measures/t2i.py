@@ -45,6 +45,11 @@ levels 0.0, 0.1, ..., 1.0.
 
 A topic without relevant fragments scores 0.0 on every measure.
 
+A result is an entry point: the user starts viewing at its start, a unit's
+or, in a range run, a range's -- the paper's own setting, where systems
+return clips and passages of their own choosing
+(:mod:`graphprum.io.range_runs`); its end is not read.
+
 Examples
 --------
 One 300 s video with relevant fragments r1 [20, 30), r2 [100, 110),
@@ -79,7 +84,7 @@ from graphprum.t2i import (
     T2IUser,
     Trace,
     doc_ends,
-    result_positions,
+    ranked_positions,
     simulate,
     topic_fragments,
 )
@@ -169,7 +174,7 @@ def _user(m: Measure) -> T2IUser:
 def _trace(ctx: TopicContext, user: T2IUser) -> tuple[Trace, Fragments]:
     frags = topic_fragments(ctx)
     def trace() -> Trace:
-        doc, start, _ = result_positions(ctx, ctx.ranked)
+        doc, start = ranked_positions(ctx)
         return simulate(user, frags, doc_ends(ctx.table), doc, start)
 
     return ctx.cache.get(TRACES, user, trace), frags
@@ -269,6 +274,8 @@ _D = Param(float, None, "D, the effort to inspect the collection; by default the
 _S = Param(int, "R", "S, the relevant fragments the user wants (capped at R)", minimum=1,
            keywords=("R", "all"))
 _NEEDS = ("store",)
+#: How the T2I measures read a range run (module notes).
+_RANGES = "taken; a result is an entry point at its start, viewed forward (its end is not read)"
 
 FAMILIES = (
     Family("T2I-P", compute_t2i_p,
@@ -276,24 +283,24 @@ FAMILIES = (
            "precision after t tau of wasted effort (eq. 2)",
            params={**USER, "T": Param(float, None, "the effort horizon, a multiple of tau; "
                                                    "by default 20 tau", above=0)},
-           needs=_NEEDS, validate=_t_multiple_of_tau,
+           needs=_NEEDS, validate=_t_multiple_of_tau, ranges=_RANGES,
            examples=(("T2I-P(tau=15)", "precision over 5 minutes of wasted viewing"),
                      ("T2I-P(tau=15,T=60)", "over the first minute"))),
     Family("ESL", compute_esl,
            "expected search length: the times the user gives up before finding S "
            "relevant fragments (eq. 3, ERRATA T2I 1)",
-           params={**USER, "S": _S, "D": _D}, needs=_NEEDS,
+           params={**USER, "S": _S, "D": _D}, needs=_NEEDS, ranges=_RANGES,
            examples=(("ESL(S=1)", "give-ups before the first relevant fragment"),
                      ("ESL", "before all R of them"))),
     Family("ESLRF", compute_eslrf,
            "expected search length reduction factor: 1 - ESL over that of a random "
            "order (eq. 4)",
-           params={**USER, "S": _S, "D": _D}, needs=_NEEDS,
+           params={**USER, "S": _S, "D": _D}, needs=_NEEDS, ranges=_RANGES,
            examples=(("ESLRF(S=1)", "for the first relevant fragment"),)),
     Family("T2I-PR", compute_t2i_pr,
            "probability of relevance S / (S + ESL_S) interpolated at recall level L "
            "(eq. 5, ERRATA T2I 2); bare: the mean over 11 levels",
-           params={**USER, "D": _D}, cutoff="level", needs=_NEEDS,
+           params={**USER, "D": _D}, cutoff="level", needs=_NEEDS, ranges=_RANGES,
            curve=Curve("level", "T2I precision"),
            examples=(("T2I-PR(tau=15)", "mean over recall levels 0.0, 0.1, ..., 1.0"),
                      ("T2I-PR(tau=15)@0.5", "at recall level 0.5"))),

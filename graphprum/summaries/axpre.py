@@ -164,13 +164,6 @@ class Summary:
         p = int(self.membership[int(row)])
         return None if p < 0 else f"S{p + 1}"
 
-    def index_of(self, sid: str) -> int:
-        """0-based index of partition ``sid`` (``S3`` -> 2); UsageError if unknown."""
-        if sid[:1] in ("S", "s") and sid[1:].isdigit() and 1 <= int(sid[1:]) <= len(self):
-            return int(sid[1:]) - 1
-        raise UsageError(f"unknown partition {sid!r}: the {self.axpre} summary has "
-                         f"partitions S1..S{len(self)}")
-
     def reweighted(self, weight: str, table: UnitTable | None = None) -> Summary:
         """The same partition with ``pi`` computed under another weighting.
 

@@ -289,3 +289,14 @@ def test_summary_show_options_are_used_or_refused(tmp_path: Path, write) -> None
     assert invoke(store, "summary", "show", "p*", "-f", "json", "--limit", "0").exit_code == 0
     r = invoke(store, "nav", "links:hops=2,hops=3", "--from", "a", "--to", "b")
     assert r.exit_code == 2 and "hops given twice" in r.output
+
+
+@pytest.mark.parametrize("command", ["eval", "nav"])
+def test_nav_help_says_structural_with_links_is_more_than_a_noisy_or(command: str) -> None:
+    """--nav structural --nav links also counts the user who follows a link and
+    moves down into its target (docs/measures-prum.md); the help said only
+    "noisy-or", which gives 0 into a target's section."""
+    r = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "structural with links also moves down into a link's target" in text

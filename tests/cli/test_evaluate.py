@@ -66,6 +66,12 @@ def test_compare_command(app: typer.Typer, files: dict[str, Path]) -> None:
     r = invoke(app, files, "compare", str(files["a"]), str(files["b"]), "--qrels",
                str(files["qrels"]), "-m", "AP", "--test", "sign")
     assert r.exit_code == 2 and "unknown test 'sign'" in r.output
+    for name, what in (("gm_map", "gmean"), ("num_rel_ret", "sum")):
+        # their `all` value is no mean: a mean printed under the name would mislead
+        r = invoke(app, files, "compare", str(files["a"]), str(files["b"]), "--qrels",
+                   str(files["qrels"]), "-m", name, "--view", "runs")
+        assert r.exit_code == 2 and f"-m {name}: its value over topics is their {what}" \
+            in r.output and "Traceback" not in r.output
 
 
 def test_plot_command(app: typer.Typer, files: dict[str, Path], tmp_path: Path) -> None:

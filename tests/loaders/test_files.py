@@ -329,3 +329,31 @@ def test_ctrl_c_after_the_load_committed_says_what_was_kept(tmp_path: Path, writ
     assert "the load above is kept" in proc.stderr and "Traceback" not in proc.stderr
     assert stored(store) == ["a"]
     assert LocalStore(store).query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": 2}]
+
+
+_INTERRUPTED_LOADING = """
+import sys
+from graphprum.cli import main
+from graphprum.store.local import LocalStore
+
+def interrupted(self, *args, **kwargs):
+    raise KeyboardInterrupt  # Ctrl-C while the documents are read, before anything committed
+
+LocalStore.load_documents = interrupted
+sys.argv = ["graphprum", "--store", sys.argv[1], "load", "xml", sys.argv[2]]
+main()
+"""
+
+
+def test_ctrl_c_before_the_load_committed_says_it_was_interrupted(tmp_path: Path,
+                                                                   write) -> None:
+    """typer turns Ctrl-C into exit status 130 without a word; the command
+    line says it was interrupted (and stores nothing)."""
+    write("col/a.xml", "<a><b>x</b></a>")
+    store = tmp_path / "s"
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_LOADING, str(store),
+                           str(tmp_path / "col")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "graphprum: interrupted", proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert not (store / "manifest.json").exists()

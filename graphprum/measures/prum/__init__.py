@@ -1,5 +1,8 @@
 """PRUM: precision-recall with user modelling (Piwowarski, Gallinari, Dupret,
-TOIS 2007), for one topic.
+TOIS 2007), for one topic.  Its results are units: a range run (passages,
+clips) is refused, since a range is no unit the navigation models lead from
+and the elements it covers are no one answer (nested elements share a span,
+a range cuts elements); T2I, iP and the INEX passage measures read ranges.
 
 A user consults the ranked units top-down and, from each, may navigate to
 other units; precision at recall r is the expected number of consulted
