@@ -166,7 +166,7 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
     """How many processes evaluate ``job``: ``jobs``, or with ``auto`` one per
     CPU once the runs hold :data:`AUTO_MIN_RESULTS` results; 1 where forking
     cannot help or is not safe (a note when ``jobs`` asked for more); on a
-    graph server (capability ``server``) they are threads."""
+    graph server (capability ``server``) each opens a connection of its own."""
     asked = jobs != AUTO
     if asked:
         most = int(jobs)
@@ -190,9 +190,10 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
 def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     """Every chunk of ``job`` (:func:`topic_chunks`), in topic order, in
     ``jobs`` processes (on a graph server, each with a connection of its
-    own, :func:`own_store`, and the topics cut finer so that every process
-    has work); ``progress(done, total)`` as topics finish (with fractions of
-    a topic during simulations, in one process)."""
+    own, :func:`own_store`, and the topics cut into a run of consecutive
+    topics per process, whose documents it announces first,
+    ``read_ahead``); ``progress(done, total)`` as topics finish (with
+    fractions of a topic during simulations, in one process)."""
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job)
