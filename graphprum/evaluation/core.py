@@ -34,8 +34,11 @@ measure is simulated (``PRUM(exact=mc)``).
 from __future__ import annotations
 
 import math
+import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import cast
 
 import numpy as np
 
@@ -62,7 +65,7 @@ from graphprum.evaluation.topics import (
 from graphprum.io.runs import Run
 from graphprum.measures.names import aggregation
 from graphprum.measures.registry import MeasureSpec, aggregate
-from graphprum.store.base import FORK_SAFE, Store
+from graphprum.store.base import FORK_SAFE, SERVER, ServerReads, Store
 from graphprum.workers import can_fork, cpu_count, ordered_map
 
 Warn = Callable[[str], None]
@@ -162,7 +165,8 @@ def topic_chunks(job: Job) -> list[list[str]]:
 def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
     """How many processes evaluate ``job``: ``jobs``, or with ``auto`` one per
     CPU once the runs hold :data:`AUTO_MIN_RESULTS` results; 1 where forking
-    cannot help or is not safe (a note when ``jobs`` asked for more)."""
+    cannot help or is not safe (a note when ``jobs`` asked for more); on a
+    graph server (capability ``server``) each opens a connection of its own."""
     asked = jobs != AUTO
     if asked:
         most = int(jobs)
@@ -175,26 +179,37 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
         if asked:
             warn("note: --jobs needs the fork start method, not available here; using 1")
         return 1
-    if job.store is not None and FORK_SAFE not in job.store.capabilities:
+    if job.store is not None and not {FORK_SAFE, SERVER} & job.store.capabilities:
         if asked:
-            warn("note: --jobs is ignored with a server store (a connection cannot be "
-                 "shared between processes); using 1")
+            warn("note: --jobs is ignored with this store (it cannot be shared between "
+                 "processes); using 1")
         return 1
     return most
 
 
 def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     """Every chunk of ``job`` (:func:`topic_chunks`), in topic order, in
-    ``jobs`` processes; ``progress(done, total)`` as topics finish (with
+    ``jobs`` processes (on a graph server, each with a connection of its
+    own, :func:`own_store`, and the topics cut into a run of consecutive
+    topics per process, whose documents it announces first,
+    ``read_ahead``); ``progress(done, total)`` as topics finish (with
     fractions of a topic during simulations, in one process)."""
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job)
+    server = job.store is not None and SERVER in job.store.capabilities
+    if server and jobs > 1:
+        size = -(-total // jobs)
+        chunks = [c[i:i + size] for c in chunks for i in range(0, len(c), size)]
     jobs = min(jobs, len(chunks))
     done = 0
 
     def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker
         tick = None if jobs > 1 else (lambda x: progress(done + x, total))
+        if server:  # the chunk's documents in a few large queries
+            if jobs > 1:
+                job = replace(job, store=own_store(job.store))
+            cast(ServerReads, job.store).read_ahead(_viewed(job, topics))
         return evaluate_chunk(job, topics, tick)
 
     outputs: list[ChunkOutput] = []
@@ -205,6 +220,31 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
         done += len(topics)
         outputs.append(out)
     return outputs
+
+
+def _viewed(job: Job, topics: Sequence[str]) -> Iterator[str]:
+    """The ids the views of ``topics`` will hold, topic by topic (results,
+    judged units, assessed documents)."""
+    for topic in topics:
+        for run in job.runs:
+            yield from run.ranked(topic)[:job.options.max_results]
+        yield from job.qrels[topic]
+        if job.assessments is not None and topic in job.assessments:
+            yield from job.assessments[topic].docs
+
+
+#: The store a forked worker opened for itself: (its process id, the store).
+_OWN: tuple[int, Store] | None = None
+
+
+def own_store(store: Store | None) -> Store | None:
+    """``store`` on a connection of this process's own (a forked worker's
+    copy of its parent's connection is not usable), opened once per
+    process (:meth:`~graphprum.store.base.ServerReads.reopened`)."""
+    global _OWN
+    if _OWN is None or _OWN[0] != os.getpid():
+        _OWN = (os.getpid(), cast(ServerReads, store).reopened())
+    return _OWN[1]
 
 
 def _joined(pieces: Sequence[ClassicalValues]) -> ClassicalValues:

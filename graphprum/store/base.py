@@ -25,6 +25,12 @@ in :attr:`Store.capabilities`:
 ``summary_nodes``
     stored summaries are also graph nodes (``(:Summary)``, ``IN_PARTITION``),
     so they can be queried with Cypher.
+``server``
+    the store's reads are queries to a graph server: cheaper in a few large
+    queries than topic by topic (an evaluation announces its topics' units
+    first), a forked process opens a connection of its own (``--jobs``), and
+    the server counts for the client what would otherwise need the whole
+    collection (:class:`ServerReads`).
 
 Examples
 --------
@@ -55,6 +61,7 @@ TABLE = "table"
 CYPHER = "cypher"
 FORK_SAFE = "fork_safe"
 SUMMARY_NODES = "summary_nodes"
+SERVER = "server"
 
 #: Columns of :meth:`Store.units`.
 UNIT_FIELDS = ["id", "doc", "kind", "tag", "label_path", "depth", "parent", "pre", "post",
@@ -201,6 +208,54 @@ class LinkWalk:
     out_links: np.ndarray | None = None
     parents: np.ndarray | None = None
     children: np.ndarray | None = None
+
+
+@dataclass
+class SummaryPage:
+    """What the explorer page reads of a server's stored summaries, counted
+    by the server (:meth:`ServerReads.summary_page`).
+
+    Attributes
+    ----------
+    roots : dict
+        Per summary, the 0-based partitions that hold a root element (one
+        whose parent is not an element).
+    samples : dict
+        Per summary and partition, up to ``k`` of its elements evenly spread
+        over them in load order, as ``(place, id)``; ``place`` orders the
+        elements as the collection's rows do.
+    combinations : list
+        ``(partitions, elements)``: a partition of each summary (in the order
+        asked), and how many elements lie in all of them.
+    """
+
+    roots: dict[str, list[int]]
+    samples: dict[str, list[list[tuple[int, str]]]]
+    combinations: list[tuple[tuple[int, ...], int]]
+
+
+class ServerReads(Protocol):
+    """What a store with the ``server`` capability also answers: questions a
+    server answers by counting, so that the client never holds the collection."""
+
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units the coming topics will view, in the order they
+        will, so that their documents come in a few large queries."""
+        ...
+
+    def reopened(self) -> Store:
+        """The same store on a connection of its own (in a forked process)."""
+        ...
+
+    def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
+        """The explorer page's counts of the stored summaries ``names``
+        (``samples`` elements per partition at most)."""
+        ...
+
+    def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per stored summary of ``names``, the 0-based partition of each of
+        ``ids`` (-1: not a stored element)."""
+        ...
 
 
 @runtime_checkable

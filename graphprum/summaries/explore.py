@@ -2,7 +2,9 @@
 
 The page embeds, as one JSON document, every summary of the collection it
 was asked for (those the store holds, the five of :data:`EXPLORE_AXPRES`
-built in memory when the store lacks them) and lets a reader
+built in memory when the store lacks them; a graph server's stored ones,
+with everything the page counts counted by the server,
+:func:`server_counts`) and lets a reader
 
 - see the summary graph as a left-to-right tree (each partition under the
   parent partition that holds most of its elements' parents), the partitions
@@ -31,7 +33,7 @@ Data layout (:func:`explorer_data`; ``i`` is a 0-based partition index,
     ``samples`` (up to ``samples`` units per partition, evenly spread over
     its elements in document order, as indices into ``units``).
 ``units``
-    The sampled element ids, compactly (:func:`encode_units`).
+    The sampled element ids, compactly (:func:`encode_ids`).
 ``refinements``
     For each pair of summaries ``a``, ``b``: the triples ``ai``, ``bi``,
     ``n``, the number of elements in partition ``ai`` of ``a`` and ``bi``
@@ -69,13 +71,15 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from graphprum.errors import UsageError
+from graphprum.errors import StoreError, UsageError
+from graphprum.store.base import TABLE, ServerReads, SummaryPage
 from graphprum.summaries.axpre import AXPRES, Summary, build_summary, normalise_axpre
 from graphprum.summaries.render import partition_tree, short_label
 from graphprum.summaries.stored import stored_summary
@@ -102,10 +106,12 @@ def collect_summaries(store: Any, weight: str | None = None,
     Every summary the store holds plus ``names``, in the order of
     :data:`~graphprum.summaries.axpre.AXPRES`.  Stored summaries are read
     with :func:`~graphprum.summaries.stored.stored_summary`; the others are built
-    from ``store.table()`` (nothing is written to the store).  With
-    ``weight``, π of every summary is computed under that weighting; a
-    weights file (partition ids of one summary) is applied to ``weighted``
-    alone, the summary it was written for.
+    from ``store.table()`` (nothing is written to the store), except on a
+    graph server (no capability ``table``), which offers its stored summaries
+    only: the collection stays in the server.  With ``weight``, π of every
+    summary is computed under that weighting; a weights file (partition ids
+    of one summary) is applied to ``weighted`` alone, the summary it was
+    written for.
     """
     from graphprum.summaries.axpre import WEIGHTS
 
@@ -113,9 +119,11 @@ def collect_summaries(store: Any, weight: str | None = None,
     if not named_weight and weighted is None:
         raise UsageError(f"weights file {weight}: name the summary it weights (weighted=)")
     stored = set(store.summary_names())
-    wanted = stored | {normalise_axpre(n) for n in names}
-    table = store.table()
-    if not (np.asarray(table.columns["kind"]) == KIND_ELEMENT).any():
+    table = store.table() if TABLE in store.capabilities else None
+    wanted = stored | {normalise_axpre(n) for n in names} if table is not None else stored
+    elements = (np.asarray(table.columns["kind"]) == KIND_ELEMENT).any() if table is not None \
+        else store.count_units(KIND_ELEMENT) > 0
+    if not elements:
         raise UsageError(f"{store.location} holds no XML elements to summarise "
                          f"(load XML, or web pages with --elements)")
     out: dict[str, Summary] = {}
@@ -123,11 +131,12 @@ def collect_summaries(store: Any, weight: str | None = None,
     for name in (a for a in AXPRES if a in wanted):
         if name in stored:
             summary = stored_summary(store, name)
-            if len(summary.membership) != len(table):
+            if table is not None and len(summary.membership) != len(table):
                 # a server keeps membership in its graph: the same partitions,
                 # numbered the same way, from the table at hand
                 summary.membership = build_summary(table, name).membership
         else:
+            assert table is not None
             summary = build_summary(table, name, weight if named_weight and weight else "count")
             built.append(name)
         applies = named_weight or (weighted is not None and name == normalise_axpre(weighted))
@@ -184,14 +193,44 @@ def refinement(a: Summary, b: Summary, rows: np.ndarray) -> dict[str, list[int]]
 
 
 # ---------------------------------------------------------------- overlay
-def overlay_data(summaries: Mapping[str, Summary], resolve: Callable[[list[str]], np.ndarray],
-                 run: Any = None, qrels: Mapping[str, Mapping[str, float]] | None = None,
-                 run_name: str = "", qrels_name: str = "") -> dict[str, Any]:
-    """Units of a run (:class:`graphprum.io.runs.Run`) and qrels, per topic.
+#: ``members(ids)``: per summary the partition of each id (-1 when the store
+#: lacks it or it is not an element), and how many ids the store lacks.
+Members = Callable[[list[str]], tuple[dict[str, list[int]], int]]
 
-    ``resolve`` maps unit ids to global rows (-1 when unknown), as
-    ``store.resolve`` does.
-    """
+
+def table_members(summaries: Mapping[str, Summary],
+                  resolve: Callable[[list[str]], np.ndarray]) -> Members:
+    """:data:`Members` from the summaries' membership and ``resolve`` (unit
+    ids to rows of the table they were built from, -1 when unknown, as
+    ``store.resolve`` does)."""
+    def members(units: list[str]) -> tuple[dict[str, list[int]], int]:
+        rows = np.asarray(resolve(units), dtype=np.int64) if units else np.zeros(0, np.int64)
+        out = {}
+        for name, s in summaries.items():
+            m = np.asarray(s.membership)
+            out[name] = np.where(rows >= 0, m[np.maximum(rows, 0)], -1).tolist() \
+                if len(m) else [-1] * len(units)
+        return out, int((rows < 0).sum())
+    return members
+
+
+def server_members(store: ServerReads, kinds: Callable[[list[str]], np.ndarray],
+                   names: Sequence[str]) -> Members:
+    """:data:`Members` asked of a graph server (``kinds``: its
+    :meth:`~graphprum.store.base.Store.kinds`, -1 for an id it lacks)."""
+    def members(units: list[str]) -> tuple[dict[str, list[int]], int]:
+        if not units:
+            return {n: [] for n in names}, 0
+        got = store.summary_members(names, units)
+        return {n: got[n].tolist() for n in names}, int((kinds(units) < 0).sum())
+    return members
+
+
+def overlay_data(members: Members, run: Any = None,
+                 qrels: Mapping[str, Mapping[str, float]] | None = None,
+                 run_name: str = "", qrels_name: str = "") -> dict[str, Any]:
+    """Units of a run (:class:`graphprum.io.runs.Run`) and qrels, per topic,
+    with their partitions (``members``)."""
     units: list[str] = []
     index: dict[str, int] = {}
 
@@ -210,40 +249,95 @@ def overlay_data(summaries: Mapping[str, Summary], resolve: Callable[[list[str]]
         for topic in run.topics:
             topics.setdefault(topic, {"ret": [], "rel": []})["ret"] = \
                 [unit(u) for u in run.ranked(topic)]
-    rows = np.asarray(resolve(units), dtype=np.int64) if units else np.zeros(0, np.int64)
-    member = {}
-    for name, s in summaries.items():
-        m = np.asarray(s.membership)
-        member[name] = np.where(rows >= 0, m[np.maximum(rows, 0)], -1).tolist() \
-            if len(m) else [-1] * len(units)
+    member, unknown = members(units)
     return {"run": run_name if run is not None else "",
             "run_tag": getattr(run, "tag", "") if run is not None else "",
             "qrels": qrels_name if qrels is not None else "",
-            "units": units, "unknown": int((rows < 0).sum()), "member": member,
+            "units": units, "unknown": unknown, "member": member,
             "topics": [{"id": t, **v} for t, v in topics.items()]}
 
 
 # ------------------------------------------------------------------ data
-def explorer_data(table: UnitTable, summaries: Mapping[str, Summary], first: str, *,
-                  store: str = "", built: Sequence[str] = (),
-                  overlay: dict[str, Any] | None = None, samples: int = SAMPLES,
-                  top: int = TOP) -> dict[str, Any]:
-    """Everything the page shows, as plain JSON-ready values (see the module notes)."""
-    first = normalise_axpre(first)
-    if first not in summaries:
-        raise UsageError(f"no {first} summary among {', '.join(summaries)}")
+@dataclass
+class PageCounts:
+    """What the page shows of the collection beyond the summaries' own
+    partitions and edges (module notes): element and document counts, per
+    summary the partitions holding a root element and the samples (indices
+    into ``units``, :func:`encode_ids`), and the refinements."""
+
+    elements: int
+    documents: int
+    roots: dict[str, list[int]]
+    samples: dict[str, list[list[int]]]
+    units: dict[str, list[Any]]
+    refinements: list[dict[str, Any]]
+
+
+def table_counts(table: UnitTable, summaries: Mapping[str, Summary],
+                 samples: int = SAMPLES) -> PageCounts:
+    """:class:`PageCounts` of the summaries of ``table``, counted in memory."""
     rows, parent_rows = element_parents(table)
     sample_of: dict[str, list[list[int]]] = {}
+    roots: dict[str, list[int]] = {}
     wanted: set[int] = set()
-    out: dict[str, Any] = {}
     for name, s in summaries.items():
-        membership = np.asarray(s.membership)
-        labels = membership[rows].astype(np.int64)
-        roots = labels[parent_rows < 0]
-        parent, depth = partition_tree(s, roots)
+        labels = np.asarray(s.membership)[rows].astype(np.int64)
+        roots[name] = sorted(set(labels[parent_rows < 0].tolist()))
         sample_of[name] = sample_rows(labels, rows, len(s), samples)
         for picks in sample_of[name]:
             wanted.update(picks)
+    ordered = sorted(wanted)
+    position = {r: k for k, r in enumerate(ordered)}
+    names = list(summaries)
+    return PageCounts(
+        len(rows), len(table.docs), roots,
+        {n: [[position[r] for r in picks] for picks in sample_of[n]] for n in names},
+        encode_ids(table.ids(ordered)),
+        [{"a": a, "b": b, **refinement(summaries[a], summaries[b], rows)}
+         for i, a in enumerate(names) for b in names[i + 1:]])
+
+
+def server_counts(store: Any, summaries: Mapping[str, Summary],
+                  samples: int = SAMPLES) -> PageCounts:
+    """:class:`PageCounts` of the stored summaries of a graph server
+    (:meth:`~graphprum.store.base.ServerReads.summary_page`), counted by
+    the server: what comes here is bounded by the partitions."""
+    names = list(summaries)
+    page: SummaryPage = store.summary_page(names, samples)
+    ordered = sorted({p for per in page.samples.values() for picks in per for p in picks})
+    position = {uid: k for k, (_, uid) in enumerate(ordered)}
+    refinements = []
+    for i, a in enumerate(names):
+        for j in range(i + 1, len(names)):
+            pairs: dict[tuple[int, int], int] = {}
+            for combo, n in page.combinations:
+                key = (combo[i], combo[j])
+                pairs[key] = pairs.get(key, 0) + n
+            keys = sorted(pairs)
+            refinements.append({"a": a, "b": names[j], "ai": [k[0] for k in keys],
+                                "bi": [k[1] for k in keys], "n": [pairs[k] for k in keys]})
+    return PageCounts(
+        store.count_units(KIND_ELEMENT), len(store.documents()), page.roots,
+        {n: [[position[uid] for _, uid in picks] for picks in page.samples[n]]
+         for n in names},
+        encode_ids([uid for _, uid in ordered]), refinements)
+
+
+def explorer_data(counted: UnitTable | PageCounts, summaries: Mapping[str, Summary],
+                  first: str, *, store: str = "", built: Sequence[str] = (),
+                  overlay: dict[str, Any] | None = None, samples: int = SAMPLES,
+                  top: int = TOP) -> dict[str, Any]:
+    """Everything the page shows, as plain JSON-ready values (see the module
+    notes), from the collection's table or what a server counted
+    (:class:`PageCounts`)."""
+    first = normalise_axpre(first)
+    if first not in summaries:
+        raise UsageError(f"no {first} summary among {', '.join(summaries)}")
+    counts = table_counts(counted, summaries, samples) if isinstance(counted, UnitTable) \
+        else counted
+    out: dict[str, Any] = {}
+    for name, s in summaries.items():
+        parent, depth = partition_tree(s, counts.roots[name])
         p = s.partitions
         e = s.edges
         out[name] = {
@@ -258,66 +352,40 @@ def explorer_data(table: UnitTable, summaries: Mapping[str, Summary], first: str
             "edges": {"src": e["src"].astype(np.int64).tolist(),
                       "dst": e["dst"].astype(np.int64).tolist(),
                       "count": e["count"].astype(np.int64).tolist()},
+            "samples": counts.samples[name],
         }
-    ordered = sorted(wanted)
-    position = {r: k for k, r in enumerate(ordered)}
-    for name in summaries:
-        out[name]["samples"] = [[position[r] for r in picks] for picks in sample_of[name]]
-    names = list(summaries)
-    refinements = [{"a": a, "b": b, **refinement(summaries[a], summaries[b], rows)}
-                   for i, a in enumerate(names) for b in names[i + 1:]]
     return {"format": "graphprum-explorer", "version": DATA_VERSION,
             "generator": f"graphprum {__version__}", "store": _safe_location(store),
-            "elements": len(rows), "documents": len(table.docs), "first": first,
-            "top": top, "units": encode_units(table, ordered), "summaries": out,
-            "refinements": refinements, "overlay": overlay}
+            "elements": counts.elements, "documents": counts.documents, "first": first,
+            "top": top, "units": counts.units, "summaries": out,
+            "refinements": counts.refinements, "overlay": overlay}
 
 
-def encode_units(table: UnitTable, rows: Sequence[int]) -> dict[str, list[Any]]:
-    """The ids of element ``rows`` in few bytes: document, label path, positions.
+def encode_ids(ids: Sequence[str]) -> dict[str, list[Any]]:
+    """Element ids in few bytes: document, label path, positions.
 
-    The id ``doc#/a[1]/b[3]`` (DESIGN §1.1, as ``UnitTable.ids`` spells it)
-    is stored as ``doc`` (index into ``docs``), ``path`` (index into
-    ``paths``, here ``/a/b``) and ``pos`` (``"1.3"``); :func:`unit_ids` (and
-    the page) put it back together.  Ancestors are walked one level at a
-    time for all rows at once.
+    The id ``doc#/a[1]/b[3]`` (DESIGN §1.1) is stored as ``doc`` (index
+    into ``docs``), ``path`` (index into ``paths``, here ``/a/b``) and
+    ``pos`` (``"1.3"``); :func:`unit_ids` (and the page) put it back together.
 
-    >>> from graphprum.units import UnitTable
-    >>> t = UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0])
-    >>> u = encode_units(t, [2])
-    >>> u["paths"], u["pos"], unit_ids(u)
-    (['/a/b'], ['1.2'], ['d#/a[1]/b[2]'])
+    >>> u = encode_ids(["d#/a[1]/b[2]", "e#/a[1]"])
+    >>> u["docs"], u["paths"], u["doc"], u["path"], u["pos"], unit_ids(u)[0]
+    (['d', 'e'], ['/a/b', '/a'], [0, 1], [0, 1], ['1.2', '1'], 'd#/a[1]/b[2]')
     """
-    at = np.asarray(rows, dtype=np.int64)
-    parent = np.asarray(table.columns["parent"], dtype=np.int64)
-    tag = np.asarray(table.columns["tag"], dtype=np.int64)
-    pos = np.asarray(table.columns["pos"], dtype=np.int64)
-    up_tags, up_pos = [], []  # level k: the k-th ancestor of every row (-1 above its root)
-    cur = at
-    while len(cur) and (cur >= 0).any():
-        ok = cur >= 0
-        safe = np.maximum(cur, 0)
-        up_tags.append(np.where(ok, tag[safe], -1))
-        up_pos.append(np.where(ok, pos[safe], -1))
-        cur = np.where(ok, parent[safe], -1)
-    names = table.docs["name"][np.asarray(table.columns["doc"])[at]].tolist()
-    tags = list(table.tags)
     docs: dict[str, int] = {}
     paths: dict[str, int] = {}
     doc, path, position = [], [], []
-    for name, ts, ps in zip(names, np.array(up_tags).T.tolist() if up_tags else [[]] * len(at),
-                            np.array(up_pos).T.tolist() if up_pos else [[]] * len(at),
-                            strict=True):
-        depth = ts.index(-1) if -1 in ts else len(ts)
+    for uid in ids:
+        name, _, xpath = uid.partition("#")
+        steps = [step.partition("[") for step in xpath[1:].split("/")] if xpath else []
         doc.append(docs.setdefault(name, len(docs)))
-        label = "".join("/" + tags[t] for t in reversed(ts[:depth]))
-        path.append(paths.setdefault(label, len(paths)))
-        position.append(".".join(str(p) for p in reversed(ps[:depth])))
+        path.append(paths.setdefault("".join("/" + t for t, _, _ in steps), len(paths)))
+        position.append(".".join(rest[:-1] for _, _, rest in steps))
     return {"docs": list(docs), "paths": list(paths), "doc": doc, "path": path, "pos": position}
 
 
 def unit_ids(units: Mapping[str, list[Any]]) -> list[str]:
-    """Unit ids back from :func:`encode_units`."""
+    """Unit ids back from :func:`encode_ids`."""
     out = []
     for d, p, pos in zip(units["doc"], units["path"], units["pos"], strict=True):
         tags = units["paths"][p].split("/")[1:]
@@ -380,15 +448,22 @@ def write_explorer(store: Any, axpre: str, path: str | os.PathLike[str], *,
     from graphprum.io.qrels import read_qrels
     from graphprum.io.runs import read_run
 
+    name = normalise_axpre(axpre)
+    server = TABLE not in store.capabilities
+    if server and name not in store.summary_names():
+        raise StoreError(f"{store.location}: no {name} summary stored; build it with "
+                         f"'graphprum summary build {name}'")
     summaries, built = collect_summaries(store, weight, (*EXPLORE_AXPRES, axpre), axpre)
+    counted = server_counts(store, summaries) if server else store.table()
+    members = server_members(store, store.kinds, list(summaries)) if server \
+        else table_members(summaries, store.resolve)
     overlay = None
     if run is not None or qrels is not None:
-        overlay = overlay_data(summaries, store.resolve,
-                               read_run(run) if run is not None else None,
+        overlay = overlay_data(members, read_run(run) if run is not None else None,
                                read_qrels(qrels) if qrels is not None else None,
                                os.fspath(run) if run is not None else "",
                                os.fspath(qrels) if qrels is not None else "")
-    data = explorer_data(store.table(), summaries, axpre, store=str(store.location),
+    data = explorer_data(counted, summaries, axpre, store=str(store.location),
                          built=built, overlay=overlay)
     Path(path).write_text(render_html(data), encoding="utf-8")
     return data

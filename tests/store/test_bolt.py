@@ -454,13 +454,7 @@ def test_passage_measures_read_only_the_assessed_documents(tmp_path, bolt_store)
     from graphprum import evaluate
     from graphprum.store.memory import MemoryStore
 
-    bench = REPO / "bench"
-    col, out = tmp_path / "col", tmp_path / "runs"
-    subprocess.run([sys.executable, str(bench / "gen_collection.py"), str(col),
-                    "--articles", "30", "--seed", "3"], check=True, capture_output=True)
-    subprocess.run([sys.executable, str(bench / "gen_runs.py"), str(col), str(out),
-                    "--topics", "4", "--runs", "2", "--k", "60", "--seed", "5",
-                    "--docs-per-topic", "3"], check=True, capture_output=True)
+    col, out = generated(tmp_path, articles=30, topics=4, k=60)
     memory, bolt = MemoryStore(), bolt_store()
     for s in (memory, bolt):
         load_xml(s, [col])
@@ -543,6 +537,52 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
     assert max(bolt.documents()["count"]) > bolt_reads.SLICE  # documents span rows
     load_xml(bolt, [write_collection(tmp_path / "c", {"x.xml": "<x><y/></x>"})])
     asked.clear()
-    bolt.view([], names[:1])
+    view = bolt.view([], names[:1])
+    assert not [name for name, _ in asked if name == "read/document_columns"]  # not yet
+    assert len(view.table) == view.docs[0]["count"]  # pulled on first use
     assert [rows for name, rows in asked if name == "read/document_columns"] == [(names[0],)]
     fresh.close()
+
+
+def test_jobs_on_a_server_give_the_table_of_one_job(tmp_path, bolt_store, monkeypatch):
+    """``jobs=2`` on a server store evaluates chunks of topics in two forked
+    processes, each on a connection of its own, and gives the table of
+    ``jobs=1``, value for value and in the same order (issue 39 item 3)."""
+    import pandas as pd
+
+    from graphprum import evaluate
+    from graphprum.store.bolt import BoltStore
+
+    col, out = generated(tmp_path, articles=40, topics=7, k=120)
+    bolt = bolt_store()
+    load_xml(bolt, [col])
+    opened = tmp_path / "opened"  # a line per connection a worker opened
+    reopened = BoltStore.reopened
+
+    def recording(self):
+        with open(opened, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return reopened(self)
+
+    monkeypatch.setattr(BoltStore, "reopened", recording)
+    runs = [out / "run-01.txt", out / "run-02.txt"]
+    tables = {jobs: evaluate(runs, out / "qrels.txt", ["PRUM", "SRP@10", "AP"],
+                             nav=["structural"], store=bolt, jobs=jobs) for jobs in (1, 2)}
+    workers = opened.read_text().split()
+    assert len(set(workers)) == len(workers) == 2 and str(os.getpid()) not in workers
+    pd.testing.assert_frame_equal(tables[1], tables[2], check_exact=True)
+    assert len(tables[1]) == 2 * 3 * 8 and (tables[1]["value"] > 0).any()
+
+
+def generated(tmp_path: Path, articles: int, topics: int, k: int) -> tuple[Path, Path]:
+    """An INEX-shaped collection and 2 runs of ``topics`` topics with ``k``
+    results each, with their qrels and passages (bench/'s generators)."""
+    bench = REPO / "bench"
+    col, out = tmp_path / "col", tmp_path / "runs"
+    subprocess.run([sys.executable, str(bench / "gen_collection.py"), str(col),
+                    "--articles", str(articles), "--seed", "3"], check=True,
+                   capture_output=True)
+    subprocess.run([sys.executable, str(bench / "gen_runs.py"), str(col), str(out),
+                    "--topics", str(topics), "--runs", "2", "--k", str(k), "--seed", "5",
+                    "--docs-per-topic", "3"], check=True, capture_output=True)
+    return col, out

@@ -18,17 +18,24 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import UNIT_FIELDS, LinkWalk, UnitView
-from graphprum.store.bolt.connection import BoltConnection, Row
+from graphprum.store.bolt.connection import BoltConnection
+from graphprum.store.bolt.pieces import (
+    Piece,
+    Row,
+    canonical,
+    join_tables,
+    piece_of,
+    place_documents,
+    resolver,
+)
 from graphprum.store.linkgraph import graph_walk
-from graphprum.store.local.graph import unit_ids as table_unit_ids
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_NAMES,
@@ -36,33 +43,27 @@ from graphprum.units import (
     KIND_SEGMENT,
     KIND_VIDEO,
     UNIT_COLUMNS,
-    DocTable,
     ParsedDocument,
     UnitTable,
 )
 
-#: The numbers of a unit, in the order ``read/document_columns.cypher`` returns them.
-NUMBERS = ["pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
+if TYPE_CHECKING:
+    import pandas as pd
+
 _DOC_FIELDS = ["name", "source", "kind", "length", "count", "seq"]
 #: Units pulled by one query at most (a document larger comes alone).
-PULL_UNITS = 50_000
+PULL_UNITS = 10_000
+#: Pulls under way at once (a server answers several reads at a time, and
+#: the client decodes one while the server encodes the next).
+PULL_THREADS = 4
 #: Units per row of the column queries (a row stays under FalkorDB's 64 KB
 #: record: ``read/document_columns.cypher``).
 SLICE = 48
-#: Units of pulled documents kept for later views (about 200 bytes each).
+#: Units of pulled documents kept for later views (about 60 bytes each).
 CACHE_UNITS = 1_000_000
-
-
-def canonical(uid: str) -> str:
-    """The id a unit is stored under: segment numbers without leading zeros.
-
-    >>> canonical("video#03"), canonical("d#/a[1]"), canonical("page.html")
-    ('video#3', 'd#/a[1]', 'page.html')
-    """
-    name, sep, rest = uid.partition("#")
-    if sep and rest.isascii() and rest.isdigit():
-        return f"{name}#{int(rest)}"
-    return uid
+#: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
+#: pull takes with it.
+AHEAD_UNITS = 250_000
 
 
 def document_of(uid: str) -> str:
@@ -74,107 +75,51 @@ def document_of(uid: str) -> str:
     return uid.partition("#")[0]
 
 
-@dataclass
-class Piece:
-    """One stored document's units as pulled, in preorder: ``numbers`` by
-    column (:data:`NUMBERS`), tags and label paths (object arrays of str)."""
+class BoltView(UnitView):
+    """A topic's view of a Bolt store.  Where each of its documents lies
+    is known from their sizes, so the ids of pages, videos and segments
+    resolve without their units (:func:`~graphprum.store.bolt.pieces.resolver`);
+    the units are pulled when something first reads :attr:`table` or
+    resolves an element, and the collection's statistics when a measure
+    reads them.  An evaluation of web pages whose models walk the graph
+    (``links``, ``browse``) reads no table at all."""
 
-    numbers: np.ndarray
-    tags: np.ndarray
-    paths: np.ndarray
+    def __init__(self, reads: BoltReads, docs: list[dict[str, Any]], store: Any) -> None:
+        self.reads = reads
+        self.docs = docs
+        self._table: UnitTable | None = None
+        self._pieces: dict[str, Piece] | None = None
+        super().__init__(None, {}, store,  # type: ignore[arg-type]  # the table comes later
+                         resolver(place_documents(docs), self.pieces))
 
-    def __len__(self) -> int:
-        return len(self.numbers)
+    def pieces(self) -> dict[str, Piece]:
+        """The view's documents, pulled on first use."""
+        if self._pieces is None:
+            self._pieces = dict(zip([d["name"] for d in self.docs],
+                                    self.reads.pieces(self.docs), strict=True))
+        return self._pieces
 
+    @property
+    def table(self) -> UnitTable:
+        """The view's documents as one table, pulled on first use."""
+        if self._table is None:
+            self._table = join_tables([p.table for p in self.pieces().values()])
+        return self._table
 
-def piece_of(rows: Sequence[Row]) -> Piece:
-    """A :class:`Piece` from the rows of one document of
-    ``read/document_columns.cypher`` (name, slice, a list per number, tags,
-    paths): numpy arrays made from the driver's lists, no Python object per
-    unit beyond the driver's values.
+    @table.setter
+    def table(self, value: UnitTable | None) -> None:
+        self._table = value
 
-    >>> p = piece_of([("d", 0, [1, 0], *[[0, 0]] * 2, [0, -1], *[[0, 0]] * 6, ["b", "a"],
-    ...                ["/a/b", "/a"])])
-    >>> p.numbers[:, 0].tolist(), p.tags.tolist(), p.paths.tolist()
-    ([0.0, 1.0], ['a', 'b'], ['/a', '/a/b'])
-    """
-    k = len(NUMBERS)
-    numbers = np.concatenate([np.array(r[2:2 + k], dtype=np.float64).reshape(k, -1).T
-                              for r in rows]) if rows else np.zeros((0, k))
-    tags = np.array([t for r in rows for t in r[2 + k]], dtype=object)
-    paths = np.array([p for r in rows for p in r[3 + k]], dtype=object)
-    if not len(tags) == len(paths) == len(numbers):
-        raise StoreError(f"document {rows[0][0]!r}: units with missing properties; "
-                         f"load it again with --replace")
-    order = np.argsort(numbers[:, 0], kind="stable")
-    return Piece(np.ascontiguousarray(numbers[order]), tags[order], paths[order])
-
-
-def build_table(docs: Sequence[dict[str, Any]], pieces: Sequence[Piece],
-                where: str = "") -> UnitTable:
-    """A :class:`UnitTable` of ``docs`` (in their order) from their pieces."""
-    counts = np.array([int(d["count"]) for d in docs], dtype=np.int64)
-    got = np.array([len(p) for p in pieces], dtype=np.int64)
-    if not np.array_equal(got, counts):
-        bad = int(np.flatnonzero(got != counts)[0])
-        raise StoreError(f"{where}: document {docs[bad]['name']!r} has {got[bad]} units, "
-                         f"expected {counts[bad]}; load it again with --replace")
-    n = int(counts.sum())
-    v = np.concatenate([p.numbers for p in pieces]) if n \
-        else np.zeros((0, len(NUMBERS)), np.float64)
-    doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), counts)
-    first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64) if len(counts) \
-        else np.zeros(0, np.int64)
-    col = {name: v[:, i] for i, name in enumerate(NUMBERS)}
-    tag_codes, tag_vocab = _codes([p.tags for p in pieces])
-    path_codes, path_vocab = _codes([p.paths for p in pieces])
-    ppre = col["ppre"].astype(np.int64)
-    parent = np.where(ppre >= 0, first[doc_of] + ppre, -1) if n else np.zeros(0, np.int64)
-    values = {"doc": doc_of, "kind": col["kind"], "tag": tag_codes, "path": path_codes,
-              "depth": col["depth"], "parent": parent, "post": col["post"],
-              "size": col["size"], "pos": col["pos"], "start": col["start"],
-              "length": col["length"], "words": col["words"]}
-    columns: dict[str, np.ndarray] = {c: np.asarray(values[c]).astype(t)
-                                      for c, t in UNIT_COLUMNS.items()}
-    table_docs = DocTable({
-        "name": [d["name"] for d in docs], "source": [d["source"] for d in docs],
-        "kind": np.array([int(d["kind"]) for d in docs], dtype=np.int8),
-        "length": np.array([float(d["length"]) for d in docs], dtype=np.float64),
-        "first": first, "count": counts})
-    return UnitTable(columns, tag_vocab, path_vocab, table_docs)
-
-
-def _codes(parts: list[np.ndarray]) -> tuple[np.ndarray, list[str]]:
-    """Codes of the values of ``parts`` (object arrays of str) and the
-    distinct values, in order of first occurrence.
-
-    >>> codes, vocab = _codes([np.array(["b", "a"], dtype=object),
-    ...                        np.array(["b"], dtype=object)])
-    >>> codes.tolist(), vocab
-    ([0, 1, 0], ['b', 'a'])
-    """
-    values = np.concatenate(parts) if parts else np.zeros(0, dtype=object)
-    if not len(values):
-        return np.zeros(0, np.int64), []
-    codes, vocab = pd.factorize(values)
-    return np.asarray(codes, dtype=np.int64), [str(v) for v in vocab]
-
-
-def table_rows(table: UnitTable) -> dict[str, int]:
-    """Row of every unit id of ``table``."""
-    return {uid: i for i, uid in enumerate(table_unit_ids(table).tolist())}
-
-
-def row_resolver(rows: dict[str, int]) -> Callable[[Sequence[str]], np.ndarray]:
-    """``fallback`` of a view: ids that are not spelled as stored (segment
-    numbers with leading zeros) looked up by their stored spelling."""
-    def resolve(ids: Sequence[str]) -> np.ndarray:
-        return np.array([rows.get(canonical(u), -1) for u in ids], dtype=np.int64)
-    return resolve
+    def statistics(self) -> pd.DataFrame:
+        if self.collection is None:
+            self.collection = self.reads.document_statistics()
+        return self.collection
 
 
 def _unit_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     """:data:`UNIT_FIELDS` of units from ``read/units.cypher`` rows."""
+    import pandas as pd  # 0.5 s of import: only for a DataFrame
+
     out = []
     for r in records:
         start, length = float(r["start"]), float(r["length"])
@@ -206,10 +151,12 @@ class BoltReads:
         self.location = conn.location
         self._lock = threading.Lock()
         self._whole: UnitTable | None = None
-        self._whole_rows: dict[str, int] | None = None
+        self._whole_rows: Callable[[Sequence[str]], np.ndarray] | None = None
         self._doc_stats: pd.DataFrame | None = None
         self._docs: dict[str, dict[str, Any] | None] = {}
         self._pieces: OrderedDict[str, Piece] = OrderedDict()
+        self._ahead: list[dict[str, Any]] = []
+        self._next: dict[str, int] = {}
         self._cached_units = 0
         self._parts: dict[tuple[str, str], np.ndarray] = {}
         self._summaries: list[str] | None = None
@@ -220,6 +167,7 @@ class BoltReads:
             self._whole = self._whole_rows = self._doc_stats = None
             self._docs.clear()
             self._pieces.clear()
+            self._ahead, self._next = [], {}
             self._cached_units = 0
             self.forget_summaries()
 
@@ -235,6 +183,8 @@ class BoltReads:
 
     def documents(self) -> pd.DataFrame:
         """One row per stored document in load order: ``name, source, kind, length, count``."""
+        import pandas as pd  # 0.5 s of import: only for a DataFrame
+
         docs = self._stored_documents()
         return pd.DataFrame({
             "name": [d["name"] for d in docs], "source": [d["source"] for d in docs],
@@ -261,33 +211,47 @@ class BoltReads:
         return sorted(docs, key=lambda d: int(d["seq"]))
 
     def _pull(self, docs: Sequence[dict[str, Any]]) -> dict[str, Piece]:
-        """The units of ``docs``, a query per :data:`PULL_UNITS` units."""
-        out: dict[str, Piece] = {}
-        batch: list[str] = []
-        units = 0
-        for d in [*docs, None]:
-            if batch and (d is None or units + int(d["count"]) > PULL_UNITS):
-                rows: dict[str, list[Row]] = {}
-                for row in self.conn.read_batched("read/document_columns", "names", batch,
-                                                  slice=SLICE):
-                    rows.setdefault(row[0], []).append(row)
-                out.update({name: piece_of(found) for name, found in rows.items()})
-                batch, units = [], 0
-            if d is not None:
-                batch.append(d["name"])
-                units += int(d["count"])
-        empty = Piece(np.zeros((0, len(NUMBERS))), np.zeros(0, object), np.zeros(0, object))
-        return {d["name"]: out.get(d["name"], empty) for d in docs}
+        """The pieces of ``docs``: a query per :data:`PULL_UNITS` units,
+        :data:`PULL_THREADS` of them at a time."""
+        batches: list[list[dict[str, Any]]] = []
+        units = PULL_UNITS
+        for d in docs:
+            if units + int(d["count"]) > PULL_UNITS:
+                batches.append([])
+                units = 0
+            batches[-1].append(d)
+            units += int(d["count"])
 
-    def _table_of(self, docs: list[dict[str, Any]]) -> UnitTable:
-        """The table of ``docs``, each document pulled once until the next
-        load (while the cache holds it)."""
+        def pull(batch: list[dict[str, Any]]) -> dict[str, Piece]:
+            rows: dict[str, list[Row]] = {d["name"]: [] for d in batch}
+            for row in self.conn.read_batched("read/document_columns", "names",
+                                              [d["name"] for d in batch], slice=SLICE):
+                rows[row[0]].append(row)
+            return {d["name"]: piece_of(rows[d["name"]], d, self.location) for d in batch}
+
+        if len(batches) <= 1:
+            return pull(batches[0]) if batches else {}
+        out: dict[str, Piece] = {}
+        with ThreadPoolExecutor(min(PULL_THREADS, len(batches))) as pool:
+            for got in pool.map(pull, batches):
+                out.update(got)
+        return out
+
+    def pieces(self, docs: Sequence[dict[str, Any]]) -> list[Piece]:
+        """The pieces of ``docs``, each document pulled once until the next
+        load (while the cache holds it).  A pull also takes the next
+        documents :meth:`read_ahead` announced, :data:`AHEAD_UNITS` units of
+        them, in the same few queries."""
         with self._lock:
             have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
-            for name in have:
-                if have[name] is not None:
+            for name, hit in have.items():
+                if hit is not None:
                     self._pieces.move_to_end(name)
-        new = self._pull([d for d in docs if have[d["name"]] is None])
+            missing = [d for d in docs if have[d["name"]] is None]
+            if missing:
+                missing += self._upcoming("", lambda name: name in self._pieces,
+                                          {d["name"] for d in missing})
+        new = self._pull(missing)
         with self._lock:
             for name, piece in new.items():
                 if name not in self._pieces:
@@ -296,26 +260,52 @@ class BoltReads:
             while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
                 _, dropped = self._pieces.popitem(last=False)
                 self._cached_units -= len(dropped)
-        pieces = [new[d["name"]] if d["name"] in new else have[d["name"]] for d in docs]
-        return build_table(docs, [p for p in pieces if p is not None], self.location)
+        return [hit if (hit := have[d["name"]]) is not None else new[d["name"]] for d in docs]
+
+    def _upcoming(self, what: str, held: Callable[[str], bool],
+                  taken: set[str]) -> list[dict[str, Any]]:
+        """The next announced documents (:meth:`read_ahead`) whose ``what``
+        (``""``: units, else a summary's partitions) is not ``held`` nor in
+        ``taken``, :data:`AHEAD_UNITS` units of them (the lock held)."""
+        out: list[dict[str, Any]] = []
+        units = 0
+        at = self._next.get(what, 0)
+        while at < len(self._ahead) and units < AHEAD_UNITS:
+            d = self._ahead[at]
+            at += 1
+            if not held(d["name"]) and d["name"] not in taken:
+                out.append(d)
+                units += int(d["count"])
+        self._next[what] = at
+        return out
+
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units an evaluation's topics will view, in the order
+        they will: the first pull (a topic whose measures read its table)
+        takes the documents that come next with it, in a few large queries
+        instead of one per topic (:meth:`pieces`); a model that reads no
+        table pulls none."""
+        names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
+        docs = {d["name"]: d for d in self._documents_named(names)}
+        with self._lock:
+            self._ahead = [docs[n] for n in names if n in docs]
+            self._next = {}
 
     # ---------------------------------------------------------- the topic
     def view(self, ids: Iterable[str], documents: Iterable[str] = (),
              store: Any = None) -> UnitView:
         """The stored documents holding ``ids`` (and ``documents``), as a
-        table of their own: rows are the view's, every unit id mapped
-        (``store``: the store the view names as its own)."""
-        ids = list(dict.fromkeys(ids))
-        names = list(dict.fromkeys([document_of(u) for u in ids] + list(documents)))
-        docs = self._documents_named(names) if names else []
-        table = self._table_of(docs)
-        rows = table_rows(table)
-        return UnitView(table, rows, store, row_resolver(rows), self.document_statistics())
+        :class:`BoltView` (``store``: the store the view names as its own)."""
+        names = list(dict.fromkeys([document_of(canonical(u)) for u in ids]
+                                   + list(documents)))
+        return BoltView(self, self._documents_named(names) if names else [], store)
 
     def document_statistics(self) -> pd.DataFrame:
         """Per document kind: stored documents and total length (kept until
         the next load)."""
         if self._doc_stats is None:
+            import pandas as pd  # 0.5 s of import: only for a DataFrame
+
             rows = self.conn.read("read/document_stats")
             self._doc_stats = pd.DataFrame({
                 "kind": np.array([int(r[0]) for r in rows], dtype=np.int64),
@@ -414,18 +404,19 @@ class BoltReads:
         cache: dict[str, np.ndarray] = view.__dict__.setdefault("_partitions", {})
         part = cache.get(axpre)
         if part is None:
-            docs = view.table.docs
-            names = [str(n) for n in docs["name"].tolist()]
-            counts = [int(c) for c in docs["count"].tolist()]
-            missing = [n for n in names if (axpre, n) not in self._parts]
-            found = {n: np.full(c, -1, dtype=np.int64)
-                     for n, c in zip(names, counts, strict=True) if n in set(missing)}
-            for i in range(0, len(missing), 200):
-                for name, _, pre, sid in self.conn.read_batched(
-                        "read/document_partitions", "names", missing[i:i + 200], axpre=axpre,
-                        slice=SLICE):
-                    found[name][np.asarray(pre, dtype=np.int64)] = \
-                        np.asarray(sid, dtype=np.int64) - 1
+            docs = view.docs if isinstance(view, BoltView) else list(view.table.docs.records())
+            names = [str(d["name"]) for d in docs]
+            with self._lock:  # with the next announced documents' (read_ahead)
+                missing = [d for d in docs if (axpre, d["name"]) not in self._parts]
+                if missing:
+                    missing += self._upcoming(axpre, lambda name: (axpre, name) in self._parts,
+                                              {d["name"] for d in missing})
+            found = {str(d["name"]): np.full(int(d["count"]), -1, dtype=np.int64)
+                     for d in missing}
+            for name, _, pre, sid in self.conn.read_batched(
+                    "read/document_partitions", "names", list(found), axpre=axpre,
+                    slice=SLICE):
+                found[name][np.asarray(pre, dtype=np.int64)] = np.asarray(sid, dtype=np.int64) - 1
             with self._lock:
                 self._parts.update({(axpre, n): a for n, a in found.items()})
                 got = [self._parts.get((axpre, n), found.get(n)) for n in names]
@@ -491,7 +482,7 @@ class BoltReads:
         for i in range(0, len(docs), chunk):
             part = docs[i:i + chunk]
             names = [d["name"] for d in part]
-            table = self._table_of(part)
+            pieces = self._pull(part)
             texts: dict[tuple[str, int], tuple[str, Any]] = {
                 (name, int(pre)): (text, attrs) for name, pre, text, attrs in
                 self.conn.read_batched("read/document_texts", "names", names)}
@@ -499,37 +490,33 @@ class BoltReads:
             for doc, pre, target, anchor, _ in self.conn.read_batched("read/pending_links",
                                                                       "names", names):
                 links.setdefault(doc, []).append((int(pre), target, anchor or ""))
-            for d, rec in enumerate(part):
-                first, count = int(table.docs["first"][d]), int(rec["count"])
-                sl = slice(first, first + count)
-                cols: dict[str, np.ndarray] = {
-                    c: np.array(table.columns[c][sl], dtype=t) for c, t in UNIT_COLUMNS.items()
-                    if c not in ("doc", "tag", "path")}
-                parent = cols["parent"].astype(np.int64)
-                cols["parent"] = np.where(parent >= 0, parent - first, -1).astype(np.int32)
+            for rec in part:
                 name = rec["name"]
-                own = [texts.get((name, p), ("", None)) for p in range(count)]
+                table = pieces[name].table
+                cols = {c: np.array(table.columns[c]) for c in UNIT_COLUMNS
+                        if c not in ("doc", "tag", "path")}
+                own = [texts.get((name, p), ("", None)) for p in range(len(table))]
                 yield ParsedDocument(
                     name, str(rec["source"]), int(rec["kind"]),
-                    [table.tags[t] for t in table.columns["tag"][sl]],
-                    [table.paths[p] for p in table.columns["path"][sl]], cols,
+                    [table.tags[c] for c in table.columns["tag"].tolist()],
+                    [table.paths[c] for c in table.columns["path"].tolist()], cols,
                     links.get(name, []), [t or "" for t, _ in own],
                     [(p, json.loads(a)) for p, (_, a) in enumerate(own) if a])
 
     def table(self) -> UnitTable:
         """The whole collection as a :class:`UnitTable`, rows in load order.
 
-        An explicit whole-collection read, for what needs every unit at once
-        (``summary show -f html``); nothing on the evaluation path calls it.
-        Kept until the next load."""
+        An explicit whole-collection read, for what needs every unit at once;
+        nothing on the evaluation path calls it.  Kept until the next load."""
         if self._whole is None:
             docs = self._stored_documents()
             pieces = self._pull(docs)
-            self._whole = build_table(docs, [pieces[d["name"]] for d in docs], self.location)
+            self._whole = join_tables([pieces[d["name"]].table for d in docs])
+            self._whole_rows = resolver(place_documents(docs), lambda: pieces)
         return self._whole
 
     def resolve(self, ids: Sequence[str]) -> np.ndarray:
         """Rows of ``ids`` in :meth:`table` (-1 for ids the store does not hold)."""
-        if self._whole_rows is None:
-            self._whole_rows = table_rows(self.table())
-        return row_resolver(self._whole_rows)(list(ids))
+        self.table()
+        assert self._whole_rows is not None
+        return self._whole_rows(list(ids))

@@ -50,19 +50,31 @@ reads), :class:`~graphprum.store.bolt.load.BoltLoads` (loads, with
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from graphprum.store.base import CYPHER, SUMMARY_NODES, LinkWalk, Store, UnitView
+from graphprum.store.base import (
+    CYPHER,
+    SERVER,
+    SUMMARY_NODES,
+    LinkWalk,
+    ServerReads,
+    Store,
+    SummaryPage,
+    UnitView,
+)
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.load import BoltLoads
+from graphprum.store.bolt.pieces import canonical
 from graphprum.store.bolt.reads import BoltReads
 from graphprum.store.bolt.summaries import BoltSummaries
 from graphprum.store.bolt.user_query import run_user_query
 from graphprum.store.uri import BoltURI
 from graphprum.units import DocumentBatch, LoadReport, ParsedDocument, UnitTable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class BoltStore:
@@ -90,10 +102,11 @@ class BoltStore:
     so no driver message can echo it.
     """
 
-    capabilities = frozenset({CYPHER, SUMMARY_NODES})
+    capabilities = frozenset({CYPHER, SUMMARY_NODES, SERVER})
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
                  batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
+        self._opened = (uri, database, batch_size, connect_timeout)
         self.conn = BoltConnection(uri, database=database, batch_size=batch_size,
                                    connect_timeout=connect_timeout)
         self.location = self.conn.location
@@ -179,6 +192,11 @@ class BoltStore:
         """The stored documents holding ``ids`` (and ``documents``)."""
         return self.reads.view(ids, documents, store=self)
 
+    def read_ahead(self, ids: Iterable[str]) -> None:
+        """Announce the units the coming topics will view (their documents
+        then come in a few large queries)."""
+        self.reads.read_ahead(ids)
+
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
                   hops: int | None, structure: bool = False) -> LinkWalk:
         """The neighbourhood of walks of at most ``hops`` moves into ``targets``
@@ -202,6 +220,21 @@ class BoltStore:
                      meta: dict[str, Any]) -> None:
         """Store a summary (partitions are graph nodes; π goes on them)."""
         self.summaries.save_summary(name, arrays, meta)
+
+    def reopened(self) -> BoltStore:
+        """The same store on a connection of its own (a forked process's:
+        the parent's connection stays the parent's)."""
+        uri, database, batch_size, connect_timeout = self._opened
+        return BoltStore(uri, database=database, batch_size=batch_size,
+                         connect_timeout=connect_timeout)
+
+    def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
+        """The explorer page's counts of the stored summaries ``names``, by the server."""
+        return self.summaries.summary_page(names, samples)
+
+    def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per stored summary of ``names``, the 0-based partition of each of ``ids``."""
+        return self.summaries.summary_members(names, [canonical(u) for u in ids])
 
     def derive_partitions(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Derive the ``axpre`` partitions in the graph; their statistics."""
@@ -261,4 +294,9 @@ class BoltStore:
 
 def _implements_the_contract(store: BoltStore) -> Store:
     """mypy checks here that :class:`BoltStore` answers the whole :class:`Store` protocol."""
+    return store
+
+
+def _serves(store: BoltStore) -> ServerReads:
+    """... and what its ``server`` capability promises."""
     return store

@@ -18,11 +18,14 @@ the graph: the evaluator asks for the partitions of a topic's units
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from graphprum.errors import StoreError, UsageError
+from graphprum.store.base import SummaryPage
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pack import float_text
 from graphprum.store.bolt.reads import BoltReads
@@ -30,6 +33,9 @@ from graphprum.store.bolt.reads import BoltReads
 #: The AxPRE expressions the graph queries derive (those of
 #: :mod:`graphprum.summaries.axpre`, which the store layer does not import).
 AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")
+#: A unit's place in load order from its document's ``seq`` and its ``pre``
+#: (as ``summary/number.cypher`` orders them).
+PLACE = 2 ** 32
 
 
 class BoltSummaries:
@@ -131,3 +137,44 @@ class BoltSummaries:
         meta = {"format": "graphprum-summary", "version": 1, "axpre": name,
                 "weight": weight, "tags": found["tags"], "keys": found["keys"]}
         return arrays, meta
+
+    def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
+        """The explorer page's counts of the stored summaries ``names``, by
+        the server (``summary/page_*.cypher``; the samples and the
+        combinations, a scan of the collection each, at once on two
+        sessions): what comes back is bounded by the partitions, never by
+        the collection."""
+        names = list(names)
+        with ThreadPoolExecutor(1) as pool:
+            combos = pool.submit(self.conn.read, "summary/page_combinations", names=names)
+            picked = self.conn.read("summary/page_samples", names=names, k=samples)
+            roots: dict[str, list[int]] = {n: [] for n in names}
+            for axpre, sid in self.conn.read("summary/page_roots", names=names):
+                roots[axpre].append(int(sid[1:]) - 1)
+            rows = combos.result()
+        found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
+        for axpre, sid, units in picked:  # every partition holds an element
+            found[axpre][int(sid[1:]) - 1] = [(int(seq) * PLACE + int(pre), str(uid))
+                                              for seq, pre, uid in units]
+        picks = {n: [found[n][i] for i in range(len(found[n]))] for n in names}
+        at = {n: i for i, n in enumerate(names)}
+        combinations = []
+        for parts, n in rows:
+            combo = [-1] * len(names)
+            for part in parts:
+                axpre, _, sid = str(part).rpartition(" ")
+                combo[at[axpre]] = int(sid[1:]) - 1
+            combinations.append((tuple(combo), int(n)))
+        return SummaryPage({n: sorted(r) for n, r in roots.items()}, picks, combinations)
+
+    def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per stored summary of ``names``, the 0-based partition of each of
+        ``ids`` (stored ids; -1 for a unit in none)."""
+        out = {n: np.full(len(ids), -1, dtype=np.int64) for n in names}
+        where: dict[str, list[int]] = {}
+        for i, uid in enumerate(ids):
+            where.setdefault(uid, []).append(i)
+        for uid, axpre, sid in self.conn.read_batched("summary/members", "ids", list(where),
+                                                      names=list(names)):
+            out[axpre][where[uid]] = int(sid[1:]) - 1
+        return out

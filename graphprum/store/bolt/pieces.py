@@ -1,0 +1,240 @@
+"""Documents pulled from a Bolt server, kept as tables of their own and
+joined into a topic's view.
+
+A document arrives as the rows of ``read/document_columns.cypher`` (a list
+per property, a row per slice of units) and becomes a :class:`Piece`: a
+one-document :class:`~graphprum.units.UnitTable` with local rows, built
+once per document and kept by the store until the next load.  A topic's
+view joins the pieces of its documents (:func:`join_tables`: columns
+concatenated, rows, parents and vocabularies renumbered) and resolves the
+ids it is asked about by walking each XPath down its document's tree
+(:meth:`Piece.row`), so that no id of a unit nobody asks about is made
+(:func:`resolver`).
+
+Examples
+--------
+>>> p = piece_of([("d", 0, [1, 0], *[[0, 0]] * 2, [0, -1], *[[1, 1]] * 6, ["b", "a"],
+...                ["/a/b", "/a"])], {"name": "d", "count": 2})
+>>> p.table.tags, p.table.columns["parent"].tolist()
+(['a', 'b'], [-1, 0])
+>>> p.row("/a[1]/b[1]"), p.row("/a[1]/c[1]"), p.row("/a[1]/b[2]")
+(1, -1, -1)
+>>> resolve = resolver({"d": (0, 2, 0)}, lambda: {"d": p})
+>>> resolve(["d#/a[1]/b[1]", "e#/a[1]", "d"]).tolist()
+[1, -1, -1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from graphprum.errors import StoreError
+from graphprum.store.linkgraph import csr_offsets
+from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_PAGE,
+    KIND_VIDEO,
+    UNIT_COLUMNS,
+    DocTable,
+    UnitTable,
+    encode_vocabulary,
+)
+
+#: The numbers of a unit, in the order ``read/document_columns.cypher`` returns them.
+NUMBERS = ["pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
+#: One row of a query, its values in the order of its RETURN.
+Row = tuple[Any, ...]
+
+
+def canonical(uid: str) -> str:
+    """The id a unit is stored under: segment numbers without leading zeros.
+
+    >>> canonical("video#03"), canonical("d#/a[1]"), canonical("page.html")
+    ('video#3', 'd#/a[1]', 'page.html')
+    """
+    name, sep, rest = uid.partition("#")
+    if sep and rest.isascii() and rest.isdigit():
+        return f"{name}#{int(rest)}"
+    return uid
+
+
+class Piece:
+    """One stored document as pulled: a :class:`~graphprum.units.UnitTable`
+    of its own (rows in preorder, ``parent`` local) and, made on first use,
+    what :meth:`row` needs to find an element by its XPath."""
+
+    __slots__ = ("_tree", "table")
+
+    def __init__(self, table: UnitTable) -> None:
+        self.table = table
+        self._tree: tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def _xpath(self, row: int) -> str:
+        """The XPath part of the stored id of element ``row``: its steps up to
+        the first unit that is not an element (as
+        :func:`graphprum.store.bolt.pack.unit_ids` makes them)."""
+        cols, tags = self.table.columns, self.table.tags
+        steps = []
+        while row >= 0 and int(cols["kind"][row]) == KIND_ELEMENT:
+            steps.append(f"/{tags[cols['tag'][row]]}[{cols['pos'][row]}]")
+            row = int(cols["parent"][row])
+        return "".join(reversed(steps))
+
+    def row(self, xpath: str) -> int:
+        """The row of the element whose id ends in ``xpath`` (``/a[1]/b[2]``),
+        -1 when the document holds none: a walk down the tree one step at a
+        time among the children, the row found checked against its own
+        XPath (a tag holding ``/`` or ``[`` is found by that check alone)."""
+        table = self.table
+        cols = table.columns
+        if self._tree is None:
+            parent = np.asarray(cols["parent"], dtype=np.int64)
+            kind = np.asarray(cols["kind"])
+            below = np.flatnonzero(parent >= 0)
+            child = below[np.argsort(parent[below], kind="stable")]
+            # elements whose ids start their own XPath: a root, or under a page or video
+            tops = np.flatnonzero((kind == KIND_ELEMENT)
+                                  & ((parent < 0) | (kind[np.maximum(parent, 0)]
+                                                     != KIND_ELEMENT)))
+            self._tree = (csr_offsets(parent[child], len(table)), child, tops,
+                          {t: i for i, t in enumerate(table.tags)})
+        ptr, child, tops, codes = self._tree
+        if any("/" in t or "[" in t for t in codes):
+            return next((r for r in range(len(table)) if self._xpath(r) == xpath
+                         and int(cols["kind"][r]) == KIND_ELEMENT), -1)
+        tag, pos = cols["tag"], cols["pos"]
+        at = -1
+        for step in xpath[1:].split("/"):
+            name, _, rest = step.partition("[")
+            code = codes.get(name, -1)
+            n = int(rest[:-1]) if rest.endswith("]") and rest[:-1].isdigit() else -1
+            pool = tops if at < 0 else child[ptr[at]:ptr[at + 1]]
+            at = next((int(r) for r in pool if tag[r] == code and pos[r] == n
+                       and int(cols["kind"][r]) == KIND_ELEMENT), -1)
+            if at < 0:
+                return -1
+        return at if self._xpath(at) == xpath else -1
+
+
+def piece_of(rows: Sequence[Row], doc: Mapping[str, Any], where: str = "") -> Piece:
+    """The :class:`Piece` of document ``doc`` (its fields of
+    ``read/documents_named.cypher``) from its rows of
+    ``read/document_columns.cypher`` (name, slice, a list per number, tags,
+    paths): numpy arrays made from the driver's lists, sorted by ``pre``;
+    a StoreError (naming the store ``where``) when the units are not what
+    the document says."""
+    k = len(NUMBERS)
+    numbers = np.concatenate([np.array(r[2:2 + k], dtype=np.float64).reshape(k, -1)
+                              for r in rows], axis=1) if rows else np.zeros((k, 0))
+    tags = [t for r in rows for t in r[2 + k]]
+    paths = [p for r in rows for p in r[3 + k]]
+    n = numbers.shape[1]
+    if not len(tags) == len(paths) == n == int(doc["count"]):
+        raise StoreError(f"{where}: document {doc['name']!r}: {n} units ({len(tags)} tags, "
+                         f"{len(paths)} paths) where it has {int(doc['count'])}; load it "
+                         f"again with --replace")
+    order = np.argsort(numbers[0], kind="stable")
+    col = dict(zip(NUMBERS, numbers[:, order], strict=True))
+    ranked = order.tolist()
+    tag_codes, tag_vocab = encode_vocabulary([tags[i] for i in ranked])
+    path_codes, path_vocab = encode_vocabulary([paths[i] for i in ranked])
+    values = {**col, "doc": np.zeros(n), "tag": tag_codes, "path": path_codes,
+              "parent": col["ppre"]}
+    columns: dict[str, np.ndarray] = {c: np.asarray(values[c]).astype(t)
+                                      for c, t in UNIT_COLUMNS.items()}
+    docs = DocTable({"name": [doc["name"]], "source": [doc.get("source", "")],
+                     "kind": [int(doc.get("kind", 0))], "length": [float(doc.get("length", 0))],
+                     "first": [0], "count": [n]})
+    return Piece(UnitTable(columns, tag_vocab, path_vocab, docs))
+
+
+def join_tables(tables: Sequence[UnitTable]) -> UnitTable:
+    """One :class:`~graphprum.units.UnitTable` of the documents of ``tables``
+    (one document each, ``parent`` local), in their order: rows, parents and
+    vocabularies renumbered.
+
+    >>> a = UnitTable.from_tree("a", ["x", "y"], [-1, 0])
+    >>> t = join_tables([a, UnitTable.from_tree("b", ["y"], [-1])])
+    >>> t.ids(), t.tags, t.columns["parent"].tolist(), t.docs["first"].tolist()
+    (['a#/x[1]', 'a#/x[1]/y[1]', 'b#/y[1]'], ['x', 'y'], [-1, 0, -1], [0, 2])
+    """
+    counts = np.array([len(t) for t in tables], dtype=np.int64)
+    first = np.cumsum(counts) - counts
+    tags: dict[str, int] = {}
+    paths: dict[str, int] = {}
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in UNIT_COLUMNS}
+    for i, t in enumerate(tables):
+        cols = t.columns
+        tag_map = np.array([tags.setdefault(x, len(tags)) for x in t.tags], dtype=np.int32)
+        path_map = np.array([paths.setdefault(x, len(paths)) for x in t.paths], dtype=np.int32)
+        parent = cols["parent"]
+        new = {"doc": np.full(len(t), i, dtype=np.int32),
+               "tag": tag_map[cols["tag"]] if len(t) else cols["tag"],
+               "path": path_map[cols["path"]] if len(t) else cols["path"],
+               "parent": np.where(parent >= 0, parent + first[i], -1)}
+        for c in UNIT_COLUMNS:
+            parts[c].append(new.get(c, cols[c]))
+    columns: dict[str, np.ndarray] = {
+        c: np.concatenate(parts[c]).astype(dtype, copy=False) if tables else np.zeros(0, dtype)
+        for c, dtype in UNIT_COLUMNS.items()}
+    docs = DocTable({**{c: [t.docs[c][0] for t in tables]
+                        for c in ("name", "source", "kind", "length")},
+                     "first": first, "count": counts})
+    return UnitTable(columns, list(tags), list(paths), docs)
+
+
+#: Where a document's rows are in a view: its first row, units and document kind.
+Place = tuple[int, int, int]
+
+
+def place_documents(docs: Sequence[Mapping[str, Any]]) -> dict[str, Place]:
+    """The :data:`Place` of each of ``docs`` (fields ``name``, ``count``,
+    ``kind``) in a view holding them in their order.
+
+    >>> place_documents([{"name": "a", "count": 3, "kind": 0},
+    ...                  {"name": "b", "count": 2, "kind": 1}])
+    {'a': (0, 3, 0), 'b': (3, 2, 1)}
+    """
+    out: dict[str, Place] = {}
+    first = 0
+    for d in docs:
+        out[str(d["name"])] = (first, int(d["count"]), int(d["kind"]))
+        first += int(d["count"])
+    return out
+
+
+def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piece]]
+             ) -> Callable[[Sequence[str]], np.ndarray]:
+    """Rows of unit ids in a view of the documents ``places``, -1 for an id
+    the view does not hold: a page or video by its name, a segment by its
+    number, an element by its XPath in its document's piece
+    (:meth:`Piece.row`; ``pieces()`` is called, and so the view's documents
+    pulled, only for an element id)."""
+    def resolve(ids: Sequence[str]) -> np.ndarray:
+        out = np.full(len(ids), -1, dtype=np.int64)
+        have: Mapping[str, Piece] | None = None
+        for i, uid in enumerate(ids):
+            name, sep, rest = canonical(uid).partition("#")
+            place = places.get(name)
+            if place is None:
+                continue
+            first, count, kind = place
+            if not sep:
+                if kind in (KIND_PAGE, KIND_VIDEO):
+                    out[i] = first
+            elif kind == KIND_VIDEO:
+                if rest.isdigit() and 1 <= int(rest) < count:
+                    out[i] = first + int(rest)
+            else:
+                have = pieces() if have is None else have
+                row = have[name].row(rest) if name in have else -1
+                if row >= 0:
+                    out[i] = first + row
+        return out
+    return resolve
