@@ -111,3 +111,46 @@ def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path) -> None:
         model = parse_model(spec)
         assert model.matrix(units, units, Ctx(bolt)).toarray() == \
             pytest.approx(model.matrix(units, units, Ctx(local)).toarray(), abs=1e-12)
+
+
+def test_a_bolt_walk_pulls_its_neighbourhood_not_its_documents(bolt_store, tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """Issue 35: the rows a Bolt store sends for a topic's walk grow with the
+    walk's K-hop neighbourhood, not with the documents it touches.  A short
+    page links a real PLOS article (hundreds of elements): the links walk
+    into the article's root needs the link, the units holding it and the
+    degrees of those units: a few rows, whatever the article's size."""
+    from tests.support import PLOS
+
+    (tmp_path / "c").mkdir()
+    article = PLOS / "articles" / "pone-0016329.xml"
+    (tmp_path / "c" / "big.xml").write_bytes(article.read_bytes())
+    (tmp_path / "c" / "a.xml").write_text(
+        '<doc><sec><p>see <link ref="big.xml">the article</link></p><p>more</p></sec></doc>',
+        encoding="utf-8")
+    local, bolt = LocalStore(tmp_path / "s"), bolt_store()
+    for s in (local, bolt):
+        load_xml(s, [tmp_path / "c"], links="link@ref")
+    big = int(local.documents().set_index("name").loc["big", "count"])
+    rows: list[int] = []
+    conn = bolt.reads.conn
+    real = conn.read_batched
+
+    def counted(*args, **kwargs):
+        out = real(*args, **kwargs)
+        rows.append(len(out))
+        return out
+
+    monkeypatch.setattr(conn, "read_batched", counted)
+    sources, targets = ["a#/doc[1]/sec[1]/p[1]", "a#/doc[1]"], ["big#/article[1]"]
+    walk = bolt.link_walk(sources, targets, hops=2)
+    assert big > 500 and 0 < sum(rows) <= 12, (big, rows)
+    model = parse_model("links:hops=2")
+
+    class Ctx:
+        def __init__(self, store) -> None:
+            self.store = store
+
+    assert model.matrix(sources, targets, Ctx(bolt)).toarray() == \
+        pytest.approx(model.matrix(sources, targets, Ctx(local)).toarray(), abs=1e-12)
+    assert walk.transitions.shape[0] <= 5  # the link, the units holding it, the root
