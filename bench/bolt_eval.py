@@ -2,7 +2,7 @@
 store (issue 39's targets), as whole processes, JSON lines.
 
     python bench/bolt_eval.py [--corpus DIR] [--small DIR] [--topics 50] [--repeat 1]
-                              [--rows eval,nav,jobs,explorer,pull]
+                              [--rows eval,nav,walk,jobs,explorer,pull]
 
 The 122-article PLOS starter corpus (``--corpus``; by default
 ``bench/out/plos-starter``, downloaded once as ``bench/query.py`` does) is
@@ -21,6 +21,8 @@ measured in the same run:
     ``eval -m PRUM --nav structural`` (``nav=structural``) and ``--nav
     summary:p*`` (``nav=summary:p*``); ``identical``: every value equal
     within 1e-12 on both stores; on FalkorDB the server's CPU seconds too.
+    With ``walk``: ``--nav structural --nav links:hops=2`` and ``--nav
+    browse:hops=2`` (the walk's neighbourhood derived by the server, issue 35).
 ``bolt_jobs``
     ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM):
     ``speedup`` and ``identical`` (the tables equal, byte for byte).
@@ -58,7 +60,7 @@ from graphprum.summaries.stored import build_stored
 HERE = Path(__file__).resolve().parent
 SMALL = HERE.parent / "examples" / "plos" / "articles"
 GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
-ROWS = ("eval", "nav", "jobs", "explorer", "pull")
+ROWS = ("eval", "nav", "walk", "jobs", "explorer", "pull")
 
 #: Runs a command; prints its peak RSS (KiB) and CPU seconds (started from
 #: this small process, the figures are the command's own).
@@ -208,10 +210,13 @@ def main() -> None:
                              str(qrels), "-m", "PRUM", "--nav", nav, "-q", "-f", "tsv", *more],
                             args.repeat, data if store == uri else None)
 
-        navs = [n for r, n in (("eval", "structural"), ("nav", "summary:p*")) if r in rows]
-        for nav in navs:
-            emb, fal = evaluate(stores["embedded"], nav), evaluate(uri, nav)
-            ratio_row("bolt_eval", emb, fal, nav=nav, topics=args.topics, elements=elements,
+        navs = [n for r, n in (("eval", ("structural",)), ("nav", ("summary:p*",)),
+                               ("walk", ("structural", "--nav", "links:hops=2")),
+                               ("walk", ("browse:hops=2",))) if r in rows]
+        for nav, *more in navs:
+            emb, fal = evaluate(stores["embedded"], nav, *more), evaluate(uri, nav, *more)
+            ratio_row("bolt_eval", emb, fal, nav=" --nav ".join([nav, *more[1:]]),
+                      topics=args.topics, elements=elements,
                       identical=same_values(str(emb["out"]), str(fal["out"])))
         if "jobs" in rows:
             one, two = evaluate(uri, "structural", "--jobs", "1"), \
