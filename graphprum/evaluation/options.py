@@ -81,7 +81,8 @@ class EvalOptions:
     nav: tuple[str, ...] = _option(
         ("classical",),
         "Navigation model (repeat; noisy-or): classical (default), structural, links, "
-        "walk:FILE, log:FILE, direct:FILE, bep, summary:AXPRE, t2i.", "--nav")
+        "browse (child, parent and link moves), walk:FILE, log:FILE, direct:FILE, bep, "
+        "summary:AXPRE, t2i.", "--nav")
     collection_size: float | None = _option(
         None, "N for the unranked part; default: units in the store (infinite without).",
         "--collection-size")
