@@ -32,6 +32,18 @@ it, 114 topics with qrels (REL 2 highlighted elements, 1 their parents:
     python bench/inex_scale.py                 # the tenth of INEX 2006
     python bench/inex_scale.py --quick         # 2,000 articles, 20 topics, 5 runs
     python bench/inex_scale.py --growth-only --growth-sizes 130,1300,13000
+    nice python bench/inex_scale.py --inex-full   # the whole INEX 2006 shape: a long run
+
+``--inex-full`` (issue 38; not part of ``run_all.py``): the whole INEX 2006
+shape, 660,000 articles (about 50 million elements, 6 GB of XML, generated
+once, about 10 minutes), loaded by ``load_xml`` and its LadybugDB graph
+built in the same process as ``graphprum load`` would (``inex_full_load``:
+seconds of each, peak resident memory of the process and of its largest
+parsing worker; targets 10 minutes and 8 GB, graph included), then one run
+of 114 topics x 1,500 results (``bench/gen_runs.py``) evaluated with
+structural PRUM, best of ``--repeat`` calls on a freshly opened store
+(``inex_full_eval``; target 3 s).  It needs about 25 GB of disk under
+``bench/out/``; delete ``bench/out/inex-660000-*`` afterwards.
 
 Generated data is cached under ``bench/out/`` (deterministic from the options).
 """
@@ -348,9 +360,47 @@ def step_growth_eval(store: str, data: str, repeat: str) -> None:
          | {"seconds": round(sum(best.values()), 4)})
 
 
+def step_load_graph(col: str, store: str) -> None:
+    """``load_xml`` and then the store's LadybugDB graph, as ``graphprum load``
+    builds both (above :data:`~graphprum.cli.load.GRAPH_AT_LOAD` units it
+    leaves the graph to the first query: built here at once)."""
+    from graphprum.store.local import LocalStore
+
+    s = LocalStore(store)
+    t = time.perf_counter()
+    r = load_xml(s, [col])
+    loaded = time.perf_counter() - t
+    load_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t = time.perf_counter()
+    s.build_graph()
+    graph = time.perf_counter() - t
+    me, workers = peak_rss()
+    emit({"elements": r.elements, "documents": r.documents, "load_s": round(loaded, 1),
+          "graph_s": round(graph, 1), "seconds": round(loaded + graph, 1),
+          "load_peak_rss_gb": round(load_peak / 2**30, 2), "peak_rss_gb": round(me / 2**30, 2),
+          "worker_peak_rss_gb": round(workers / 2**30, 2),
+          "peak_rss_bytes_per_element": round(me / r.elements, 1)})
+
+
+def step_structural_eval(store: str, data: str, repeat: str) -> None:
+    """Best-of-``repeat`` time of structural PRUM on ``run-01.txt``, each call
+    on a freshly opened store (the page cache warm, the id caches not)."""
+    from graphprum import evaluate as run_evaluation
+    from graphprum.store.local import LocalStore
+
+    d = Path(data)
+    times = []
+    for _ in range(int(repeat)):
+        t = time.perf_counter()
+        run_evaluation([str(d / "run-01.txt")], str(d / "qrels.txt"), ["PRUM"],
+                       nav=["structural"], store=LocalStore(store, create=False), ideal_min=2)
+        times.append(time.perf_counter() - t)
+    emit({"seconds": round(min(times), 3), "seconds_all": [round(x, 3) for x in times]})
+
+
 STEPS = {"load": step_load, "open": step_open, "summary": step_summary, "eval": step_eval,
-         "graph": step_graph,
-         "growth_eval": step_growth_eval}
+         "graph": step_graph, "growth_eval": step_growth_eval, "load_graph": step_load_graph,
+         "structural_eval": step_structural_eval}
 
 
 # --------------------------------------------------------------------------
@@ -395,6 +445,26 @@ def growth(args: argparse.Namespace, big_store: Path | None) -> None:
               "ideal": 50, "elements": n, **r})
 
 
+def inex_full(args: argparse.Namespace) -> None:
+    """The whole INEX 2006 shape (``--inex-full``, module notes)."""
+    articles = 660_000
+    t = time.perf_counter()
+    col, made = collection(articles, args.seed)
+    if made:
+        emit({"bench": "inex_generate_collection", "articles": articles, **made,
+              "seconds": round(time.perf_counter() - t, 1)})
+    store = OUT / f"inex-{articles}-{args.seed}-store"
+    shutil.rmtree(store, ignore_errors=True)
+    r = child("load_graph", str(col), str(store))[0]
+    emit({"bench": "inex_full_load", "articles": articles, **r, "target_s": 600,
+          "target_peak_gb": 8})
+    data, _ = runs_for(col, args.topics, 1, args.k, args.seed)
+    r2 = child("structural_eval", str(store), str(data), str(args.repeat))[0]
+    emit({"bench": "inex_full_eval", "measure": "PRUM", "nav": "structural",
+          "topics": args.topics, "results_per_topic": args.k, "elements": r["elements"], **r2,
+          "target_s": 3})
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
@@ -426,6 +496,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="articles of the collection for the run length and ideal units "
                          "curves (default: --articles)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--inex-full", action="store_true",
+                    help="only the whole INEX 2006 shape (50M elements): a long run, "
+                         "about 25 GB of disk (module notes)")
     args = ap.parse_args(argv)
     if args.quick:
         args.articles, args.topics, args.runs = 2000, 20, 5
@@ -433,6 +506,10 @@ def main(argv: list[str] | None = None) -> None:
         args.growth_sizes, args.repeat = [130, 1300], 1
     OUT.mkdir(exist_ok=True)
     emit({"bench": "machine", "machine": machine()})
+    if args.inex_full:
+        inex_full(args)
+        emit({"bench": "machine_after", "machine": machine()})
+        return
     big_store = None
     if not args.growth_only:
         col, made = collection(args.articles, args.seed)

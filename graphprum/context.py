@@ -23,16 +23,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.assessments import TopicAssessment
 from graphprum.errors import UsageError
 from graphprum.navigation.base import NavigationModel, combine
 from graphprum.store.base import Store, UnitView
 from graphprum.units import UnitTable
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 T = TypeVar("T")
 

@@ -59,7 +59,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -159,10 +158,12 @@ def _plain_file(path: PathArg) -> str | None:
     """``path`` when pyarrow may read it itself (a regular file of text with
     no comment line and no carriage return: one pass over its blocks), so
     that its bytes are never held whole; None for anything else (standard
-    input, gzip, a file that cannot be read: :func:`read_bytes` reads those)."""
+    input, gzip, a file that cannot be read, a name that is not UTF-8, which
+    pyarrow cannot open: :func:`read_bytes` reads those)."""
     if is_stream(path):
         return None
     try:
+        os.fspath(path).encode("utf-8")  # (a name that is not UTF-8 holds surrogates)
         with open(path, "rb") as f:
             block = f.read(1 << 20)
             if block.startswith(b"\x1f\x8b") or block.lstrip(b"\xef\xbb\xbf").startswith(b"#"):
@@ -172,7 +173,7 @@ def _plain_file(path: PathArg) -> str | None:
                     return None
                 more = f.read(1 << 20)
                 block = block[-1:] + more if more else b""
-    except OSError:
+    except (OSError, UnicodeEncodeError):
         return None
     return os.fspath(path)
 
@@ -240,10 +241,12 @@ def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool
         columns = _read_text(pa.py_buffer(data), data.lstrip(b"\r\n").split(b"\n", 1)[0],
                              ranges)
     else:
-        with open(source, "rb") as f:  # (not pyarrow's: a name need not be UTF-8)
+        with open(source, "rb") as f:
             first = f.readline()
-            f.seek(0)
-            columns = _read_text(f, first, ranges)
+        # pyarrow's own file: its reading threads need no GIL (a thread of it
+        # reading a Python file when the interpreter exits aborts the process)
+        with pa.OSFile(source) as native:
+            columns = _read_text(native, first, ranges)
     if columns is None:
         return None
     tag, topics, codes, ids, scores, ranks, bounds, layout = columns
@@ -264,7 +267,7 @@ def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool
     return tag, table, layout
 
 
-def _read_text(source: pa.Buffer | BinaryIO, first: bytes, ranges: bool = False
+def _read_text(source: pa.Buffer | pa.NativeFile, first: bytes, ranges: bool = False
                ) -> Columns | None:
     """:func:`_read_batches` of pyarrow's CSV reader over ``source``, fields
     split at tabs when the ``first`` line holds one, else at spaces; with

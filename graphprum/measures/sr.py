@@ -53,13 +53,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
 from graphprum.measures.declare import Curve, Family, Measure
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from graphprum.navigation.summary import SummaryModel
 
 #: Terms of eq. 1 for the first trees (or units) of a run, by ``fast``.
@@ -74,6 +75,8 @@ NavFunc = Callable[[Sequence[Any], Sequence[Any]], Any]
 
 def _membership(trees: Sequence[Sequence[Any]]) -> tuple[list[Any], sp.csr_array]:
     """Distinct units (first-seen order) and the (trees x units) 0/1 matrix."""
+    import scipy.sparse as sp  # SR only: a classical eval imports no scipy
+
     index: dict[Any, int] = {}
     rows: list[int] = []
     cols: list[int] = []
@@ -89,6 +92,8 @@ def _membership(trees: Sequence[Sequence[Any]]) -> tuple[list[Any], sp.csr_array
 
 def _survival(pair_sums: sp.coo_array, sizes: np.ndarray) -> np.ndarray:
     """Π_{j<i} (1 − p(t_i; t_j)) per tree i, from S[i, j] = Σ_{e∈t_i, f∈t_j} p(e; f)."""
+    import scipy.sparse as sp  # SR only: a classical eval imports no scipy
+
     s = sp.coo_array(pair_sums)
     s.sum_duplicates()
     lower = s.col < s.row
@@ -116,6 +121,8 @@ def contributions(trees: Sequence[Sequence[Any]], nav: NavFunc,
     rel : sequence of float
         rel_tree of each tree (eq. 9).
     """
+    import scipy.sparse as sp  # SR only: a classical eval imports no scipy
+
     if len(trees) == 0:
         return np.zeros(0)
     units, b = _membership(trees)
@@ -135,6 +142,8 @@ def contributions_by_document(trees: Sequence[Sequence[Any]], q: dict[Any, float
     (negative: unknown, sharing no document).  Agrees with
     :func:`contributions` under that navigation; costs O(units), not O(pairs).
     """
+    import scipy.sparse as sp  # SR only: a classical eval imports no scipy
+
     if len(trees) == 0:
         return np.zeros(0)
     units, b = _membership(trees)

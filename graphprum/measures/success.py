@@ -35,7 +35,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.context import TopicContext
 from graphprum.measures.declare import Curve, Family, Measure
@@ -54,6 +53,8 @@ def success_at(nav: Any, k: int | None = None) -> float:
     k : int or None
         Ranks consulted (more than o: the whole list).
     """
+    import scipy.sparse as sp  # as in the PRUM family's events: not for a classical eval
+
     m = sp.csr_array(nav) if sp.issparse(nav) else sp.csr_array(np.asarray(nav, dtype=float))
     head = m[:k] if k is not None else m
     p = np.clip(np.asarray(head.data, dtype=float), 0.0, 1.0)

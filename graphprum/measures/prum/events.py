@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.errors import UsageError
 
@@ -130,6 +129,7 @@ def events(nav: Any) -> Events:
     events already normalised (:func:`self_events`) are returned as they are."""
     if isinstance(nav, Events):
         return nav
+    import scipy.sparse as sp  # browsing models only: a classical eval imports no scipy
     dense = nav if sp.issparse(nav) else np.asarray(nav, dtype=float)
     if dense.ndim != 2:
         raise UsageError(f"PRUM: navigation matrix must be 2-d, got shape {dense.shape}")

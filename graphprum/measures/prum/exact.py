@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr
 
 from graphprum.errors import UsageError
 from graphprum.measures.prum.events import Events, column_log_products, events
@@ -451,6 +450,8 @@ def normal_grid(mean: np.ndarray, var: np.ndarray, lo: np.ndarray, width: int,
     >>> round(float(p.sum()), 12), int(p.argmax())
     (1.0, 50)
     """
+    from scipy.special import ndtr  # many uncertain ideal units only (about 40 ms)
+
     mean = np.asarray(mean, dtype=float)[:, None]
     sd = np.sqrt(np.maximum(np.asarray(var, dtype=float), 0.0))[:, None]
     m = np.asarray(m)[:, None]

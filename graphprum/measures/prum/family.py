@@ -23,9 +23,9 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphprum.context import CacheKind, TopicContext
 from graphprum.errors import UsageError
@@ -35,6 +35,9 @@ from graphprum.measures.prum.enumeration import MAX_ENUM_EVENTS, enumerate_preci
 from graphprum.measures.prum.events import Events, events, self_events
 from graphprum.measures.prum.exact import precision_at_recall
 from graphprum.measures.prum.simulation import SimulatedPrecision, simulate_precision
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 #: P(ranked[i] -> ideal[x]) under the ``--nav`` models (:func:`navigation_matrix`).
 NAVIGATION: CacheKind[sp.csr_array] = CacheKind("navigation from ranked to ideal units")
