@@ -284,7 +284,10 @@ def _read_text(source: pa.Buffer | pa.NativeFile, first: bytes, ranges: bool = F
                               "rank": pa.string(), "score": pa.string(), "tag": _WORDS,
                               **{c: pa.string() for c in _RANGE_COLUMNS if ranges}},
                 null_values=[], strings_can_be_null=False))
-        return _read_batches(batches, ranges)
+        # closed however the reading ends: a reader left open keeps a thread
+        # reading ahead that aborts the interpreter at exit
+        with batches:
+            return _read_batches(batches, ranges)
     except pa.ArrowInvalid:  # a line without 6 fields, bytes not UTF-8, a RANK beyond 64 bits
         return None
 

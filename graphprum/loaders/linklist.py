@@ -133,19 +133,20 @@ def _fast(path: str | os.PathLike[str]) -> Iterator[tuple[Names, Names]]:
                                            invalid_row_handler=invalid),
             convert_options=csv.ConvertOptions(column_types={"a": pa.string(), "b": pa.string()},
                                                strings_can_be_null=False))
-        for batch in reader:
-            a, b = (pc.utf8_trim(batch.column(k), characters=_SPACES) for k in (0, 1))
-            empty_a, empty_b = pc.equal(pc.utf8_length(a), 0), pc.equal(pc.utf8_length(b), 0)
-            blank = pc.and_(empty_a, empty_b)  # a line of spaces and a tab
-            comment = pc.starts_with(a, "#")
-            keep = pc.invert(pc.or_(blank, comment))
-            a, b = pc.filter(a, keep), pc.filter(b, keep)
-            bad = pc.or_(pc.or_(pc.equal(pc.utf8_length(a), 0), pc.equal(pc.utf8_length(b), 0)),
-                         pc.or_(pc.match_substring(a, "#"), pc.match_substring(b, "#")))
-            if pc.any(bad).as_py():
-                raise _RefusedError
-            yield Names(a), Names(b)
-            pa.default_memory_pool().release_unused()  # mimalloc keeps freed blocks
+        with reader:  # closed however it ends: an open reader's thread aborts the exit
+            for batch in reader:
+                a, b = (pc.utf8_trim(batch.column(k), characters=_SPACES) for k in (0, 1))
+                empty_a, empty_b = pc.equal(pc.utf8_length(a), 0), pc.equal(pc.utf8_length(b), 0)
+                blank = pc.and_(empty_a, empty_b)  # a line of spaces and a tab
+                comment = pc.starts_with(a, "#")
+                keep = pc.invert(pc.or_(blank, comment))
+                a, b = pc.filter(a, keep), pc.filter(b, keep)
+                bad = pc.or_(pc.or_(pc.equal(pc.utf8_length(a), 0), pc.equal(pc.utf8_length(b), 0)),
+                             pc.or_(pc.match_substring(a, "#"), pc.match_substring(b, "#")))
+                if pc.any(bad).as_py():
+                    raise _RefusedError
+                yield Names(a), Names(b)
+                pa.default_memory_pool().release_unused()  # mimalloc keeps freed blocks
     except (pa.ArrowException, OSError) as exc:
         raise _RefusedError from exc
 
