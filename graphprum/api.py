@@ -57,6 +57,7 @@ from graphprum.evaluation.options import EvalOptions
 from graphprum.evaluation.rows import ResultRows
 from graphprum.floats import readable
 from graphprum.io.objects import as_id, is_frame
+from graphprum.measures.names import aggregation_of
 from graphprum.store.base import Store
 
 if TYPE_CHECKING:
@@ -288,14 +289,40 @@ def intervals(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
                          samples=BOOTSTRAP_SAMPLES if samples is None else samples, seed=seed)
 
 
+def refuse_other_aggregates(measures: list[str]) -> None:
+    """Refuse measures whose ``all`` value is a sum or a geometric mean
+    (``num_rel_ret``, ``gm_map``): :func:`compare` and :func:`intervals` test
+    and print means of per-topic values, which would stand under their name.
+
+    >>> refuse_other_aggregates(["AP", "PRUM@0.5"])
+    >>> refuse_other_aggregates(["gm_map"])
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: -m gm_map: its value over topics is their gmean, \
+but compare tests and prints means of per-topic values; compare map (the same per-topic values)
+    """
+    for name in measures:
+        try:
+            how = aggregation_of(name)
+        except (KeyError, ValueError):
+            continue  # an unknown name: evaluate says what is wrong with it
+        if how != "mean":
+            same = {"gm_map": "map", "gm_bpref": "bpref"}.get(name)
+            hint = (f"compare {same} (the same per-topic values)" if same
+                    else "compare a measure that averages over topics")
+            raise UsageError(f"-m {name}: its value over topics is their {how}, but compare "
+                             f"tests and prints means of per-topic values; {hint}")
+
+
 def _result_measures(results: pd.DataFrame, measures: MeasuresLike | None) -> list[str]:
     """The measure names of ``measures`` as ``results`` names them (all by default)."""
     if not is_frame(results) or not {"run", "measure", "topic", "value"} <= set(results.columns):
         raise UsageError("results are the DataFrame graphprum.evaluate returns (run, measure, "
                          f"topic, value); got {type(results).__name__}")
-    if measures is None:
-        return [str(m) for m in dict.fromkeys(results["measure"])]
-    return [str(s) for s in expand_measures(measure_names(measures))]
+    names = [str(m) for m in dict.fromkeys(results["measure"])] if measures is None \
+        else [str(s) for s in expand_measures(measure_names(measures))]
+    refuse_other_aggregates(names)
+    return names
 
 
 def plot(runs: RunsLike, qrels: QrelsLike | None, curves: str | Sequence[str], *,

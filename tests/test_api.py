@@ -374,3 +374,17 @@ def test_progress_reaches_the_end_with_classical_measures_only() -> None:
     graphprum.evaluate({"1": {"a": 1.0}, "2": {"b": 1.0}}, {"1": {"a": 1}, "2": {"b": 1}},
                        ["AP", "nDCG@10"], progress=lambda done, total: seen.append((done, total)))
     assert seen and seen[-1] == (2, 2)
+
+
+def test_compare_and_intervals_refuse_a_measure_whose_value_is_no_mean() -> None:
+    """gm_map's value over topics is their geometric mean: a table of means
+    under its name would mislead (the arithmetic mean of 0.1 and 0.9 is 0.5,
+    their geometric mean 0.3)."""
+
+
+    rows = [(r, "gm_map", f"t{i}", v) for r, vals in {"a": [.1, .9], "b": [.2, .3]}.items()
+            for i, v in enumerate(vals)]
+    df = pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+    for call in (graphprum.compare, graphprum.intervals):
+        with pytest.raises(UsageError, match="gm_map: its value over topics is their gmean"):
+            call(df)

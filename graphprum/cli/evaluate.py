@@ -14,13 +14,20 @@ from typing import Annotated
 
 import typer
 
-from graphprum.api import compare, evaluate, evaluate_rows, intervals, plot, report
+from graphprum.api import (
+    compare,
+    evaluate,
+    evaluate_rows,
+    intervals,
+    plot,
+    refuse_other_aggregates,
+    report,
+)
 from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.cli.shared import app, choose_format, digits_help, note, user_errors
 from graphprum.errors import UsageError
 from graphprum.measures.inex import task_measures
-from graphprum.measures.names import aggregation_of
 from graphprum.results import FORMATS as EVAL_FORMATS
 from graphprum.results import write_results
 
@@ -218,31 +225,6 @@ def compare_command(
     write_runs_table(runs_table(res, means), fmt, sys.stdout, digits=digits,
                      note=describe(res, means, correction=correction, alpha=alpha,
                                    samples=samples, seed=seed))
-
-
-def refuse_other_aggregates(measures: list[str]) -> None:
-    """compare's tests and tables are over means of per-topic values: a
-    measure whose ``all`` value is a sum or a geometric mean (``num_rel_ret``,
-    ``gm_map``) would print a mean under its name.
-
-    >>> refuse_other_aggregates(["AP", "PRUM@0.5"])
-    >>> refuse_other_aggregates(["gm_map"])
-    Traceback (most recent call last):
-    ...
-    graphprum.errors.UsageError: -m gm_map: its value over topics is their gmean, \
-but compare tests and prints means of per-topic values; compare map (the same per-topic values)
-    """
-    for name in measures:
-        try:
-            how = aggregation_of(name)
-        except (KeyError, ValueError):
-            continue  # an unknown name: evaluate says what is wrong with it
-        if how != "mean":
-            same = {"gm_map": "map", "gm_bpref": "bpref"}.get(name)
-            hint = (f"compare {same} (the same per-topic values)" if same
-                    else "compare a measure that averages over topics")
-            raise UsageError(f"-m {name}: its value over topics is their {how}, but compare "
-                             f"tests and prints means of per-topic values; {hint}")
 
 
 @app.command("plot")
