@@ -318,8 +318,9 @@ class Store(Protocol):
         ...
 
     def links_of(self, uid: str) -> tuple[list[str], list[str]]:
-        """Ids at the end of ``uid``'s out-going and in-coming LINK edges
-        (with their multiplicity)."""
+        """Ids at the ends of ``uid``'s out-links (the LINK edges held in its
+        subtree: what a reader of ``uid`` can follow) and of the LINK edges
+        arriving at it, with their multiplicity."""
         ...
 
     # ----------------------------------------------------- evaluator's pulls

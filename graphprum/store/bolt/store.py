@@ -184,7 +184,7 @@ class BoltStore:
         return self.reads.subtree(uid)
 
     def links_of(self, uid: str) -> tuple[list[str], list[str]]:
-        """Ids at the ends of ``uid``'s out-going and in-coming LINK edges."""
+        """Ids at the ends of ``uid``'s out-links (held in its subtree) and in-links."""
         return self.reads.links_of(uid)
 
     # ----------------------------------------------------- evaluator's pulls
