@@ -159,7 +159,7 @@ def test_attribute_keys_are_name_equals_value_as_on_the_bolt_store(write, tmp_pa
     """The embedded graph numbers its Attribute nodes (``aid``), but an
     Attribute's ``nid`` is ``name=value`` as the Bolt store writes it, so a
     query naming it gives the same rows on both."""
-    from graphprum.store.bolt.load import attribute_nid
+    from graphprum.store.bolt.pack import attribute_nid
 
     store = mixed_store(write, tmp_path)
     got = store.query("MATCH (u:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) "

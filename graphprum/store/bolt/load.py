@@ -69,6 +69,7 @@ from graphprum.store.bolt.bulk import EdgeToken, NodeToken, bulk_command, encode
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pack import (
     attribute_json,
+    attribute_nid,
     pack_new_units,
     pack_units,
     separators,
@@ -128,15 +129,6 @@ def digest(doc: ParsedDocument) -> str:
         h.update(c.encode())
         h.update(np.ascontiguousarray(doc.columns[c]).tobytes())
     return h.hexdigest()
-
-
-def attribute_nid(name: str, value: str) -> str:
-    """The key of an Attribute node (its ``nid`` on both stores).
-
-    >>> attribute_nid("sec-type", "methods")
-    'sec-type=methods'
-    """
-    return f"{name}={value}"
 
 
 def _kind_counts(doc: ParsedDocument) -> list[int]:

@@ -48,7 +48,8 @@ import numpy as np
 
 from graphprum.errors import UsageError
 from graphprum.store.base import Store
-from graphprum.store.bolt.load import FORMAT, LoadDocument, attribute_nid, digest
+from graphprum.store.bolt.load import FORMAT, LoadDocument, digest
+from graphprum.store.bolt.pack import attribute_nid
 from graphprum.store.linkgraph import names_fragment
 from graphprum.units import ParsedDocument
 

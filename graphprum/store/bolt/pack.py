@@ -64,6 +64,15 @@ SEPARATORS = "\x1e\x1f\x1d\x1c\x1b\x1a\x19\x18\x17\x16\x15\x14\x13\x12\x11\x10\x
 _TAIL = ("pos", "kind", "depth", "pre", "ppre", "post", "size", "start", "length", "words")
 
 
+def attribute_nid(name: str, value: str) -> str:
+    """The key of an Attribute node (its ``nid`` on both stores).
+
+    >>> attribute_nid("sec-type", "methods")
+    'sec-type=methods'
+    """
+    return f"{name}={value}"
+
+
 def spliced_size(value: object) -> int:
     """Bytes ``value`` takes as a Cypher literal in the query text FalkorDB
     receives (:func:`~graphprum.store.cypher_literal.literal_size`).
@@ -383,7 +392,7 @@ def pack_new_units(docs: Iterable[tuple[ParsedDocument, int, list[str], list[str
         for i, uid in enumerate(ids):
             p = parent[i]
             derived = p >= 0 and uid == f"{ids[p]}/{doc.tags[i]}[{pos[i]}]"
-            names = ns.join(f"{k}={v}" for k, v in nids.get(i, {}).items())
+            names = ns.join(attribute_nid(k, v) for k, v in nids.get(i, {}).items())
             most = (_cost(tails[i]) + _cost(names) + _cost(doc.paths[i]) + _cost(doc.name)
                     + (_cost(ids[p]) if p >= 0 else 0) + (0 if derived else _cost(uid)) + 60)
             if batch.records and (len(batch.records) >= max_units or (

@@ -70,7 +70,8 @@ class Piece:
 
     def __init__(self, table: UnitTable) -> None:
         self.table = table
-        self._tree: tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]] | None = None
+        self._tree: tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int],
+                           bool] | None = None
 
     def __len__(self) -> int:
         return len(self.table)
@@ -103,9 +104,10 @@ class Piece:
                                   & ((parent < 0) | (kind[np.maximum(parent, 0)]
                                                      != KIND_ELEMENT)))
             self._tree = (csr_offsets(parent[child], len(table)), child, tops,
-                          {t: i for i, t in enumerate(table.tags)})
-        ptr, child, tops, codes = self._tree
-        if any("/" in t or "[" in t for t in codes):
+                          {t: i for i, t in enumerate(table.tags)},
+                          any("/" in t or "[" in t for t in table.tags))
+        ptr, child, tops, codes, odd_tags = self._tree
+        if odd_tags:
             return next((r for r in range(len(table)) if self._xpath(r) == xpath
                          and int(cols["kind"][r]) == KIND_ELEMENT), -1)
         tag, pos = cols["tag"], cols["pos"]

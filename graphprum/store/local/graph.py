@@ -59,7 +59,7 @@ the units that carry it, so that attributes are matched like any pattern:
 unit: 64 names made the PLOS graph 4x slower to write.)  ``row`` (the
 unit's row in the columns) and ``aid`` (an Attribute's number) are the
 embedded store's keys; an Attribute's ``nid`` is ``name=value``, as on the
-Bolt store (:func:`graphprum.store.bolt.load.attribute_nid`).
+Bolt store (:func:`graphprum.store.bolt.pack.attribute_nid`).
 """
 
 from __future__ import annotations
