@@ -27,12 +27,14 @@ Examples
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from graphprum.errors import UsageError
 from graphprum.store.base import CYPHER, Store
-from graphprum.store.cypher_guard import lexed, refuse_writes, writes
+from graphprum.store.cypher_guard import lexed, refuse_writes, statement_count, writes
+from graphprum.store.cypher_literal import check_integers, is_plain_name
 
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 
@@ -70,10 +72,6 @@ def parse_param(text: str) -> tuple[str, object]:
     >>> parse_param("n=3"), parse_param("name=x'y"), parse_param('l=[1,"a"]')
     (('n', 3), ('name', "x'y"), ('l', [1, 'a']))
     """
-    import json
-
-    from graphprum.store.cypher_literal import check_integers, is_plain_name
-
     key, sep, value = text.partition("=")
     if not sep or not is_plain_name(key):
         raise UsageError(f"--param {text[:80]!r}: expected NAME=VALUE, NAME made of letters, "
@@ -98,12 +96,17 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     :mod:`graphprum.store.cypher_literal` (hostile map keys quoted).
     ``timeout`` (seconds, None: no limit) bounds the query on every store.
 
-    Raises UsageError for a text that does more than read without
-    ``write=True`` (:func:`~graphprum.store.cypher_guard.refuse_writes`) or
-    a ``$parameter`` without a value (both checked before anything is
-    sent), for Cypher the store's engine refuses, for a parameter value
-    that cannot be sent, and for a query past ``timeout``.
+    Raises UsageError for a text of more than one statement (a store would
+    answer with the last one's rows only), for one that does more than read
+    without ``write=True``
+    (:func:`~graphprum.store.cypher_guard.refuse_writes`) or a ``$parameter``
+    without a value (all checked before anything is sent), for Cypher the
+    store's engine refuses, for a parameter value that cannot be sent, and
+    for a query past ``timeout``.
     """
+    if statement_count(text) > 1:  # a store answers with the last one's rows only
+        raise UsageError(f"the query holds {statement_count(text)} statements (';' separates "
+                         "them): give one statement per query")
     if not write:
         refuse_writes(text)
     missing = [p for p in parameters(text) if p not in (params or {})]

@@ -217,6 +217,19 @@ def writes(text: str) -> list[str]:
     return out
 
 
+def statement_count(text: str) -> int:
+    """How many statements ``text`` holds (``;`` separates them; an empty
+    one, such as after a final ``;``, is not counted; a ``;`` inside a
+    string, a quoted name or a comment separates nothing).
+
+    >>> statement_count("MATCH (u) RETURN u; ")
+    1
+    >>> statement_count("RETURN 'a;b' AS `x;y` /* ; */ ; RETURN 2;;")
+    2
+    """
+    return sum(1 for part in lexed(text).bare.split(";") if part.strip())
+
+
 def refuse_writes(text: str) -> None:
     """Raise UsageError naming what in ``text`` is more than a read (see
     :func:`writes`); nothing when it only reads.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from graphprum.errors import UsageError
 from graphprum.loading import load_web, load_xml
 from graphprum.query import parse_param, run_query
 from graphprum.store.base import CYPHER, Store
@@ -135,3 +136,19 @@ def test_an_undirected_variable_length_pattern_differs_as_docs_query_md_says(
     walks = ["a", "b", "b", "b", "c", "c", "d"]
     trails = ["a", "c", "c", "d"]
     assert [r["tag"] for r in rows] == (walks if backend == "local" else trails)
+
+
+@pytest.mark.parametrize("text, rows_of", [
+    ("MATCH (d:Document) RETURN count(d) AS n;", "one statement and a final ';'"),
+    ("MATCH (d:Document) WHERE d.name <> 'a;b' RETURN count(d) AS n // c;", "';' quoted"),
+])
+def test_one_statement_with_semicolons_that_separate_nothing_runs(stores, text, rows_of) -> None:
+    assert run_query(stores["plos"], text) == [{"n": 9}], rows_of
+
+
+def test_two_statements_are_refused_before_anything_runs(stores) -> None:
+    # a store would answer with the last statement's rows only, silently
+    # dropping the first's; the count names what the user wrote
+    with pytest.raises(UsageError, match="holds 2 statements"):
+        run_query(stores["plos"], "MATCH (u:Unit) RETURN count(u) AS n; "
+                                  "MATCH (d:Document) RETURN count(d) AS n")
