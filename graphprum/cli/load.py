@@ -189,7 +189,11 @@ def load_xml(
     n_jobs = parse_jobs(jobs)
     globs = glob or [GLOB]
     # fail fast on bad paths, and count for the bar
-    files = find_xml_files(paths, globs, follow_symlinks)
+    passed_over: list[str] = []
+    files = find_xml_files(paths, globs, follow_symlinks,
+                           passed_over=None if glob else passed_over)
+    for left in passed_over:  # with --glob the user chose
+        note(f"graphprum: note: {left}")
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:

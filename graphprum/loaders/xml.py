@@ -176,8 +176,8 @@ GLOB = "*.xml"
 
 
 def find_xml_files(paths: Iterable[str | os.PathLike[str]], globs: Sequence[str] = (GLOB,),
-                   follow_symlinks: bool = False,
-                   skipped: list[Skipped] | None = None) -> list[XmlFile]:
+                   follow_symlinks: bool = False, skipped: list[Skipped] | None = None,
+                   passed_over: list[str] | None = None) -> list[XmlFile]:
     """Files to load with their document ids, in a stable order.
 
     A directory is searched recursively for files whose name matches one
@@ -186,7 +186,9 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]], globs: Sequence[str]
     regular files inside it are taken, symbolic links to files outside it
     only with ``follow_symlinks``
     (:func:`graphprum.loaders.files.scan`); what is passed over is added
-    to ``skipped``.  A file given directly gets its stem as id.
+    to ``skipped``; a note per kind of XML document that ``globs`` leave
+    out of a directory (``*.page`` beside ``*.xml``) to ``passed_over``.
+    A file given directly gets its stem as id.
     Raises InputError for a path that does not exist or is not a regular
     file or directory, a directory with no matching file (naming what it
     holds instead), or a file name that is not UTF-8.
@@ -195,7 +197,7 @@ def find_xml_files(paths: Iterable[str | os.PathLike[str]], globs: Sequence[str]
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = _xml_files_under(path, globs, follow_symlinks, skipped)
+            found = _xml_files_under(path, globs, follow_symlinks, skipped, passed_over)
             out.extend(XmlFile(path / rel, _document_id(rel), path) for rel in found)
         elif path.is_file():
             out.append(XmlFile(path, path.stem, path.parent))
@@ -225,7 +227,7 @@ def _document_id(relative: str) -> str:
 
 
 def _xml_files_under(root: Path, globs: Sequence[str], follow_symlinks: bool,
-                     skipped: list[Skipped] | None) -> list[str]:
+                     skipped: list[Skipped] | None, passed_over: list[str] | None) -> list[str]:
     """Paths (relative, ``/``-separated) of the files under ``root`` whose
     names match ``globs``, sorted component by component (the order of
     sorted ``Path`` objects); InputError when there is none, naming what
@@ -239,7 +241,31 @@ def _xml_files_under(root: Path, globs: Sequence[str], follow_symlinks: bool,
     found = sorted(tuple(rel.split("/")) for rel in listing.files if wanted(rel.rsplit("/")[-1]))
     if not found:
         raise InputError(root, None, _nothing_matched(listing, globs))
+    if passed_over is not None:
+        passed_over.extend(_documents_passed_over(root, listing, globs))
     return ["/".join(parts) for parts in found]
+
+
+#: Extensions of XML documents that the default ``*.xml`` passes over:
+#: Mallard help pages, XHTML, DocBook, DITA, TEI, PubMed Central's JATS.
+OTHER_XML = (".page", ".xhtml", ".docbook", ".dbk", ".dita", ".tei", ".nxml")
+
+
+def _documents_passed_over(root: Path, listing: Listing, globs: Sequence[str]) -> list[str]:
+    """One note per kind of XML document (:data:`OTHER_XML`) that ``globs``
+    leave out of ``root`` (a GNOME help directory holds one ``legal.xml``
+    beside its ``*.page`` files).
+
+    >>> _documents_passed_over(
+    ...     Path("help"), Listing(files=["legal.xml", "a.page", "b/c.page", "d.png"]), ["*.xml"])
+    ["help: 2 *.page files not loaded (not *.xml): give --glob '*.page' to load them"]
+    """
+    suffixes = Counter(os.path.splitext(rel)[1] for rel in listing.files)
+    patterns = " or ".join(globs)
+    return [f"{root}: {suffixes[s]} *{s} file{'s' if suffixes[s] > 1 else ''} not loaded "
+            f"(not {patterns}): give --glob '*{s}' to load them"
+            for s in OTHER_XML if suffixes[s] and not any(fnmatch.fnmatchcase(f"x{s}", g)
+                                                          for g in globs)]
 
 
 def _nothing_matched(listing: Listing, globs: Sequence[str]) -> str:

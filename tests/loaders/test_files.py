@@ -303,6 +303,29 @@ def test_glob_takes_other_documents_and_nothing_matched_says_what_is_there(
     assert stored(tmp_path / "s2") == ["a", "b"]
 
 
+
+def test_the_default_glob_says_which_documents_of_the_directory_it_left(
+        tmp_path: Path, write) -> None:
+    """A GNOME help directory holds ``legal.xml`` beside its ``*.page``
+    files: the default ``*.xml`` loaded the one file and said nothing of the
+    others.  Now a note names them and the option that loads them; with
+    ``--glob`` given, the user chose and no note is printed."""
+    write("help/legal.xml", "<legal><p>CC-BY-SA</p></legal>")
+    write("help/net.page", "<page id='net'><title>Networking</title></page>")
+    write("help/sub/wifi.page", "<page id='wifi'><title>Wi-Fi</title></page>")
+    write("help/figures/a.png", "not xml")
+    r = runner.invoke(app, ["--store", str(tmp_path / "s"), "load", "xml", "--no-graph",
+                            str(tmp_path / "help")])
+    assert r.exit_code == 0, r.output
+    assert stored(tmp_path / "s") == ["legal"]
+    notes = [line for line in r.output.splitlines() if line.startswith("graphprum: ")]
+    assert notes == [f"graphprum: note: {tmp_path / 'help'}: 2 *.page files not loaded "
+                     f"(not *.xml): give --glob '*.page' to load them"], r.output
+    r = runner.invoke(app, ["--store", str(tmp_path / "s2"), "load", "xml", "--no-graph",
+                            str(tmp_path / "help"), "--glob", "*.xml"])
+    assert r.exit_code == 0 and "graphprum: " not in r.output, r.output
+
+
 # ---------------------------------------------------------------- Ctrl-C
 _INTERRUPTED = """
 import sys
