@@ -100,7 +100,7 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
         Processes that parse the files (default ``"auto"``, also None: one
         per CPU, at most :data:`AUTO_MAX_PARSERS`); they are used only when
         the files hold at least
-        :data:`~graphprum.loaders.xml.PARALLEL_MIN_BYTES` of XML.  The store
+        :data:`~graphprum.loaders.xml_batches.PARALLEL_MIN_BYTES` of XML.  The store
         gets the same bytes whatever the number.
     globs : iterable of str
         Which files of a directory are documents (``fnmatch`` patterns of
@@ -112,7 +112,8 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
     """
     import contextlib
 
-    from graphprum.loaders.xml import LinkCounts, LinkRules, xml_documents
+    from graphprum.loaders.xml_batches import xml_documents
+    from graphprum.loaders.xml_links import LinkCounts, LinkRules
 
     store = as_store(store)
     paths = as_paths(paths)

@@ -22,7 +22,7 @@ from graphprum.cli.shared import (
 )
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.loaders.web import SiteIndex
-from graphprum.loaders.xml import GLOB, find_xml_files
+from graphprum.loaders.xml_files import GLOB, find_xml_files
 from graphprum.store.base import CYPHER, TABLE
 
 load_app = sub_app("load", "Load a collection into the store.")

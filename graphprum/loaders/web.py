@@ -92,7 +92,7 @@ from lxml import etree
 from graphprum.errors import InputError
 from graphprum.loaders.files import Skipped, read_bytes, scan
 from graphprum.loaders.names import check_document_id, utf8_path
-from graphprum.loaders.xml import _sibling_positions, _word_counts
+from graphprum.loaders.spans import sibling_positions, word_counts
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -552,10 +552,10 @@ def _element_document(root: etree._Element, page: str, source: str,
         "depth": depth_a,
         "post": post_a,
         "size": size_a,
-        "pos": _sibling_positions(parent_a, encode_vocabulary(tags)[0]),
+        "pos": sibling_positions(parent_a, encode_vocabulary(tags)[0]),
         "start": start_a.astype(np.float64),
         "length": length_a.astype(np.float64),
-        "words": _word_counts(text, start_a, length_a),
+        "words": word_counts(text, start_a, length_a),
     }
     texts = [text_snippet(text[s:s + n]) if n else ""
              for s, n in zip(start_a.tolist(), length_a.tolist(), strict=True)]

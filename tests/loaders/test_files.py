@@ -151,8 +151,8 @@ def test_symlinks_inside_the_root_load_and_keep_their_links(tmp_path: Path) -> N
     assert ("a", "b") in pairs and ("b", "a") in pairs
     assert ("a", "real/b") not in pairs and ("b", "real/a") not in pairs
     # a -> c.xml: no c.xml at the top, so the value names a document of the
-    # load by its id, and real/c is the only one named c (loaders/xml.py,
-    # _link_targets); from real/a it is the path real/c.xml itself
+    # load by its id, and real/c is the only one named c (loaders/xml_links.py,
+    # link_targets); from real/a it is the path real/c.xml itself
     assert pairs.count(("a", "real/c")) == pairs.count(("real/a", "real/c")) >= 1
 
 
@@ -199,7 +199,8 @@ def test_a_fifo_swapped_in_after_the_scan_is_refused(tmp_path: Path, write) -> N
     """The file is checked on the open file: a FIFO put in place of a listed
     file is refused without blocking."""
     from graphprum.errors import InputError
-    from graphprum.loaders.xml import find_xml_files, iter_xml_batches
+    from graphprum.loaders.xml_batches import iter_xml_batches
+    from graphprum.loaders.xml_files import find_xml_files
 
     write("d/a.xml", "<a>x</a>")
     files = find_xml_files([tmp_path / "d"])

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from graphprum.cli import app
 from graphprum.errors import InputError
-from graphprum.loaders.xml import find_xml_files
+from graphprum.loaders.xml_files import find_xml_files
 
 runner = CliRunner()
 

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphprum.loaders.xml import _snippets, _word_counts
+from graphprum.loaders.spans import snippets, word_counts
 from graphprum.units import SNIPPET_CHARS, text_snippet
 
 # whitespace of str.split() beyond ASCII, and characters that are not
@@ -36,8 +36,8 @@ def test_snippets_and_words_equal_their_definitions(case) -> None:
     start = np.array([b for b, _ in spans], dtype=np.int64)
     length = np.array([n for _, n in spans], dtype=np.int64)
     expected = [text_snippet(text[b:b + n]) for b, n in spans]
-    assert _snippets(text, start, length) == expected
-    assert _word_counts(text, start, length).tolist() == \
+    assert snippets(text, start, length) == expected
+    assert word_counts(text, start, length).tolist() == \
         [len(text[b:b + n].split()) for b, n in spans]
 
 
@@ -46,8 +46,8 @@ def test_long_span_is_cut_like_text_snippet() -> None:
     taken from the cut span, as ``text_snippet`` does, not the whole span."""
     text = "x" + " " * 500 + "y" * 200
     cut = 4 * SNIPPET_CHARS + 64
-    assert _snippets(text, np.array([0]), np.array([len(text)])) == \
+    assert snippets(text, np.array([0]), np.array([len(text)])) == \
         [text_snippet(text)] == [" ".join(text[:cut].split())[:SNIPPET_CHARS]] == ["x"]
     # from row 40: 461 spaces, then the cut leaves 3 of the 200 y
-    assert _snippets(text, np.array([40]), np.array([len(text) - 40])) == \
+    assert snippets(text, np.array([40]), np.array([len(text) - 40])) == \
         [text_snippet(text[40:])] == ["yyy"]

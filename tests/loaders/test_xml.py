@@ -11,7 +11,8 @@ import pytest
 from lxml import etree
 
 from graphprum.errors import InputError
-from graphprum.loaders.xml import find_xml_files, parse_xml_file
+from graphprum.loaders.xml import parse_xml_file
+from graphprum.loaders.xml_files import find_xml_files
 from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 
@@ -183,7 +184,7 @@ def test_batches_do_not_change_the_collection(write, tmp_path: Path) -> None:
     """Documents parsed into one batch, one batch each, or around a skipped
     bad file give the same units, offsets and word counts as the independent
     walk of each document."""
-    from graphprum.loaders.xml import iter_xml_batches
+    from graphprum.loaders.xml_batches import iter_xml_batches
 
     texts = [TRICKY, "<a>end<b>word</b></a>", "<c>x<d>y</d>z</c>", "<a>  </a>",
              *NAMESPACE_CASES.values()]

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from graphprum.errors import InputError, StoreError
-from graphprum.loaders import xml as xml_loader
-from graphprum.loaders.xml import file_pieces, find_xml_files
+from graphprum.loaders import xml_batches as xml_loader
+from graphprum.loaders.xml_batches import file_pieces
+from graphprum.loaders.xml_files import find_xml_files
 from graphprum.loading import load_xml
 from graphprum.store.local import LocalStore
 from graphprum.workers import can_fork

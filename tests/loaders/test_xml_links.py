@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from graphprum.cli import app
 from graphprum.errors import UsageError
-from graphprum.loaders.xml import LinkSpec
+from graphprum.loaders.xml_links import LinkSpec
 from graphprum.loading import load_xml
 from graphprum.store.memory import MemoryStore
 
