@@ -21,7 +21,7 @@ from graphprum.cli.shared import (
     user_errors,
 )
 from graphprum.errors import InputError, StoreError, UsageError
-from graphprum.loaders.web import SiteIndex
+from graphprum.loaders.web_links import SiteIndex
 from graphprum.loaders.xml_files import GLOB, find_xml_files
 from graphprum.store.base import CYPHER, TABLE
 
