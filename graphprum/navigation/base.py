@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -87,7 +88,15 @@ def family(model: NavigationModel) -> str:
 def parse_model(spec: str) -> NavigationModel:
     """Build the model named by ``spec`` (``NAME`` or ``NAME:ARGS``).
 
-    Raises UsageError for an unknown model or malformed arguments.
+    Raises UsageError for an unknown model (naming the closest known one)
+    or malformed arguments.
+
+    >>> parse_model("structurl")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: unknown navigation model 'structurl' in --nav 'structurl'; \
+did you mean 'structural'? known: bep, browse, classical, direct, links, log, structural, \
+summary, t2i, walk
     """
     name, _, args = spec.partition(":")
     _load_models(name.strip())
@@ -95,7 +104,9 @@ def parse_model(spec: str) -> NavigationModel:
     if factory is None:
         _load_models()
         known = ", ".join(sorted(_MODELS))
-        raise UsageError(f"unknown navigation model {name!r} in --nav {spec!r}; known: {known}")
+        close = difflib.get_close_matches(name.strip(), sorted(_MODELS), n=1)
+        raise UsageError(f"unknown navigation model {name!r} in --nav {spec!r}; "
+                         + (f"did you mean {close[0]!r}? " if close else "") + f"known: {known}")
     return factory(args.strip())
 
 
