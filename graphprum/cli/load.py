@@ -21,8 +21,6 @@ from graphprum.cli.shared import (
     user_errors,
 )
 from graphprum.errors import InputError, StoreError, UsageError
-from graphprum.loaders.web import SiteIndex
-from graphprum.loaders.xml import GLOB, find_xml_files
 from graphprum.store.base import CYPHER, TABLE
 
 load_app = sub_app("load", "Load a collection into the store.")
@@ -186,6 +184,8 @@ def load_xml(
     directory are read: FIFOs, devices and symbolic links leaving it are
     skipped with a note. Loading is all or nothing.
     """
+    from graphprum.loaders.xml import GLOB, find_xml_files  # lxml: not for the other commands
+
     n_jobs = parse_jobs(jobs)
     globs = glob or [GLOB]
     # fail fast on bad paths, and count for the bar
@@ -240,6 +240,8 @@ def load_web(
     regular files inside ROOT are read: FIFOs, devices and symbolic links
     leaving it are skipped with a note.
     """
+    from graphprum.loaders.web import SiteIndex  # lxml: not for the other commands
+
     try:  # for the bar (the load names a bad root)
         total = len(SiteIndex.scan(root, follow_symlinks).pages)
     except InputError:
