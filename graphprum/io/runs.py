@@ -398,12 +398,11 @@ def _all_ranks(texts: pa.StringArray) -> bool:
 def _all_scores(texts: pa.StringArray) -> bool:
     """Whether every SCORE is a number as the careful pass reads them (:data:`_SCORE`)."""
     lengths, values = _text_bytes(texts)
-    if lengths.all():
+    if lengths.all() and lengths.max(initial=0) < 256:  # (a count of points fits a byte)
         point = values == 0x2e
         if (((values - 0x30) < 10) | point).all():  # ASCII digits and points
-            ends = np.cumsum(lengths)
-            seen = np.concatenate(([0], np.cumsum(point, dtype=np.int32)))
-            points = seen[ends] - seen[ends - lengths]
+            points = np.add.reduceat(point.view(np.uint8), np.cumsum(lengths) - lengths) \
+                if len(lengths) else lengths
             if (points <= 1).all() and (lengths > points).all():  # one point, a digit
                 return True
     return _all_match(texts, _SCORE)
