@@ -303,7 +303,9 @@ def _read_text(source: pa.Buffer | pa.NativeFile, first: bytes, ranges: bool = F
         return None
 
 
-#: The bytes of a file pyarrow reads at a time (a batch of lines).
+#: The bytes of a file pyarrow reads at a time (a batch of lines): 1 MB keeps
+#: the reader's buffers and a batch's columns small (8 MB raised the peak of
+#: a million lines by 30 MB, for no speed measured; bench/run_memory.py).
 BLOCK_BYTES = 1 << 20
 
 #: A run file as read: TAG, the topics in order of first appearance, the
