@@ -47,11 +47,11 @@ from graphprum.io.lines import (
     gc_paused,
     xml_source,
 )
+from graphprum.io.ranking import RankedTopic, Run, ranked_topic
+from graphprum.io.xpaths import normalise_xpath
 
 if TYPE_CHECKING:
     from lxml import etree
-from graphprum.io.ranking import RankedTopic, Run, ranked_topic
-from graphprum.io.xpaths import normalise_xpath
 
 __all__ = ["inex_doc", "normalise_xpath", "read_inex_run"]
 

@@ -187,10 +187,10 @@ class RunColumns:
 
 
 def ordered_table(topics: list[str], columns: RunColumns, order: str = "score") -> TopicTable:
-    """:func:`ranked_table` of ``columns``, which it empties: each column is
-    replaced by its copy in evaluation order, one after the other, so that
-    a column read is freed as soon as its copy is made (when nothing else
-    holds it; a reader's columns: a million lines' peak 20 MB lower,
+    """:func:`ranked_table` of ``columns``, whose columns it replaces by their
+    copies in evaluation order, one after the other, so that a column as
+    read is freed as soon as its copy is made (when nothing else holds it,
+    as with a reader's columns: a million lines' peak 20 MB lower,
     bench/run_memory.py)."""
     with np.errstate(over="ignore"):  # beyond float32: an infinity, as trec_eval's (float)
         s32 = columns.scores.astype(np.float32)

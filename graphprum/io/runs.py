@@ -244,11 +244,11 @@ def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool,
             return None
         got = _read_text(pa.py_buffer(data), _first_line(data), ranges)
     else:
-        # pyarrow's own file: its reading threads need no GIL (a thread of it
-        # reading a Python file when the interpreter exits aborts the process)
         if head is None:
             with open(source, "rb") as f:
                 head = f.read(1 << 16)
+        # pyarrow's own file: its reading threads need no GIL (a thread of it
+        # reading a Python file when the interpreter exits aborts the process)
         with pa.OSFile(source) as native:
             got = _read_text(native, _first_line(head), ranges)
     if got is None:
