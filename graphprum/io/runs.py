@@ -418,8 +418,9 @@ def _first_of_each(columns: RunColumns) -> np.ndarray | None:
     if len(order) < 2:
         return None
     rows = to_numpy(order)
+    sorted_codes = codes[rows]
     sorted_ids = pc.take(ids, order)
-    same = (codes[rows[1:]] == codes[rows[:-1]]) & \
+    same = (sorted_codes[1:] == sorted_codes[:-1]) & \
         to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1)))
     if bounds is not None:
         same &= (bounds[rows[1:]] == bounds[rows[:-1]]).all(axis=1)
