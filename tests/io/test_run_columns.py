@@ -212,7 +212,7 @@ def test_resident_columns(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_checks_of_a_batch_decide_as_the_careful_pass(seed: int) -> None:
-    """The fast pass's checks of RANK, SCORE and id columns (their bytes
+    """The fast pass's checks of RANK, SCORE and id columns (plain checks
     first, the regular expressions for the rest) take exactly the fields
     the careful pass takes: ``str.split`` keeps an id whole, and the
     careful pass's number rules (:func:`~graphprum.io.lines.ascii_number`,
