@@ -21,7 +21,7 @@ from graphprum.cli.shared import (
     user_errors,
 )
 from graphprum.errors import InputError, StoreError, UsageError
-from graphprum.loaders.web_links import SiteIndex
+from graphprum.loaders.web_links import SiteIndex  # no lxml: the file walks only
 from graphprum.loaders.xml_files import GLOB, find_xml_files
 from graphprum.store.base import CYPHER, TABLE
 
@@ -244,6 +244,7 @@ def load_web(
     regular files inside ROOT are read: FIFOs, devices and symbolic links
     leaving it are skipped with a note.
     """
+
     try:  # for the bar (the load names a bad root)
         total = len(SiteIndex.scan(root, follow_symlinks).pages)
     except InputError:

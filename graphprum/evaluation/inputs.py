@@ -53,7 +53,6 @@ from graphprum.io.objects import (
 )
 from graphprum.io.qrels import Qrels, read_qrels
 from graphprum.io.runs import Run, read_run
-from graphprum.loaders.xml import text_content
 from graphprum.measures.registry import MeasureSpec
 from graphprum.store import open_store
 from graphprum.store.base import Store
@@ -262,6 +261,9 @@ def source_texts(store: Store) -> Callable[[str], str]:
     def _read(doc: str) -> str:
         if doc not in where:
             return ""  # a document the store lacks: reported with the others
+        # the XML loader (and lxml): for byte offsets only, not in every eval
+        from graphprum.loaders.xml import text_content
+
         source, length = where[doc]
         try:
             content = text_content(source)

@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import functools
 import math
-
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from graphprum.errors import InputError
 from graphprum.io.lines import (
@@ -50,6 +49,9 @@ from graphprum.io.lines import (
 )
 from graphprum.io.ranking import RankedTopic, Run, ranked_topic
 from graphprum.io.xpaths import normalise_xpath
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 __all__ = ["inex_doc", "normalise_xpath", "read_inex_run"]
 
@@ -127,6 +129,8 @@ def read_inex_run(path: PathArg, dedup: bool = False, doc_prefix: str = "") -> R
         ``file``/``path``, a bad path, rank or rsv, a rank given for only
         some results of a topic, a duplicate, no results; naming the line.
     """
+    from lxml import etree  # for INEX XML runs only: an eval of TREC runs goes without it
+
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True,
                              remove_comments=True, remove_pis=True)
     try:

@@ -96,8 +96,10 @@ from graphprum.io.ranking import (
     RANGE_LAYOUTS,
     RankedTopic,
     Run,
+    RunColumns,
     TopicTable,
     check_order,
+    ordered_table,
     ranked_table,
     ranked_topic,
 )
@@ -134,8 +136,13 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     """
     check_order(order)
     if not trees:
-        source = _plain_file(path) or read_bytes(path)
-        fast = _read_fast(source, order, dedup, _first_is_range(source))
+        plain = _plain_file(path)
+        source: bytes | str
+        if plain is not None:
+            source, head = plain
+        else:
+            source = head = read_bytes(path)
+        fast = _read_fast(source, order, dedup, _first_is_range(head), head)
         if fast is not None:
             return Run(tag=fast[0], topics=fast[1], path=str(path), ranges=fast[2])
     extra: list[int] = []
@@ -154,19 +161,20 @@ def read_trec_run(path: PathArg, order: str = "score", dedup: bool = False,
     return run
 
 
-def _plain_file(path: PathArg) -> str | None:
-    """``path`` when pyarrow may read it itself (a regular file of text with
-    no comment line and no carriage return: one pass over its blocks), so
-    that its bytes are never held whole; None for anything else (standard
-    input, gzip, a file that cannot be read, a name that is not UTF-8, which
-    pyarrow cannot open: :func:`read_bytes` reads those)."""
+def _plain_file(path: PathArg) -> tuple[str, bytes] | None:
+    """``path`` and its first block of bytes when pyarrow may read it itself
+    (a regular file of text with no comment line and no carriage return: one
+    pass over its blocks), so that its bytes are never held whole; None for
+    anything else (standard input, gzip, a file that cannot be read, a name
+    that is not UTF-8, which pyarrow cannot open: :func:`read_bytes` reads
+    those)."""
     if is_stream(path):
         return None
     try:
         os.fspath(path).encode("utf-8")  # (a name that is not UTF-8 holds surrogates)
         with open(path, "rb") as f:
-            block = f.read(1 << 20)
-            if block.startswith(b"\x1f\x8b") or block.lstrip(b"\xef\xbb\xbf").startswith(b"#"):
+            head = block = f.read(1 << 20)
+            if head.startswith(b"\x1f\x8b") or head.lstrip(b"\xef\xbb\xbf").startswith(b"#"):
                 return None
             while block:
                 if b"\r" in block or b"\n#" in block:
@@ -175,18 +183,13 @@ def _plain_file(path: PathArg) -> str | None:
                 block = block[-1:] + more if more else b""
     except (OSError, UnicodeEncodeError):
         return None
-    return os.fspath(path)
+    return os.fspath(path), head
 
 
-def _first_is_range(source: bytes | str) -> bool:
-    """Whether the first result line of run text (its bytes, or a plain
-    file's name) is a range run's (:func:`graphprum.io.range_runs.is_range_line`)."""
-    if isinstance(source, str):
-        with open(source, "rb") as f:
-            head = f.read(1 << 16)
-    else:
-        head = source[:1 << 16]
-    for line in head.split(b"\n"):
+def _first_is_range(head: bytes) -> bool:
+    """Whether the first result line of run text (``head``: its first bytes)
+    is a range run's (:func:`graphprum.io.range_runs.is_range_line`)."""
+    for line in head[:1 << 16].split(b"\n"):
         fields = line.decode("utf-8", "replace").split()
         if fields and not fields[0].startswith("#"):
             return is_range_line(fields)
@@ -227,44 +230,52 @@ def read_columns(source: bytes | str, order: str = "score", dedup: bool = False
     return None if got is None else (got[0], got[1])
 
 
-def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool
-               ) -> tuple[str, TopicTable, str | None] | None:
+def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool,
+               head: bytes | None = None) -> tuple[str, TopicTable, str | None] | None:
     """:func:`read_columns` of TREC text, or with ``ranges`` of a range
-    run's (eight fields, the last two plain numbers; :mod:`graphprum.io.range_runs`),
-    and the range layout read (None for TREC text)."""
+    run's (eight fields, the last two plain numbers;
+    :mod:`graphprum.io.range_runs`), and the range layout read (None for
+    TREC text); ``head``, a plain file's first bytes when read already."""
     if isinstance(source, bytes):
         data = source.removeprefix(b"\xef\xbb\xbf")
         if data.startswith(b"#") or b"\n#" in data:  # comment lines
             data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
         if data.count(b"\r") != data.count(b"\r\n"):  # a line end pyarrow sees, not Python
             return None
-        columns = _read_text(pa.py_buffer(data), data.lstrip(b"\r\n").split(b"\n", 1)[0],
-                             ranges)
+        got = _read_text(pa.py_buffer(data), _first_line(data), ranges)
     else:
-        with open(source, "rb") as f:
-            first = f.readline()
+        if head is None:
+            with open(source, "rb") as f:
+                head = f.read(1 << 16)
         # pyarrow's own file: its reading threads need no GIL (a thread of it
         # reading a Python file when the interpreter exits aborts the process)
         with pa.OSFile(source) as native:
-            columns = _read_text(native, first, ranges)
-    if columns is None:
+            got = _read_text(native, _first_line(head), ranges)
+    if got is None:
         return None
-    tag, topics, codes, ids, scores, ranks, bounds, layout = columns
-    keep = _first_of_each(codes, ids, bounds)
+    tag, topics, columns, layout = got
+    keep = _first_of_each(columns)
     if keep is not None:
         if not dedup:
             return None  # the careful pass names both lines
-        codes, ids, scores, ranks = codes[keep], pc.filter(ids, from_numpy(keep)), \
-            scores[keep], ranks[keep]
-        bounds = None if bounds is None else bounds[keep]
-    if bounds is None:
-        firsts = np.full(len(topics), len(codes))
-        np.minimum.at(firsts, codes, np.arange(len(codes)))
-        if not all(is_positional_id(u) for u in ids.take(from_numpy(firsts)).to_pylist()):
+        columns = RunColumns(columns.codes[keep], pc.filter(columns.ids, from_numpy(keep)),
+                             columns.scores[keep], columns.ranks[keep],
+                             None if columns.bounds is None else columns.bounds[keep])
+    if columns.bounds is None:
+        n = len(columns.codes)
+        firsts = np.full(len(topics), n)
+        np.minimum.at(firsts, columns.codes, np.arange(n))
+        if not all(is_positional_id(u) for u in
+                   columns.ids.take(from_numpy(firsts)).to_pylist()):
             return None  # ids to normalise: read carefully
-    table = ranked_table(topics, codes, ids, scores, ranks, order, bounds)
+    table = ordered_table(topics, columns, order)
     release()  # what the reading took and left
     return tag, table, layout
+
+
+def _first_line(text: bytes) -> bytes:
+    """The first line of run text that is not blank (its first bytes will do)."""
+    return text.lstrip(b"\r\n").split(b"\n", 1)[0]
 
 
 def _read_text(source: pa.Buffer | pa.NativeFile, first: bytes, ranges: bool = False
@@ -292,14 +303,15 @@ def _read_text(source: pa.Buffer | pa.NativeFile, first: bytes, ranges: bool = F
         return None
 
 
-#: The bytes of a file pyarrow reads at a time (a batch of lines).
-BLOCK_BYTES = 8 << 20
+#: The bytes of a file pyarrow reads at a time (a batch of lines): 1 MB keeps
+#: the reader's buffers and a batch's columns small (8 MB raised the peak of
+#: a million lines by 30 MB, for no speed measured; bench/run_memory.py).
+BLOCK_BYTES = 1 << 20
 
-#: The columns of a run file as read: TAG, the topics in order of first
-#: appearance, each line's topic (its index), ID, SCORE and RANK; a range
-#: run's range fields and layout (None, None for TREC text).
-Columns = tuple[str, list[str], np.ndarray, pa.StringArray, np.ndarray, np.ndarray,
-                np.ndarray | None, str | None]
+#: A run file as read: TAG, the topics in order of first appearance, the
+#: columns (each line's topic, its index in them), a range run's layout
+#: (None for TREC text).
+Columns = tuple[str, list[str], RunColumns, str | None]
 
 
 def _read_batches(batches: pa_csv.CSVStreamingReader, ranges: bool = False) -> Columns | None:
@@ -316,8 +328,8 @@ def _read_batches(batches: pa_csv.CSVStreamingReader, ranges: bool = False) -> C
             return None  # an empty field, or white space pyarrow keeps in one
         tags.update(words[2])
         rank_text, score_text, id_column = (batch.column(name) for name in ("rank", "score", "id"))
-        if len(tags) > 1 or _any_match(id_column, _SPACE) or not _all_match(rank_text, _RANK) \
-                or not _all_match(score_text, _SCORE):
+        if len(tags) > 1 or not _no_space(id_column) or not _all_ranks(rank_text) \
+                or not _all_scores(score_text):
             return None
         if ranges:
             pair = [batch.column(name) for name in _RANGE_COLUMNS]
@@ -337,9 +349,11 @@ def _read_batches(batches: pa_csv.CSVStreamingReader, ranges: bool = False) -> C
         release()  # the batch's text
     if not codes:
         return None  # no line: the careful pass says the run is empty
-    return (tags.pop(), list(topics), np.concatenate(codes),
-            pa.concat_arrays(ids), np.concatenate(scores), np.concatenate(ranks),
-            np.concatenate(bounds) if ranges else None,
+    columns = RunColumns(np.concatenate(codes), pa.concat_arrays(ids), np.concatenate(scores),
+                         np.concatenate(ranks), np.concatenate(bounds) if ranges else None)
+    del codes, ids, scores, ranks, bounds
+    release()  # the columns of the batches
+    return (tags.pop(), list(topics), columns,
             None if not ranges else "text|time" if integral else "time")
 
 
@@ -351,11 +365,51 @@ def _all_match(texts: pa.Array, pattern: str) -> bool:
     return bool(pc.all(pc.match_substring_regex(texts, pattern)).as_py())
 
 
-def _first_of_each(codes: np.ndarray, ids: pa.StringArray, bounds: np.ndarray | None = None
-                   ) -> np.ndarray | None:
+# The three checks of every batch (:func:`_read_batches`) first look for
+# what nearly every run writes: ids of printable ASCII (in the column's
+# bytes), RANKs of ASCII digits and SCOREs of ASCII digits with at most one
+# point (pyarrow's plain kernels); these pass without the regular
+# expressions (a fifth of their time), which decide the rest as before.
+
+def _text_bytes(texts: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:
+    """The lengths of the values of a string column (as pyarrow's CSV reader
+    makes it: 32-bit offsets) and their bytes, one after the other."""
+    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    data = texts.buffers()[2]
+    values = np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]] if data is not None \
+        else np.zeros(0, np.uint8)
+    return np.diff(offsets), values
+
+
+def _no_space(ids: pa.StringArray) -> bool:
+    """Whether no id is empty or holds white space (:data:`_SPACE`)."""
+    lengths, values = _text_bytes(ids)
+    if lengths.all() and ((values - 0x21) < 0x5f).all():  # printable ASCII, not a space
+        return True
+    return not _any_match(ids, _SPACE)
+
+
+def _all_ranks(texts: pa.StringArray) -> bool:
+    """Whether every RANK is an integer as the careful pass reads them (:data:`_RANK`)."""
+    return _all(pc.ascii_is_decimal(texts)) or _all_match(texts, _RANK)
+
+
+def _all_scores(texts: pa.StringArray) -> bool:
+    """Whether every SCORE is a number as the careful pass reads them (:data:`_SCORE`)."""
+    digits = pc.ascii_is_decimal(pc.replace_substring(texts, ".", "", max_replacements=1))
+    return _all(digits) or _all_match(texts, _SCORE)
+
+
+def _all(flags: pa.Array) -> bool:
+    """Whether every flag holds (``ascii_is_decimal``: a value not empty, of ASCII digits)."""
+    return bool(pc.all(flags).as_py())
+
+
+def _first_of_each(columns: RunColumns) -> np.ndarray | None:
     """None when every (topic, id) (with a range run's range fields) is on
     one line; else which lines to keep (booleans) so that each is kept on
     its first line only."""
+    codes, ids, bounds = columns.codes, columns.ids, columns.bounds
     keys = {"topic": from_numpy(codes), "id": ids}
     if bounds is not None:
         keys["first"], keys["second"] = from_numpy(bounds[:, 0]), from_numpy(bounds[:, 1])
@@ -364,8 +418,9 @@ def _first_of_each(codes: np.ndarray, ids: pa.StringArray, bounds: np.ndarray | 
     if len(order) < 2:
         return None
     rows = to_numpy(order)
+    sorted_codes = codes[rows]
     sorted_ids = pc.take(ids, order)
-    same = (codes[rows[1:]] == codes[rows[:-1]]) & \
+    same = (sorted_codes[1:] == sorted_codes[:-1]) & \
         to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1)))
     if bounds is not None:
         same &= (bounds[rows[1:]] == bounds[rows[:-1]]).all(axis=1)

@@ -579,13 +579,13 @@ def _trec_eval(names: list[str], run: dict[str, dict[str, float]],
         return
     evaluator = pytrec_eval.RelevanceEvaluator(grades, set(names), relevance_level=level)
     result = evaluator.evaluate(run)
+    logged = {n for n in names if (m := trec_root(n)) is not None and m.aggregate == "gmean"}
     for topic, values in result.items():
         for name in names:
             value = values.get(name)
             if value is None:
                 continue
-            root = trec_root(name)
-            if root is not None and root.aggregate == "gmean":  # trec_eval keeps log(max(v, 1e-5))
+            if name in logged:  # trec_eval keeps log(max(v, 1e-5))
                 value = MIN_GEO_MEAN if value <= _LOG_FLOOR else math.exp(value)
             out[name][topic] = float(value)
 

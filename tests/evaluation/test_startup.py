@@ -5,8 +5,9 @@ of the libraries only other commands use: pandas (the API's DataFrames,
 comparisons, summaries), scipy.stats, matplotlib, the neo4j driver,
 LadybugDB, networkx; and a classical eval (the classical model, measures
 without structure) loads no scipy at all (scipy.sparse and scipy.special
-cost it more than numpy itself).  The commands run as processes (a module imported by
-the test process itself must not hide one the command imports) with
+cost it more than numpy itself) and no lxml (TREC runs and qrels are
+text).  The commands run as processes (a module imported by the test
+process itself must not hide one the command imports) with
 ``sys.modules`` read at exit.  How long they take is measured by
 ``bench/startup.py``, not here.
 """
@@ -24,8 +25,9 @@ import pytest
 #: Libraries no small eval needs.
 HEAVY = ("pandas", "scipy.stats", "matplotlib", "neo4j", "ladybug", "networkx", "pydantic")
 
-#: What an eval under the classical model needs neither (its PRUM reads the ranking).
-CLASSICAL_HEAVY = (*HEAVY, "scipy")
+#: What an eval under the classical model needs neither (its PRUM reads the
+#: ranking; lxml reads XML runs, XML documents and X-Rai assessments only).
+CLASSICAL_HEAVY = (*HEAVY, "scipy", "lxml")
 
 #: Runs the command line in this process and prints the heavy modules it loaded.
 _PROBE = """

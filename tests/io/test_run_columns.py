@@ -208,3 +208,36 @@ def test_resident_columns(tmp_path: Path) -> None:
     table = run.topics
     assert len(table.ids) == 3000 and table.scores.dtype == np.float64  # type: ignore[attr-defined]
     assert table.starts.tolist() == [0, 1000, 2000, 3000]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_checks_of_a_batch_decide_as_the_careful_pass(seed: int) -> None:
+    """The fast pass's checks of RANK, SCORE and id columns (plain checks
+    first, the regular expressions for the rest) take exactly the fields
+    the careful pass takes: ``str.split`` keeps an id whole, and the
+    careful pass's number rules (:func:`~graphprum.io.lines.ascii_number`,
+    an integer of ASCII digits) read RANK and SCORE."""
+    import pyarrow as pa
+
+    from graphprum.io.lines import INTEGER, ascii_number
+    from graphprum.io.runs import _all_ranks, _all_scores, _no_space
+
+    rng = random.Random(seed)
+    alphabet = "0123456789" * 4 + "..+-eEinfINF_x\t\x0b\xa0é\u3000\x7f"
+    tokens = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 5)))
+              for _ in range(3000)]
+    tokens += ["1", "12.5", ".5", "5.", ".", "..", "1.2.3", "007", "", "1e5", "inf", "-0"]
+    scores = [ascii_number(t, allow_inf=True) is not None for t in tokens]
+    ranks = [INTEGER.fullmatch(t) is not None for t in tokens]
+    whole = [bool(t) and t.split() == [t] for t in tokens]
+    for k, t in enumerate(tokens):
+        column = pa.array(["0", t, "1"]).slice(1, 1)  # a column that starts inside its buffers
+        assert _all_scores(column) == scores[k], t
+        assert _all_ranks(column) == ranks[k], t
+        assert _no_space(column) == whole[k], t
+    for _ in range(300):  # columns of several fields: every one must pass
+        picked = rng.sample(range(len(tokens)), rng.randrange(1, 6))
+        column = pa.array([tokens[k] for k in picked])
+        assert _all_scores(column) == all(scores[k] for k in picked)
+        assert _all_ranks(column) == all(ranks[k] for k in picked)
+        assert _no_space(column) == all(whole[k] for k in picked)
