@@ -244,7 +244,6 @@ def load_web(
     regular files inside ROOT are read: FIFOs, devices and symbolic links
     leaving it are skipped with a note.
     """
-
     try:  # for the bar (the load names a bad root)
         total = len(SiteIndex.scan(root, follow_symlinks).pages)
     except InputError:
