@@ -162,7 +162,7 @@ class BoltSummaries:
         (``summary/page_determined.cypher``), and its extent; only when no
         summary asked determines all the others are the elements' combinations
         of the finest counted one by one (``summary/page_combinations.cypher``,
-        a scan of the collection, on a second session).
+        a scan of the collection, on a second session while the rest is read).
         """
         names = list(names)
         finest = [m for m in names if not any(m in DETERMINES[n] for n in names)]
@@ -193,19 +193,19 @@ class BoltSummaries:
     def _samples(self, names: list[str], samples: int) -> dict[str, list[list[tuple[int, str]]]]:
         """Per summary and partition (in order), its sample elements as
         ``(place, uid)`` (:meth:`summary_page`)."""
-        found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
-        rows = self.conn.read("summary/page_stored_samples", names=names) \
+        kept = self.conn.read("summary/page_stored_samples", names=names) \
             if samples == SAMPLES else []
-        if all(uids is not None for _, _, uids, _ in rows):
-            for axpre, sid, uids, places in rows:
-                found[axpre][int(sid[1:]) - 1] = [(int(p), str(u))
-                                                  for p, u in zip(places, uids, strict=True)]
-        if not rows or not all(found.values()):
-            for axpre, sid, units in self.conn.read("summary/page_samples", names=names,
-                                                    k=samples):
-                found[axpre][int(sid[1:]) - 1] = [(int(seq) * PLACE + int(pre), str(uid))
-                                                  for seq, pre, uid in units]
-        # every partition holds an element
+        picked: list[tuple[str, str, list[tuple[int, str]]]]
+        if kept and all(uids is not None for _, _, uids, _ in kept):
+            picked = [(axpre, sid, list(zip(places, uids, strict=True)))
+                      for axpre, sid, uids, places in kept]
+        else:
+            picked = [(axpre, sid, [(seq * PLACE + pre, uid) for seq, pre, uid in units])
+                      for axpre, sid, units in self.conn.read("summary/page_samples",
+                                                              names=names, k=samples)]
+        found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
+        for axpre, sid, units in picked:  # every partition holds an element
+            found[axpre][int(sid[1:]) - 1] = units
         return {n: [found[n][i] for i in range(len(found[n]))] for n in names}
 
     def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
