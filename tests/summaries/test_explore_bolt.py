@@ -84,9 +84,9 @@ def test_what_determines_what_holds_on_plos(tmp_path):
 def test_server_counts_equal_table_counts(tmp_path, bolt_store, monkeypatch, axpres, scans):
     """With summaries none of which determines all others (p, c), the server
     counts the combinations element by element; either way, and with the
-    samples kept at build time, picked anew (another number of samples) or
-    missing (a summary built before partitions kept them), the counts are
-    those of the local table."""
+    samples kept at build time (read with the partitions), picked anew
+    (another number of samples) or missing (a summary built before
+    partitions kept them), the counts are those of the local table."""
     local = LocalStore(tmp_path / "local")
     load_xml(local, [PLOS / "articles"])
     bolt = bolt_store()
@@ -106,4 +106,7 @@ def test_server_counts_equal_table_counts(tmp_path, bolt_store, monkeypatch, axp
     assert "summary/page_samples" in asked
     bolt.conn.write_text("MATCH (s:Summary {axpre: $axpre}) SET s.samples = null",
                          axpre=axpres[0])
+    asked.clear()
+    theirs = {a: stored_summary(bolt, a) for a in axpres}
     assert server_counts(bolt, theirs) == table_counts(local.table(), mine)
+    assert "summary/page_samples" in asked

@@ -56,6 +56,9 @@ class BoltSummaries:
         self.conn = conn
         self.reads = reads
         self.location = conn.location
+        #: per summary read (:meth:`_read_summary`), the samples its
+        #: partitions kept as ``(place, uid)``, None when they kept none
+        self._kept: dict[str, list[list[tuple[int, str]]] | None] = {}
 
     def _max_depth(self) -> int:
         (depth,), = self.conn.read("summary/max_depth") or [(None,)]
@@ -104,6 +107,8 @@ class BoltSummaries:
     def _read_summary(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         rows = self.conn.read("summary/read_partitions", axpre=axpre)
         rows.sort(key=lambda r: int(r[0][1:]))
+        self._kept[axpre] = None if any(r[7] is None for r in rows) else \
+            [list(zip(r[8], r[7], strict=True)) for r in rows]
         edges = self.conn.read("summary/read_edges", axpre=axpre)
         src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
         dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
@@ -153,9 +158,10 @@ class BoltSummaries:
         the server: what comes back is bounded by the partitions, never by
         the collection.
 
-        The samples are those each partition kept when it was built (with
-        another ``samples``, or for a summary built before partitions kept
-        them, ``summary/page_samples.cypher`` picks them, a scan of the
+        The samples are those each partition kept when it was built, read
+        with the partitions (:meth:`load_summary`; with another ``samples``,
+        for a summary built before partitions kept them or not read here,
+        ``summary/page_samples.cypher`` picks them, a scan of the
         collection).  The combinations of partitions are counted per
         partition of the finest summaries (:data:`DETERMINES`): the one
         partition of each other summary holding one of its elements
@@ -192,20 +198,15 @@ class BoltSummaries:
 
     def _samples(self, names: list[str], samples: int) -> dict[str, list[list[tuple[int, str]]]]:
         """Per summary and partition (in order), its sample elements as
-        ``(place, uid)`` (:meth:`summary_page`)."""
-        kept = self.conn.read("summary/page_stored_samples", names=names) \
-            if samples == SAMPLES else []
-        picked: list[tuple[str, str, list[tuple[int, str]]]]
-        if kept and all(uids is not None for _, _, uids, _ in kept):
-            picked = [(axpre, sid, list(zip(places, uids, strict=True)))
-                      for axpre, sid, uids, places in kept]
-        else:
-            picked = [(axpre, sid, [(seq * PLACE + pre, uid) for seq, pre, uid in units])
-                      for axpre, sid, units in self.conn.read("summary/page_samples",
-                                                              names=names, k=samples)]
+        ``(place, uid)``: those kept at build time, read with the partitions
+        (:meth:`summary_page`)."""
+        kept = {n: self._kept.get(n) for n in names}
+        if samples == SAMPLES and all(k is not None for k in kept.values()):
+            return {n: k for n, k in kept.items() if k is not None}
         found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
-        for axpre, sid, units in picked:  # every partition holds an element
-            found[axpre][int(sid[1:]) - 1] = units
+        for axpre, sid, units in self.conn.read("summary/page_samples", names=names,
+                                                k=samples):  # every partition holds one
+            found[axpre][int(sid[1:]) - 1] = [(seq * PLACE + pre, uid) for seq, pre, uid in units]
         return {n: [found[n][i] for i in range(len(found[n]))] for n in names}
 
     def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
