@@ -1,6 +1,7 @@
 // Up to $k elements of every partition of some stored summaries, evenly spread
 // over its elements in load order (document seq, then pre): the explorer
-// page's samples, as [seq, pre, uid] (the collection stays in the server).  The
+// page's samples, as [seq, pre, uid] (the collection stays in the server), for
+// partitions that did not keep theirs (summary/number.cypher).  The
 // units are sorted once, before the partitions are matched (FalkorDB 4.16 keeps
 // that order into collect; sorting the unit-partition pairs takes 2.4x longer)
 MATCH (u:Unit {kind: 0})

@@ -177,19 +177,24 @@ def sample_rows(membership: np.ndarray, rows: np.ndarray, g: int, k: int) -> lis
     return out
 
 
-def refinement(a: Summary, b: Summary, rows: np.ndarray) -> dict[str, list[int]]:
+def refinement(a: np.ndarray, b: np.ndarray, gb: int,
+               n: np.ndarray | None = None) -> dict[str, list[int]]:
     """Element counts per pair of partitions (``a`` index, ``b`` index), non-zero only.
 
-    >>> from graphprum.units import UnitTable
-    >>> t = UnitTable.from_tree("d", ["a", "b", "b", "c"], [-1, 0, 0, 2])
-    >>> refinement(build_summary(t, "label"), build_summary(t, "c"), np.arange(4))
+    ``a`` and ``b`` are the partitions of each element in two summaries
+    (``b``'s of ``gb`` partitions), or of each combination of partitions,
+    which holds ``n`` elements.
+
+    >>> refinement(np.array([0, 1, 1, 2]), np.array([0, 1, 2, 3]), 4)
     {'ai': [0, 1, 1, 2], 'bi': [0, 1, 2, 3], 'n': [1, 1, 1, 1]}
+    >>> refinement(np.array([0, 1, 1]), np.array([0, 1, 1]), 2, np.array([2, 1, 3]))
+    {'ai': [0, 1], 'bi': [0, 1], 'n': [2, 4]}
     """
-    ma = np.asarray(a.membership)[rows].astype(np.int64)
-    mb = np.asarray(b.membership)[rows].astype(np.int64)
-    gb = max(len(b), 1)
-    key, n = np.unique(ma * gb + mb, return_counts=True)
-    return {"ai": (key // gb).tolist(), "bi": (key % gb).tolist(), "n": n.tolist()}
+    gb = max(gb, 1)
+    key, inv = np.unique(np.asarray(a, np.int64) * gb + np.asarray(b, np.int64),
+                         return_inverse=True)
+    count = np.bincount(inv.ravel(), weights=n, minlength=len(key)).astype(np.int64)
+    return {"ai": (key // gb).tolist(), "bi": (key % gb).tolist(), "n": count.tolist()}
 
 
 # ---------------------------------------------------------------- overlay
@@ -280,8 +285,10 @@ def table_counts(table: UnitTable, summaries: Mapping[str, Summary],
     sample_of: dict[str, list[list[int]]] = {}
     roots: dict[str, list[int]] = {}
     wanted: set[int] = set()
+    member = {name: np.asarray(s.membership)[rows].astype(np.int64)
+              for name, s in summaries.items()}
     for name, s in summaries.items():
-        labels = np.asarray(s.membership)[rows].astype(np.int64)
+        labels = member[name]
         roots[name] = sorted(set(labels[parent_rows < 0].tolist()))
         sample_of[name] = sample_rows(labels, rows, len(s), samples)
         for picks in sample_of[name]:
@@ -293,7 +300,7 @@ def table_counts(table: UnitTable, summaries: Mapping[str, Summary],
         len(rows), len(table.docs), roots,
         {n: [[position[r] for r in picks] for picks in sample_of[n]] for n in names},
         encode_ids(table.ids(ordered)),
-        [{"a": a, "b": b, **refinement(summaries[a], summaries[b], rows)}
+        [{"a": a, "b": b, **refinement(member[a], member[b], len(summaries[b]))}
          for i, a in enumerate(names) for b in names[i + 1:]])
 
 
@@ -306,16 +313,11 @@ def server_counts(store: Any, summaries: Mapping[str, Summary],
     page: SummaryPage = store.summary_page(names, samples)
     ordered = sorted({p for per in page.samples.values() for picks in per for p in picks})
     position = {uid: k for k, (_, uid) in enumerate(ordered)}
-    refinements = []
-    for i, a in enumerate(names):
-        for j in range(i + 1, len(names)):
-            pairs: dict[tuple[int, int], int] = {}
-            for combo, n in page.combinations:
-                key = (combo[i], combo[j])
-                pairs[key] = pairs.get(key, 0) + n
-            keys = sorted(pairs)
-            refinements.append({"a": a, "b": names[j], "ai": [k[0] for k in keys],
-                                "bi": [k[1] for k in keys], "n": [pairs[k] for k in keys]})
+    combos = np.array([c for c, _ in page.combinations], np.int64).reshape(-1, len(names))
+    held = np.array([k for _, k in page.combinations], np.int64)
+    refinements = [{"a": a, "b": b, **refinement(combos[:, i], combos[:, i + 1 + j],
+                                                 len(summaries[b]), held)}
+                   for i, a in enumerate(names) for j, b in enumerate(names[i + 1:])]
     return PageCounts(
         store.count_units(KIND_ELEMENT), len(store.documents()), page.roots,
         {n: [[position[uid] for _, uid in picks] for picks in page.samples[n]]

@@ -36,6 +36,16 @@ AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")
 #: A unit's place in load order from its document's ``seq`` and its ``pre``
 #: (as ``summary/number.cypher`` orders them).
 PLACE = 2 ** 32
+#: Sample elements a partition keeps (``summary/number.cypher``), those the
+#: explorer page shows (:data:`graphprum.summaries.explore.SAMPLES`).
+SAMPLES = 5
+#: The summaries whose partitions each summary's partition determines (every
+#: element of one partition lies in the same partition of each): a label
+#: path ends with the element's parent's tag and its own, a c* class names
+#: its tag and its children's classes (so their tags), and p*|c keys are the
+#: p* key with the c key's child tags.
+DETERMINES = {"label": (), "p": ("label",), "p*": ("p", "label"), "c": ("label",),
+              "p*|c": ("p*", "p", "c", "label"), "c*": ("c", "label")}
 
 
 class BoltSummaries:
@@ -46,6 +56,9 @@ class BoltSummaries:
         self.conn = conn
         self.reads = reads
         self.location = conn.location
+        #: per summary read (:meth:`_read_summary`), the samples its
+        #: partitions kept as ``(place, uid)``, None when they kept none
+        self._kept: dict[str, list[list[tuple[int, str]]] | None] = {}
 
     def _max_depth(self) -> int:
         (depth,), = self.conn.read("summary/max_depth") or [(None,)]
@@ -83,7 +96,7 @@ class BoltSummaries:
                     pass
         if axpre in ("c", "p*|c"):
             self.conn.write("summary/child_tags")
-        self.conn.write("summary/number", axpre=axpre)
+        self.conn.write("summary/number", axpre=axpre, k=SAMPLES)
         self.conn.write("summary/edges", axpre=axpre)
         if axpre == "c*":
             self.conn.write("summary/cstar_keys", axpre=axpre)
@@ -94,6 +107,8 @@ class BoltSummaries:
     def _read_summary(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         rows = self.conn.read("summary/read_partitions", axpre=axpre)
         rows.sort(key=lambda r: int(r[0][1:]))
+        self._kept[axpre] = None if any(r[7] is None for r in rows) else \
+            [list(zip(r[8], r[7], strict=True)) for r in rows]
         edges = self.conn.read("summary/read_edges", axpre=axpre)
         src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
         dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
@@ -140,32 +155,59 @@ class BoltSummaries:
 
     def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
         """The explorer page's counts of the stored summaries ``names``, by
-        the server (``summary/page_*.cypher``; the samples and the
-        combinations, a scan of the collection each, at once on two
-        sessions): what comes back is bounded by the partitions, never by
-        the collection."""
+        the server: what comes back is bounded by the partitions, never by
+        the collection.
+
+        The samples are those each partition kept when it was built, read
+        with the partitions (:meth:`load_summary`; with another ``samples``,
+        for a summary built before partitions kept them or not read here,
+        ``summary/page_samples.cypher`` picks them, a scan of the
+        collection).  The combinations of partitions are counted per
+        partition of the finest summaries (:data:`DETERMINES`): the one
+        partition of each other summary holding one of its elements
+        (``summary/page_determined.cypher``), and its extent; only when no
+        summary asked determines all the others are the elements' combinations
+        of the finest counted one by one (``summary/page_combinations.cypher``,
+        a scan of the collection, on a second session while the rest is read).
+        """
         names = list(names)
+        finest = [m for m in names if not any(m in DETERMINES[n] for n in names)]
         with ThreadPoolExecutor(1) as pool:
-            combos = pool.submit(self.conn.read, "summary/page_combinations", names=names)
-            picked = self.conn.read("summary/page_samples", names=names, k=samples)
+            scan = pool.submit(self.conn.read, "summary/page_combinations", names=finest) \
+                if len(finest) > 1 else None
+            determined = {m: self.conn.read("summary/page_determined", axpre=m,
+                                            names=[n for n in names if n in DETERMINES[m]])
+                          for m in finest}
+            picks = self._samples(names, samples)
             roots: dict[str, list[int]] = {n: [] for n in names}
             for axpre, sid in self.conn.read("summary/page_roots", names=names):
                 roots[axpre].append(int(sid[1:]) - 1)
-            rows = combos.result()
-        found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
-        for axpre, sid, units in picked:  # every partition holds an element
-            found[axpre][int(sid[1:]) - 1] = [(int(seq) * PLACE + int(pre), str(uid))
-                                              for seq, pre, uid in units]
-        picks = {n: [found[n][i] for i in range(len(found[n]))] for n in names}
+            rows = scan.result() if scan is not None else \
+                [([f"{finest[0]} {sid}"], extent) for sid, extent, _ in determined[finest[0]]]
+        under = {f"{m} {sid}": parts for m, found in determined.items()
+                 for sid, _, parts in found}
         at = {n: i for i, n in enumerate(names)}
         combinations = []
         for parts, n in rows:
             combo = [-1] * len(names)
-            for part in parts:
+            for part in [*parts, *(p for q in parts for p in under[str(q)])]:
                 axpre, _, sid = str(part).rpartition(" ")
                 combo[at[axpre]] = int(sid[1:]) - 1
             combinations.append((tuple(combo), int(n)))
         return SummaryPage({n: sorted(r) for n, r in roots.items()}, picks, combinations)
+
+    def _samples(self, names: list[str], samples: int) -> dict[str, list[list[tuple[int, str]]]]:
+        """Per summary and partition (in order), its sample elements as
+        ``(place, uid)``: those kept at build time, read with the partitions
+        (:meth:`summary_page`)."""
+        kept = {n: self._kept.get(n) for n in names}
+        if samples == SAMPLES and all(k is not None for k in kept.values()):
+            return {n: k for n, k in kept.items() if k is not None}
+        found: dict[str, dict[int, list[tuple[int, str]]]] = {n: {} for n in names}
+        for axpre, sid, units in self.conn.read("summary/page_samples", names=names,
+                                                k=samples):  # every partition holds one
+            found[axpre][int(sid[1:]) - 1] = [(seq * PLACE + pre, uid) for seq, pre, uid in units]
+        return {n: [found[n][i] for i in range(len(found[n]))] for n in names}
 
     def summary_members(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Per stored summary of ``names``, the 0-based partition of each of
