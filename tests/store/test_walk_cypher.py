@@ -19,6 +19,7 @@ from graphprum.navigation.links import walk_probabilities
 from graphprum.store.linkgraph import graph_walk
 from graphprum.store.local import LocalStore
 from tests.navigation.test_browse import DOCS
+from tests.store.test_bolt import falkordb_uri  # noqa: F401  (a server taking Bolt writes)
 from tests.support import EXAMPLES
 
 
@@ -91,9 +92,14 @@ def test_the_model_spec_reaches_the_graph_path(collection: LocalStore, monkeypat
             pytest.approx(model.matrix(units, units, Fast()).toarray(), abs=1e-12)
 
 
-def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path) -> None:
+@pytest.mark.parametrize("redis", ["found", "0"])
+def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path, monkeypatch,
+                                          redis: str) -> None:
     """The walk on a Bolt store equals the embedded store's, the link to
-    ``c.xml#t`` arriving at the section the fragment names on both."""
+    ``c.xml#t`` arriving at the section the fragment names on both; its
+    reads through FalkorDB's Redis port or over Bolt only."""
+    if redis == "0":
+        monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
     for name, text in DOCS.items():
         (tmp_path / "c").mkdir(exist_ok=True)
         (tmp_path / "c" / name).write_text(text, encoding="utf-8")
@@ -101,6 +107,7 @@ def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path) -> None:
     bolt = bolt_store()
     for s in (local, bolt):
         load_xml(s, [tmp_path / "c"], links="link@ref")
+    assert (bolt.reads.conn.redis() is None) == (redis == "0")
     units = local.table().ids()
 
     class Ctx:
@@ -134,14 +141,20 @@ def test_a_bolt_walk_pulls_its_neighbourhood_not_its_documents(bolt_store, tmp_p
     big = int(local.documents().set_index("name").loc["big", "count"])
     rows: list[int] = []
     conn = bolt.reads.conn
-    real = conn.read_batched
+    real, real_redis = conn.read_batched, conn.redis_call
 
     def counted(*args, **kwargs):
         out = real(*args, **kwargs)
         rows.append(len(out))
         return out
 
+    def counted_redis(*args, **kwargs):  # the walk's reads through FalkorDB's Redis port
+        out = real_redis(*args, **kwargs)
+        rows.append(len(out[1]) if len(out) > 2 else 0)
+        return out
+
     monkeypatch.setattr(conn, "read_batched", counted)
+    monkeypatch.setattr(conn, "redis_call", counted_redis)
     sources, targets = ["a#/doc[1]/sec[1]/p[1]", "a#/doc[1]"], ["big#/article[1]"]
     walk = bolt.link_walk(sources, targets, hops=2)
     assert big > 500 and 0 < sum(rows) <= 12, (big, rows)

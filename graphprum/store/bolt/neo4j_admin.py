@@ -50,7 +50,7 @@ from graphprum.errors import UsageError
 from graphprum.store.base import Store
 from graphprum.store.bolt.load import FORMAT, LoadDocument, digest
 from graphprum.store.bolt.pack import attribute_nid
-from graphprum.store.linkgraph import names_fragment
+from graphprum.store.linkgraph import named_rows
 from graphprum.units import ParsedDocument
 
 #: Node files: label, file name, header (the ``:ID`` column first, then
@@ -207,10 +207,10 @@ def _write_documents(docs: Iterable[ParsedDocument], targets: Container[str],
             for child, parent in enumerate(np.asarray(doc.columns["parent"]).tolist()):
                 if parent >= 0:
                     write("CHILD", [d.ids[parent], d.ids[child], "CHILD"])
+            for value, r in named_rows(doc.tags, doc.attributes).items():
+                named[(doc.name, value)] = d.ids[r]
             for r, values in doc.attributes:
                 for name, value in values.items():
-                    if names_fragment(doc.tags[r], name):
-                        named.setdefault((doc.name, value), d.ids[r])
                     nid = attribute_nid(name, value)
                     if nid not in attributes:
                         attributes.add(nid)

@@ -25,7 +25,7 @@ import numpy as np
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import UNIT_FIELDS, LinkWalk, UnitView
-from graphprum.store.bolt.connection import BoltConnection
+from graphprum.store.bolt.connection import BoltConnection, cypher
 from graphprum.store.bolt.pieces import (
     Piece,
     Row,
@@ -35,6 +35,8 @@ from graphprum.store.bolt.pieces import (
     place_documents,
     resolver,
 )
+from graphprum.store.bolt.redis_port import BOLT_GRAPH, decode_compact
+from graphprum.store.cypher_literal import splice
 from graphprum.store.linkgraph import graph_walk
 from graphprum.units import (
     KIND_ELEMENT,
@@ -64,6 +66,8 @@ CACHE_UNITS = 1_000_000
 #: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
 #: pull takes with it.
 AHEAD_UNITS = 250_000
+#: Unit ids per walk query through FalkorDB's Redis port (no 60 KB limit there).
+WALK_ROWS = 5_000
 
 
 def document_of(uid: str) -> str:
@@ -394,12 +398,27 @@ class BoltReads:
         by the server: ``nav/walk_into.cypher`` hop by hop, then
         ``nav/walk_degrees.cypher`` (:func:`graphprum.store.linkgraph.graph_walk`),
         or on a store whose units do not keep their held links yet (loaded
-        by an earlier graphprum: :meth:`meta`) ``nav/walk_degrees_scan.cypher``."""
+        by an earlier graphprum: :meth:`meta`) ``nav/walk_degrees_scan.cypher``.
+        On FalkorDB the queries go through its Redis port when it is
+        reachable (``GRAPH.RO_QUERY --compact``: ids, counts and flags, exact
+        there), :data:`WALK_ROWS` ids at a time: its Bolt port took 47 ms for
+        a reply of 50 rows, where the Redis port takes 3 ms."""
         degrees = "nav/walk_degrees" if self._held() else "nav/walk_degrees_scan"
+        redis = self.conn.redis()
 
         def query(name: str, key: str, rows: Sequence[Any], **fixed: Any) -> list[Row]:
-            return self.conn.read_batched(degrees if name == "nav/walk_degrees" else name, key,
-                                          rows, **fixed)
+            name = degrees if name == "nav/walk_degrees" else name
+            if redis is None:
+                return self.conn.read_batched(name, key, rows, **fixed)
+            text, out = cypher(name), []
+            for i in range(0, len(rows), WALK_ROWS):
+                reply = self.conn.redis_call(
+                    "a read of the walk", "GRAPH.RO_QUERY", BOLT_GRAPH,
+                    splice(text, {key: list(rows[i:i + WALK_ROWS]), **fixed}), "--compact",
+                    timeout=self.conn.call_timeout())
+                if len(reply) > 2:
+                    out += [tuple(decode_compact(v) for v in row) for row in reply[1]]
+            return out
 
         return graph_walk(query, [canonical(u) for u in sources],
                           [canonical(u) for u in targets], hops, structure)

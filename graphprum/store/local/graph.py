@@ -571,7 +571,7 @@ def _document_frames(table: UnitTable) -> Frames:
 def _unit_frame(table: UnitTable, texts: StringColumn, attributes: _Attributes, lo: int,
                 hi: int, links: LinkGraph) -> pa.Table:
     """The Unit rows ``lo`` to ``hi`` (whole documents), ``held`` the links
-    held in each one's subtree, as a Bolt store keeps it (the walk's Cypher,
+    held in each one's subtree as a Bolt store keeps it (the walk's Cypher,
     ``cypher/nav/walk_degrees.cypher``, reads it).  (``row`` is the key, not a
     SERIAL: a COPY does not keep its frame's order.)"""
     cols = table.columns
@@ -599,10 +599,19 @@ def _unit_frame(table: UnitTable, texts: StringColumn, attributes: _Attributes, 
     })
 
 
-def _held(links: LinkGraph, lo: int, hi: int) -> np.ndarray:
-    """The number of links held in the subtree of rows ``lo`` to ``hi``."""
+def _held(links: LinkGraph, lo: int, hi: int) -> pa.Array:
+    """The number of links held in the subtree of rows ``lo`` to ``hi``,
+    null for none (as a Bolt store keeps it: only on units that hold links).
+
+    >>> g = LinkGraph.build(np.array([1, 1]), np.array([0, 0]), 3, size=np.array([2, 1, 1]))
+    >>> _held(g, 0, 3).to_pylist()
+    [2, 2, None]
+    """
+    import pyarrow as pa
+
     first, last = links.held(np.arange(lo, hi))
-    return np.asarray(last - first, dtype=np.int64)
+    held = np.asarray(last - first, dtype=np.int64)
+    return pa.array(held, mask=held == 0)
 
 
 #: Rows whose ids are made as Python strings at a time (:func:`_unit_id_column`).
