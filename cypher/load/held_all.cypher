@@ -2,7 +2,7 @@
 // GRAPH.BULK load's new graph, where FalkorDB is still building the indexes
 // that held.cypher's lookups by document need): one pass over the LINK edges
 MATCH (s:Unit)-[l:LINK]->(:Unit)
-WITH s, count(l) AS n
+WITH s, l
 MATCH (a:Unit)-[:CHILD*0..]->(s)
-WITH a, sum(n) AS held
+WITH a, count(l) AS held
 SET a.held = held

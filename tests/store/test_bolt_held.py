@@ -29,9 +29,10 @@ from tests.support import EXAMPLES
 
 
 def held(store) -> dict[str, int]:
-    """Every unit's stored held count (0 where it has none)."""
-    return {u: int(n) for u, n in store.run(
-        "MATCH (u:Unit) RETURN u.uid, coalesce(u.held, 0)")}
+    """Every unit's stored held count (0 where it has none), an integer."""
+    out = dict(store.run("MATCH (u:Unit) RETURN u.uid, coalesce(u.held, 0)"))
+    assert all(type(n) is int for n in out.values())
+    return out
 
 
 def by_prefix(holders: Iterable[str], units: Iterable[str]) -> dict[str, int]:

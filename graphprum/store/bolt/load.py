@@ -40,6 +40,17 @@ load writes is removed, as for any load, only by the names of its own
 incomplete documents.  In every way the client holds one batch of
 documents and the names of the documents loaded, not the collection.
 
+Held links: every unit that holds links in its subtree keeps how many
+(``held``, multiplicity counted: the out-degree of a walk's link move,
+``cypher/nav/walk_degrees.cypher``).  Every way of loading counts them
+again, after its LINK edges are made, for the documents whose LINK edges
+changed (its own, and those linking into them: ``load/held.cypher``; a
+bulk load its whole new graph).  ``Meta.held_load`` says the load after
+which they are right: a load sets it behind while it makes its documents
+visible, so one killed then leaves the counts to the next load (or
+``--resume``), which also counts them in a store written by a graphprum
+older than them; reads of such a store count per query meanwhile.
+
 Attributes: every unit keeps its attributes as JSON (``attributes``), and
 every distinct attribute (name, value) of the store is one ``Attribute``
 node that the units carrying it point to (``HAS_ATTRIBUTE``), as in the
@@ -543,8 +554,9 @@ class BoltLoads:
         """Count the held links of every document of a store whose units do
         not all keep them (loaded by an earlier graphprum: ``Meta.held_load``
         behind its ``load_count``), once, when a load or ``--resume`` holds
-        the store: 0.4 s for 300k units on FalkorDB (the reads of such a store
-        count them per query meanwhile: ``nav/walk_degrees_scan.cypher``)."""
+        the store (0.4 s on FalkorDB for the 300k units of the PLOS starter
+        corpus, which hold no links; the reads of such a store count them per
+        query meanwhile: ``nav/walk_degrees_scan.cypher``)."""
         meta = self.reads.meta()
         if meta["held"] or not meta["load_count"]:
             return

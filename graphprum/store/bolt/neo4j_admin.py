@@ -27,7 +27,10 @@ unquoted field (no property); numbers are bare, floats written exactly
 one document at a time, the names and root ids of the documents, and the
 ids of the Attribute nodes written (shared by many documents); LINK edges
 go to the target document's root, as a Bolt load makes them, from a
-temporary file of the links written once every root is known.
+temporary file of the links written once every root is known.  Every unit
+carries its ``held`` count (:func:`held_links`: the links it holds to the
+stored documents, asked of the store first), and the ``Meta`` node says the
+counts are right (``held_load``), as after a Bolt load.
 
 Examples
 --------
