@@ -66,6 +66,20 @@ def test_the_graph_derives_the_walk(collection: LocalStore, hops, structure) -> 
     assert want.nnz > len(targets)  # more than the units themselves
 
 
+def test_the_graphs_held_counts_are_the_links_in_the_subtree(collection: LocalStore) -> None:
+    """The degrees the walk reads from the units' stored ``held`` counts
+    (made with the graph from the store's link columns) equal the degrees
+    counted in the graph itself, each unit's subtree matched by pre/post
+    interval (``walk_degrees_scan.cypher``, what a Bolt store loaded before
+    ``held`` is read with): the equality above is no circle."""
+    query = graph_query(collection)
+    ids = collection.table().ids()
+    stored, scanned = query("nav/walk_degrees", "ids", ids), \
+        query("nav/walk_degrees_scan", "ids", ids)
+    assert sorted(stored) == sorted(scanned) and len(stored) == len(ids)
+    assert sum(1 for row in stored if row[2] > 1) > 10
+
+
 def test_the_links_query_leaves_from_the_subtree(collection: LocalStore) -> None:
     text = files("graphprum.cypher").joinpath("nav/links.cypher").read_text(encoding="utf-8")
     rows = collection.query(text, {"sources": ["a#/doc[1]", "a#/doc[1]/sec[1]/p[2]"]})
