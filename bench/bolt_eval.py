@@ -23,6 +23,9 @@ measured in the same run:
     within 1e-12 on both stores; on FalkorDB the server's CPU seconds too.
     With ``walk``: ``--nav structural --nav links:hops=2`` and ``--nav
     browse:hops=2`` (the walk's neighbourhood derived by the server, issue 35).
+``bolt_load``
+    the FalkorDB load of the corpus (GRAPH.BULK into the empty server):
+    wall seconds and the server's CPU seconds.
 ``bolt_jobs``
     ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM):
     ``speedup`` and ``identical`` (the tables equal, byte for byte).
@@ -197,7 +200,11 @@ def main() -> None:
         elements = load_xml(local, [corpus]).elements
         with BoltStore(uri) as bolt:
             bolt.clear()
+            s0, t0 = server_cpu(data), time.perf_counter()
             load_xml(bolt, [corpus])
+            emit(bench="bolt_load", way="bulk", elements=elements,
+                 seconds=round(time.perf_counter() - t0, 3),
+                 server_cpu_s=round(server_cpu(data) - s0, 3))
             for a in axpres:
                 build_stored(bolt, a)
                 build_stored(local, a)

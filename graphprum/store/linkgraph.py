@@ -51,7 +51,7 @@ the root 0 holds the link of its paragraph 2.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +72,24 @@ def names_fragment(tag: str, attribute: str) -> bool:
     (True, True, False)
     """
     return attribute in ("id", "xml:id") or (attribute == "name" and tag == "a")
+
+
+def named_rows(tags: Sequence[str],
+               attributes: Iterable[tuple[int, Mapping[str, str]]]) -> dict[str, int]:
+    """The row of a document that each fragment names (:func:`names_fragment`;
+    the first in document order), from its units' tags and attributes
+    (``ParsedDocument.attributes``: ``(row, {name: value})``).
+
+    >>> named_rows(["doc", "sec", "a", "p"], [(3, {"id": "x"}), (1, {"id": "x"}),
+    ...                                       (2, {"name": "y"}), (3, {"name": "z"})])
+    {'x': 1, 'y': 2}
+    """
+    named: dict[str, int] = {}
+    for row, values in attributes:
+        for name, value in values.items():
+            if names_fragment(tags[row], name) and row < named.get(value, row + 1):
+                named[value] = row
+    return named
 
 
 def concat_ranges(lo: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ import numpy as np
 
 from graphprum.errors import InputError, StoreError
 from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk
-from graphprum.store.linkgraph import LinkGraph, names_fragment
+from graphprum.store.linkgraph import LinkGraph, named_rows
 from graphprum.store.tables import TableStore, table_documents
 from graphprum.units import (
     KIND_ELEMENT,
@@ -96,7 +96,6 @@ class MemoryStore(TableStore):
             counts.append(n)
             first_of[doc.name] = first
             attrs: dict[int, dict[str, str]] = dict(doc.attributes)
-            named[doc.name] = {}
             for i in range(n):
                 parent = int(doc.columns["parent"][i])
                 columns["doc"].append(d)
@@ -107,9 +106,8 @@ class MemoryStore(TableStore):
                     columns[c].append(doc.columns[c][i])
                 self._texts.append(doc.texts[i] if doc.texts is not None else "")
                 self._attrs.append(dict(attrs.get(i, {})))
-                for name, value in attrs.get(i, {}).items():
-                    if names_fragment(doc.tags[i], name):
-                        named[doc.name].setdefault(value, first + i)
+            named[doc.name] = {v: first + r for v, r in
+                               named_rows(doc.tags, doc.attributes).items()}
             for row, target, anchor in doc.links:
                 links.append((first + row, target, anchor))
         for a, b in self._pairs:

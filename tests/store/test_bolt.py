@@ -432,10 +432,11 @@ def test_create_batches_write_pages_and_their_links_as_the_embedded_graph(tmp_pa
 
     monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
     created = []
-    queue = BoltLoads._queue_new_documents
-    monkeypatch.setattr(BoltLoads, "_queue_new_documents",
-                        lambda self, pipe, batch, load: created.append(len(batch))
-                        or queue(self, pipe, batch, load))
+    queue = BoltLoads._queue_documents
+    monkeypatch.setattr(BoltLoads, "_queue_documents",
+                        lambda self, pipe, batch, load, create=False:
+                        created.append(len(batch) if create else 0)
+                        or queue(self, pipe, batch, load, create))
     site = REPO / "examples" / "web" / "site"
     local, bolt = LocalStore(tmp_path / "local"), bolt_store()
     for s in (local, bolt):

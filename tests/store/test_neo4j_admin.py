@@ -118,6 +118,21 @@ def test_the_files_rebuild_the_embedded_graph(collection) -> None:
     assert meta["format"] == "graphprum-bolt" and meta["load_count"] == 1
 
 
+def test_the_units_carry_their_held_links(collection) -> None:
+    """``Unit.held`` (links held in the subtree, what the walk on a Bolt
+    store reads) counted from the LINK rows of the files by the holders'
+    ids; the Meta node says the counts are right."""
+    from tests.store.test_bolt_held import by_prefix
+
+    _, out = collection
+    graph = read_graph(out)
+    want = by_prefix([s for s, _, _ in graph["LINK"]], graph["Unit"])
+    assert {u: p["held"] or 0 for u, p in graph["Unit"].items()} == want
+    assert max(want.values()) > 10
+    meta, = graph["Meta"].values()
+    assert meta["held_load"] == meta["load_count"]
+
+
 def test_the_files_hold_what_a_bolt_load_writes(collection, tmp_path) -> None:
     """Every property of every node and relationship, the store's own
     included, as a Bolt load of the same documents writes them."""

@@ -19,6 +19,7 @@ from graphprum.navigation.links import walk_probabilities
 from graphprum.store.linkgraph import graph_walk
 from graphprum.store.local import LocalStore
 from tests.navigation.test_browse import DOCS
+from tests.store.test_bolt import falkordb_uri  # noqa: F401  (a server taking Bolt writes)
 from tests.support import EXAMPLES
 
 
@@ -65,6 +66,20 @@ def test_the_graph_derives_the_walk(collection: LocalStore, hops, structure) -> 
     assert want.nnz > len(targets)  # more than the units themselves
 
 
+def test_the_graphs_held_counts_are_the_links_in_the_subtree(collection: LocalStore) -> None:
+    """The degrees the walk reads from the units' stored ``held`` counts
+    (made with the graph from the store's link columns) equal the degrees
+    counted in the graph itself, each unit's subtree matched by pre/post
+    interval (``walk_degrees_scan.cypher``, what a Bolt store loaded before
+    ``held`` is read with): the equality above is no circle."""
+    query = graph_query(collection)
+    ids = collection.table().ids()
+    stored, scanned = query("nav/walk_degrees", "ids", ids), \
+        query("nav/walk_degrees_scan", "ids", ids)
+    assert sorted(stored) == sorted(scanned) and len(stored) == len(ids)
+    assert sum(1 for row in stored if row[2] > 1) > 10
+
+
 def test_the_links_query_leaves_from_the_subtree(collection: LocalStore) -> None:
     text = files("graphprum.cypher").joinpath("nav/links.cypher").read_text(encoding="utf-8")
     rows = collection.query(text, {"sources": ["a#/doc[1]", "a#/doc[1]/sec[1]/p[2]"]})
@@ -91,9 +106,14 @@ def test_the_model_spec_reaches_the_graph_path(collection: LocalStore, monkeypat
             pytest.approx(model.matrix(units, units, Fast()).toarray(), abs=1e-12)
 
 
-def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path) -> None:
+@pytest.mark.parametrize("redis", ["found", "0"])
+def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path, monkeypatch,
+                                          redis: str) -> None:
     """The walk on a Bolt store equals the embedded store's, the link to
-    ``c.xml#t`` arriving at the section the fragment names on both."""
+    ``c.xml#t`` arriving at the section the fragment names on both; its
+    reads through FalkorDB's Redis port or over Bolt only."""
+    if redis == "0":
+        monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
     for name, text in DOCS.items():
         (tmp_path / "c").mkdir(exist_ok=True)
         (tmp_path / "c" / name).write_text(text, encoding="utf-8")
@@ -101,6 +121,7 @@ def test_bolt_link_walk_is_the_graph_path(bolt_store, tmp_path: Path) -> None:
     bolt = bolt_store()
     for s in (local, bolt):
         load_xml(s, [tmp_path / "c"], links="link@ref")
+    assert (bolt.reads.conn.redis() is None) == (redis == "0")
     units = local.table().ids()
 
     class Ctx:
@@ -134,14 +155,20 @@ def test_a_bolt_walk_pulls_its_neighbourhood_not_its_documents(bolt_store, tmp_p
     big = int(local.documents().set_index("name").loc["big", "count"])
     rows: list[int] = []
     conn = bolt.reads.conn
-    real = conn.read_batched
+    real, real_redis = conn.read_batched, conn.redis_call
 
     def counted(*args, **kwargs):
         out = real(*args, **kwargs)
         rows.append(len(out))
         return out
 
+    def counted_redis(*args, **kwargs):  # the walk's reads through FalkorDB's Redis port
+        out = real_redis(*args, **kwargs)
+        rows.append(len(out[1]) if len(out) > 2 else 0)
+        return out
+
     monkeypatch.setattr(conn, "read_batched", counted)
+    monkeypatch.setattr(conn, "redis_call", counted_redis)
     sources, targets = ["a#/doc[1]/sec[1]/p[1]", "a#/doc[1]"], ["big#/article[1]"]
     walk = bolt.link_walk(sources, targets, hops=2)
     assert big > 500 and 0 < sum(rows) <= 12, (big, rows)

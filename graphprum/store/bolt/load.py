@@ -40,6 +40,17 @@ load writes is removed, as for any load, only by the names of its own
 incomplete documents.  In every way the client holds one batch of
 documents and the names of the documents loaded, not the collection.
 
+Held links: every unit that holds links in its subtree keeps how many
+(``held``, multiplicity counted: the out-degree of a walk's link move,
+``cypher/nav/walk_degrees.cypher``).  Every way of loading counts them
+again, after its LINK edges are made, for the documents whose LINK edges
+changed (its own, and those linking into them: ``load/held.cypher``; a
+bulk load its whole new graph).  ``Meta.held_load`` says the load after
+which they are right: a load sets it behind while it makes its documents
+visible, so one killed then leaves the counts to the next load (or
+``--resume``), which also counts them in a store written by a graphprum
+older than them; reads of such a store count per query meanwhile.
+
 Attributes: every unit keeps its attributes as JSON (``attributes``), and
 every distinct attribute (name, value) of the store is one ``Attribute``
 node that the units carrying it point to (``HAS_ATTRIBUTE``), as in the
@@ -66,8 +77,10 @@ import numpy as np
 from graphprum.errors import InputError, StoreError
 from graphprum.store.bolt.bounded import WritePipe
 from graphprum.store.bolt.bulk import EdgeToken, NodeToken, bulk_command, encode_value
-from graphprum.store.bolt.connection import BoltConnection
+from graphprum.store.bolt.connection import BoltConnection, cypher
 from graphprum.store.bolt.pack import (
+    NewBatch,
+    PackedBatch,
     attribute_json,
     attribute_nid,
     pack_new_units,
@@ -240,6 +253,7 @@ class BoltLoads:
         me = self.claim()
         try:
             removed = self._remove_incomplete()
+            self._store_held()
             if self.conn.redis() is not None:
                 self._drop_dead_bulk_keys()
         finally:
@@ -273,6 +287,7 @@ class BoltLoads:
         me = self.claim()
         try:
             self._remove_incomplete()
+            self._store_held()
             self.reads.invalidate()
             way = self._empty_way(link_pairs)
             if way == "bulk":
@@ -387,14 +402,20 @@ class BoltLoads:
         if report.documents == 0 and unchanged == 0 and link_pairs is None:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
+        self.conn.write("load/held_load", right=False)  # until load/meta
         self._complete(written, load)
         names = [replaces or name for name, replaces in written]
         if create:  # every link's source is in this load
-            self.conn.write_rows("load/links_create", "names", names)
+            make_links(self.conn, "load/links_create", names)
+            count_held(self.conn, names)
         else:
-            self.conn.write_rows("load/resolve_links_to", "names", names)
-            self.conn.write_rows("load/resolve_links_from", "names",
-                                 list(dict.fromkeys(names + pair_sources)))
+            make_links(self.conn, "load/resolve_links_to", names)
+            make_links(self.conn, "load/resolve_links_from",
+                       list(dict.fromkeys(names + pair_sources)))
+            # the documents whose LINK edges changed: this load's, the pages
+            # of its link list, and those linking into what it wrote or replaced
+            into = [n for (n,) in self.conn.read_batched("load/held_sources", "names", names)]
+            count_held(self.conn, list(dict.fromkeys(names + pair_sources + into)))
         if report.replaced:
             self.conn.write("load/orphan_attributes")
         self.conn.write("load/meta", **self._history(meta, report, description, link_stats,
@@ -409,61 +430,45 @@ class BoltLoads:
 
     def _queue_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
                          load: str, create: bool = False) -> None:
-        """Queue the writes of a batch of documents: document nodes, units,
-        Attribute nodes and HAS_ATTRIBUTE edges, ROOT edges, link records
-        (``create``: into an empty store, see :meth:`_queue_new_documents`)."""
-        if create:
-            self._queue_new_documents(pipe, batch, load)
-            return
+        """Queue the writes of a batch of documents: document nodes, the
+        batch's Attribute nodes (merged: other batches share them), units
+        with their CHILD and HAS_ATTRIBUTE edges, ROOT edges, link records;
+        merged, or with ``create`` (into an empty store) created, each write
+        sent once."""
+        packed: Iterable[PackedBatch | NewBatch]
+        if create:  # the units come with their HAS_ATTRIBUTE edges
+            rs, fs, ns = separators((d.doc for d, _ in batch), 3)
+            units, carried = "load/units_create", []
+            budget = self.conn.write_budget(units, data="", rs=rs, fs=fs, ns=ns, docs=[],
+                                            seqs=[], parents=[], paths=[])
+            packed = pack_new_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
+                                    max_units=self.conn.batch_size, max_bytes=budget, rs=rs,
+                                    fs=fs, ns=ns)
+        else:
+            rs, fs = separators(d.doc for d, _ in batch)
+            # over FalkorDB's Bolt port a write may run twice (see units_merge.cypher)
+            units = "load/units_merge" if self.conn.bolt_writes_falkordb() else "load/units"
+            budget = self.conn.write_budget(units, data="", rs=rs, fs=fs, docs=[], seqs=[])
+            packed = pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
+                                max_units=self.conn.batch_size, max_bytes=budget, rs=rs, fs=fs)
+            carried = [d.ids[row] + fs + attribute_nid(name, value) for d, _ in batch
+                       for row, values in d.doc.attributes for name, value in values.items()]
         rows = [d.row(dig) for d, dig in batch]
-        rs, fs = separators(d.doc for d, _ in batch)
-        # over FalkorDB's Bolt port a write may run twice (see units_merge.cypher)
-        units = "load/units_merge" if self.conn.bolt_writes_falkordb() else "load/units"
-        budget = self.conn.write_budget(units, data="", rs=rs, fs=fs, docs=[], seqs=[])
-        packed = list(pack_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
-                                 max_units=self.conn.batch_size, max_bytes=budget, rs=rs, fs=fs))
-        carried = [d.ids[row] + fs + attribute_nid(name, value) for d, _ in batch
-                   for row, values in d.doc.attributes for name, value in values.items()]
         nodes = _attribute_nodes(batch)
         roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
         links = [link for d, _ in batch for link in d.links(load)]
-        pipe.submit(lambda: self.conn.write_rows("load/documents", "docs", rows))
-        for p in packed:
-            params = p.params()
-            pipe.submit(functools.partial(self.conn.write, units, **params))
+        made = "_create" if create else ""  # load/documents_create.cypher ...
+        write_rows = functools.partial(self.conn.write_rows, once=create)
+        pipe.submit(lambda: write_rows(f"load/documents{made}", "docs", rows))
         if nodes:
             pipe.submit(lambda: self.conn.write_rows("load/attributes", "attrs", nodes))
+        for p in packed:
+            pipe.submit(functools.partial(self.conn.write, units, once=create, **p.params()))
+        if carried:
             pipe.submit(lambda: self._write_packed("load/has_attribute", carried, rs, fs))
-        pipe.submit(lambda: self.conn.write_rows("load/root", "docs", roots))
+        pipe.submit(lambda: write_rows(f"load/root{made}", "docs", roots))
         if links:
-            pipe.submit(lambda: self.conn.write_rows("load/pending_links", "links", links))
-
-    def _queue_new_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
-                             load: str) -> None:
-        """Queue the writes of a batch of documents into an empty store, each
-        sent once: document nodes, the batch's Attribute nodes (merged: other
-        batches share them), units with their CHILD and HAS_ATTRIBUTE edges,
-        ROOT edges, link records."""
-        rows = [d.row(dig) for d, dig in batch]
-        rs, fs, ns = separators((d.doc for d, _ in batch), 3)
-        name = "load/units_create"
-        budget = self.conn.write_budget(name, data="", rs=rs, fs=fs, ns=ns, docs=[], seqs=[],
-                                        parents=[], paths=[])
-        packed = pack_new_units(((d.doc, d.seq, d.ids, d.attrs) for d, _ in batch),
-                                max_units=self.conn.batch_size, max_bytes=budget, rs=rs,
-                                fs=fs, ns=ns)
-        nodes = _attribute_nodes(batch)
-        roots = [{"name": d.doc.name, "root": d.ids[0]} for d, _ in batch if d.ids]
-        links = [link for d, _ in batch for link in d.links(load)]
-        once = functools.partial(self.conn.write_rows, once=True)
-        pipe.submit(lambda: once("load/documents_create", "docs", rows))
-        if nodes:
-            pipe.submit(lambda: self.conn.write_rows("load/attributes", "attrs", nodes))
-        for p in packed:
-            pipe.submit(functools.partial(self.conn.write, name, once=True, **p.params()))
-        pipe.submit(lambda: once("load/root_create", "docs", roots))
-        if links:
-            pipe.submit(lambda: once("load/pending_links_create", "links", links))
+            pipe.submit(lambda: write_rows(f"load/pending_links{made}", "links", links))
 
     def _write_packed(self, name: str, records: list[str], rs: str, fs: str,
                       graph: str | None = None, **template: str) -> None:
@@ -543,6 +548,20 @@ class BoltLoads:
         self.conn.write_rows("load/complete", "names",
                              [replaces or name for name, replaces in written])
         self.conn.write("load/complete_links", load=load)
+
+    # ------------------------------------------------------ held link counts
+    def _store_held(self) -> None:
+        """Count the held links of every document of a store whose units do
+        not all keep them (loaded by an earlier graphprum: ``Meta.held_load``
+        behind its ``load_count``), once, when a load or ``--resume`` holds
+        the store (0.4 s on FalkorDB for the 300k units of the PLOS starter
+        corpus, which hold no links; the reads of such a store count them per
+        query meanwhile: ``nav/walk_degrees_scan.cypher``)."""
+        meta = self.reads.meta()
+        if meta["held"] or not meta["load_count"]:
+            return
+        count_held(self.conn, self.reads.documents()["name"].tolist())
+        self.conn.write("load/held_load", right=True)
 
     # ------------------------------------------------------------ bulk loads
     def _empty_way(self, link_pairs: LinkPairs | None) -> str | None:
@@ -687,8 +706,28 @@ class _BulkLoader:
 
     def finish(self) -> None:
         """The LINK edges whose target document was loaded, made in the
-        graph from the link records (its indexes created first)."""
-        self.conn.write_rows("load/links_create", "names", self.names, graph=self.key)
+        graph from the link records (its indexes created first), and the
+        units' held link counts."""
+        make_links(self.conn, "load/links_create", self.names, graph=self.key)
+        self.conn.write("load/held_all", graph=self.key)
+
+
+def make_links(conn: BoltConnection, name: str, names: Sequence[str],
+               graph: str | None = None) -> None:
+    """Run ``name``, a statement making the LINK edges of link records of
+    documents ``names`` that ends where each link arrives
+    (``load/link_arrival.cypher``, put in for its ``{arrival}``)."""
+    conn.write_rows(name, "names", names, graph=graph,
+                    template={"arrival": cypher("load/link_arrival")})
+
+
+def count_held(conn: BoltConnection, names: Sequence[str]) -> None:
+    """Count again the links held in the subtree of every unit of documents
+    ``names`` (``Unit.held``, ``load/held.cypher``), after their LINK edges
+    changed: a few statements per load (a bulk load counts its new graph
+    whole: ``load/held_all.cypher``)."""
+    conn.write_rows("load/held_clear", "names", names)
+    conn.write_rows("load/held", "names", names)
 
 
 def _attribute_nodes(batch: list[tuple[LoadDocument, str]]) -> list[dict[str, str]]:

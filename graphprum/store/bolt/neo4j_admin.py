@@ -27,7 +27,10 @@ unquoted field (no property); numbers are bare, floats written exactly
 one document at a time, the names and root ids of the documents, and the
 ids of the Attribute nodes written (shared by many documents); LINK edges
 go to the target document's root, as a Bolt load makes them, from a
-temporary file of the links written once every root is known.
+temporary file of the links written once every root is known.  Every unit
+carries its ``held`` count (:func:`held_links`: the links it holds to the
+stored documents, asked of the store first), and the ``Meta`` node says the
+counts are right (``held_load``), as after a Bolt load.
 
 Examples
 --------
@@ -40,7 +43,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -50,7 +53,7 @@ from graphprum.errors import UsageError
 from graphprum.store.base import Store
 from graphprum.store.bolt.load import FORMAT, LoadDocument, digest
 from graphprum.store.bolt.pack import attribute_nid
-from graphprum.store.linkgraph import names_fragment
+from graphprum.store.linkgraph import named_rows
 from graphprum.units import ParsedDocument
 
 #: Node files: label, file name, header (the ``:ID`` column first, then
@@ -62,13 +65,13 @@ NODE_FILES = {
     "Unit": ("units.csv", ["uid:ID(Unit)", ":LABEL", "doc", "tag", "path", "kind:long",
                            "depth:long", "pre:long", "post:long", "size:long", "pos:long",
                            "start:double", "length:double", "words:long", "text",
-                           "attributes", "seq:long", "ppre:long"]),
+                           "attributes", "seq:long", "ppre:long", "held:long"]),
     "Attribute": ("attributes.csv", ["nid:ID(Attribute)", ":LABEL", "name", "value"]),
     "PendingLink": ("links.csv", ["key:ID(PendingLink)", ":LABEL", "load", "complete:boolean",
                                   "pair:boolean", "src", "src_doc", "src_pre:long", "target",
                                   "anchor", "lseq:long", "fragment"]),
     "Meta": ("meta.csv", ["key:ID(Meta)", ":LABEL", "format", "loads", "link_stats",
-                          "load_count:long"]),
+                          "load_count:long", "held_load:long"]),
 }
 #: Relationship files: type, file name, header.
 RELATIONSHIP_FILES = {
@@ -110,17 +113,36 @@ def import_command(directory: Path, database: str = "neo4j") -> str:
             + " ".join(files))
 
 
-def _unit_rows(d: LoadDocument) -> Iterable[list[Any]]:
+def held_links(doc: ParsedDocument, targets: Container[str]) -> np.ndarray:
+    """The number of links held in every unit's subtree (``Unit.held``) of
+    ``doc``: its links to documents ``targets`` (those that become LINK
+    edges), multiplicity counted.
+
+    >>> from graphprum.units import UnitTable
+    >>> t = UnitTable.from_tree("d", ["a", "b", "c", "b"], [-1, 0, 1, 0])
+    >>> doc = ParsedDocument("d", "d.xml", 0, t.tags, t.paths, t.columns,
+    ...                      links=[(2, "e", ""), (2, "e#x", ""), (3, "gone", "")])
+    >>> held_links(doc, {"e"}).tolist()
+    [2, 2, 2, 0]
+    """
+    size = np.asarray(doc.columns["size"], dtype=np.int64)
+    rows = [row for row, target, _ in doc.links if target.partition("#")[0] in targets]
+    below = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(size)))])
+    return np.asarray(below[np.arange(len(size)) + size] - below[:-1], dtype=np.int64)
+
+
+def _unit_rows(d: LoadDocument, targets: Container[str]) -> Iterable[list[Any]]:
     """The Unit nodes of a document (the properties of a Bolt load)."""
     doc = d.doc
     cols = {c: np.asarray(doc.columns[c]).tolist() for c in
             ("kind", "depth", "post", "size", "pos", "start", "length", "words", "parent")}
     texts = doc.texts if doc.texts is not None else [""] * len(d.ids)
+    held = held_links(doc, targets).tolist()
     for i, uid in enumerate(d.ids):
         yield [uid, "Unit", doc.name, doc.tags[i], doc.paths[i], cols["kind"][i],
                cols["depth"][i], i, cols["post"][i], cols["size"][i], cols["pos"][i],
                float(cols["start"][i]), float(cols["length"][i]), cols["words"][i], texts[i],
-               d.attrs[i] or None, d.seq, cols["parent"][i]]
+               d.attrs[i] or None, d.seq, cols["parent"][i], held[i] or None]
 
 
 def export_neo4j_admin(store: Store, directory: str | os.PathLike[str], *,
@@ -150,11 +172,13 @@ def export_neo4j_admin(store: Store, directory: str | os.PathLike[str], *,
             files[kind].write(csv_line(row))
             counts[kind] += 1
 
-        _write_documents(store.iter_documents(), write, on_document)
+        listed = store.documents()
+        targets = set(listed["name"][listed["count"] > 0].tolist())  # those with a root
+        _write_documents(store.iter_documents(), targets, write, on_document)
         meta = {"format": FORMAT, "loads": json.dumps([{
             "kind": "neo4j-admin", "paths": [store.location], "documents": counts["Document"],
             "units": counts["Unit"], "replaced": 0, "unchanged": 0}]), "link_stats": "{}",
-            "load_count": 1}
+            "load_count": 1, "held_load": 1}
         write("Meta", ["graphprum", "Meta", *meta.values()])
     finally:
         for f in files.values():
@@ -162,9 +186,11 @@ def export_neo4j_admin(store: Store, directory: str | os.PathLike[str], *,
     return counts
 
 
-def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Sequence[Any]], None],
+def _write_documents(docs: Iterable[ParsedDocument], targets: Container[str],
+                     write: Callable[[str, Sequence[Any]], None],
                      on_document: Callable[[int], None] | None) -> None:
-    """Every document's nodes and relationships, then the LINK edges."""
+    """Every document's nodes and relationships, then the LINK edges (to
+    the documents ``targets``: every exported document that has units)."""
     roots: dict[str, str] = {}
     named: dict[tuple[str, str], str] = {}  # (document, fragment) -> the first element it names
     attributes: set[str] = set()
@@ -176,7 +202,7 @@ def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Seque
             row = d.row(digest(doc), complete=True)
             write("Document", [doc.name, "Document", row["source"], row["kind"], row["length"],
                                row["count"], seq, row["digest"], row["kind_counts"], True])
-            for unit in _unit_rows(d):
+            for unit in _unit_rows(d, targets):
                 write("Unit", unit)
             if d.ids:
                 roots[doc.name] = d.ids[0]
@@ -184,10 +210,10 @@ def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Seque
             for child, parent in enumerate(np.asarray(doc.columns["parent"]).tolist()):
                 if parent >= 0:
                     write("CHILD", [d.ids[parent], d.ids[child], "CHILD"])
+            for value, r in named_rows(doc.tags, doc.attributes).items():
+                named[(doc.name, value)] = d.ids[r]
             for r, values in doc.attributes:
                 for name, value in values.items():
-                    if names_fragment(doc.tags[r], name):
-                        named.setdefault((doc.name, value), d.ids[r])
                     nid = attribute_nid(name, value)
                     if nid not in attributes:
                         attributes.add(nid)
@@ -205,7 +231,7 @@ def _write_documents(docs: Iterable[ParsedDocument], write: Callable[[str, Seque
         pending.seek(0)
         for line in pending:
             src, target, fragment, key, anchor, n = json.loads(line)
-            if target in roots:  # the element the fragment names, else the root
+            if target in targets:  # the element the fragment names, else the root
                 arrival = named.get((target, fragment), roots[target]) if fragment \
                     else roots[target]
                 write("LINK", [src, arrival, "LINK", key, anchor, n])

@@ -41,7 +41,7 @@ Graph model, the Bolt store's (same query text, same rows)::
     (:Document {name, source, kind, length, count})
     (:Document)-[:ROOT]->(:Unit)
     (:Unit {uid, doc, tag, path, kind, depth, pre, post, size, pos, start,
-            length, words, text, attributes})
+            length, words, text, attributes, held})  held: links in its subtree
     (:Unit)-[:CHILD]->(:Unit)                 parent -> child
     (:Unit)-[:HAS_ATTRIBUTE]->(:Attribute {name, value})
     (:Unit)-[:LINK {anchor}]->(:Unit)         to the target's root or the element
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
 
 from graphprum.errors import StoreError, UsageError
 from graphprum.store.cypher_guard import refuse_writes
+from graphprum.store.linkgraph import LinkGraph
 from graphprum.store.local.links import LINKS, LinkColumns
 from graphprum.store.local.strings import StringColumn
 from graphprum.units import KIND_PAGE, KIND_SEGMENT, KIND_VIDEO, UnitTable
@@ -391,9 +392,10 @@ def _frames(gen: Path, table: UnitTable,
     each relationship table in one COPY."""
     yield from _document_frames(table)
     n = len(table)
+    links = LinkColumns(gen / LINKS).graph(n, size=np.asarray(table.columns["size"]))
     for lo, hi in document_chunks(np.asarray(table.docs["first"], dtype=np.int64), n, CHUNK):
         yield "Unit", _unit_frame(_mapped(gen, table), StringColumn(gen / "units" / "text"),
-                                  _Attributes(gen), lo, hi)
+                                  _Attributes(gen), lo, hi, links)
         yield CHECKPOINT, None
     yield from _attribute_frames(_Attributes(gen))
     yield from _edge_frames(_mapped(gen, table), gen)
@@ -427,7 +429,8 @@ def _schema(conn: Any) -> None:
         "count INT64, PRIMARY KEY(name))",
         "CREATE NODE TABLE Unit(row INT64, uid STRING, doc STRING, tag STRING, path STRING, "
         "kind INT8, depth INT16, pre INT32, post INT32, size INT32, pos INT32, start DOUBLE, "
-        "length DOUBLE, words INT32, text STRING, attributes STRING, PRIMARY KEY(row))",
+        "length DOUBLE, words INT32, text STRING, attributes STRING, held INT64, "
+        "PRIMARY KEY(row))",
         "CREATE NODE TABLE Attribute(aid INT64, nid STRING, name STRING, value STRING, "
         "PRIMARY KEY(aid))",
         "CREATE NODE TABLE Summary(nid STRING, axpre STRING, sid STRING, key STRING, "
@@ -566,9 +569,11 @@ def _document_frames(table: UnitTable) -> Frames:
 
 
 def _unit_frame(table: UnitTable, texts: StringColumn, attributes: _Attributes, lo: int,
-                hi: int) -> pa.Table:
-    """The Unit rows ``lo`` to ``hi`` (whole documents).  (``row`` is the
-    key, not a SERIAL: a COPY does not keep its frame's order.)"""
+                hi: int, links: LinkGraph) -> pa.Table:
+    """The Unit rows ``lo`` to ``hi`` (whole documents), ``held`` the links
+    held in each one's subtree as a Bolt store keeps it (the walk's Cypher,
+    ``cypher/nav/walk_degrees.cypher``, reads it).  (``row`` is the key, not a
+    SERIAL: a COPY does not keep its frame's order.)"""
     cols = table.columns
     sl = slice(lo, hi)
     doc = np.asarray(cols["doc"][sl], dtype=np.int64)
@@ -590,7 +595,23 @@ def _unit_frame(table: UnitTable, texts: StringColumn, attributes: _Attributes, 
         "words": np.asarray(cols["words"][sl], np.int32),
         "text": _stored_strings(texts, lo, hi),
         "attributes": attributes.json(lo, hi),  # None: null
+        "held": _held(links, lo, hi),
     })
+
+
+def _held(links: LinkGraph, lo: int, hi: int) -> pa.Array:
+    """The number of links held in the subtree of rows ``lo`` to ``hi``,
+    null for none (as a Bolt store keeps it: only on units that hold links).
+
+    >>> g = LinkGraph.build(np.array([1, 1]), np.array([0, 0]), 3, size=np.array([2, 1, 1]))
+    >>> _held(g, 0, 3).to_pylist()
+    [2, 2, None]
+    """
+    import pyarrow as pa
+
+    first, last = links.held(np.arange(lo, hi))
+    held = np.asarray(last - first, dtype=np.int64)
+    return pa.array(held, mask=held == 0)
 
 
 #: Rows whose ids are made as Python strings at a time (:func:`_unit_id_column`).
