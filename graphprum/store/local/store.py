@@ -492,7 +492,6 @@ class LocalStore(TableStore):
                description: dict[str, Any] | None, tmp: Path
                ) -> tuple[LoadReport, dict[str, Any]]:
         """The body of :meth:`load_documents`, under the write lock."""
-        old_names = old._doc_index if old._doc_index is not None else {}
         new_names: set[str] = set()
         replaced: set[int] = set()
         report = LoadReport()
@@ -502,7 +501,7 @@ class LocalStore(TableStore):
                 if name in new_names:
                     raise InputError(source, None,
                                      f"document id {name!r} occurs twice in this load")
-                stored = old_names.get(name)
+                stored = _doc_index(old, name)
                 if stored is not None:
                     if not replace:
                         raise InputError(source, None,
@@ -525,6 +524,14 @@ class LocalStore(TableStore):
 
     def __repr__(self) -> str:
         return f"LocalStore({self.location!r})"
+
+
+def _doc_index(table: UnitTable, name: str) -> int | None:
+    """Index of the document ``name`` in ``table`` (None: not there)."""
+    try:
+        return table.doc_index(name)
+    except KeyError:
+        return None
 
 
 def _safe_name(name: str) -> str:

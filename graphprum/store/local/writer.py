@@ -281,13 +281,15 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     _write_attribute_triples(tmp, old_dir if n_old else None, remap, builder)
     write_json(tmp / "vocab.json", {"tags": builder.tags, "paths": builder.paths})
     kept_docs = np.flatnonzero(keep_docs)
+    old_docs = old_dir / "docs" if old_dir is not None and len(old.docs) else None
     for column, new in (("names", builder.doc_names), ("sources", builder.doc_sources)):
         with StringColumnWriter(tmp / "docs" / column) as w:
-            if old_dir is not None and len(old.docs):
-                w.extend_from(StringColumn(old_dir / "docs" / column), kept_docs)
+            if old_docs is not None:
+                w.extend_from(StringColumn(old_docs / column), kept_docs)
             w.extend(new)
-    old_hashes = StringIndex(StringColumn(old_dir / "docs" / "names")).row_hashes()[kept_docs] \
-        if old_dir is not None and len(old.docs) else np.zeros(0, np.uint64)
+    # the kept documents' hashes carried over: a load hashes the names it adds
+    old_hashes = StringIndex(StringColumn(old_docs / "names")).row_hashes()[kept_docs] \
+        if old_docs is not None else np.zeros(0, np.uint64)
     write_string_index(tmp / "docs" / "names",
                        np.concatenate([old_hashes, string_hashes(builder.doc_names)]))
     kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[keep_docs],
