@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -110,7 +111,7 @@ def test_replacing_and_adding_documents_keeps_the_index_right(tmp_path: Path, wr
 
 def test_the_document_table_is_read_when_asked_and_whole(tmp_path: Path) -> None:
     """Names and sources are decoded at the first use of their column; the
-    table still behaves as a DocTable (copy, records, frame)."""
+    table still behaves as a DocTable (copy, records, frame, pickle)."""
     store = LocalStore(tmp_path / "s")
     load_xml(store, [PLOS])
     docs = store.table().docs
@@ -121,6 +122,28 @@ def test_the_document_table_is_read_when_asked_and_whole(tmp_path: Path) -> None
     assert [r["name"] for r in docs.records()] == docs["name"].tolist()
     assert docs.to_frame()["source"].tolist() == docs["source"].tolist()
     assert docs["name"].dtype == object and docs["first"].dtype == np.int64
+    again = pickle.loads(pickle.dumps(docs))
+    assert type(again) is DocTable and again["name"].tolist() == docs["name"].tolist()
+
+
+def test_resolving_ids_decodes_no_column_of_names(tmp_path: Path, monkeypatch) -> None:
+    """What an evaluation asks of a freshly opened store (rows of ids, kinds)
+    reads no whole column of names: each name is found through the index."""
+    store = LocalStore(tmp_path / "s")
+    load_xml(store, [PLOS])
+    docs = store.table().docs
+    names, first = docs["name"].tolist(), docs["first"].tolist()
+    store.release()
+
+    def refuse(self: StringColumn, *args: object) -> list[str]:
+        raise AssertionError(f"{self.path}: a whole column decoded")
+
+    monkeypatch.setattr(StringColumn, "all", refuse)
+    monkeypatch.setattr(StringColumn, "slice", refuse)
+    fresh = LocalStore(tmp_path / "s")
+    ids = [f"{names[5]}#/article[1]", f"{names[0]}#/article[1]", "nope#/article[1]"]
+    assert fresh.resolve(ids).tolist() == [first[5], first[0], -1]
+    assert fresh.kinds(ids).tolist() == [0, 0, -1]
 
 
 # ---------------------------------------------------------- generated names

@@ -501,6 +501,10 @@ class StoredDocs(DocTable):
     def __contains__(self, column: object) -> bool:
         return column in self._loaded or column in self._stored
 
+    def __reduce__(self) -> tuple[type[DocTable], tuple[dict[str, np.ndarray]]]:
+        """Pickled (and copied) as the plain DocTable of its columns."""
+        return DocTable, (self._columns,)
+
     # DocTable's slot, as its other methods (records, to_frame, copies) read it: every column
     @property
     def _columns(self) -> dict[str, np.ndarray]:  # type: ignore[override]  # a slot made a property
