@@ -34,6 +34,15 @@ it, 114 topics with qrels (REL 2 highlighted elements, 1 their parents:
     python bench/inex_scale.py --growth-only --growth-sizes 130,1300,13000
     nice python bench/inex_scale.py --inex-full   # the whole INEX 2006 shape: a long run
 
+``--open-docs N`` (issue 38): what opening a store of many documents costs an
+evaluation, without the full collection: a store of ``N`` documents of six
+elements each (INEX names ``DDD/ID``; built through ``load_documents`` in
+batches, cached), 114 topics x 1,500 results drawn from it, and structural
+PRUM evaluated by the ``graphprum eval`` command in a fresh process,
+``--repeat`` times (``inex_open_eval``: median wall and CPU seconds, every
+wall time), with a breakdown in one process (``inex_open_breakdown``: the
+store's table, the first id resolved, the evaluation).
+
 ``--inex-full`` (issue 38; not part of ``run_all.py``): the whole INEX 2006
 shape, 660,000 articles (about 50 million elements, 6 GB of XML, generated
 once, about 10 minutes), loaded by ``load_xml`` and its LadybugDB graph
@@ -398,9 +407,113 @@ def step_structural_eval(store: str, data: str, repeat: str) -> None:
     emit({"seconds": round(min(times), 3), "seconds_all": [round(x, 3) for x in times]})
 
 
+def small_store(store: Path, documents: int, seed: int) -> None:
+    """A store of ``documents`` documents of six elements each
+    (``article/name``, ``article/body/section/p`` twice), named as the INEX
+    Wikipedia articles (``DDD/ID``), text lengths drawn at random."""
+    import numpy as np
+
+    from graphprum.store.local import LocalStore
+    from graphprum.units import DocumentBatch
+
+    # preorder: article, name, body, section, p, p
+    tags, paths = ["article", "name", "body", "section", "p"], [
+        "/article", "/article/name", "/article/body", "/article/body/section",
+        "/article/body/section/p"]
+    parent = np.array([-1, 0, 0, 2, 3, 3])
+    rng = np.random.default_rng(seed)
+
+    def batches(block: int = 20_000):
+        for lo in range(0, documents, block):
+            ids = range(lo, min(documents, lo + block))
+            n = len(ids)
+            name_len = rng.integers(10, 40, n).astype(np.float64)
+            p_len = rng.integers(50, 500, (n, 2)).astype(np.float64)
+            body = p_len.sum(axis=1)
+            length = np.column_stack([name_len + body, name_len, body, body, p_len])
+            start = np.column_stack([np.zeros(n), np.zeros(n), name_len, name_len, name_len,
+                                     name_len + p_len[:, 0]])
+            base = (np.arange(n) * 6)[:, None]
+            cols = {"parent": np.where(parent >= 0, parent + base, -1).ravel().astype(np.int32),
+                    "kind": np.zeros(6 * n, np.int8),
+                    "depth": np.tile(np.array([0, 1, 1, 2, 3, 3], np.int16), n),
+                    "post": np.tile(np.array([5, 0, 4, 3, 1, 2], np.int32), n),
+                    "size": np.tile(np.array([6, 1, 4, 3, 1, 1], np.int32), n),
+                    "pos": np.tile(np.array([1, 1, 1, 1, 1, 2], np.int32), n),
+                    "start": start.ravel(), "length": length.ravel(),
+                    "words": (length.ravel() // 6).astype(np.int32)}
+            codes = np.tile(np.array([0, 1, 2, 3, 4, 4], np.int32), n)
+            names = [f"{i // 1000:03d}/{i}" for i in ids]
+            yield DocumentBatch(names, [f"{OUT.name}/inex-{documents}/{nm}.xml" for nm in names],
+                                [0] * n, np.full(n, 6, np.int64), codes, tags, codes, paths,
+                                cols)
+
+    shutil.rmtree(store, ignore_errors=True)
+    LocalStore(store).load_documents(batches(), description={"kind": "generated"})
+
+
+def step_open_breakdown(store: str, data: str) -> None:
+    """One structural PRUM evaluation, the costs of opening apart."""
+    from graphprum import evaluate as run_evaluation
+    from graphprum.store.local import LocalStore
+
+    d = Path(data)
+    t0 = time.perf_counter()
+    st = LocalStore(store, create=False)
+    table = st.table()
+    t1 = time.perf_counter()
+    st.resolve(["000/0#/article[1]"])  # as small_store names its first document
+    t2 = time.perf_counter()
+    run_evaluation([str(d / "run-01.txt")], str(d / "qrels.txt"), ["PRUM"], nav=["structural"],
+                   store=st, ideal_min=2)
+    t3 = time.perf_counter()
+    emit({"documents": len(table.docs), "elements": len(table), "table_s": round(t1 - t0, 3),
+          "first_lookup_s": round(t2 - t1, 3), "eval_s": round(t3 - t2, 3),
+          "seconds": round(t3 - t0, 3)})
+
+
+def open_docs(args: argparse.Namespace) -> None:
+    """``--open-docs N`` (module notes)."""
+    import statistics
+
+    from graphprum.store.local.store import FORMAT_VERSION
+
+    n = args.open_docs
+    store = OUT / f"open-{n}-{args.seed}-v{FORMAT_VERSION}-store"
+    if not (store / "manifest.json").exists():
+        t = time.perf_counter()
+        small_store(store, n, args.seed)
+        emit({"bench": "inex_open_store", "documents": n,
+              "seconds": round(time.perf_counter() - t, 1)})
+    data = OUT / f"open-{n}-{args.seed}-runs-{args.topics}-{args.k}"
+    if not (data / ".complete").exists():
+        write_topics(store, data, args.topics, args.k, 50, args.seed)
+        (data / ".complete").write_text("")
+    cmd = [str(Path(sys.executable).with_name("graphprum")), "--quiet", "--store", str(store),
+           "eval", str(data / "run-01.txt"), "--qrels", str(data / "qrels.txt"), "-m", "PRUM",
+           "--nav", "structural", "--ideal-min", "2", "-f", "tsv"]
+    def cpu() -> float:  # of the waited-for eval processes: less swayed by a busy machine
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    times, cpus, out = [], [], ""
+    for _ in range(max(1, args.repeat)):
+        t, c = time.perf_counter(), cpu()
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        times.append(time.perf_counter() - t)
+        cpus.append(cpu() - c)
+    prum = next(ln.split("\t")[3] for ln in out.splitlines() if "\tall\t" in ln)
+    emit({"bench": "inex_open_eval", "documents": n, "topics": args.topics,
+          "results_per_topic": args.k, "format": FORMAT_VERSION, "prum": prum,
+          "seconds": round(statistics.median(times), 3),
+          "cpu_seconds": round(statistics.median(cpus), 3),
+          "seconds_all": [round(x, 3) for x in times]})
+    emit({"bench": "inex_open_breakdown", **child("open_breakdown", str(store), str(data))[0]})
+
+
 STEPS = {"load": step_load, "open": step_open, "summary": step_summary, "eval": step_eval,
          "graph": step_graph, "growth_eval": step_growth_eval, "load_graph": step_load_graph,
-         "structural_eval": step_structural_eval}
+         "structural_eval": step_structural_eval, "open_breakdown": step_open_breakdown}
 
 
 # --------------------------------------------------------------------------
@@ -499,6 +612,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--inex-full", action="store_true",
                     help="only the whole INEX 2006 shape (50M elements): a long run, "
                          "about 25 GB of disk (module notes)")
+    ap.add_argument("--open-docs", type=int, default=None, metavar="N",
+                    help="only the cost of opening a store of N small documents for a "
+                         "structural PRUM eval (module notes)")
     args = ap.parse_args(argv)
     if args.quick:
         args.articles, args.topics, args.runs = 2000, 20, 5
@@ -506,6 +622,10 @@ def main(argv: list[str] | None = None) -> None:
         args.growth_sizes, args.repeat = [130, 1300], 1
     OUT.mkdir(exist_ok=True)
     emit({"bench": "machine", "machine": machine()})
+    if args.open_docs:
+        open_docs(args)
+        emit({"bench": "machine_after", "machine": machine()})
+        return
     if args.inex_full:
         inex_full(args)
         emit({"bench": "machine_after", "machine": machine()})

@@ -26,7 +26,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -158,7 +158,7 @@ class UnitTable:
     tags: list[str]
     paths: list[str]
     docs: DocTable
-    _doc_index: dict[str, int] | None = field(default=None, repr=False)
+    _doc_index: Mapping[str, int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.docs, DocTable):

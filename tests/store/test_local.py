@@ -39,7 +39,7 @@ def test_round_trip_reopen(write, tmp_path: Path) -> None:
     assert _snapshot(s1) == _snapshot(s2)
     info = s2.info()
     assert info["documents"] == 2 and info["elements"] == 10
-    assert info["format"] == "graphprum-local v3" and info["bytes_on_disk"] > 0
+    assert info["format"] == "graphprum-local v4" and info["bytes_on_disk"] > 0
 
 
 def test_second_load_appends_and_subtree_graph(write, tmp_path: Path) -> None:

@@ -210,7 +210,7 @@ def test_manifest_records_the_engine(tmp_path: Path, write) -> None:
     import ladybug
 
     assert manifest["engine"] == {"ladybug": ladybug.__version__}
-    assert manifest["version"] == 3
+    assert manifest["version"] == 4
 
 
 def test_a_second_writer_waits_or_says_who_holds_the_store(tmp_path: Path, write) -> None:
@@ -285,9 +285,10 @@ def test_a_graph_that_cannot_be_written_leaves_the_load(tmp_path: Path, write) -
     ("generation", "../other/gen-000001", "generation '../other/gen-000001' is not a generation"),
     ("generation", "/etc", "generation '/etc' is not a generation"),
     ("generation", 7, "generation 7 is not a generation"),
-    ("version", "3", "store format version '3' is not supported (this graphprum reads version 3)"),
+    ("version", "4", "store format version '4' is not supported (this graphprum reads version 4)"),
     ("version", 2, "store format version 2 is not supported"),
-    ("version", 4, "store format version 4 is not supported"),
+    ("version", 3, "store format version 3 is not supported"),
+    ("version", 5, "store format version 5 is not supported"),
 ])
 def test_a_damaged_manifest_is_one_error_and_nothing_outside_is_read(
         tmp_path: Path, write, key: str, value: object, message: str) -> None:

@@ -21,9 +21,10 @@ and no reader holds their ``readers`` lock; leftovers of interrupted writes
 are removed only when they carry the marker too.  A non-empty directory
 without the store marker is refused, never cleaned.
 
-Strings (document names, link targets, anchors, texts) are stored as JSON
-arrays, so every string round-trips exactly, ``\\r``, ``\\n`` and lone
-surrogates of undecodable file names included.
+Strings (document names and sources, texts, attributes, link targets and
+anchors) are string columns (:mod:`graphprum.store.local.strings`), so every
+string round-trips exactly, ``\\r``, ``\\n`` and lone surrogates of
+undecodable file names included.
 
 Examples
 --------
@@ -32,10 +33,6 @@ Examples
 >>> claim(d)
 >>> is_store(d), (d / MARKER).exists()
 (True, True)
->>> p = d / "x.json"
->>> write_strings(p, ["a\\rb", "c\\nd", "\\udcff"])
->>> read_strings(p) == ["a\\rb", "c\\nd", "\\udcff"]
-True
 """
 
 from __future__ import annotations
@@ -139,24 +136,7 @@ def unclaim(path: Path, created: Path) -> None:
         pass
 
 
-# ---------------------------------------------------------------- strings
-def write_strings(path: Path, values: Sequence[str]) -> None:
-    """Write ``values`` as a JSON array (every string round-trips exactly)."""
-    with open(path, "w", encoding="ascii") as f:  # dumps: the C encoder (dump's is Python)
-        f.write(json.dumps(list(values), ensure_ascii=True, separators=(",", ":")))
-
-
-def read_strings(path: Path) -> list[str]:
-    """The strings :func:`write_strings` wrote (``[]`` when the file is absent)."""
-    if not path.exists():
-        return []
-    with open(path, encoding="ascii") as f:
-        values = json.load(f)
-    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise ValueError(f"{path}: not a list of strings")
-    return values
-
-
+# ------------------------------------------------------------------- json
 def write_json(path: Path, value: Any) -> None:
     """Write ``value`` as ASCII JSON (strings round-trip exactly)."""
     with open(path, "w", encoding="ascii") as f:

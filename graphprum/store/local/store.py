@@ -62,7 +62,7 @@ from graphprum.units import (
 )
 
 FORMAT = "graphprum-local"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 
 class LocalStore(TableStore):
@@ -492,7 +492,6 @@ class LocalStore(TableStore):
                description: dict[str, Any] | None, tmp: Path
                ) -> tuple[LoadReport, dict[str, Any]]:
         """The body of :meth:`load_documents`, under the write lock."""
-        old_names = {n: i for i, n in enumerate(old.docs["name"])}
         new_names: set[str] = set()
         replaced: set[int] = set()
         report = LoadReport()
@@ -502,12 +501,13 @@ class LocalStore(TableStore):
                 if name in new_names:
                     raise InputError(source, None,
                                      f"document id {name!r} occurs twice in this load")
-                if name in old_names:
+                stored = _doc_index(old, name)
+                if stored is not None:
                     if not replace:
                         raise InputError(source, None,
                                          f"document {name!r} is already stored; "
                                          f"use --replace to replace it")
-                    replaced.add(old_names[name])
+                    replaced.add(stored)
                 new_names.add(name)
             builder.add(doc, base)
             report.documents += len(doc.names) if isinstance(doc, DocumentBatch) else 1
@@ -524,6 +524,14 @@ class LocalStore(TableStore):
 
     def __repr__(self) -> str:
         return f"LocalStore({self.location!r})"
+
+
+def _doc_index(table: UnitTable, name: str) -> int | None:
+    """Index of the document ``name`` in ``table`` (None: not there)."""
+    try:
+        return table.doc_index(name)
+    except KeyError:
+        return None
 
 
 def _safe_name(name: str) -> str:

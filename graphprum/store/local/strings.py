@@ -1,7 +1,9 @@
-"""String columns: one string per unit row (text snippets, attributes as
-JSON), stored as a UTF-8 blob and an offsets array, so a row is read without
-reading the others and every string round-trips exactly (lone surrogates of
-undecodable file names and ``\\r`` included).
+"""String columns: one string per row (text snippets, attribute names and
+values, document names and sources), stored as a UTF-8 blob and an offsets
+array, so a row is read without reading the others and every string
+round-trips exactly (lone surrogates of undecodable file names and ``\\r``
+included); and a column's index of its strings (:class:`StringIndex`: the
+row of a string from stored hashes, nothing decoded but the rows it finds).
 
 Examples
 --------
@@ -13,17 +15,23 @@ Examples
 >>> col = StringColumn(d / "t")
 >>> len(col), col[[3, 0]], col.all() == ["a\\rb", "", "\\udcff", "élan"]
 (4, ['élan', 'a\\rb'], True)
+>>> write_string_index(d / "t", string_hashes(col.all()))
+>>> index = StringIndex(col)
+>>> index["élan"], index.get("b"), index.rows(["\\udcff", "x", "a\\rb"]).tolist()
+(3, None, [2, -1, 0])
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar, overload
 
 import numpy as np
 
 _ERRORS = "surrogatepass"
+_T = TypeVar("_T")
 
 
 #: Rows copied at a time (bounded memory, whatever the column's size).
@@ -195,3 +203,128 @@ class StringColumn:
         cuts = ends.tolist()
         starts = [0, *cuts[:-1]]
         return [text[a:b] for a, b in zip(starts, cuts, strict=True)]
+
+
+# ------------------------------------------------------------------ index
+def string_hashes(values: Iterable[str]) -> np.ndarray:
+    """The 64-bit BLAKE2b hash of every string's UTF-8 bytes (as the column
+    stores them), as :class:`StringIndex` looks strings up.
+
+    >>> h = string_hashes(["a", "é", "a"])
+    >>> h.dtype, bool(h[0] == h[2]), bool(h[0] == h[1])
+    (dtype('uint64'), True, False)
+    """
+    digest = _digest
+    out: np.ndarray = np.frombuffer(b"".join([digest(v.encode("utf-8", _ERRORS))
+                                             for v in values]), dtype="<u8").astype(np.uint64)
+    return out
+
+
+def _digest(data: bytes) -> bytes:
+    """The 8 bytes of BLAKE2b-64 of ``data`` (read as a little-endian uint64)."""
+    return hashlib.blake2b(data, digest_size=8).digest()
+
+
+def _index_paths(path: Path) -> tuple[Path, Path]:
+    return path.with_name(f"{path.name}.hash.npy"), path.with_name(f"{path.name}.order.npy")
+
+
+def write_string_index(path: Path, hashes: np.ndarray) -> None:
+    """Write the index of column ``path`` from the :func:`string_hashes` of
+    its rows: ``PATH.hash.npy`` (the hashes, ascending) and
+    ``PATH.order.npy`` (the row of each)."""
+    order = np.argsort(hashes, kind="stable")
+    hash_path, order_path = _index_paths(path)
+    for target, values in ((hash_path, np.asarray(hashes, dtype=np.uint64)[order]),
+                           (order_path, order.astype(np.int64))):
+        with open(target, "wb") as f:
+            np.save(f, values, allow_pickle=False)
+
+
+class StringIndex(Mapping[str, int]):
+    """String -> row of a :class:`StringColumn` (the first row holding it),
+    from the index :func:`write_string_index` wrote beside it.
+
+    A look-up hashes the string, finds its hash by binary search in the
+    memory-mapped hashes and compares the bytes of the rows found, so
+    opening costs nothing and a look-up reads one row; strings looked up
+    are remembered (up to :attr:`MEMO` of them).
+    """
+
+    #: Strings whose row :meth:`get` keeps (then it starts again).
+    MEMO = 200_000
+
+    def __init__(self, column: StringColumn) -> None:
+        self.column = column
+        hash_path, order_path = _index_paths(column.path)
+        # plain views of the maps: indexing a memmap costs more than reading its rows
+        self.hashes = np.asarray(np.load(hash_path, mmap_mode="r"))
+        self.order = np.asarray(np.load(order_path, mmap_mode="r"))
+        if not (len(self.hashes) == len(self.order) == len(column)):
+            raise ValueError(f"{column.path}: index of {len(self.hashes)} hashes and "
+                             f"{len(self.order)} rows for {len(column)} strings")
+        self._ends = np.asarray(column.ends)
+        self._blob = np.asarray(column.blob)
+        self._memo: dict[str, int] = {}
+
+    def _find(self, data: bytes, h: int, i: int) -> int:
+        """Row holding ``data`` (of hash ``h``, found at or after position
+        ``i`` of the sorted hashes), -1 if none."""
+        hashes, order, ends = self.hashes, self.order, self._ends
+        while i < len(hashes) and hashes[i] == h:  # several only when hashes collide
+            row = int(order[i])
+            if self._blob[int(ends[row - 1]) if row > 0 else 0:int(ends[row])].tobytes() == data:
+                return row
+            i += 1
+        return -1
+
+    def rows(self, keys: Sequence[str]) -> np.ndarray:
+        """The row of every key, -1 for a key the column does not hold."""
+        wanted = string_hashes(keys)
+        at = np.searchsorted(self.hashes, wanted).tolist()
+        find = self._find
+        return np.fromiter((find(k.encode("utf-8", _ERRORS), h, i) for k, h, i in
+                            zip(keys, wanted.tolist(), at, strict=True)),
+                           dtype=np.int64, count=len(keys))
+
+    def row_hashes(self) -> np.ndarray:
+        """The :func:`string_hashes` of the column's rows, in row order."""
+        out = np.empty(len(self.hashes), dtype=np.uint64)
+        out[np.asarray(self.order)] = self.hashes
+        return out
+
+    @overload
+    def get(self, key: str, /) -> int | None: ...
+
+    @overload
+    def get(self, key: str, default: int, /) -> int: ...
+
+    @overload
+    def get(self, key: str, default: _T, /) -> int | _T: ...
+
+    def get(self, key: str, default: object = None) -> object:
+        """Row of ``key`` (``default`` when the column does not hold it)."""
+        row = self._memo.get(key)
+        if row is None:
+            data = key.encode("utf-8", _ERRORS)
+            h = int.from_bytes(_digest(data), "little")
+            row = self._find(data, h, int(self.hashes.searchsorted(np.uint64(h))))
+            if len(self._memo) >= self.MEMO:
+                self._memo.clear()
+            self._memo[key] = row
+        return row if row >= 0 else default
+
+    def __getitem__(self, key: str) -> int:
+        row = self.get(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __len__(self) -> int:
+        return len(self.column)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.column.all())

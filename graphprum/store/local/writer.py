@@ -15,7 +15,12 @@ Layout of a generation's columns::
     attributes/rows.npy, attributes/names.{bin,npy}, attributes/values.{bin,npy}
                             every attribute as (row, name, value), rows ascending
     vocab.json              tag and label-path vocabularies
-    docs/names.json, docs/sources.json, docs/{kind,first,count}.npy
+    docs/names.{bin,npy}    document names (string column), and their index
+    docs/names.hash.npy, docs/names.order.npy
+                            (:class:`~graphprum.store.local.strings.StringIndex`:
+                            a name's document without reading the others)
+    docs/sources.{bin,npy}  the file each document came from (string column)
+    docs/{kind,first,count}.npy
     links/                  rows holding and receiving every link, and the
                             link graph (:mod:`graphprum.store.local.links`)
 """
@@ -33,10 +38,17 @@ from typing import Any
 import numpy as np
 
 from graphprum.store.linkgraph import names_fragment
-from graphprum.store.local.layout import read_strings, write_json, write_strings
+from graphprum.store.local.layout import write_json
 from graphprum.store.local.links import LINKS, LinkColumns, Sparse, write_links
-from graphprum.store.local.strings import StringColumn, StringColumnWriter
+from graphprum.store.local.strings import (
+    StringColumn,
+    StringColumnWriter,
+    StringIndex,
+    string_hashes,
+    write_string_index,
+)
 from graphprum.units import (
+    DOC_COLUMNS,
     KIND_NAMES,
     UNIT_COLUMNS,
     DocTable,
@@ -268,23 +280,28 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
         w.extend_from(new_texts, slice(0, len(new_texts)))
     _write_attribute_triples(tmp, old_dir if n_old else None, remap, builder)
     write_json(tmp / "vocab.json", {"tags": builder.tags, "paths": builder.paths})
-    names = [n for n, k in zip(old.docs["name"], keep_docs, strict=True) if k] \
-        + builder.doc_names
-    sources = [s for s, k in zip(old.docs["source"], keep_docs, strict=True) if k] \
-        + builder.doc_sources
+    kept_docs = np.flatnonzero(keep_docs)
+    old_docs = old_dir / "docs" if old_dir is not None and len(old.docs) else None
+    for column, new in (("names", builder.doc_names), ("sources", builder.doc_sources)):
+        with StringColumnWriter(tmp / "docs" / column) as w:
+            if old_docs is not None:
+                w.extend_from(StringColumn(old_docs / column), kept_docs)
+            w.extend(new)
+    # the kept documents' hashes carried over: a load hashes the names it adds
+    old_hashes = StringIndex(StringColumn(old_docs / "names")).row_hashes()[kept_docs] \
+        if old_docs is not None else np.zeros(0, np.uint64)
+    write_string_index(tmp / "docs" / "names",
+                       np.concatenate([old_hashes, string_hashes(builder.doc_names)]))
     kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[keep_docs],
                             *builder.doc_kinds])
     counts = np.concatenate([old_count[keep_docs].astype(np.int64),
                              *builder.doc_counts])
     firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) \
         else np.zeros(0, np.int64)
-    write_strings(tmp / "docs" / "names.json", names)
-    write_strings(tmp / "docs" / "sources.json", sources)
     save_npy(tmp / "docs" / "kind.npy", kinds)
     save_npy(tmp / "docs" / "first.npy", firsts.astype(np.int64))
     save_npy(tmp / "docs" / "count.npy", counts)
-    n_docs = len(names)
-    del names, sources  # read again from the files if a link's target must be looked up
+    n_docs = len(kinds)
     builder.doc_names, builder.doc_sources = [], []
     resolved, dangling = _write_links(tmp, old, old_dir, remap if replaced else None, builder,
                                       firsts, counts)
@@ -369,17 +386,12 @@ def _resolve(tmp: Path, dst: np.ndarray, texts: Sparse, tags: list[str],
     that the fragment names (the root when none does), -1 when the document
     is not stored; returns the texts still needed (dangling links and links
     with a fragment)."""
-    import pandas as pd
-
-    names = read_strings(tmp / "docs" / "names.json")
+    names = StringIndex(StringColumn(tmp / "docs" / "names"))
     where = dict(zip(texts.at.tolist(), range(len(texts.at)), strict=True))
     todo = np.flatnonzero(dst == -2)
     wanted = [texts.values[where[k]] for k in todo.tolist()]
     split = [t.partition("#") for t in wanted]
-    # object indexes: pandas' default Arrow strings cannot hold a lone surrogate
-    doc = pd.Index(np.asarray(names, dtype=object), dtype=object).get_indexer(
-        np.asarray([d for d, _, _ in split], dtype=object)) if names \
-        else np.full(len(split), -1)
+    doc = names.rows([d for d, _, _ in split])
     rows = np.where(doc >= 0, firsts[np.maximum(doc, 0)] if len(firsts) else -1, -1)
     named = [i for i, (_, sep, frag) in enumerate(split) if sep and frag and doc[i] >= 0]
     if named:
@@ -463,14 +475,52 @@ def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: Any,
             w.extend_from(new, slice(0, len(new)))
 
 
+class StoredDocs(DocTable):
+    """A generation's :class:`~graphprum.units.DocTable`, whose names and
+    sources stay in their string columns until a column is asked for
+    (decoded whole then, once): an evaluation looks names up through the
+    index and never decodes them all.
+    """
+
+    __slots__ = ("_loaded", "_stored")
+
+    def __init__(self, columns: dict[str, np.ndarray], stored: dict[str, StringColumn]) -> None:
+        self._loaded = dict(columns)
+        self._stored = stored
+
+    def __len__(self) -> int:
+        return len(self._loaded["first"])
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        if column not in self._loaded and column in self._stored:
+            values = np.empty(len(self), dtype=object)
+            values[:] = self._stored[column].all()
+            self._loaded[column] = values
+        return self._loaded[column]
+
+    def __contains__(self, column: object) -> bool:
+        return column in self._loaded or column in self._stored
+
+    def __reduce__(self) -> tuple[type[DocTable], tuple[dict[str, np.ndarray]]]:
+        """Pickled (and copied) as the plain DocTable of its columns."""
+        return DocTable, (self._columns,)
+
+    # DocTable's slot, as its other methods (records, to_frame, copies) read it: every column
+    @property
+    def _columns(self) -> dict[str, np.ndarray]:  # type: ignore[override]  # a slot made a property
+        return {c: self[c] for c in DOC_COLUMNS}
+
+
 def read_table(gen: Path) -> tuple[UnitTable, int]:
-    """The unit table of generation ``gen`` (columns memory-mapped) and its
-    number of links; ValueError or OSError when files are missing or
-    inconsistent."""
+    """The unit table of generation ``gen`` (columns memory-mapped, document
+    names and sources read when asked for, a name's document looked up by
+    the stored index) and its number of links; ValueError or OSError when
+    files are missing or inconsistent."""
     cols = {c: np.load(gen / "units" / f"{c}.npy", mmap_mode="r") for c in UNIT_COLUMNS}
     vocab = json.loads((gen / "vocab.json").read_text(encoding="ascii"))
-    names = read_strings(gen / "docs" / "names.json")
-    sources = read_strings(gen / "docs" / "sources.json")
+    names = StringColumn(gen / "docs" / "names")
+    sources = StringColumn(gen / "docs" / "sources")
+    index = StringIndex(names)
     kind = np.load(gen / "docs" / "kind.npy")
     first = np.load(gen / "docs" / "first.npy")
     count = np.load(gen / "docs" / "count.npy")
@@ -483,9 +533,10 @@ def read_table(gen: Path) -> tuple[UnitTable, int]:
         raise ValueError(f"documents hold {int(count.sum())} units, columns {n}")
     n_links = len(LinkColumns(gen / LINKS))
     length = np.asarray(cols["length"])[first] if len(first) else np.zeros(0)
-    docs = DocTable({"name": names, "source": sources, "kind": kind,
-                     "length": length, "first": first, "count": count})
-    return UnitTable(cols, vocab["tags"], vocab["paths"], docs), n_links
+    docs = StoredDocs({"kind": np.asarray(kind, np.int8), "length": np.asarray(length, np.float64),
+                       "first": np.asarray(first, np.int64), "count": np.asarray(count, np.int64)},
+                      {"name": names, "source": sources})
+    return UnitTable(cols, vocab["tags"], vocab["paths"], docs, _doc_index=index), n_links
 
 
 def validate(gen: Path, expected: dict[str, Any]) -> None:
