@@ -242,7 +242,13 @@ def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool,
             data = re.sub(rb"\n#[^\n]*", b"\n", b"\n" + data)
         if data.count(b"\r") != data.count(b"\r\n"):  # a line end pyarrow sees, not Python
             return None
-        got = _read_text(pa.py_buffer(data), _first_line(data), ranges)
+        # a copy Arrow owns: a buffer over Python bytes is freed by the thread
+        # that drops it last, and a reading thread of pyarrow's taking the GIL
+        # as the interpreter exits aborts the process (1-2 runs in 100 read
+        # from standard input or gzip did)
+        owned = pa.BufferOutputStream()
+        owned.write(data)
+        got = _read_text(owned.getvalue(), _first_line(data), ranges)
     else:
         if head is None:
             with open(source, "rb") as f:
