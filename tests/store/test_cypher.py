@@ -143,7 +143,12 @@ def test_an_undirected_variable_length_pattern_differs_as_docs_query_md_says(
     ("MATCH (d:Document) WHERE d.name <> 'a;b' RETURN count(d) AS n // c;", "';' quoted"),
 ])
 def test_one_statement_with_semicolons_that_separate_nothing_runs(stores, text, rows_of) -> None:
-    assert run_query(stores["plos"], text) == [{"n": 9}], rows_of
+    # (another test of this module may have put its own documents in the Bolt
+    # store: the rows are compared with the same query's without the ';')
+    plain = "MATCH (d:Document) WHERE d.name <> 'a;b' RETURN count(d) AS n"
+    rows = run_query(stores["plos"], plain)
+    assert rows and rows[0]["n"] >= 1
+    assert run_query(stores["plos"], text) == rows, rows_of
 
 
 def test_two_statements_are_refused_before_anything_runs(stores) -> None:
