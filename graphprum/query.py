@@ -96,19 +96,19 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     :mod:`graphprum.store.cypher_literal` (hostile map keys quoted).
     ``timeout`` (seconds, None: no limit) bounds the query on every store.
 
-    Raises UsageError for a text of more than one statement (a store would
-    answer with the last one's rows only), for one that does more than read
-    without ``write=True``
-    (:func:`~graphprum.store.cypher_guard.refuse_writes`) or a ``$parameter``
+    Raises UsageError for a text that does more than read without
+    ``write=True`` (:func:`~graphprum.store.cypher_guard.refuse_writes`),
+    for one of more than one statement (a store would answer with the last
+    one's rows only) or a ``$parameter``
     without a value (all checked before anything is sent), for Cypher the
     store's engine refuses, for a parameter value that cannot be sent, and
     for a query past ``timeout``.
     """
+    if not write:  # first: what a text would do matters more than its form
+        refuse_writes(text)
     if statement_count(text) > 1:  # a store answers with the last one's rows only
         raise UsageError(f"the query holds {statement_count(text)} statements (';' separates "
                          "them): give one statement per query")
-    if not write:
-        refuse_writes(text)
     missing = [p for p in parameters(text) if p not in (params or {})]
     if missing:  # the embedded engine would bind them to null and return wrong rows
         raise UsageError("the query uses " + ", ".join(f"${p}" for p in missing)
