@@ -106,9 +106,10 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     """
     if not write:  # first: what a text would do matters more than its form
         refuse_writes(text)
-    if statement_count(text) > 1:  # a store answers with the last one's rows only
-        raise UsageError(f"the query holds {statement_count(text)} statements (';' separates "
-                         "them): give one statement per query")
+    statements = statement_count(text)
+    if statements > 1:  # a store answers with the last one's rows only
+        raise UsageError(f"the query holds {statements} statements (';' separates them): "
+                         "give one statement per query")
     missing = [p for p in parameters(text) if p not in (params or {})]
     if missing:  # the embedded engine would bind them to null and return wrong rows
         raise UsageError("the query uses " + ", ".join(f"${p}" for p in missing)
