@@ -35,7 +35,7 @@ from graphprum.store.bolt.pieces import (
     place_documents,
     resolver,
 )
-from graphprum.store.bolt.redis_port import BOLT_GRAPH, decode_compact
+from graphprum.store.bolt.redis_port import BOLT_GRAPH, compact_rows
 from graphprum.store.cypher_literal import splice
 from graphprum.store.linkgraph import graph_walk
 from graphprum.units import (
@@ -412,12 +412,10 @@ class BoltReads:
                 return self.conn.read_batched(name, key, rows, **fixed)
             text, out = cypher(name), []
             for i in range(0, len(rows), WALK_ROWS):
-                reply = self.conn.redis_call(
+                out += compact_rows(self.conn.redis_call(
                     "a read of the walk", "GRAPH.RO_QUERY", BOLT_GRAPH,
                     splice(text, {key: list(rows[i:i + WALK_ROWS]), **fixed}), "--compact",
-                    timeout=self.conn.call_timeout())
-                if len(reply) > 2:
-                    out += [tuple(decode_compact(v) for v in row) for row in reply[1]]
+                    timeout=self.conn.call_timeout()))
             return out
 
         return graph_walk(query, [canonical(u) for u in sources],

@@ -82,6 +82,18 @@ class Edge(NamedTuple):
     properties: dict[str, Any]
 
 
+def compact_rows(reply: list[Any]) -> list[tuple[Any, ...]]:
+    """The rows of a ``--compact`` query reply (header, rows, statistics;
+    a query that returns nothing has no rows), their values decoded.
+
+    >>> compact_rows([[[1, "n"]], [[[3, 2]]], ["stats"]]), compact_rows([["stats"]])
+    ([(2,)], [])
+    """
+    if len(reply) < 3:
+        return []
+    return [tuple(decode_compact(v) for v in row) for row in reply[1]]
+
+
 def decode_compact(value: list[Any], names: Names | None = None) -> Any:
     """A ``--compact`` reply value ``[type, payload]`` as Python data.
 
@@ -185,11 +197,8 @@ class RedisPort:
     def query(self, text: str, params: Mapping[str, Any] | None = None, *,
               graph: str = BOLT_GRAPH, timeout: float | None = None) -> list[tuple[Any, ...]]:
         """Rows of Cypher ``text`` (parameters spliced as literals) on ``graph``."""
-        reply = self.command("GRAPH.QUERY", graph, splice(text, params or {}), "--compact",
-                             timeout=timeout)
-        if len(reply) < 3:
-            return []
-        return [tuple(decode_compact(v) for v in row) for row in reply[1]]
+        return compact_rows(self.command("GRAPH.QUERY", graph, splice(text, params or {}),
+                                         "--compact", timeout=timeout))
 
     def user_query(self, text: str, params: Mapping[str, Any] | None, *, read_only: bool,
                    server_timeout: float | None, timeout: float | None
