@@ -193,7 +193,7 @@ def load_xml(
     files = find_xml_files(paths, globs, follow_symlinks,
                            passed_over=None if glob else passed_over)
     for left in passed_over:  # with --glob the user chose
-        note(f"graphprum: note: {left}")
+        note(f"note: {left}")
     store = open_store(wait=wait)
     had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:
