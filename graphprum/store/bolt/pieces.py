@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -141,11 +142,57 @@ def piece_of(rows: Sequence[Row], doc: Mapping[str, Any], where: str = "") -> Pi
         raise StoreError(f"{where}: document {doc['name']!r}: {n} units ({len(tags)} tags, "
                          f"{len(paths)} paths) where it has {int(doc['count'])}; load it "
                          f"again with --replace")
-    order = np.argsort(numbers[0], kind="stable")
-    col = dict(zip(NUMBERS, numbers[:, order], strict=True))
-    ranked = order.tolist()
-    tag_codes, tag_vocab = encode_vocabulary([tags[i] for i in ranked])
-    path_codes, path_vocab = encode_vocabulary([paths[i] for i in ranked])
+    return _piece(dict(zip(NUMBERS, numbers, strict=True)), tags, paths, doc)
+
+
+#: What a JSON list of whole numbers below 10^15 never holds: FalkorDB's
+#: ``toJSON`` writes a double with ``%.15g``, digits only when it is one.
+_NOT_WHOLE = re.compile(r"[^0-9, \[\]-]")
+
+
+def packed_piece(row: Row, doc: Mapping[str, Any]) -> Piece | None:
+    """The :class:`Piece` of document ``doc`` from its row of
+    ``read/document_columns_packed.cypher`` (name, a JSON list per number,
+    tags and paths joined by newlines), or None when the row cannot give
+    it exactly: a start or length that is not a whole number below 10^15
+    (FalkorDB's Redis port rounds it), a tag or path holding a newline, or
+    units missing (the document is then read the other way, which says
+    what is wrong).  Numbers parsed by numpy from the text, no Python
+    object per unit but its tag and path.
+
+    >>> row = ("d", "[1, 0]", *["[0, 0]"] * 2, "[0, -1]", *["[1, 1]"] * 6, "b\\na", "/a/b\\n/a")
+    >>> packed_piece(row, {"name": "d", "count": 2}).table.columns["parent"].tolist()
+    [-1, 0]
+    >>> packed_piece(row[:8] + ("[0.5, 1]",) + row[9:], {"name": "d", "count": 2}) is None
+    True
+    """
+    n = int(doc["count"])
+    lists = row[1:1 + len(NUMBERS)]
+    tags, paths = (row[-2].split("\n"), row[-1].split("\n")) if n else ([], [])
+    if not len(tags) == len(paths) == n or any(_NOT_WHOLE.search(s) for s in lists) \
+            or any("-0," in s or "-0]" in s for s in lists[7:9]):  # -0.0 as an integer: 0
+        return None
+    numbers = {c: np.fromstring(s[1:-1], dtype=np.int64, sep=",")
+               for c, s in zip(NUMBERS, lists, strict=True)}
+    if any(len(a) != n for a in numbers.values()):
+        return None
+    return _piece(numbers, tags, paths, doc)
+
+
+def _piece(numbers: Mapping[str, np.ndarray], tags: list[str], paths: list[str],
+           doc: Mapping[str, Any]) -> Piece:
+    """The :class:`Piece` of document ``doc`` from its units' columns
+    (:data:`NUMBERS`), tags and paths, in any order: sorted by ``pre``."""
+    n = len(tags)
+    pre = numbers["pre"]
+    if n > 1 and not bool(np.all(pre[1:] > pre[:-1])):  # the server's order is mostly pre's
+        order = np.argsort(pre, kind="stable")
+        numbers = {c: numbers[c][order] for c in NUMBERS}
+        ranked = order.tolist()
+        tags, paths = [tags[i] for i in ranked], [paths[i] for i in ranked]
+    col = dict(numbers)
+    tag_codes, tag_vocab = encode_vocabulary(tags)
+    path_codes, path_vocab = encode_vocabulary(paths)
     values = {**col, "doc": np.zeros(n), "tag": tag_codes, "path": path_codes,
               "parent": col["ppre"]}
     columns: dict[str, np.ndarray] = {c: np.asarray(values[c]).astype(t)
