@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from graphprum.units import KIND_VIDEO, UnitTable
+from graphprum.units import KIND_ELEMENT, KIND_VIDEO, UnitTable
 from tests.support import EXAMPLES, REPO
 from tests.support.stores import load_examples
 
@@ -117,6 +117,37 @@ def test_a_read_through_the_redis_port_of_an_emptied_server(bolt_store):
     assert store.conn.redis() is not None
     assert store.count_units() == 0 and store.kinds(["d#/a[1]"]).tolist() == [-1]
     assert store.conn.read_text("MATCH (n) RETURN count(n) AS n", {}, compact=True) == [(0,)]
+
+
+def test_element_ids_resolve_to_the_reference_rows(examples_uri, reference):
+    """Every element id of every document (the reference store's ids)
+    resolves to its own row in a view of the document; ids the store does
+    not write (a leading zero, a step too many, no leading ``/``, a step
+    under the wrong parent) resolve to none."""
+    from graphprum.store.bolt import BoltStore
+
+    store = BoltStore(examples_uri)
+    table = reference.table()
+    checked = 0
+    for d, name in enumerate(table.docs["name"]):
+        first, count = int(table.docs["first"][d]), int(table.docs["count"][d])
+        ids = table.ids(range(first, first + count))
+        element = table.columns["kind"][first:first + count] == KIND_ELEMENT
+        if not element.any():
+            continue
+        view = store.view([], [name])
+        want = np.where(element, np.arange(count), -1)
+        asked = [u for u, e in zip(ids, element, strict=True) if e]
+        assert np.array_equal(view.resolve(asked), want[element]), name
+        known = set(ids)
+        wrong = [u.replace("[1]", "[01]", 1) for u in asked[:20]] + \
+            [u + "/p[1]" for u in asked[:20]] + [u.replace("#/", "#", 1) for u in asked[:5]] + \
+            [f"{name}#/{u.rsplit('/', 1)[1]}" for u in asked[1:20]]
+        assert all(w not in known for w in wrong) and len(wrong) > 40
+        assert view.resolve(wrong).tolist() == [-1] * len(wrong), name
+        checked += len(asked)
+    assert checked > 19_000
+    store.close()
 
 
 EVAL = """
