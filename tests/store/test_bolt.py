@@ -493,8 +493,10 @@ def test_batches_over_bolt_stay_in_one_bolt_chunk(tmp_path, bolt_store, monkeypa
             bolt.query("RETURN '" + "x" * 70_000 + "' AS s")
 
 
-#: The queries that pull documents: over Bolt, and packed through FalkorDB's Redis port.
+#: The queries that pull documents and their partitions: over Bolt, and packed
+#: through FalkorDB's Redis port.
 PULLS = ("read/document_columns", "read/document_columns_packed")
+PARTS = ("read/document_partitions", "read/document_partitions_packed")
 
 
 def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, monkeypatch):
@@ -536,7 +538,7 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
         assert np.array_equal(bolt.partitions("p*", view, np.arange(len(got))), ref)
     pulled = [n for name, rows in asked if name in PULLS for n in rows]
     assert sorted(pulled) == sorted(names[:8])  # documents 0..7, each once
-    parts = [n for name, rows in asked if name == "read/document_partitions" for n in rows]
+    parts = [n for name, rows in asked if name in PARTS for n in rows]
     assert sorted(parts) == sorted(names[:8])
     assert sum(name == "summary/names" for name, _ in asked) == 1
     assert max(bolt.documents()["count"]) > bolt_reads.SLICE  # documents span rows

@@ -91,6 +91,42 @@ def test_every_document_pulled_is_the_reference_table(examples_uri, reference, m
     store.close()
 
 
+@pytest.mark.parametrize("way", ["redis", "bolt"])
+def test_partitions_pulled_are_the_reference_partitions(examples_uri, monkeypatch, way):
+    """The p* partition of every unit of every document, through the Redis
+    port (packed) or over Bolt, is the memory store's, built in numpy."""
+    from graphprum.store.bolt import BoltStore
+    from graphprum.store.memory import MemoryStore
+    from graphprum.summaries.stored import build_stored
+
+    memory = MemoryStore()
+    load_examples(memory)
+    build_stored(memory, "p*")
+    if way == "bolt":
+        monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
+    store = BoltStore(examples_uri)
+    if "p*" not in store.summary_names():
+        build_stored(store, "p*")
+    asked: list[str] = []
+    read_batched = store.conn.read_batched
+
+    def spy(name, key, rows, **fixed):
+        asked.append(name)
+        return read_batched(name, key, rows, **fixed)
+
+    monkeypatch.setattr(store.conn, "read_batched", spy)
+    table = memory.table()
+    whole = memory.partitions("p*", memory.view([], []), np.arange(len(table)))
+    for d, name in enumerate(table.docs["name"]):
+        first, count = int(table.docs["first"][d]), int(table.docs["count"][d])
+        view = store.view([], [name])
+        got = store.partitions("p*", view, np.arange(count))
+        assert got.tolist() == whole[first:first + count].tolist(), name
+    assert ("read/document_partitions_packed" in asked) == (way == "redis")
+    assert ("read/document_partitions" in asked) == (way == "bolt")
+    store.close()
+
+
 def test_small_reads_through_the_redis_port_are_exact(examples_uri, reference):
     """A double the port writes with 15 digits is read again over Bolt:
     every value as Python computes it."""

@@ -206,14 +206,28 @@ def packed_piece(row: Row, doc: Mapping[str, Any]) -> Piece | None:
     n = int(doc["count"])
     lists = row[1:1 + len(NUMBERS)]
     tags, paths = (row[-2].split("\n"), row[-1].split("\n")) if n else ([], [])
-    if not len(tags) == len(paths) == n or any(_NOT_WHOLE.search(s) for s in lists) \
+    if not len(tags) == len(paths) == n \
             or any("-0," in s or "-0]" in s for s in lists[7:9]):  # -0.0 as an integer: 0
         return None
-    numbers = {c: np.fromstring(s[1:-1], dtype=np.int64, sep=",")
-               for c, s in zip(NUMBERS, lists, strict=True)}
-    if any(len(a) != n for a in numbers.values()):
+    numbers = {c: whole_numbers(s) for c, s in zip(NUMBERS, lists, strict=True)}
+    if any(a is None or len(a) != n for a in numbers.values()):
         return None
-    return _piece(numbers, tags, paths, doc)
+    return _piece({c: a for c, a in numbers.items() if a is not None}, tags, paths, doc)
+
+
+def whole_numbers(text: str) -> np.ndarray | None:
+    """The numbers of a JSON list of whole numbers (``toJSON`` of FalkorDB)
+    as an int64 array, parsed by numpy; None when it holds anything else.
+
+    >>> whole_numbers("[3, -1, 0]").tolist(), whole_numbers("[]").tolist()
+    ([3, -1, 0], [])
+    >>> whole_numbers("[1, 2.5]") is None, whole_numbers("[1, null]") is None
+    (True, True)
+    """
+    if _NOT_WHOLE.search(text) or text[:1] != "[" or text[-1:] != "]":
+        return None
+    numbers = np.fromstring(text[1:-1], dtype=np.int64, sep=",")
+    return numbers if len(numbers) == text.count(",") + (len(text) > 2) else None
 
 
 def _piece(numbers: Mapping[str, np.ndarray], tags: list[str], paths: list[str],

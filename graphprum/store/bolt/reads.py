@@ -35,6 +35,7 @@ from graphprum.store.bolt.pieces import (
     piece_of,
     place_documents,
     resolver,
+    whole_numbers,
 )
 from graphprum.store.linkgraph import graph_walk
 from graphprum.units import (
@@ -455,9 +456,20 @@ class BoltReads:
                                               {d["name"] for d in missing})
             found = {str(d["name"]): np.full(int(d["count"]), -1, dtype=np.int64)
                      for d in missing}
+            rest = list(found)  # a document none of whose units is in a partition has no row
+            if self.conn.redis() is not None and rest:  # as read/document_columns_packed
+                rest = []
+                for name, pre, sid in self.conn.read_batched(
+                        "read/document_partitions_packed", "names", list(found), compact=True,
+                        axpre=axpre):
+                    at, of = whole_numbers(pre), whole_numbers(sid)
+                    if at is None or of is None or len(at) != len(of):
+                        rest.append(name)
+                    else:
+                        found[name][at] = of - 1
             for name, _, pre, sid in self.conn.read_batched(
-                    "read/document_partitions", "names", list(found), axpre=axpre,
-                    slice=SLICE):
+                    "read/document_partitions", "names", rest, axpre=axpre,
+                    slice=SLICE) if rest else ():
                 found[name][np.asarray(pre, dtype=np.int64)] = np.asarray(sid, dtype=np.int64) - 1
             with self._lock:
                 self._parts.update({(axpre, n): a for n, a in found.items()})
