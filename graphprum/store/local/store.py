@@ -37,6 +37,7 @@ import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
 from graphprum.store.linkgraph import LinkGraph
+from graphprum.store.local.graph_reader import GraphReader
 from graphprum.store.local.links import LINKS, LinkColumns
 from graphprum.store.local.strings import StringColumn
 from graphprum.store.local.writer import (
@@ -100,7 +101,7 @@ class LocalStore(TableStore):
         self._table: UnitTable | None = None
         self._strings: dict[str, StringColumn] = {}
         self._attributes: Any = None
-        self._graph: graphdb.GraphReader | None = None
+        self._graph: GraphReader | None = None
         self._link_columns: LinkColumns | None = None
 
     # ---------------------------------------------------------- generation
@@ -397,7 +398,7 @@ class LocalStore(TableStore):
                              "is read-only; change the collection with 'graphprum load' (or "
                              "write through a Bolt store)")
         if self._graph is None:
-            self._graph = graphdb.GraphReader(self.graph_path())
+            self._graph = GraphReader(self.graph_path())
         return self._graph.query(text, params, timeout)
 
     # ---------------------------------------------------------------- writing
