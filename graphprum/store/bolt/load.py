@@ -46,10 +46,11 @@ Held links: every unit that holds links in its subtree keeps how many
 again, after its LINK edges are made, for the documents whose LINK edges
 changed (its own, and those linking into them: ``load/held.cypher``; a
 bulk load its whole new graph).  ``Meta.held_load`` says the load after
-which they are right: a load sets it behind while it makes its documents
-visible, so one killed then leaves the counts to the next load (or
-``--resume``), which also counts them in a store written by a graphprum
-older than them; reads of such a store count per query meanwhile.
+which they are right: a load sets it behind (-1) while it makes its
+documents visible, so one killed then leaves its LINK edges and the counts
+to the next load (or ``--resume``), which makes them (``_store_held``), as it
+counts them in a store written by a graphprum older than them; reads of such
+a store count per query meanwhile.
 
 Attributes: every unit keeps its attributes as JSON (``attributes``), and
 every distinct attribute (name, value) of the store is one ``Attribute``
@@ -551,17 +552,36 @@ class BoltLoads:
 
     # ------------------------------------------------------ held link counts
     def _store_held(self) -> None:
-        """Count the held links of every document of a store whose units do
-        not all keep them (loaded by an earlier graphprum: ``Meta.held_load``
-        behind its ``load_count``), once, when a load or ``--resume`` holds
-        the store (0.4 s on FalkorDB for the 300k units of the PLOS starter
-        corpus, which hold no links; the reads of such a store count them per
-        query meanwhile: ``nav/walk_degrees_scan.cypher``)."""
+        """Make the held link counts right where the last load left them
+        wrong, once, when a load or ``--resume`` holds the store.
+
+        Two cases (``Meta.held_load`` behind its ``load_count``): a store
+        loaded by an earlier graphprum, whose units do not keep the counts
+        (0.4 s on FalkorDB for the 300k units of the PLOS starter corpus;
+        its reads count them per query meanwhile:
+        ``nav/walk_degrees_scan.cypher``); or a load killed after it made its
+        documents visible (``interrupted``), before it made their LINK edges
+        and wrote ``load/meta``.  Then the LINK edges of every stored
+        document's link records are made (``MERGE``: those there already stay
+        as they are), Attribute nodes left without units removed, stored
+        summaries dropped (documents changed under them), and that load
+        counted as a load."""
         meta = self.reads.meta()
-        if meta["held"] or not meta["load_count"]:
+        if meta["held"]:
             return
-        count_held(self.conn, self.reads.documents()["name"].tolist())
-        self.conn.write("load/held_load", right=True)
+        names = self.reads.documents()["name"].tolist()
+        if meta["interrupted"] and names:
+            make_links(self.conn, "load/resolve_links_from", names)
+            self.conn.write("load/orphan_attributes")
+            for axpre in self.reads.summary_names():
+                self.conn.write("summary/delete", axpre=axpre)
+        if names:
+            count_held(self.conn, names)
+        if meta["interrupted"]:
+            self.conn.write("load/interrupted_counted")
+        elif names:
+            self.conn.write("load/held_load", right=True)
+        self.reads.invalidate()
 
     # ------------------------------------------------------------ bulk loads
     def _empty_way(self, link_pairs: LinkPairs | None) -> str | None:
