@@ -169,11 +169,12 @@ def test_replace_keeps_the_stored_version_until_done_and_reruns_converge(tmp_pat
 
 LOADER = textwrap.dedent("""
     import sys
-    import graphprum.store.bolt.load as bl
+    import graphprum.store.bolt.bulk_load as bb
+    import graphprum.store.bolt.unwind_load as ul
     from graphprum.loading import load_xml
     from graphprum.store.bolt import BoltStore
-    bl.FLUSH_UNITS = 50      # write as it goes
-    bl.BULK_UNITS = 100      # many GRAPH.BULK calls
+    ul.FLUSH_UNITS = 50      # write as it goes
+    bb.BULK_UNITS = 100      # many GRAPH.BULK calls
     s = BoltStore(sys.argv[1], batch_size=10)
     load_xml(s, [sys.argv[2]], links="ref@to")
 """)
