@@ -429,12 +429,12 @@ def test_create_batches_write_pages_and_their_links_as_the_embedded_graph(tmp_pa
     """A web site (pages, whose ids are no element's, and links between
     them) created over Bolt only in an empty store: the embedded store's graph."""
     from graphprum.loading import load_web
-    from graphprum.store.bolt.load import BoltLoads
+    from graphprum.store.bolt.unwind_load import UnwindLoads
 
     monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
     created = []
-    queue = BoltLoads._queue_documents
-    monkeypatch.setattr(BoltLoads, "_queue_documents",
+    queue = UnwindLoads._queue_documents
+    monkeypatch.setattr(UnwindLoads, "_queue_documents",
                         lambda self, pipe, batch, load, create=False:
                         created.append(len(batch) if create else 0)
                         or queue(self, pipe, batch, load, create))

@@ -21,7 +21,7 @@ import pytest
 
 from graphprum.loading import load_links, load_web, load_xml
 from graphprum.navigation.base import parse_model
-from graphprum.store.bolt import load as bolt_load
+from graphprum.store.bolt import unwind_load
 from graphprum.store.local import LocalStore
 from graphprum.summaries.stored import build_stored
 from tests.navigation.test_browse import DOCS
@@ -150,18 +150,18 @@ def test_a_failed_load_leaves_right_counts(tmp_path, bolt_store, monkeypatch) ->
              links="link@ref")
     replaced = {"a.xml": DOCS["a.xml"].replace("more", "else")}
     for step, after in (("_queue_documents", False), ("_complete", True)):
-        real = getattr(bolt_load.BoltLoads, step)
+        real = getattr(unwind_load.UnwindLoads, step)
 
         def failing(self, *args, real=real, after=after, **kwargs):
             if after:
                 real(self, *args, **kwargs)
             raise RuntimeError("killed")
 
-        monkeypatch.setattr(bolt_load.BoltLoads, step, failing)
+        monkeypatch.setattr(unwind_load.UnwindLoads, step, failing)
         with pytest.raises(RuntimeError):
             load_xml(bolt, [files(tmp_path / step, {"b.xml": DOCS["b.xml"], **replaced})],
                      links="link@ref", replace=True)
-        monkeypatch.setattr(bolt_load.BoltLoads, step, real)
+        monkeypatch.setattr(unwind_load.UnwindLoads, step, real)
         assert bolt.reads.meta()["held"] == (not after)
         if not after:
             assert held(bolt) == counted(bolt, edges=True) == counted(bolt)
@@ -191,16 +191,16 @@ def test_a_load_killed_once_its_documents_are_visible_is_finished(tmp_path, bolt
     bolt, local = bolt_store(), LocalStore(tmp_path / "s")
     load_xml(bolt, [first], links="link@ref")
     build_stored(bolt, "p*")
-    real = bolt_load.BoltLoads._complete
+    real = unwind_load.UnwindLoads._complete
 
     def completes_then_dies(self, *args, **kwargs):
         real(self, *args, **kwargs)
         raise RuntimeError("killed")
 
-    monkeypatch.setattr(bolt_load.BoltLoads, "_complete", completes_then_dies)
+    monkeypatch.setattr(unwind_load.UnwindLoads, "_complete", completes_then_dies)
     with pytest.raises(RuntimeError):
         load_xml(bolt, [killed], links="link@ref", replace=True)
-    monkeypatch.setattr(bolt_load.BoltLoads, "_complete", real)
+    monkeypatch.setattr(unwind_load.UnwindLoads, "_complete", real)
     assert counted(bolt, edges=True) != counted(bolt)  # d -> b and a -> b are not made yet
     if then == "resume":
         bolt.resume_loads()

@@ -69,7 +69,6 @@ finishes interrupted loads and keeps the load history.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import socket
 import time
@@ -80,14 +79,19 @@ from typing import Any
 from graphprum.errors import InputError, StoreError
 from graphprum.store.bolt.bulk_load import BulkLoader
 from graphprum.store.bolt.connection import BoltConnection
-from graphprum.store.bolt.load_records import LinkPairs, count_held, documents_of, make_links
+from graphprum.store.bolt.load_records import (
+    LinkPairs,
+    count_held,
+    documents_of,
+    load_history,
+    make_links,
+)
 from graphprum.store.bolt.reads import BoltReads
 from graphprum.store.bolt.redis_port import BOLT_GRAPH
 from graphprum.store.bolt.server import process_alive
 from graphprum.store.bolt.unwind_load import UnwindLoads
 from graphprum.units import DocumentBatch, LoadReport, ParsedDocument
 
-FORMAT = "graphprum-bolt"
 #: Seconds after which the writer of a load that stopped beating is taken over.
 STALE_WRITER = 300.0
 #: Prefix of the temporary graph keys of bulk loads.
@@ -99,7 +103,7 @@ def _alive(host: str, pid: int) -> bool:
     return host != socket.gethostname() or process_alive(pid)
 
 
-class BoltLoads(UnwindLoads):
+class BoltLoads:
     """The loads of a :class:`~graphprum.store.bolt.store.BoltStore` over its
     connection (see the module notes); what is stored is read by ``reads``,
     which forgets what it kept once a load writes."""
@@ -108,6 +112,7 @@ class BoltLoads(UnwindLoads):
         self.conn = conn
         self.reads = reads
         self.location = conn.location
+        self.unwind = UnwindLoads(conn, reads)
 
     # ------------------------------------------------------------ claiming
     def claim(self) -> str:
@@ -205,7 +210,7 @@ class BoltLoads(UnwindLoads):
             if way == "bulk":
                 report = self._bulk_load(docs, description, link_stats)
             else:
-                report = self._merge_load(docs, replace, description, link_pairs, link_stats,
+                report = self.unwind.load(docs, replace, description, link_pairs, link_stats,
                                           me, create=way == "create")
         except BaseException:
             with contextlib.suppress(Exception):
@@ -216,24 +221,6 @@ class BoltLoads(UnwindLoads):
             self.reads.invalidate()
         report.seconds = time.perf_counter() - t0
         return report
-
-    def _history(self, meta: dict[str, Any], report: LoadReport,
-                 description: dict[str, Any] | None, link_stats: dict[str, Any] | None,
-                 unchanged: int) -> dict[str, Any]:
-        """Parameters of ``load/meta`` after this load."""
-        loads, stats = list(meta["loads"]), dict(meta["link_stats"])
-        for k, v in (link_stats or {}).items():
-            stats[k] = stats.get(k, 0) + v if isinstance(v, int) else v
-        desc = {k: v for k, v in (description or {}).items() if k != "paths"}
-        paths = [str(p) for p in (description or {}).get("paths", [])]
-        desc["paths"] = paths[:5] + ([f"... {len(paths) - 5} more"] if len(paths) > 5 else [])
-        loads.append({**desc, "documents": report.documents, "units": report.elements,
-                      "replaced": report.replaced, "unchanged": unchanged,
-                      "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-        while len(loads) > 1 and len(json.dumps(loads)) > 2500:
-            loads.pop(0)  # the recent history (a query under FalkorDB's Bolt limit)
-        return {"format": FORMAT, "loads": json.dumps(loads), "link_stats": json.dumps(stats),
-                "load_count": meta["load_count"] + 1}
 
     # ------------------------------------------------------ held link counts
     def _store_held(self) -> None:
@@ -296,7 +283,7 @@ class BoltLoads(UnwindLoads):
                 self.conn.write_text(statement, graph=key)
             loader.finish()
             self.conn.write("load/meta", graph=key,
-                        **self._history(meta, report, description, link_stats, 0))
+                        **load_history(meta, report, description, link_stats, 0))
             (n,), = self.conn.read("read/node_count")
             if int(n):
                 raise StoreError(f"{self.location}: another load wrote to the store during "

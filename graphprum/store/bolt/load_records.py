@@ -1,6 +1,7 @@
-"""What a load writes of each document into a Bolt store, and the
+"""What a load writes of each document into a Bolt store, the
 statements that turn its link records into LINK edges and held counts
-(the module notes of :mod:`graphprum.store.bolt.load` say when).
+(the module notes of :mod:`graphprum.store.bolt.load` say when), and the
+load history it leaves on the ``Meta`` node.
 """
 
 from __future__ import annotations
@@ -8,14 +9,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from graphprum.store.bolt.connection import BoltConnection, cypher
+from graphprum.store.bolt.connection import FORMAT, BoltConnection, cypher
 from graphprum.store.bolt.pack import attribute_json, unit_ids
-from graphprum.units import DocumentBatch, ParsedDocument
+from graphprum.units import DocumentBatch, LoadReport, ParsedDocument
 
 #: Raw page-to-page links of a load: pairs of equally long lists (from, to).
 LinkPairs = Iterable[tuple[Sequence[str], Sequence[str]]]
@@ -97,3 +99,22 @@ def count_held(conn: BoltConnection, names: Sequence[str]) -> None:
     whole: ``load/held_all.cypher``)."""
     conn.write_rows("load/held_clear", "names", names)
     conn.write_rows("load/held", "names", names)
+
+
+def load_history(meta: dict[str, Any], report: LoadReport,
+                 description: dict[str, Any] | None, link_stats: dict[str, Any] | None,
+                 unchanged: int) -> dict[str, Any]:
+    """Parameters of ``load/meta`` after this load."""
+    loads, stats = list(meta["loads"]), dict(meta["link_stats"])
+    for k, v in (link_stats or {}).items():
+        stats[k] = stats.get(k, 0) + v if isinstance(v, int) else v
+    desc = {k: v for k, v in (description or {}).items() if k != "paths"}
+    paths = [str(p) for p in (description or {}).get("paths", [])]
+    desc["paths"] = paths[:5] + ([f"... {len(paths) - 5} more"] if len(paths) > 5 else [])
+    loads.append({**desc, "documents": report.documents, "units": report.elements,
+                  "replaced": report.replaced, "unchanged": unchanged,
+                  "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    while len(loads) > 1 and len(json.dumps(loads)) > 2500:
+        loads.pop(0)  # the recent history (a query under FalkorDB's Bolt limit)
+    return {"format": FORMAT, "loads": json.dumps(loads), "link_stats": json.dumps(stats),
+            "load_count": meta["load_count"] + 1}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from graphprum.errors import InputError
@@ -18,6 +18,7 @@ from graphprum.store.bolt.load_records import (
     count_held,
     digest,
     documents_of,
+    load_history,
     make_links,
 )
 from graphprum.store.bolt.pack import (
@@ -45,15 +46,16 @@ BEAT_EVERY = 15.0
 
 
 class UnwindLoads:
-    """The ``UNWIND`` loads: a base of :class:`~graphprum.store.bolt.load.BoltLoads`,
-    whose ``conn``, ``reads`` and ``_history`` they use."""
+    """The ``UNWIND`` loads of a store over its connection, for
+    :class:`~graphprum.store.bolt.load.BoltLoads`, which has claimed the
+    store (``reads``: what is stored)."""
 
-    conn: BoltConnection
-    reads: BoltReads
-    _history: Callable[..., dict[str, Any]]
+    def __init__(self, conn: BoltConnection, reads: BoltReads) -> None:
+        self.conn = conn
+        self.reads = reads
 
     # ----------------------------------------------------------- merge loads
-    def _merge_load(self, docs: Iterable[ParsedDocument | DocumentBatch], replace: bool,
+    def load(self, docs: Iterable[ParsedDocument | DocumentBatch], replace: bool,
                     description: dict[str, Any] | None, link_pairs: LinkPairs | None,
                     link_stats: dict[str, Any] | None, me: str, create: bool = False
                     ) -> LoadReport:
@@ -147,7 +149,7 @@ class UnwindLoads:
             count_held(self.conn, list(dict.fromkeys(names + pair_sources + into)))
         if report.replaced:
             self.conn.write("load/orphan_attributes")
-        self.conn.write("load/meta", **self._history(meta, report, description, link_stats,
+        self.conn.write("load/meta", **load_history(meta, report, description, link_stats,
                                                  unchanged))
         if report.documents:
             for axpre in self.reads.summary_names():
