@@ -39,6 +39,14 @@ PLACE = 2 ** 32
 #: Sample elements a partition keeps (``summary/number.cypher``), those the
 #: explorer page shows (:data:`graphprum.summaries.explore.SAMPLES`).
 SAMPLES = 5
+#: Bytes of a row the summaries' reads ask for at most, as parallel lists
+#: (``summary/read_partitions.cypher``): FalkorDB 4.16 never answers a Bolt
+#: record longer than one chunk (65,535 bytes; measured: 65,500 bytes of
+#: strings in one list answered, 65,600 never).
+REPLY_BYTES = 60_000
+#: Edges a row of ``summary/read_edges.cypher`` holds: four numbers of at
+#: most 9 bytes each, under :data:`REPLY_BYTES`.
+EDGE_ROWS = 1500
 #: The summaries whose partitions each summary's partition determines (every
 #: element of one partition lies in the same partition of each): a label
 #: path ends with the element's parent's tag and its own, a c* class names
@@ -105,23 +113,30 @@ class BoltSummaries:
         return arrays, meta
 
     def _read_summary(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        rows = self.conn.read("summary/read_partitions", axpre=axpre)
-        rows.sort(key=lambda r: int(r[0][1:]))
-        self._kept[axpre] = None if any(r[7] is None for r in rows) else \
-            [list(zip(r[8], r[7], strict=True)) for r in rows]
-        edges = self.conn.read("summary/read_edges", axpre=axpre)
-        src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
-        dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
-        count = np.array([int(e[2]) for e in edges], dtype=np.int64)
-        length = np.array([float(e[3]) for e in edges], dtype=np.float64)
-        order = np.lexsort((dst, src))
-        arrays = {"partition_extent": np.array([int(r[3]) for r in rows], np.int64),
-                  "partition_length": np.array([float(r[4]) for r in rows], np.float64),
-                  "edge_src": src[order], "edge_dst": dst[order],
-                  "edge_count": count[order], "edge_length": length[order]}
-        meta = {"tags": [r[2] or "" for r in rows], "keys": [r[1] for r in rows],
-                "weight": rows[0][5] if rows else None,
-                "pi": [float(r[6]) if r[6] is not None else 0.0 for r in rows]}
+        """A stored summary's statistics and metadata (see
+        :meth:`derive_partitions`), read as runs of partitions and edges in
+        parallel lists (``summary/read_partitions.cypher``); the samples its
+        partitions kept go to :attr:`_kept`."""
+        runs = self.conn.read("summary/read_partitions", axpre=axpre, budget=REPLY_BYTES)
+        column = [[v for run in runs for v in run[c]] for c in range(9)]
+        order = np.argsort(np.array(column[0], dtype=np.int64), kind="stable").tolist()
+        sid, key, tag, extent, length, weight, pi, samples, places = \
+            ([c[i] for i in order] for c in column)
+        self._kept[axpre] = None if any(s is None for s in samples) else \
+            [list(zip(p, s, strict=True)) for p, s in zip(places, samples, strict=True)]
+        edges = self.conn.read("summary/read_edges", axpre=axpre, k=EDGE_ROWS)
+        src, dst, count, size = ([v for run in edges for v in run[c]] for c in range(4))
+        src_ = np.array(src, dtype=np.int64) - 1
+        dst_ = np.array(dst, dtype=np.int64) - 1
+        by = np.lexsort((dst_, src_))
+        arrays = {"partition_extent": np.array(extent, np.int64),
+                  "partition_length": np.array(length, np.float64),
+                  "edge_src": src_[by], "edge_dst": dst_[by],
+                  "edge_count": np.array(count, np.int64)[by],
+                  "edge_length": np.array(size, np.float64)[by]}
+        meta = {"tags": [t or "" for t in tag], "keys": key,
+                "weight": weight[0] if weight else None,
+                "pi": [float(p) if p is not None else 0.0 for p in pi]}
         return arrays, meta
 
     def save_summary(self, name: str, arrays: dict[str, np.ndarray],
@@ -175,8 +190,7 @@ class BoltSummaries:
         with ThreadPoolExecutor(1) as pool:
             scan = pool.submit(self.conn.read, "summary/page_combinations", names=finest) \
                 if len(finest) > 1 else None
-            determined = {m: self.conn.read("summary/page_determined", axpre=m,
-                                            names=[n for n in names if n in DETERMINES[m]])
+            determined = {m: self._determined(m, [n for n in names if n in DETERMINES[m]])
                           for m in finest}
             picks = self._samples(names, samples)
             roots: dict[str, list[int]] = {n: [] for n in names}
@@ -195,6 +209,18 @@ class BoltSummaries:
                 combo[at[axpre]] = int(sid[1:]) - 1
             combinations.append((tuple(combo), int(n)))
         return SummaryPage({n: sorted(r) for n, r in roots.items()}, picks, combinations)
+
+    def _determined(self, axpre: str, names: list[str]) -> list[tuple[str, int, list[str]]]:
+        """Per partition of ``axpre``: its SID, extent and the partitions of
+        ``names`` (each determined by ``axpre``) holding its elements, as
+        ``"NAME SID"`` (``summary/page_determined.cypher``)."""
+        # a row's partitions: two numbers and a list of len(names) short ASCII
+        # strings ("p*|c S12345"), each with its header
+        k = max(1, REPLY_BYTES // (24 + 24 * len(names)))
+        return [(f"S{sid}", int(extent), parts)
+                for run in self.conn.read("summary/page_determined", axpre=axpre, names=names,
+                                          k=k)
+                for sid, extent, parts in zip(*run, strict=True)]
 
     def _samples(self, names: list[str], samples: int) -> dict[str, list[list[tuple[int, str]]]]:
         """Per summary and partition (in order), its sample elements as
