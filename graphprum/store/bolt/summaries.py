@@ -67,6 +67,8 @@ class BoltSummaries:
         #: per summary read (:meth:`_read_summary`), the samples its
         #: partitions kept as ``(place, uid)``, None when they kept none
         self._kept: dict[str, list[list[tuple[int, str]]] | None] = {}
+        #: per summary read, its partitions' extents (in SID order)
+        self._extents: dict[str, np.ndarray] = {}
 
     def _max_depth(self) -> int:
         (depth,), = self.conn.read("summary/max_depth") or [(None,)]
@@ -124,12 +126,13 @@ class BoltSummaries:
             ([c[i] for i in order] for c in column)
         self._kept[axpre] = None if any(s is None for s in samples) else \
             [list(zip(p, s, strict=True)) for p, s in zip(places, samples, strict=True)]
+        self._extents[axpre] = np.array(extent, np.int64)
         edges = self.conn.read("summary/read_edges", axpre=axpre, k=EDGE_ROWS)
         src, dst, count, size = ([v for run in edges for v in run[c]] for c in range(4))
         src_ = np.array(src, dtype=np.int64) - 1
         dst_ = np.array(dst, dtype=np.int64) - 1
         by = np.lexsort((dst_, src_))
-        arrays = {"partition_extent": np.array(extent, np.int64),
+        arrays = {"partition_extent": self._extents[axpre].copy(),
                   "partition_length": np.array(length, np.float64),
                   "edge_src": src_[by], "edge_dst": dst_[by],
                   "edge_count": np.array(count, np.int64)[by],
@@ -180,47 +183,57 @@ class BoltSummaries:
         collection).  The combinations of partitions are counted per
         partition of the finest summaries (:data:`DETERMINES`): the one
         partition of each other summary holding one of its elements
-        (``summary/page_determined.cypher``), and its extent; only when no
-        summary asked determines all the others are the elements' combinations
-        of the finest counted one by one (``summary/page_combinations.cypher``,
-        a scan of the collection, on a second session while the rest is read).
+        (``summary/page_determined.cypher``), and its extent (read with the
+        partitions); only when no summary asked determines all the others are
+        the elements' combinations of the finest counted one by one
+        (``summary/page_combinations.cypher``, a scan of the collection, on a
+        second session while the rest is read).
         """
         names = list(names)
         finest = [m for m in names if not any(m in DETERMINES[n] for n in names)]
         with ThreadPoolExecutor(1) as pool:
             scan = pool.submit(self.conn.read, "summary/page_combinations", names=finest) \
                 if len(finest) > 1 else None
-            determined = {m: self._determined(m, [n for n in names if n in DETERMINES[m]])
-                          for m in finest}
+            held = {m: self._determined(m, names) for m in finest}
             picks = self._samples(names, samples)
             roots: dict[str, list[int]] = {n: [] for n in names}
             for axpre, sid in self.conn.read("summary/page_roots", names=names):
                 roots[axpre].append(int(sid[1:]) - 1)
-            rows = scan.result() if scan is not None else \
-                [([f"{finest[0]} {sid}"], extent) for sid, extent, _ in determined[finest[0]]]
-        under = {f"{m} {sid}": parts for m, found in determined.items()
-                 for sid, _, parts in found}
-        at = {n: i for i, n in enumerate(names)}
-        combinations = []
-        for parts, n in rows:
-            combo = [-1] * len(names)
-            for part in [*parts, *(p for q in parts for p in under[str(q)])]:
-                axpre, _, sid = str(part).rpartition(" ")
-                combo[at[axpre]] = int(sid[1:]) - 1
-            combinations.append((tuple(combo), int(n)))
+            rows = scan.result() if scan is not None else []
+        if scan is None:
+            combos, counts = held[finest[0]], self._extents[finest[0]]
+        else:  # each element's partitions of the finest, and those they determine
+            part = {m: np.full(len(rows), -1, np.int64) for m in finest}
+            for r, (parts, _) in enumerate(rows):
+                for found in parts:
+                    axpre, _, sid = str(found).rpartition(" ")
+                    part[axpre][r] = int(sid[1:]) - 1
+            combos = np.full((len(rows), len(names)), -1, np.int64)
+            for m, p in part.items():
+                ok = p >= 0
+                combos[ok] = np.maximum(combos[ok], held[m][p[ok]])
+            counts = np.array([int(n) for _, n in rows], np.int64)
+        combinations = list(zip(map(tuple, combos.tolist()), counts.tolist(), strict=True))
         return SummaryPage({n: sorted(r) for n, r in roots.items()}, picks, combinations)
 
-    def _determined(self, axpre: str, names: list[str]) -> list[tuple[str, int, list[str]]]:
-        """Per partition of ``axpre``: its SID, extent and the partitions of
-        ``names`` (each determined by ``axpre``) holding its elements, as
-        ``"NAME SID"`` (``summary/page_determined.cypher``)."""
-        # a row's partitions: two numbers and a list of len(names) short ASCII
-        # strings ("p*|c S12345"), each with its header
-        k = max(1, REPLY_BYTES // (24 + 24 * len(names)))
-        return [(f"S{sid}", int(extent), parts)
-                for run in self.conn.read("summary/page_determined", axpre=axpre, names=names,
-                                          k=k)
-                for sid, extent, parts in zip(*run, strict=True)]
+    def _determined(self, axpre: str, names: list[str]) -> np.ndarray:
+        """Per partition of ``axpre`` (a row), its partition of each of
+        ``names`` (a column): its own for ``axpre``, that holding its
+        elements for those ``axpre`` determines (:data:`DETERMINES`,
+        ``summary/page_determined.cypher``), -1 for the others."""
+        if axpre not in self._extents:
+            self._read_summary(axpre)
+        at = {n: j for j, n in enumerate(names)}
+        out = np.full((len(self._extents[axpre]), len(names)), -1, np.int64)
+        out[:, at[axpre]] = np.arange(len(out))
+        others = [n for n in names if n in DETERMINES[axpre]]
+        # a pair: two numbers and a summary's name, each of at most 9 bytes
+        runs = self.conn.read("summary/page_determined", axpre=axpre, names=others,
+                              k=REPLY_BYTES // 27) if others else []
+        part, other, holder = ([v for run in runs for v in run[c]] for c in range(3))
+        out[np.array(part, np.int64) - 1, np.array([at[n] for n in other], np.int64)] = \
+            np.array(holder, np.int64) - 1
+        return out
 
     def _samples(self, names: list[str], samples: int) -> dict[str, list[list[tuple[int, str]]]]:
         """Per summary and partition (in order), its sample elements as
