@@ -44,9 +44,9 @@ SAMPLES = 5
 #: record longer than one chunk (65,535 bytes; measured: 65,500 bytes of
 #: strings in one list answered, 65,600 never).
 REPLY_BYTES = 60_000
-#: Edges a row of ``summary/read_edges.cypher`` holds: four numbers of at
-#: most 9 bytes each, under :data:`REPLY_BYTES`.
-EDGE_ROWS = 1500
+#: Bytes an edge takes at most in ``summary/read_edges.cypher``: four
+#: numbers of at most 9 bytes each, and room for the lists' headers.
+EDGE_BYTES = 40
 #: The summaries whose partitions each summary's partition determines (every
 #: element of one partition lies in the same partition of each): a label
 #: path ends with the element's parent's tag and its own, a c* class names
@@ -127,7 +127,7 @@ class BoltSummaries:
         self._kept[axpre] = None if any(s is None for s in samples) else \
             [list(zip(p, s, strict=True)) for p, s in zip(places, samples, strict=True)]
         self._extents[axpre] = np.array(extent, np.int64)
-        edges = self.conn.read("summary/read_edges", axpre=axpre, k=EDGE_ROWS)
+        edges = self.conn.read("summary/read_edges", axpre=axpre, k=REPLY_BYTES // EDGE_BYTES)
         src, dst, count, size = ([v for run in edges for v in run[c]] for c in range(4))
         src_ = np.array(src, dtype=np.int64) - 1
         dst_ = np.array(dst, dtype=np.int64) - 1
