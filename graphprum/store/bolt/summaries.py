@@ -122,7 +122,7 @@ class BoltSummaries:
         runs = self.conn.read("summary/read_partitions", axpre=axpre, budget=REPLY_BYTES)
         column = [[v for run in runs for v in run[c]] for c in range(9)]
         order = np.argsort(np.array(column[0], dtype=np.int64), kind="stable").tolist()
-        sid, key, tag, extent, length, weight, pi, samples, places = \
+        _, key, tag, extent, length, weight, pi, samples, places = \
             ([c[i] for i in order] for c in column)
         self._kept[axpre] = None if any(s is None for s in samples) else \
             [list(zip(p, s, strict=True)) for p, s in zip(places, samples, strict=True)]
@@ -231,6 +231,9 @@ class BoltSummaries:
         runs = self.conn.read("summary/page_determined", axpre=axpre, names=others,
                               k=REPLY_BYTES // 27) if others else []
         part, other, holder = ([v for run in runs for v in run[c]] for c in range(3))
+        if part and max(part) > len(out):
+            raise StoreError(f"{self.location}: the {axpre} summary changed while the page "
+                             f"was read; run the command again")
         out[np.array(part, np.int64) - 1, np.array([at[n] for n in other], np.int64)] = \
             np.array(holder, np.int64) - 1
         return out
