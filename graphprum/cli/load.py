@@ -34,7 +34,8 @@ def load_group(
     ctx: typer.Context,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Finish what interrupted loads left: remove the documents they "
-                         "never completed (a Bolt store; the next load does it too).")] = False,
+                         "never completed, make the links of one killed once its documents "
+                         "were visible (a Bolt store; the next load does it too).")] = False,
 ) -> None:
     """Load a collection into the store."""
     if resume:

@@ -3,7 +3,7 @@
 pyarrow imports pandas (0.4 s and 40 MB, more than a small ``graphprum
 eval`` takes in all) the first time it converts to or from numpy or Python
 objects (``Array.to_numpy``, ``pyarrow.array``).  The readers of runs
-(:mod:`graphprum.io.runs`, :mod:`graphprum.io.ranking`) keep to Arrow's
+(:mod:`graphprum.io.run_columns`, :mod:`graphprum.io.ranking`) keep to Arrow's
 compute functions and convert here instead, sharing the buffers where
 they can.  Strings that are not valid UTF-8 (lone surrogates of an
 in-memory id) become a binary column, which sorts in the same order

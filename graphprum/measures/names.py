@@ -2,7 +2,7 @@
 
 Three vocabularies share ``-m``: graphprum's families (``PRUM``, ``SRP@10``,
 ...), trec_eval's names (``map``, ``P_10``, ``P.5,10``, ``all_trec``; see
-:mod:`graphprum.measures.classical`) and ir_measures' names (``AP``,
+:mod:`graphprum.measures.classical_names`) and ir_measures' names (``AP``,
 ``nDCG@10``, ``P(rel=2)@5``).  A name is looked up exactly first (the
 vocabularies share no name except trec_eval's and ir_measures' ``Rprec``
 and ``infAP``, the same measures); failing that, case-insensitively
@@ -31,7 +31,7 @@ import re
 import ir_measures
 
 from graphprum.errors import UsageError
-from graphprum.measures.classical import (
+from graphprum.measures.classical_names import (
     CLASSICAL,
     IR_CURVES,
     TREC_MEASURES,

@@ -8,7 +8,7 @@ declares families and is missing).  Names, ``graphprum measures``, help
 texts, curves and the ``all`` row follow from the declarations.  Each
 family's description is, unless declared, the first paragraph of its
 module's docstring.  Classical names (trec_eval's, ir_measures') are
-answered by :mod:`graphprum.measures.classical`, which answers the same
+answered by :mod:`graphprum.measures.classical_names`, which answers the same
 :class:`Provider` questions.
 
 The rest of graphprum reads measure names through this module and
@@ -112,7 +112,7 @@ def family(name: str) -> Family | None:
 class Provider(Protocol):
     """What names, help and plots ask of a source of measures: graphprum's
     families (:data:`FAMILY_MEASURES`) and the classical measures
-    (:data:`graphprum.measures.classical.CLASSICAL`)."""
+    (:data:`graphprum.measures.classical_names.CLASSICAL`)."""
 
     def supports(self, name: str) -> bool:
         """Whether ``name`` (a measure name without parameters or cutoff) is one of its own."""

@@ -386,8 +386,10 @@ class Store(Protocol):
         ...
 
     def resume_loads(self) -> int:
-        """Finish what interrupted loads left (documents never made visible):
-        remove them; returns how many documents were removed."""
+        """Finish what interrupted loads left: remove the documents they
+        never made visible, and make what one killed once its documents were
+        visible did not (a Bolt store's LINK edges); returns how many
+        documents were removed."""
         ...
 
     def close(self) -> None:

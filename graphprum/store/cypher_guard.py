@@ -2,7 +2,7 @@
 
 ``graphprum query`` runs a text without ``--write`` only when every
 statement in it is a reading query, and the embedded store's graph runs
-nothing else at all (:class:`~graphprum.store.local.graph.GraphReader`
+nothing else at all (:class:`~graphprum.store.local.graph_reader.GraphReader`
 calls :func:`refuse_writes` before the engine sees the text).  The guard
 does not rely on a list of dangerous words alone, because an engine keeps
 adding statements (LadybugDB's ``COPY … TO`` writes files, ``EXPORT

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from graphprum.errors import InputError, UsageError
 from graphprum.io.objects import run_from_object
 from graphprum.io.range_runs import Documents, resolve_ranges, spans
-from graphprum.io.runs import _first_is_range, _read_fast, read_run, write_run
+from graphprum.io.run_columns import _first_is_range, _read_fast
+from graphprum.io.runs import read_run, write_run
 
 TEXT = Documents(["d1", "d2", "wiki/7"], np.array([False, False, False]),
                  np.array([400.0, 50.0, 1000.0]))
@@ -125,9 +126,9 @@ def test_the_fast_and_careful_passes_agree_with_a_plain_reader(seed, order, comm
     assert fast is not None
     assert {t: [(d, a, b) for d, (a, b) in zip(r.ids, r.bounds.tolist(), strict=True)]
             for t, r in fast[1].items()} == expected
-    from graphprum.io.runs import _finish, _parse_careful  # the line-by-line pass
-    tag, topics = _parse_careful("run", text, dedup=False, trees=False, extra=[])
-    careful = _finish("run", tag, topics, order, False, trees=False)
+    from graphprum.io.run_careful import finish_run, parse_careful  # the line-by-line pass
+    tag, topics = parse_careful("run", text, dedup=False, trees=False, extra=[])
+    careful = finish_run("run", tag, topics, order, False, trees=False)
     assert as_plain(careful) == expected
     timed_lines = any("." in f[6] for f in (x.split() for x in out) if f[0] != "#")
     assert careful.ranges == fast[2] == ("time" if timed_lines else "text|time")

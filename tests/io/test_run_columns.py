@@ -220,7 +220,7 @@ def test_the_checks_of_a_batch_decide_as_the_careful_pass(seed: int) -> None:
     import pyarrow as pa
 
     from graphprum.io.lines import INTEGER, ascii_number
-    from graphprum.io.runs import _all_ranks, _all_scores, _no_space
+    from graphprum.io.run_columns import _all_ranks, _all_scores, _no_space
 
     rng = random.Random(seed)
     alphabet = "0123456789" * 4 + "..+-eEinfINF_x\t\x0b\xa0é\u3000\x7f"

@@ -274,7 +274,8 @@ def test_write_tree_run_round_trip(tmp_path):
                 min_size=1, max_size=30),
        st.sampled_from(["score", "rank"]), st.booleans())
 def test_fast_and_careful_parsers_agree(rows, order, dedup):
-    from graphprum.io.runs import _finish, _parse_careful, read_columns
+    from graphprum.io.run_careful import finish_run, parse_careful
+    from graphprum.io.run_columns import read_columns
 
     text = "".join(("# note\n\n" if comment else "") + f"{t} Q0 {d} {r} {s} tag\n"
                    for t, d, r, s, comment in rows)
@@ -285,8 +286,8 @@ def test_fast_and_careful_parsers_agree(rows, order, dedup):
         return
     if not all(is_positional_id(d) for _, d, _, _, _ in rows):
         return  # ids to normalise: the careful parser's (test_non_positional_xpaths...)
-    tag, topics = _parse_careful("run", text, dedup=dedup, trees=False, extra=[])
-    careful = _finish("run", tag, topics, order, dedup, trees=False)
+    tag, topics = parse_careful("run", text, dedup=dedup, trees=False, extra=[])
+    careful = finish_run("run", tag, topics, order, dedup, trees=False)
     assert fast is not None and fast[0] == tag == "tag"
     assert list(fast[1]) == list(careful.topics)
     for topic, ranked in fast[1].items():

@@ -19,7 +19,7 @@ import pytrec_eval
 
 import graphprum
 from graphprum.errors import InputError, UsageError
-from graphprum.measures.classical import TREC_SETS, trec_names
+from graphprum.measures.classical_names import TREC_SETS, trec_names
 
 
 def write(path: Path, text: str) -> Path:

@@ -169,11 +169,12 @@ def test_replace_keeps_the_stored_version_until_done_and_reruns_converge(tmp_pat
 
 LOADER = textwrap.dedent("""
     import sys
-    import graphprum.store.bolt.load as bl
+    import graphprum.store.bolt.bulk_load as bb
+    import graphprum.store.bolt.unwind_load as ul
     from graphprum.loading import load_xml
     from graphprum.store.bolt import BoltStore
-    bl.FLUSH_UNITS = 50      # write as it goes
-    bl.BULK_UNITS = 100      # many GRAPH.BULK calls
+    ul.FLUSH_UNITS = 50      # write as it goes
+    bb.BULK_UNITS = 100      # many GRAPH.BULK calls
     s = BoltStore(sys.argv[1], batch_size=10)
     load_xml(s, [sys.argv[2]], links="ref@to")
 """)
@@ -428,12 +429,12 @@ def test_create_batches_write_pages_and_their_links_as_the_embedded_graph(tmp_pa
     """A web site (pages, whose ids are no element's, and links between
     them) created over Bolt only in an empty store: the embedded store's graph."""
     from graphprum.loading import load_web
-    from graphprum.store.bolt.load import BoltLoads
+    from graphprum.store.bolt.unwind_load import UnwindLoads
 
     monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "0")
     created = []
-    queue = BoltLoads._queue_documents
-    monkeypatch.setattr(BoltLoads, "_queue_documents",
+    queue = UnwindLoads._queue_documents
+    monkeypatch.setattr(UnwindLoads, "_queue_documents",
                         lambda self, pipe, batch, load, create=False:
                         created.append(len(batch) if create else 0)
                         or queue(self, pipe, batch, load, create))

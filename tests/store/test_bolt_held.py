@@ -21,8 +21,9 @@ import pytest
 
 from graphprum.loading import load_links, load_web, load_xml
 from graphprum.navigation.base import parse_model
-from graphprum.store.bolt import load as bolt_load
+from graphprum.store.bolt import unwind_load
 from graphprum.store.local import LocalStore
+from graphprum.summaries.stored import build_stored
 from tests.navigation.test_browse import DOCS
 from tests.store.test_bolt import FALKORDB, WAYS, falkordb_uri, write_collection  # noqa: F401
 from tests.support import EXAMPLES
@@ -149,23 +150,74 @@ def test_a_failed_load_leaves_right_counts(tmp_path, bolt_store, monkeypatch) ->
              links="link@ref")
     replaced = {"a.xml": DOCS["a.xml"].replace("more", "else")}
     for step, after in (("_queue_documents", False), ("_complete", True)):
-        real = getattr(bolt_load.BoltLoads, step)
+        real = getattr(unwind_load.UnwindLoads, step)
 
         def failing(self, *args, real=real, after=after, **kwargs):
             if after:
                 real(self, *args, **kwargs)
             raise RuntimeError("killed")
 
-        monkeypatch.setattr(bolt_load.BoltLoads, step, failing)
+        monkeypatch.setattr(unwind_load.UnwindLoads, step, failing)
         with pytest.raises(RuntimeError):
             load_xml(bolt, [files(tmp_path / step, {"b.xml": DOCS["b.xml"], **replaced})],
                      links="link@ref", replace=True)
-        monkeypatch.setattr(bolt_load.BoltLoads, step, real)
+        monkeypatch.setattr(unwind_load.UnwindLoads, step, real)
         assert bolt.reads.meta()["held"] == (not after)
         if not after:
             assert held(bolt) == counted(bolt, edges=True) == counted(bolt)
     load_xml(bolt, [files(tmp_path / "c", {"c.xml": DOCS["c.xml"]})], links="link@ref")
     assert held(bolt) == counted(bolt, edges=True) and bolt.reads.meta()["held"]
+
+
+def edges(store) -> Counter[tuple[str, str]]:
+    """The LINK edges there are, as (holder id, arrival id) with multiplicity."""
+    return Counter(tuple(r) for r in store.run(
+        "MATCH (s:Unit)-[l:LINK]->(t:Unit) RETURN s.uid, t.uid"))
+
+
+@pytest.mark.parametrize("then", ["resume", "next load"])
+def test_a_load_killed_once_its_documents_are_visible_is_finished(tmp_path, bolt_store,
+                                                                  monkeypatch, then) -> None:
+    """A load killed after it made its documents visible and before it made
+    their LINK edges: the next load (or ``load --resume``) makes them, so the
+    store holds the LINK edges, held counts and load count of the same loads
+    run to their end on the embedded store, its stale summary is dropped, and
+    the next load's links take a link order (lseq) of their own."""
+    monkeypatch.setenv("GRAPHPRUM_BOLT_BULK", "0")
+    first = files(tmp_path / "first", {"a.xml": DOCS["a.xml"], "d.xml": D})
+    killed = files(tmp_path / "killed", {"b.xml": DOCS["b.xml"],
+                                         "a.xml": DOCS["a.xml"].replace("more", "else")})
+    last = files(tmp_path / "last", {"c.xml": DOCS["c.xml"]})
+    bolt, local = bolt_store(), LocalStore(tmp_path / "s")
+    load_xml(bolt, [first], links="link@ref")
+    build_stored(bolt, "p*")
+    real = unwind_load.UnwindLoads._complete
+
+    def completes_then_dies(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        raise RuntimeError("killed")
+
+    monkeypatch.setattr(unwind_load.UnwindLoads, "_complete", completes_then_dies)
+    with pytest.raises(RuntimeError):
+        load_xml(bolt, [killed], links="link@ref", replace=True)
+    monkeypatch.setattr(unwind_load.UnwindLoads, "_complete", real)
+    assert counted(bolt, edges=True) != counted(bolt)  # d -> b and a -> b are not made yet
+    if then == "resume":
+        bolt.resume_loads()
+    else:
+        load_xml(bolt, [last], links="link@ref")
+    for root in [first, killed] + ([last] if then == "next load" else []):
+        load_xml(local, [root], links="link@ref", replace=True)
+    want = Counter(tuple(r.values()) for r in local.query(
+        "MATCH (s:Unit)-[l:LINK]->(t:Unit) RETURN s.uid, t.uid"))
+    assert edges(bolt) == want and sum(want.values()) == (4 if then == "resume" else 5)
+    assert held(bolt) == counted(bolt, edges=True) == counted(bolt)
+    meta = bolt.reads.meta()
+    assert meta["held"] and not meta["interrupted"]
+    assert meta["load_count"] == (2 if then == "resume" else 3)
+    assert bolt.summary_names() == []
+    lseqs = [n for (n,) in bolt.run("MATCH (p:PendingLink) RETURN p.lseq")]
+    assert len(lseqs) == len(set(lseqs))
 
 
 def test_a_store_loaded_before_held_counts_is_read_and_upgraded(tmp_path, bolt_store) -> None:

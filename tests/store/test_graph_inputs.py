@@ -13,12 +13,8 @@ import numpy as np
 
 from graphprum.loading import load_links, load_video, load_xml
 from graphprum.store.local import LocalStore
-from graphprum.store.local.graph import (
-    _Attributes,
-    _unit_ids_walk,
-    document_chunks,
-    unit_ids,
-)
+from graphprum.store.local.graph_frames import Attributes
+from graphprum.store.local.graph_ids import _unit_ids_walk, document_chunks, unit_ids
 from graphprum.units import DocTable, UnitTable
 from tests.support import PLOS
 
@@ -69,13 +65,13 @@ def test_the_graph_holds_every_id_however_the_ids_are_pieced(write, tmp_path: Pa
     """Ids are made a piece of rows at a time inside each chunk of the
     build: with pieces and chunks of a few rows, which do not line up with
     each other, the graph's ids are still the table's, row for row."""
-    from graphprum.store.local import graph
+    from graphprum.store.local import graph, graph_frames
 
     store = mixed_store(write, tmp_path)
     expected = store.table().ids()
     for chunk, piece in ((5, 2), (4, 3), (1 << 21, 1)):
         monkeypatch.setattr(graph, "CHUNK", chunk)
-        monkeypatch.setattr(graph, "ID_PIECE", piece)
+        monkeypatch.setattr(graph_frames, "ID_PIECE", piece)
         path = graph.build(store.generation, store.table(), {},
                            target=tmp_path / f"g-{chunk}-{piece}.lbug")
         reader = graph.GraphReader(path)
@@ -111,7 +107,7 @@ def test_attribute_json_is_json_dumps_of_each_row(write, tmp_path: Path) -> None
     assert sum(e is not None for e in expected) == 4
     assert any(e and '\\"' in e and "\\\\" in e and "\\t" in e and "\\n" in e
                for e in expected)
-    attributes = _Attributes(store.generation)
+    attributes = Attributes(store.generation)
     assert attributes.json(0, n).to_pylist() == expected
     assert [j for lo in range(n) for j in attributes.json(lo, lo + 1).to_pylist()] == expected
     # and what the graph holds
@@ -229,7 +225,7 @@ def test_a_build_that_fails_in_python_leaves_no_temporary_graph(tmp_path, monkey
         raise KeyError("made up")
         yield  # a generator, as the real one
 
-    monkeypatch.setattr(graph, "_attribute_frames", broken)
+    monkeypatch.setattr(graph, "attribute_frames", broken)
     with pytest.raises(KeyError, match="made up"):
         store.build_graph()
     assert sorted(p.name for p in store.generation.iterdir() if "lbug" in p.name) == []
@@ -242,7 +238,7 @@ def test_json_strings_are_json_dumps_for_any_text() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from graphprum.store.local.graph import _json_strings
+    from graphprum.store.local.graph_frames import _json_strings
 
     text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 

@@ -51,7 +51,8 @@ import numpy as np
 
 from graphprum.errors import UsageError
 from graphprum.store.base import Store
-from graphprum.store.bolt.load import FORMAT, LoadDocument, digest
+from graphprum.store.bolt.connection import FORMAT
+from graphprum.store.bolt.load_records import LoadDocument, digest
 from graphprum.store.bolt.pack import attribute_nid
 from graphprum.store.linkgraph import named_rows
 from graphprum.units import ParsedDocument

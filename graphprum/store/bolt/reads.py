@@ -527,13 +527,16 @@ class BoltReads:
     def meta(self) -> dict[str, Any]:
         """The store's Meta node: load history, link statistics, load count,
         writer, and ``held``: whether every unit's count of the links held in
-        its subtree is stored (not by a load of an earlier graphprum since)."""
+        its subtree is stored (not by a load of an earlier graphprum since),
+        ``interrupted``: whether a load was killed after making its documents
+        visible (``Meta.held_load`` -1: ``load/held_load.cypher``)."""
         rows = self.conn.read("read/meta")
         loads, stats, count, writer, beat, held = rows[0] if rows else (None,) * 6
         return {"loads": json.loads(loads or "[]"), "link_stats": json.loads(stats or "{}"),
                 "load_count": int(count or 0), "writer": writer or "",
                 "beat": float(beat or 0.0),
-                "held": held is not None and int(held) == int(count or 0)}
+                "held": held is not None and int(held) == int(count or 0),
+                "interrupted": held is not None and int(held) == -1}
 
     def iter_documents(self, chunk: int = 200) -> Iterator[ParsedDocument]:
         """Every stored document as the loader gave it (links, texts,

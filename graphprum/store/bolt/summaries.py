@@ -39,6 +39,14 @@ PLACE = 2 ** 32
 #: Sample elements a partition keeps (``summary/number.cypher``), those the
 #: explorer page shows (:data:`graphprum.summaries.explore.SAMPLES`).
 SAMPLES = 5
+#: Bytes of a row the summaries' reads ask for at most, as parallel lists
+#: (``summary/read_partitions.cypher``): FalkorDB 4.16 never answers a Bolt
+#: record longer than one chunk (65,535 bytes; measured: 65,500 bytes of
+#: strings in one list answered, 65,600 never).
+REPLY_BYTES = 60_000
+#: Bytes an edge takes at most in ``summary/read_edges.cypher``: four
+#: numbers of at most 9 bytes each, and room for the lists' headers.
+EDGE_BYTES = 40
 #: The summaries whose partitions each summary's partition determines (every
 #: element of one partition lies in the same partition of each): a label
 #: path ends with the element's parent's tag and its own, a c* class names
@@ -59,6 +67,8 @@ class BoltSummaries:
         #: per summary read (:meth:`_read_summary`), the samples its
         #: partitions kept as ``(place, uid)``, None when they kept none
         self._kept: dict[str, list[list[tuple[int, str]]] | None] = {}
+        #: per summary read, its partitions' extents (in SID order)
+        self._extents: dict[str, np.ndarray] = {}
 
     def _max_depth(self) -> int:
         (depth,), = self.conn.read("summary/max_depth") or [(None,)]
@@ -105,23 +115,31 @@ class BoltSummaries:
         return arrays, meta
 
     def _read_summary(self, axpre: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        rows = self.conn.read("summary/read_partitions", axpre=axpre)
-        rows.sort(key=lambda r: int(r[0][1:]))
-        self._kept[axpre] = None if any(r[7] is None for r in rows) else \
-            [list(zip(r[8], r[7], strict=True)) for r in rows]
-        edges = self.conn.read("summary/read_edges", axpre=axpre)
-        src = np.array([int(e[0][1:]) - 1 for e in edges], dtype=np.int64)
-        dst = np.array([int(e[1][1:]) - 1 for e in edges], dtype=np.int64)
-        count = np.array([int(e[2]) for e in edges], dtype=np.int64)
-        length = np.array([float(e[3]) for e in edges], dtype=np.float64)
-        order = np.lexsort((dst, src))
-        arrays = {"partition_extent": np.array([int(r[3]) for r in rows], np.int64),
-                  "partition_length": np.array([float(r[4]) for r in rows], np.float64),
-                  "edge_src": src[order], "edge_dst": dst[order],
-                  "edge_count": count[order], "edge_length": length[order]}
-        meta = {"tags": [r[2] or "" for r in rows], "keys": [r[1] for r in rows],
-                "weight": rows[0][5] if rows else None,
-                "pi": [float(r[6]) if r[6] is not None else 0.0 for r in rows]}
+        """A stored summary's statistics and metadata (see
+        :meth:`derive_partitions`), read as runs of partitions and edges in
+        parallel lists (``summary/read_partitions.cypher``); the samples its
+        partitions kept go to :attr:`_kept`."""
+        runs = self.conn.read("summary/read_partitions", axpre=axpre, budget=REPLY_BYTES)
+        column = [[v for run in runs for v in run[c]] for c in range(9)]
+        order = np.argsort(np.array(column[0], dtype=np.int64), kind="stable").tolist()
+        _, key, tag, extent, length, weight, pi, samples, places = \
+            ([c[i] for i in order] for c in column)
+        self._kept[axpre] = None if any(s is None for s in samples) else \
+            [list(zip(p, s, strict=True)) for p, s in zip(places, samples, strict=True)]
+        self._extents[axpre] = np.array(extent, np.int64)
+        edges = self.conn.read("summary/read_edges", axpre=axpre, k=REPLY_BYTES // EDGE_BYTES)
+        src, dst, count, size = ([v for run in edges for v in run[c]] for c in range(4))
+        src_ = np.array(src, dtype=np.int64) - 1
+        dst_ = np.array(dst, dtype=np.int64) - 1
+        by = np.lexsort((dst_, src_))
+        arrays = {"partition_extent": self._extents[axpre].copy(),
+                  "partition_length": np.array(length, np.float64),
+                  "edge_src": src_[by], "edge_dst": dst_[by],
+                  "edge_count": np.array(count, np.int64)[by],
+                  "edge_length": np.array(size, np.float64)[by]}
+        meta = {"tags": [t or "" for t in tag], "keys": key,
+                "weight": weight[0] if weight else None,
+                "pi": [float(p) if p is not None else 0.0 for p in pi]}
         return arrays, meta
 
     def save_summary(self, name: str, arrays: dict[str, np.ndarray],
@@ -165,36 +183,60 @@ class BoltSummaries:
         collection).  The combinations of partitions are counted per
         partition of the finest summaries (:data:`DETERMINES`): the one
         partition of each other summary holding one of its elements
-        (``summary/page_determined.cypher``), and its extent; only when no
-        summary asked determines all the others are the elements' combinations
-        of the finest counted one by one (``summary/page_combinations.cypher``,
-        a scan of the collection, on a second session while the rest is read).
+        (``summary/page_determined.cypher``), and its extent (read with the
+        partitions); only when no summary asked determines all the others are
+        the elements' combinations of the finest counted one by one
+        (``summary/page_combinations.cypher``, a scan of the collection, on a
+        second session while the rest is read).
         """
         names = list(names)
         finest = [m for m in names if not any(m in DETERMINES[n] for n in names)]
         with ThreadPoolExecutor(1) as pool:
             scan = pool.submit(self.conn.read, "summary/page_combinations", names=finest) \
                 if len(finest) > 1 else None
-            determined = {m: self.conn.read("summary/page_determined", axpre=m,
-                                            names=[n for n in names if n in DETERMINES[m]])
-                          for m in finest}
+            held = {m: self._determined(m, names) for m in finest}
             picks = self._samples(names, samples)
             roots: dict[str, list[int]] = {n: [] for n in names}
             for axpre, sid in self.conn.read("summary/page_roots", names=names):
                 roots[axpre].append(int(sid[1:]) - 1)
-            rows = scan.result() if scan is not None else \
-                [([f"{finest[0]} {sid}"], extent) for sid, extent, _ in determined[finest[0]]]
-        under = {f"{m} {sid}": parts for m, found in determined.items()
-                 for sid, _, parts in found}
-        at = {n: i for i, n in enumerate(names)}
-        combinations = []
-        for parts, n in rows:
-            combo = [-1] * len(names)
-            for part in [*parts, *(p for q in parts for p in under[str(q)])]:
-                axpre, _, sid = str(part).rpartition(" ")
-                combo[at[axpre]] = int(sid[1:]) - 1
-            combinations.append((tuple(combo), int(n)))
+            rows = scan.result() if scan is not None else []
+        if scan is None:
+            combos, counts = held[finest[0]], self._extents[finest[0]]
+        else:  # each element's partitions of the finest, and those they determine
+            part = {m: np.full(len(rows), -1, np.int64) for m in finest}
+            for r, (parts, _) in enumerate(rows):
+                for found in parts:
+                    axpre, _, sid = str(found).rpartition(" ")
+                    part[axpre][r] = int(sid[1:]) - 1
+            combos = np.full((len(rows), len(names)), -1, np.int64)
+            for m, p in part.items():
+                ok = p >= 0
+                combos[ok] = np.maximum(combos[ok], held[m][p[ok]])
+            counts = np.array([int(n) for _, n in rows], np.int64)
+        combinations = list(zip(map(tuple, combos.tolist()), counts.tolist(), strict=True))
         return SummaryPage({n: sorted(r) for n, r in roots.items()}, picks, combinations)
+
+    def _determined(self, axpre: str, names: list[str]) -> np.ndarray:
+        """Per partition of ``axpre`` (a row), its partition of each of
+        ``names`` (a column): its own for ``axpre``, that holding its
+        elements for those ``axpre`` determines (:data:`DETERMINES`,
+        ``summary/page_determined.cypher``), -1 for the others."""
+        if axpre not in self._extents:
+            self._read_summary(axpre)
+        at = {n: j for j, n in enumerate(names)}
+        out = np.full((len(self._extents[axpre]), len(names)), -1, np.int64)
+        out[:, at[axpre]] = np.arange(len(out))
+        others = [n for n in names if n in DETERMINES[axpre]]
+        # a pair: two numbers and a summary's name, each of at most 9 bytes
+        runs = self.conn.read("summary/page_determined", axpre=axpre, names=others,
+                              k=REPLY_BYTES // 27) if others else []
+        part, other, holder = ([v for run in runs for v in run[c]] for c in range(3))
+        if part and max(part) > len(out):
+            raise StoreError(f"{self.location}: the {axpre} summary changed while the page "
+                             f"was read; run the command again")
+        out[np.array(part, np.int64) - 1, np.array([at[n] for n in other], np.int64)] = \
+            np.array(holder, np.int64) - 1
+        return out
 
     def _samples(self, names: list[str], samples: int) -> dict[str, list[list[tuple[int, str]]]]:
         """Per summary and partition (in order), its sample elements as

@@ -48,7 +48,7 @@ _INTERNAL = {"Document": {"seq", "digest", "kind_counts", "complete", "replaces"
 def plain(value: Any) -> Any:
     """Nodes, relationships and paths (the driver's, or of a compact Redis
     reply) as plain data, the way the embedded store gives them
-    (:func:`graphprum.store.local.graph.plain`).
+    (:func:`graphprum.store.local.graph_reader.plain`).
 
     >>> plain(Node(["Unit"], {"uid": "d#/a[1]", "seq": 3}))
     {'labels': ['Unit'], 'uid': 'd#/a[1]'}

@@ -2,8 +2,10 @@
 for Cypher, in one directory, written one atomic generation at a time.
 
 See :mod:`graphprum.store.local.layout` for the directory, who deletes what
-and how readers keep their generation, :mod:`graphprum.store.local.writer`
-for the columns and :mod:`graphprum.store.local.graph` for the graph.
+and how readers keep their generation, :mod:`graphprum.store.local.spool`
+and :mod:`graphprum.store.local.writer` for how a load writes the columns,
+:mod:`graphprum.store.local.columns` for how they are read, and
+:mod:`graphprum.store.local.graph` for the graph.
 
 Examples
 --------
@@ -37,19 +39,12 @@ import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
 from graphprum.store.linkgraph import LinkGraph
+from graphprum.store.local.columns import attributes_of, read_attributes, read_table, validate
+from graphprum.store.local.graph_reader import GraphReader
 from graphprum.store.local.links import LINKS, LinkColumns
+from graphprum.store.local.spool import Builder, link_pairs_into, names_in
 from graphprum.store.local.strings import StringColumn
-from graphprum.store.local.writer import (
-    Builder,
-    attributes_of,
-    link_pairs_into,
-    names_in,
-    read_attributes,
-    read_table,
-    save_npy,
-    validate,
-    write_generation,
-)
+from graphprum.store.local.writer import save_npy, write_generation
 from graphprum.store.tables import TableStore
 from graphprum.units import (
     KIND_NAMES,
@@ -100,7 +95,7 @@ class LocalStore(TableStore):
         self._table: UnitTable | None = None
         self._strings: dict[str, StringColumn] = {}
         self._attributes: Any = None
-        self._graph: graphdb.GraphReader | None = None
+        self._graph: GraphReader | None = None
         self._link_columns: LinkColumns | None = None
 
     # ---------------------------------------------------------- generation
@@ -397,7 +392,7 @@ class LocalStore(TableStore):
                              "is read-only; change the collection with 'graphprum load' (or "
                              "write through a Bolt store)")
         if self._graph is None:
-            self._graph = graphdb.GraphReader(self.graph_path())
+            self._graph = GraphReader(self.graph_path())
         return self._graph.query(text, params, timeout)
 
     # ---------------------------------------------------------------- writing

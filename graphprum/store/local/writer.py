@@ -1,12 +1,14 @@
 """Writing one generation of the embedded store's columns.
 
-A load streams documents into a :class:`Builder`, which spools their unit
-columns, texts and attributes to files in the new generation's temporary
-directory (memory stays bounded by one batch, whatever the collection's
-size).  :func:`write_generation` then writes every column of the new
-generation block by block: the old generation's rows that survive (minus
-replaced documents) followed by the new rows, with parents, documents and
-link sources renumbered.
+A load streams documents into a :class:`~graphprum.store.local.spool.Builder`,
+which spools their unit columns, texts and attributes to files in the new
+generation's temporary directory (memory stays bounded by one batch,
+whatever the collection's size).  :func:`write_generation` then writes
+every column of the new generation block by block: the old generation's
+rows that survive (minus replaced documents) followed by the new rows,
+with parents, documents and link sources renumbered, and the links
+resolved to the rows they arrive at.  :mod:`~graphprum.store.local.columns`
+reads a generation's columns back.
 
 Layout of a generation's columns::
 
@@ -25,13 +27,10 @@ Layout of a generation's columns::
                             link graph (:mod:`graphprum.store.local.links`)
 """
 
+
 from __future__ import annotations
 
 import itertools
-import json
-from collections.abc import Iterator, Sequence
-from itertools import chain
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ import numpy as np
 from graphprum.store.linkgraph import names_fragment
 from graphprum.store.local.layout import write_json
 from graphprum.store.local.links import LINKS, LinkColumns, Sparse, write_links
+from graphprum.store.local.spool import BLOCK, Builder
 from graphprum.store.local.strings import (
     StringColumn,
     StringColumnWriter,
@@ -47,153 +47,7 @@ from graphprum.store.local.strings import (
     string_hashes,
     write_string_index,
 )
-from graphprum.units import (
-    DOC_COLUMNS,
-    KIND_NAMES,
-    UNIT_COLUMNS,
-    DocTable,
-    DocumentBatch,
-    Names,
-    ParsedDocument,
-    UnitTable,
-    page_units,
-)
-
-BLOCK = 1 << 16
-
-
-class Builder:
-    """Spools the documents of one load (see the module notes)."""
-
-    def __init__(self, tags: list[str], paths: list[str], spool: Path) -> None:
-        self.tags = tags
-        self.paths = paths
-        self.tag_ids = {t: i for i, t in enumerate(tags)}
-        self.path_ids = {p: i for i, p in enumerate(paths)}
-        spool.mkdir(parents=True, exist_ok=True)
-        self.spool = spool
-        self.files: dict[str, Any] = {}
-        self.texts = StringColumnWriter(spool / "text")
-        self.attr_names = StringColumnWriter(spool / "attr_names")
-        self.attr_values = StringColumnWriter(spool / "attr_values")
-        self.attr_rows: list[np.ndarray] = []
-        for c in UNIT_COLUMNS:
-            self.files[c] = open(spool / f"{c}.raw", "wb")  # noqa: SIM115 - closed in close
-        self.doc_names: list[str] = []
-        self.doc_sources: list[str] = []
-        # per batch (a million pages from a link list are three arrays, not
-        # three million Python ints)
-        self.doc_kinds: list[np.ndarray] = []
-        self.doc_counts: list[np.ndarray] = []
-        self.doc_firsts: list[np.ndarray] = []
-        # links of the load, spooled: holding rows and, for link lists,
-        # arrival rows (-2: resolved from the target when the generation is written)
-        for name in ("link_src", "link_dst"):
-            self.files[name] = open(spool / f"{name}.raw", "wb")  # noqa: SIM115 - closed in close
-        self.target_at: list[np.ndarray] = []
-        self.targets: list[str] = []
-        self.anchor_at: list[int] = []
-        self.anchors: list[str] = []
-        self.n_links = 0
-        self.n = 0
-
-    def add(self, doc: ParsedDocument | DocumentBatch, base_row: int) -> None:
-        """Append a document or a batch; its first root becomes row
-        ``base_row + self.n``."""
-        batch = doc if isinstance(doc, DocumentBatch) else DocumentBatch.of([doc])
-        first = base_row + self.n
-        count = len(batch)
-        tag = _codes(batch.tag_vocab, self.tag_ids, self.tags)[batch.tag_codes]
-        path = _codes(batch.path_vocab, self.path_ids, self.paths)[batch.path_codes]
-        cols = batch.columns
-        parent = cols["parent"].astype(np.int32)
-        parent = np.where(parent >= 0, parent + first, -1).astype(np.int32)
-        doc_index = len(self.doc_names)
-        values = {
-            "doc": np.repeat(np.arange(doc_index, doc_index + len(batch.names), dtype=np.int32),
-                             batch.counts),  # shifted at write
-            "kind": cols["kind"], "tag": tag, "path": path, "depth": cols["depth"],
-            "parent": parent, "post": cols["post"], "size": cols["size"], "pos": cols["pos"],
-            "start": cols["start"], "length": cols["length"], "words": cols["words"],
-        }
-        for c, dtype in UNIT_COLUMNS.items():
-            self.files[c].write(np.ascontiguousarray(values[c], dtype=dtype).data)
-        self.texts.extend(batch.texts if batch.texts is not None else [""] * count)
-        if batch.attributes:
-            attrs = batch.attributes
-            dicts = list(map(itemgetter(1), attrs))
-            self.attr_rows.append(np.repeat(
-                np.fromiter(map(itemgetter(0), attrs), np.int64, count=len(attrs)) + first,
-                np.fromiter(map(len, dicts), np.int64, count=len(attrs))))
-            self.attr_names.extend(list(chain.from_iterable(dicts)))
-            self.attr_values.extend(list(chain.from_iterable(map(dict.values, dicts))))
-        self.doc_names.extend(batch.names)
-        self.doc_sources.extend(batch.sources)
-        self.doc_kinds.append(np.asarray(batch.kinds, dtype=np.int8))
-        self.doc_counts.append(np.asarray(batch.counts, dtype=np.int64))
-        self.doc_firsts.append(batch.firsts + first)
-        if batch.links:
-            k = len(batch.links)
-            rows = np.fromiter(map(itemgetter(0), batch.links), np.int64, count=k) + first
-            self.target_at.append(np.arange(self.n_links, self.n_links + k, dtype=np.int64))
-            self.targets.extend(map(itemgetter(1), batch.links))
-            for i, (_, _, anchor) in enumerate(batch.links):
-                if anchor:
-                    self.anchor_at.append(self.n_links + i)
-                    self.anchors.append(anchor)
-            self.add_links(rows, np.full(k, -2, dtype=np.int32))
-        self.n += count
-
-    def add_links(self, src: np.ndarray, dst: np.ndarray) -> None:
-        """Links from rows ``src`` to rows ``dst`` (-2: to the target
-        recorded for them), in the numbering of the load."""
-        self.files["link_src"].write(np.ascontiguousarray(src, dtype=np.int64).data)
-        self.files["link_dst"].write(np.ascontiguousarray(dst, dtype=np.int64).data)
-        self.n_links += len(src)
-
-    def spooled_links(self, block: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """The load's links (holding rows, arrival rows), in blocks."""
-        for name in ("link_src", "link_dst"):
-            self.files[name].flush()
-        with open(self.spool / "link_src.raw", "rb") as fs, \
-                open(self.spool / "link_dst.raw", "rb") as fd:
-            while chunk := fs.read(8 * block):
-                yield np.frombuffer(chunk, np.int64), np.frombuffer(fd.read(len(chunk)), np.int64)
-
-    def add_pages(self, names: list[str], base_row: int) -> None:
-        """Pages known only from a link list (one unit of length 0 each)."""
-        self.add(page_units(names), base_row)
-
-    def new_column(self, name: str, block: int = BLOCK) -> Iterator[np.ndarray]:
-        """The spooled values of column ``name``, in blocks."""
-        self.files[name].flush()
-        dtype = np.dtype(UNIT_COLUMNS[name])
-        with open(self.spool / f"{name}.raw", "rb") as f:
-            while chunk := f.read(block * dtype.itemsize):
-                yield np.frombuffer(chunk, dtype=dtype)
-
-    def finish_strings(self) -> StringColumn:
-        """The spooled texts as a readable column (attributes closed too)."""
-        self.texts.close()
-        self.attr_names.close()
-        self.attr_values.close()
-        return StringColumn(self.spool / "text")
-
-    def close(self) -> None:
-        """Close the spool files (the caller removes the spool)."""
-        for f in self.files.values():
-            f.close()
-        for w in (self.texts, self.attr_names, self.attr_values):
-            w.abandon()
-
-
-def _codes(values: list[str], ids: dict[str, int], vocab: list[str]) -> np.ndarray:
-    """Vocabulary index of every value, adding new values to ``vocab``."""
-    for v in values:
-        if v not in ids:
-            ids[v] = len(vocab)
-            vocab.append(v)
-    return np.fromiter((ids[v] for v in values), dtype=np.int32, count=len(values))
+from graphprum.units import KIND_NAMES, UNIT_COLUMNS, UnitTable
 
 
 class NpyWriter:
@@ -429,30 +283,6 @@ def _fragment_rows(gen: Path, tags: list[str], firsts: np.ndarray, counts: np.nd
                                                             strict=True)], dtype=np.int64)
 
 
-def read_attributes(gen: Path) -> tuple[np.ndarray, StringColumn, StringColumn]:
-    """Rows (ascending), names and values of every attribute of a generation."""
-    return (np.load(gen / "attributes" / "rows.npy", mmap_mode="r"),
-            StringColumn(gen / "attributes" / "names"),
-            StringColumn(gen / "attributes" / "values"))
-
-
-def attributes_of(attributes: tuple[np.ndarray, StringColumn, StringColumn],
-                  rows: np.ndarray) -> list[dict[str, str]]:
-    """The attributes of each of ``rows``, as dicts."""
-    attr_rows, names, values = attributes
-    rows = np.asarray(rows, dtype=np.int64)
-    lo = np.searchsorted(attr_rows, rows, side="left")
-    hi = np.searchsorted(attr_rows, rows, side="right")
-    picks = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)]) \
-        if len(rows) else np.zeros(0, np.int64)
-    keys, vals = (names[picks], values[picks]) if len(picks) else ([], [])
-    out, k = [], 0
-    for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
-        out.append(dict(zip(keys[k:k + b - a], vals[k:k + b - a], strict=True)))
-        k += b - a
-    return out
-
-
 def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: Any,
                              builder: Builder) -> None:
     """(row, name, value) of every attribute: the old ones whose row survives
@@ -473,182 +303,3 @@ def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: Any,
                 w.extend_from(StringColumn(old_dir / "attributes" / name), alive)
             new = StringColumn(builder.spool / f"attr_{name}")
             w.extend_from(new, slice(0, len(new)))
-
-
-class StoredDocs(DocTable):
-    """A generation's :class:`~graphprum.units.DocTable`, whose names and
-    sources stay in their string columns until a column is asked for
-    (decoded whole then, once): an evaluation looks names up through the
-    index and never decodes them all.
-    """
-
-    __slots__ = ("_loaded", "_stored")
-
-    def __init__(self, columns: dict[str, np.ndarray], stored: dict[str, StringColumn]) -> None:
-        self._loaded = dict(columns)
-        self._stored = stored
-
-    def __len__(self) -> int:
-        return len(self._loaded["first"])
-
-    def __getitem__(self, column: str) -> np.ndarray:
-        if column not in self._loaded and column in self._stored:
-            values = np.empty(len(self), dtype=object)
-            values[:] = self._stored[column].all()
-            self._loaded[column] = values
-        return self._loaded[column]
-
-    def __contains__(self, column: object) -> bool:
-        return column in self._loaded or column in self._stored
-
-    def __reduce__(self) -> tuple[type[DocTable], tuple[dict[str, np.ndarray]]]:
-        """Pickled (and copied) as the plain DocTable of its columns."""
-        return DocTable, (self._columns,)
-
-    # DocTable's slot, as its other methods (records, to_frame, copies) read it: every column
-    @property
-    def _columns(self) -> dict[str, np.ndarray]:  # type: ignore[override]  # a slot made a property
-        return {c: self[c] for c in DOC_COLUMNS}
-
-
-def read_table(gen: Path) -> tuple[UnitTable, int]:
-    """The unit table of generation ``gen`` (columns memory-mapped, document
-    names and sources read when asked for, a name's document looked up by
-    the stored index) and its number of links; ValueError or OSError when
-    files are missing or inconsistent."""
-    cols = {c: np.load(gen / "units" / f"{c}.npy", mmap_mode="r") for c in UNIT_COLUMNS}
-    vocab = json.loads((gen / "vocab.json").read_text(encoding="ascii"))
-    names = StringColumn(gen / "docs" / "names")
-    sources = StringColumn(gen / "docs" / "sources")
-    index = StringIndex(names)
-    kind = np.load(gen / "docs" / "kind.npy")
-    first = np.load(gen / "docs" / "first.npy")
-    count = np.load(gen / "docs" / "count.npy")
-    n = len(cols["doc"])
-    if any(len(v) != n for v in cols.values()):
-        raise ValueError("unit columns of different lengths")
-    if not (len(names) == len(sources) == len(kind) == len(first) == len(count)):
-        raise ValueError("document columns of different lengths")
-    if int(count.sum()) != n:
-        raise ValueError(f"documents hold {int(count.sum())} units, columns {n}")
-    n_links = len(LinkColumns(gen / LINKS))
-    length = np.asarray(cols["length"])[first] if len(first) else np.zeros(0)
-    docs = StoredDocs({"kind": np.asarray(kind, np.int8), "length": np.asarray(length, np.float64),
-                       "first": np.asarray(first, np.int64), "count": np.asarray(count, np.int64)},
-                      {"name": names, "source": sources})
-    return UnitTable(cols, vocab["tags"], vocab["paths"], docs, _doc_index=index), n_links
-
-
-def validate(gen: Path, expected: dict[str, Any]) -> None:
-    """Read a freshly written generation back and check it against what was
-    written (ValueError when it does not match)."""
-    table, n_links = read_table(gen)
-    if len(table) != expected["units"] or len(table.docs) != expected["documents"]:
-        raise ValueError(f"{len(table)} units in {len(table.docs)} documents read back, "
-                         f"{expected['units']} in {expected['documents']} written")
-    if n_links != expected["links"] + expected["dangling_links"]:
-        raise ValueError("link count read back differs")
-    if len(StringColumn(gen / "units" / "text")) != len(table):
-        raise ValueError("text column of another length")
-    n_attrs = len(np.load(gen / "attributes" / "rows.npy", mmap_mode="r"))
-    for name in ("names", "values"):
-        if len(StringColumn(gen / "attributes" / name)) != n_attrs:
-            raise ValueError(f"attribute {name} of another length")
-    links = LinkColumns(gen / LINKS)
-    for name in ("target", "anchor"):
-        links.strings(name)  # lengths checked
-    graph = links.graph(len(table))
-    if len(graph.out_dst) != expected["links"] or len(graph.in_src) != expected["links"]:
-        raise ValueError("link graph of another size")
-
-
-def link_pairs_into(builder: Builder, old: UnitTable, base: int,
-                    link_pairs: Any) -> int:
-    """Add link-list pairs FROM -> TO to the load; unknown pages become page
-    units, in order of first appearance (chunk by chunk, FROM ids before TO
-    ids).  Returns the number of pages created.
-
-    The ids are dictionary-encoded by pyarrow, chunk by chunk; the
-    dictionaries of every 16 chunks are unified, and those of the groups at
-    the end (in C: 10M links between 1M pages make 1M Python strings, not
-    20M, and each dictionary is hashed once)."""
-    # pyarrow: loads of link lists only; the evaluation never needs it
-    import pyarrow as pa
-
-    from graphprum.units import KIND_ELEMENT, KIND_PAGE
-
-    groups: list[tuple[Any, list[tuple[np.ndarray, int]]]] = []  # dictionary, chunks' codes
-    pending: list[tuple[Any, int]] = []
-
-    def close_group() -> None:
-        unified = pa.chunked_array([c for c, _ in pending]).unify_dictionaries()
-        groups.append((unified.chunk(0).dictionary,
-                       [(c.indices.to_numpy(), n) for c, (_, n) in
-                        zip(unified.chunks, pending, strict=True)]))
-        pending.clear()
-        pa.default_memory_pool().release_unused()  # mimalloc keeps what the chunks held
-
-    for froms, tos in link_pairs:
-        pending.append((pa.concat_arrays([_ids(froms), _ids(tos)]).dictionary_encode(),
-                        len(froms)))
-        if len(pending) >= 16:
-            close_group()
-    if pending:
-        close_group()
-    if not groups:
-        return 0
-    whole = pa.chunked_array([pa.DictionaryArray.from_arrays(
-        pa.array(np.arange(len(d), dtype=np.int32)), d) for d, _ in groups]).unify_dictionaries()
-    maps = [c.indices.to_numpy() for c in whole.chunks]  # a group's codes -> the load's
-    ids = whole.chunk(0).dictionary
-    try:
-        names = ids.to_pylist()
-    except UnicodeDecodeError:  # a lone surrogate from the API, kept as the string columns do
-        names = [v.decode("utf-8", "surrogatepass") for v in ids.view(pa.binary()).to_pylist()]
-    del ids
-    codes_of = [chunks for _, chunks in groups]
-    groups.clear()
-    del whole
-    pa.default_memory_pool().release_unused()
-    known: dict[str, int] = {}
-    for i, (name, kind) in enumerate(zip(old.docs["name"], old.docs["kind"], strict=True)):
-        if kind in (KIND_PAGE, KIND_ELEMENT):
-            known[name] = int(old.docs["first"][i])
-    if builder.doc_names:
-        known.update(zip(builder.doc_names, np.concatenate(builder.doc_firsts).tolist(),
-                         strict=True))
-    get = known.get
-    rows = np.fromiter((get(n, -1) for n in names), dtype=np.int64, count=len(names)) \
-        if known else np.full(len(names), -1, dtype=np.int64)
-    new = np.flatnonzero(rows < 0)
-    if len(new):
-        rows[new] = base + builder.n + np.arange(len(new))
-        builder.add_pages([names[i] for i in new.tolist()], base)
-    del names
-    for chunks, into in zip(codes_of, maps, strict=True):
-        rows_of = rows[into]
-        while chunks:
-            codes, n = chunks.pop(0)
-            ends = rows_of[codes]
-            builder.add_links(ends[:n], ends[n:])
-    del codes_of, maps
-    pa.default_memory_pool().release_unused()
-    return len(new)
-
-
-def _ids(ids: Any) -> Any:
-    """A column of ids as a pyarrow string array (from the API, a lone
-    surrogate is kept as ``surrogatepass`` bytes, as the string columns do)."""
-    import pyarrow as pa  # as in link_pairs_into
-
-    if isinstance(ids, Names):
-        return ids.arrow
-    return pa.array([str(i).encode("utf-8", "surrogatepass") for i in ids],
-                    pa.binary()).view(pa.string())
-
-
-def names_in(batch: ParsedDocument | DocumentBatch) -> Sequence[tuple[str, str]]:
-    """(name, source) of every document of a batch or single document."""
-    if isinstance(batch, DocumentBatch):
-        return list(zip(batch.names, batch.sources, strict=True))
-    return [(batch.name, batch.source)]

@@ -1,0 +1,7 @@
+// After a load killed between making its documents visible and writing
+// load/meta (Meta.held_load -1): its LINK edges made and every held count made
+// again (the caller), it counts as a load, so that the next one's link order
+// (lseq) starts past the links it wrote
+MATCH (m:Meta {key: 'graphprum'})
+WITH m, coalesce(m.load_count, 0) + 1 AS loads
+SET m.load_count = loads, m.held_load = loads

@@ -1,0 +1,114 @@
+"""The embedded graph opened read-only, and its rows as plain data.
+
+:class:`GraphReader` answers Cypher over a generation's graph
+(``graph.lbug``, :mod:`graphprum.store.local.graph`), every text checked
+first to only read; :func:`plain` gives LadybugDB's values the way the
+Bolt store gives them.  :func:`import_ladybug` imports the engine, or says
+what is missing.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from graphprum.errors import StoreError, UsageError
+from graphprum.store.cypher_guard import refuse_writes
+
+
+def import_ladybug() -> Any:
+    try:
+        import ladybug
+    except ImportError as exc:  # pragma: no cover - a dependency
+        raise StoreError(f"the embedded store needs LadybugDB (pip install ladybug): {exc}") \
+            from None
+    if not hasattr(ladybug, "Database"):
+        raise StoreError("the module 'ladybug' found is not LadybugDB (the graph database) "
+                         "but another package of that name (ladybug-core, climate data?); "
+                         "pip uninstall it and pip install ladybug")
+    return ladybug
+
+
+
+class GraphReader:
+    """A generation's graph opened read-only, for queries that only read.
+
+    LadybugDB's read-only mode refuses writes to the database but lets
+    ``COPY … TO``, ``EXPORT DATABASE``, ``LOAD FROM``, ``LOAD EXTENSION``,
+    ``INSTALL`` and ``CHECKPOINT`` run (the last writes files beside the
+    graph), and has no setting that turns them off; so every text is
+    checked first (:func:`~graphprum.store.cypher_guard.refuse_writes`),
+    however the store is reached (``graphprum query``, the API's
+    ``store.query``).
+    """
+
+    def __init__(self, path: Path) -> None:
+        lb = import_ladybug()
+        try:
+            self.db = lb.Database(str(path), read_only=True)
+            self.conn = lb.Connection(self.db)
+        except RuntimeError as exc:
+            raise StoreError(f"{path}: cannot open the store's graph: {exc}") from None
+
+    def query(self, text: str, params: dict[str, Any] | None = None,
+              timeout: float | None = None) -> list[dict[str, Any]]:
+        """Rows of ``text`` as dicts; UsageError for a text that does more
+        than read, and for Cypher the engine refuses."""
+        refuse_writes(text)
+        if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
+            self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
+        try:
+            result = self.conn.execute(text, params or {})
+        except (ValueError, TypeError) as exc:  # a parameter the engine cannot take
+            raise UsageError(f"a parameter the embedded store cannot take ({exc}): its "
+                             f"lists hold values of one type (numbers, strings, ...)") from None
+        except RuntimeError as exc:
+            message = " ".join(str(exc).split())
+            if "interrupted" in message.lower() or "timeout" in message.lower():
+                raise UsageError(f"the query ran past its timeout ({timeout:g} s); "
+                                 f"give --timeout SECONDS") from None
+            if "vector with ANY type" in message:
+                raise UsageError("a parameter is an empty list (or a list of nulls), whose "
+                                 "type the embedded store cannot tell") from None
+            raise UsageError(f"Cypher error: {message[:400]}") from None
+        if isinstance(result, list):  # several statements: the last one's rows
+            result = result[-1]
+        columns = result.get_column_names()
+        rows = []
+        while result.has_next():
+            rows.append({c: plain(v) for c, v in zip(columns, result.get_next(), strict=True)})
+        return rows
+
+    def close(self) -> None:
+        """Close the database."""
+        self.conn.close()
+        self.db.close()
+
+
+#: Keys of LadybugDB values that are the engine's or the embedded store's.
+_INTERNAL = {"_ID", "_LABEL", "_SRC", "_DST", "row", "nid", "aid"}
+
+
+def plain(value: Any) -> Any:
+    """A LadybugDB value (node, relationship, path) as plain data, the way
+    the Bolt store gives it: nodes ``{"labels": [...], **properties}``,
+    relationships ``{"type": ..., **properties}``; absent properties dropped."""
+    if isinstance(value, dict):
+        if "_LABEL" in value and "_SRC" in value:
+            return {"type": value["_LABEL"],
+                    **{k: plain(v) for k, v in value.items()
+                       if k not in _INTERNAL and v is not None}}
+        if "_LABEL" in value:
+            return {"labels": [value["_LABEL"]],
+                    **{k: plain(v) for k, v in value.items()
+                       if k not in _INTERNAL and v is not None}}
+        if "_NODES" in value:
+            return [plain(n) for n in value["_NODES"]]
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, Decimal):  # sums of integers come back as INT128
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
