@@ -222,7 +222,7 @@ class BoltReads:
         """The pieces of ``docs``: a query per :data:`PULL_UNITS` units,
         :data:`PULL_THREADS` of them at a time; through FalkorDB's Redis port
         when it is reachable, packed (``read/document_columns_packed.cypher``:
-        1.3-1.6 µs of the client's CPU a unit, 3.4-4.1 over Bolt),
+        1.0-1.6 µs of the client's CPU a unit, 2.2-4.1 over Bolt),
         else, and for a document the packed row cannot give exactly
         (:func:`~graphprum.store.bolt.pieces.packed_piece`), over Bolt."""
         batches: list[list[dict[str, Any]]] = []
