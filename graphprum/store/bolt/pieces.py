@@ -26,13 +26,13 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from graphprum.errors import StoreError
-from graphprum.store.linkgraph import csr_offsets
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -70,7 +70,7 @@ class Piece:
 
     def __init__(self, table: UnitTable) -> None:
         self.table = table
-        self._tree: tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int],
+        self._tree: tuple[np.ndarray, np.ndarray, dict[str, int], int, int,
                            bool] | None = None
 
     def __len__(self) -> int:
@@ -89,39 +89,77 @@ class Piece:
 
     def row(self, xpath: str) -> int:
         """The row of the element whose id ends in ``xpath`` (``/a[1]/b[2]``),
-        -1 when the document holds none: a walk down the tree one step at a
-        time among the children, the row found checked against its own
-        XPath (a tag holding ``/`` or ``[`` is found by that check alone)."""
+        -1 when the document holds none (:meth:`rows` of one)."""
+        return int(self.rows([xpath])[0])
+
+    def rows(self, xpaths: Sequence[str]) -> np.ndarray:
+        """The rows of the elements whose ids end in ``xpaths``, -1 where the
+        document holds none: a walk down the tree one step at a time, for
+        all of them at once, each step (the element it starts from, a tag
+        and a position) found by a binary search among the document's steps
+        (made on first use: 16 bytes a unit), so a step written as the
+        store writes none (``/a[01]``) is found by none (a tag holding
+        ``/`` or ``[`` is found by a scan of the XPaths)."""
+        out = np.full(len(xpaths), -1, dtype=np.int64)
+        if self._tree is None:
+            self._tree = self._steps()
+        keys, rows, codes, ntags, npos, scan = self._tree
+        if scan:
+            cols = self.table.columns
+            for j, xpath in enumerate(xpaths):
+                out[j] = next((r for r in range(len(self.table)) if self._xpath(r) == xpath
+                               and int(cols["kind"][r]) == KIND_ELEMENT), -1)
+            return out
+        walks: list[tuple[int, list[int]]] = []  # (which, step keys less the start's)
+        for j, xpath in enumerate(xpaths):
+            steps = []
+            for step in xpath[1:].split("/") if xpath.startswith("/") else ["?"]:
+                name, _, rest = step.partition("[")
+                code = codes.get(name, -1)
+                n = int(rest[:-1]) if rest[:-1].isascii() and rest[:-1].isdigit() \
+                    and rest[-1:] == "]" else -1
+                if code < 0 or not 0 <= n < npos or step != f"{name}[{n}]":
+                    break
+                steps.append(code * npos + n)
+            else:
+                walks.append((j, steps))
+        at = np.full(len(walks), -1, dtype=np.int64)
+        alive = np.ones(len(walks), dtype=bool)
+        length = np.array([len(w) for _, w in walks], dtype=np.int64)
+        for level in range(int(length.max(initial=0))):
+            sel = np.flatnonzero(alive & (length > level))
+            key = (at[sel] + 1) * (ntags * npos) + np.array([walks[i][1][level] for i in sel],
+                                                           dtype=np.int64)
+            i = np.minimum(keys.searchsorted(key), len(keys) - 1)
+            found = keys[i] == key
+            at[sel] = np.where(found, rows[i], -1)
+            alive[sel] = found
+        if walks:
+            out[[j for j, _ in walks]] = np.where(alive, at, -1)
+        return out
+
+    def _steps(self) -> tuple[np.ndarray, np.ndarray, dict[str, int], int, int, bool]:
+        """What :meth:`row` searches: the key of each element's step (the
+        element it hangs from, -1 where its XPath starts: a root, or under a
+        page or video; its tag; its position) sorted, the rows in that order
+        (the first row of equal steps first, as a walk in row order finds
+        it), the tag codes, the key's ranges, and whether only a scan finds
+        an element (a tag holding ``/`` or ``[``, or keys past 64 bits)."""
         table = self.table
         cols = table.columns
-        if self._tree is None:
-            parent = np.asarray(cols["parent"], dtype=np.int64)
-            kind = np.asarray(cols["kind"])
-            below = np.flatnonzero(parent >= 0)
-            child = below[np.argsort(parent[below], kind="stable")]
-            # elements whose ids start their own XPath: a root, or under a page or video
-            tops = np.flatnonzero((kind == KIND_ELEMENT)
-                                  & ((parent < 0) | (kind[np.maximum(parent, 0)]
-                                                     != KIND_ELEMENT)))
-            self._tree = (csr_offsets(parent[child], len(table)), child, tops,
-                          {t: i for i, t in enumerate(table.tags)},
-                          any("/" in t or "[" in t for t in table.tags))
-        ptr, child, tops, codes, odd_tags = self._tree
-        if odd_tags:
-            return next((r for r in range(len(table)) if self._xpath(r) == xpath
-                         and int(cols["kind"][r]) == KIND_ELEMENT), -1)
-        tag, pos = cols["tag"], cols["pos"]
-        at = -1
-        for step in xpath[1:].split("/"):
-            name, _, rest = step.partition("[")
-            code = codes.get(name, -1)
-            n = int(rest[:-1]) if rest.endswith("]") and rest[:-1].isdigit() else -1
-            pool = tops if at < 0 else child[ptr[at]:ptr[at + 1]]
-            at = next((int(r) for r in pool if tag[r] == code and pos[r] == n
-                       and int(cols["kind"][r]) == KIND_ELEMENT), -1)
-            if at < 0:
-                return -1
-        return at if self._xpath(at) == xpath else -1
+        parent = np.asarray(cols["parent"], dtype=np.int64)
+        element = np.asarray(cols["kind"]) == KIND_ELEMENT
+        up = np.where((parent >= 0) & element[np.maximum(parent, 0)], parent, -1)
+        rows = np.flatnonzero(element)
+        pos = np.asarray(cols["pos"], dtype=np.int64)[rows]
+        ntags, npos = len(table.tags), int(pos.max(initial=0)) + 1
+        scan = any("/" in t or "[" in t for t in table.tags) \
+            or (len(table) + 1) * max(ntags, 1) * npos >= 2 ** 62
+        keys = ((up[rows] + 1) * ntags + np.asarray(cols["tag"], dtype=np.int64)[rows]) \
+            * npos + pos
+        order = np.argsort(keys, kind="stable")
+        return (keys[order], rows[order], {t: i for i, t in enumerate(table.tags)}, ntags,
+                npos, scan)
 
 
 def piece_of(rows: Sequence[Row], doc: Mapping[str, Any], where: str = "") -> Piece:
@@ -141,11 +179,71 @@ def piece_of(rows: Sequence[Row], doc: Mapping[str, Any], where: str = "") -> Pi
         raise StoreError(f"{where}: document {doc['name']!r}: {n} units ({len(tags)} tags, "
                          f"{len(paths)} paths) where it has {int(doc['count'])}; load it "
                          f"again with --replace")
-    order = np.argsort(numbers[0], kind="stable")
-    col = dict(zip(NUMBERS, numbers[:, order], strict=True))
-    ranked = order.tolist()
-    tag_codes, tag_vocab = encode_vocabulary([tags[i] for i in ranked])
-    path_codes, path_vocab = encode_vocabulary([paths[i] for i in ranked])
+    return _piece(dict(zip(NUMBERS, numbers, strict=True)), tags, paths, doc)
+
+
+#: What a JSON list of whole numbers below 10^15 never holds: FalkorDB's
+#: ``toJSON`` writes a double with ``%.15g``, digits only when it is one.
+_NOT_WHOLE = re.compile(r"[^0-9, \[\]-]")
+
+
+def packed_piece(row: Row, doc: Mapping[str, Any]) -> Piece | None:
+    """The :class:`Piece` of document ``doc`` from its row of
+    ``read/document_columns_packed.cypher`` (name, a JSON list per number,
+    tags and paths joined by newlines), or None when the row cannot give
+    it exactly: a start or length that is not a whole number below 10^15
+    (FalkorDB's Redis port rounds it), a tag or path holding a newline, or
+    units missing (the document is then read the other way, which says
+    what is wrong).  Numbers parsed by numpy from the text, no Python
+    object per unit but its tag and path.
+
+    >>> row = ("d", "[1, 0]", *["[0, 0]"] * 2, "[0, -1]", *["[1, 1]"] * 6, "b\\na", "/a/b\\n/a")
+    >>> packed_piece(row, {"name": "d", "count": 2}).table.columns["parent"].tolist()
+    [-1, 0]
+    >>> packed_piece(row[:8] + ("[0.5, 1]",) + row[9:], {"name": "d", "count": 2}) is None
+    True
+    """
+    n = int(doc["count"])
+    lists = row[1:1 + len(NUMBERS)]
+    tags, paths = (row[-2].split("\n"), row[-1].split("\n")) if n else ([], [])
+    if not len(tags) == len(paths) == n \
+            or any("-0," in s or "-0]" in s for s in lists[7:9]):  # -0.0 as an integer: 0
+        return None
+    numbers = {c: whole_numbers(s) for c, s in zip(NUMBERS, lists, strict=True)}
+    if any(a is None or len(a) != n for a in numbers.values()):
+        return None
+    return _piece({c: a for c, a in numbers.items() if a is not None}, tags, paths, doc)
+
+
+def whole_numbers(text: str) -> np.ndarray | None:
+    """The numbers of a JSON list of whole numbers (``toJSON`` of FalkorDB)
+    as an int64 array, parsed by numpy; None when it holds anything else.
+
+    >>> whole_numbers("[3, -1, 0]").tolist(), whole_numbers("[]").tolist()
+    ([3, -1, 0], [])
+    >>> whole_numbers("[1, 2.5]") is None, whole_numbers("[1, null]") is None
+    (True, True)
+    """
+    if _NOT_WHOLE.search(text) or text[:1] != "[" or text[-1:] != "]":
+        return None
+    numbers = np.fromstring(text[1:-1], dtype=np.int64, sep=",")
+    return numbers if len(numbers) == text.count(",") + (len(text) > 2) else None
+
+
+def _piece(numbers: Mapping[str, np.ndarray], tags: list[str], paths: list[str],
+           doc: Mapping[str, Any]) -> Piece:
+    """The :class:`Piece` of document ``doc`` from its units' columns
+    (:data:`NUMBERS`), tags and paths, in any order: sorted by ``pre``."""
+    n = len(tags)
+    pre = numbers["pre"]
+    if n > 1 and not bool(np.all(pre[1:] > pre[:-1])):  # the server's order is mostly pre's
+        order = np.argsort(pre, kind="stable")
+        numbers = {c: numbers[c][order] for c in NUMBERS}
+        ranked = order.tolist()
+        tags, paths = [tags[i] for i in ranked], [paths[i] for i in ranked]
+    col = dict(numbers)
+    tag_codes, tag_vocab = encode_vocabulary(tags)
+    path_codes, path_vocab = encode_vocabulary(paths)
     values = {**col, "doc": np.zeros(n), "tag": tag_codes, "path": path_codes,
               "parent": col["ppre"]}
     columns: dict[str, np.ndarray] = {c: np.asarray(values[c]).astype(t)
@@ -220,7 +318,7 @@ def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piec
     pulled, only for an element id)."""
     def resolve(ids: Sequence[str]) -> np.ndarray:
         out = np.full(len(ids), -1, dtype=np.int64)
-        have: Mapping[str, Piece] | None = None
+        elements: dict[str, list[tuple[int, str]]] = {}
         for i, uid in enumerate(ids):
             name, sep, rest = canonical(uid).partition("#")
             place = places.get(name)
@@ -234,9 +332,11 @@ def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piec
                 if rest.isdigit() and 1 <= int(rest) < count:
                     out[i] = first + int(rest)
             else:
-                have = pieces() if have is None else have
-                row = have[name].row(rest) if name in have else -1
-                if row >= 0:
-                    out[i] = first + row
+                elements.setdefault(name, []).append((i, rest))
+        have = pieces() if elements else {}
+        for name, asked in elements.items():
+            if name in have:
+                rows = have[name].rows([x for _, x in asked])
+                out[[i for i, _ in asked]] = np.where(rows >= 0, places[name][0] + rows, -1)
         return out
     return resolve

@@ -5,7 +5,9 @@ Nothing here reads the whole collection except :meth:`BoltReads.table`,
 the explicit whole-collection read of ``summary show -f html``.  A topic's
 evaluation pulls the documents that hold its units (:meth:`BoltReads.view`),
 the partitions of those units (:meth:`BoltReads.partitions`) and the part of
-the part of the graph a walk into its targets can use (:meth:`BoltReads.link_walk`).
+the graph a walk into its targets can use (:meth:`BoltReads.link_walk`);
+on FalkorDB, through its Redis port when it is reachable (documents and
+partitions packed, ``read/*_packed.cypher``; small replies ``compact``).
 
 The documents of a load still being written have ``complete = false``;
 every query here reads complete documents only (by name, or through the
@@ -25,18 +27,18 @@ import numpy as np
 
 from graphprum.errors import StoreError, UnknownIdError
 from graphprum.store.base import UNIT_FIELDS, LinkWalk, UnitView
-from graphprum.store.bolt.connection import BoltConnection, cypher
+from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pieces import (
     Piece,
     Row,
     canonical,
     join_tables,
+    packed_piece,
     piece_of,
     place_documents,
     resolver,
+    whole_numbers,
 )
-from graphprum.store.bolt.redis_port import BOLT_GRAPH, compact_rows
-from graphprum.store.cypher_literal import splice
 from graphprum.store.linkgraph import graph_walk
 from graphprum.units import (
     KIND_ELEMENT,
@@ -66,8 +68,6 @@ CACHE_UNITS = 1_000_000
 #: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
 #: pull takes with it.
 AHEAD_UNITS = 250_000
-#: Unit ids per walk query through FalkorDB's Redis port (no 60 KB limit there).
-WALK_ROWS = 5_000
 
 
 def document_of(uid: str) -> str:
@@ -200,7 +200,8 @@ class BoltReads:
 
     def count_units(self, kind: int | None = None) -> int:
         """Number of stored units (of one kind), from the documents' counts."""
-        (n,), = self.conn.read("read/count_units", kind=-1 if kind is None else int(kind)) or [(0,)]
+        (n,), = self.conn.read("read/count_units", compact=True,
+                               kind=-1 if kind is None else int(kind)) or [(0,)]
         return int(n or 0)
 
     def _documents_named(self, names: Sequence[str]) -> list[dict[str, Any]]:
@@ -210,7 +211,8 @@ class BoltReads:
         missing = [n for n in names if n not in self._docs]
         if missing:
             found = {r[0]: dict(zip(_DOC_FIELDS, r, strict=True))
-                     for r in self.conn.read_batched("read/documents_named", "names", missing)}
+                     for r in self.conn.read_batched("read/documents_named", "names", missing,
+                                                     compact=True)}
             with self._lock:
                 self._docs.update({n: found.get(n) for n in missing})
         docs = [d for d in (self._docs.get(n) for n in names) if d is not None]
@@ -218,7 +220,11 @@ class BoltReads:
 
     def _pull(self, docs: Sequence[dict[str, Any]]) -> dict[str, Piece]:
         """The pieces of ``docs``: a query per :data:`PULL_UNITS` units,
-        :data:`PULL_THREADS` of them at a time."""
+        :data:`PULL_THREADS` of them at a time; through FalkorDB's Redis port
+        when it is reachable, packed (``read/document_columns_packed.cypher``:
+        1.0-1.6 µs of the client's CPU a unit, 2.2-4.1 over Bolt),
+        else, and for a document the packed row cannot give exactly
+        (:func:`~graphprum.store.bolt.pieces.packed_piece`), over Bolt."""
         batches: list[list[dict[str, Any]]] = []
         units = PULL_UNITS
         for d in docs:
@@ -229,11 +235,21 @@ class BoltReads:
             units += int(d["count"])
 
         def pull(batch: list[dict[str, Any]]) -> dict[str, Piece]:
-            rows: dict[str, list[Row]] = {d["name"]: [] for d in batch}
+            out: dict[str, Piece] = {}
+            if self.conn.redis() is not None:
+                named = {d["name"]: d for d in batch}
+                for row in self.conn.read_batched("read/document_columns_packed", "names",
+                                                  list(named), compact=True):
+                    piece = packed_piece(row, named[row[0]])
+                    if piece is not None:
+                        out[row[0]] = piece
+            rest = [d for d in batch if d["name"] not in out]
+            rows: dict[str, list[Row]] = {d["name"]: [] for d in rest}
             for row in self.conn.read_batched("read/document_columns", "names",
-                                              [d["name"] for d in batch], slice=SLICE):
+                                              list(rows), slice=SLICE) if rest else ():
                 rows[row[0]].append(row)
-            return {d["name"]: piece_of(rows[d["name"]], d, self.location) for d in batch}
+            return {**out, **{d["name"]: piece_of(rows[d["name"]], d, self.location)
+                              for d in rest}}
 
         if len(batches) <= 1:
             return pull(batches[0]) if batches else {}
@@ -312,7 +328,7 @@ class BoltReads:
         if self._doc_stats is None:
             import pandas as pd  # 0.5 s of import: only for a DataFrame
 
-            rows = self.conn.read("read/document_stats")
+            rows = self.conn.read("read/document_stats", compact=True)
             self._doc_stats = pd.DataFrame({
                 "kind": np.array([int(r[0]) for r in rows], dtype=np.int64),
                 "documents": np.array([int(r[1]) for r in rows], dtype=np.int64),
@@ -323,11 +339,13 @@ class BoltReads:
         """The kind of every id, -1 for ids the store does not hold."""
         canon = [canonical(u) for u in ids]
         found: dict[str, int] = dict(self.conn.read_batched("read/kinds", "ids",
-                                                            list(dict.fromkeys(canon))))
+                                                            list(dict.fromkeys(canon)),
+                                                            compact=True))
         return np.array([int(found.get(u, -1)) for u in canon], dtype=np.int64)
 
     def root_ids(self, names: Sequence[str]) -> dict[str, str]:
-        return dict(self.conn.read_batched("read/roots", "names", list(dict.fromkeys(names))))
+        return dict(self.conn.read_batched("read/roots", "names", list(dict.fromkeys(names)),
+                                           compact=True))
 
     def _stored_id(self, uid: str) -> str:
         """The stored id of ``uid`` (a document name means its root);
@@ -400,23 +418,14 @@ class BoltReads:
         or on a store whose units do not keep their held links yet (loaded
         by an earlier graphprum: :meth:`meta`) ``nav/walk_degrees_scan.cypher``.
         On FalkorDB the queries go through its Redis port when it is
-        reachable (``GRAPH.RO_QUERY --compact``: ids, counts and flags, exact
-        there), :data:`WALK_ROWS` ids at a time: its Bolt port took 47 ms for
-        a reply of 50 rows, where the Redis port takes 3 ms."""
+        reachable (:meth:`~graphprum.store.bolt.connection.BoltConnection.read_text`:
+        ids, counts and flags): its Bolt port took 47 ms for a reply of 50
+        rows, where the Redis port takes 3 ms."""
         degrees = "nav/walk_degrees" if self._held() else "nav/walk_degrees_scan"
-        redis = self.conn.redis()
 
         def query(name: str, key: str, rows: Sequence[Any], **fixed: Any) -> list[Row]:
             name = degrees if name == "nav/walk_degrees" else name
-            if redis is None:
-                return self.conn.read_batched(name, key, rows, **fixed)
-            text, out = cypher(name), []
-            for i in range(0, len(rows), WALK_ROWS):
-                out += compact_rows(self.conn.redis_call(
-                    "a read of the walk", "GRAPH.RO_QUERY", BOLT_GRAPH,
-                    splice(text, {key: list(rows[i:i + WALK_ROWS]), **fixed}), "--compact",
-                    timeout=self.conn.call_timeout()))
-            return out
+            return self.conn.read_batched(name, key, rows, compact=True, **fixed)
 
         return graph_walk(query, [canonical(u) for u in sources],
                           [canonical(u) for u in targets], hops, structure)
@@ -426,7 +435,8 @@ class BoltReads:
         until the next write."""
         with self._lock:
             if self._held_links is None:
-                self._held_links = bool(self.meta()["held"])
+                (count, held), = self.conn.read("read/held", compact=True) or [(None, None)]
+                self._held_links = held is not None and int(held) == int(count or 0)
             return self._held_links
 
     # ------------------------------------------------------- partitions
@@ -448,9 +458,20 @@ class BoltReads:
                                               {d["name"] for d in missing})
             found = {str(d["name"]): np.full(int(d["count"]), -1, dtype=np.int64)
                      for d in missing}
+            rest = list(found)  # a document none of whose units is in a partition has no row
+            if self.conn.redis() is not None and rest:  # as read/document_columns_packed
+                rest = []
+                for name, pre, sid in self.conn.read_batched(
+                        "read/document_partitions_packed", "names", list(found), compact=True,
+                        axpre=axpre):
+                    at, of = whole_numbers(pre), whole_numbers(sid)
+                    if at is None or of is None or len(at) != len(of):
+                        rest.append(name)
+                    else:
+                        found[name][at] = of - 1
             for name, _, pre, sid in self.conn.read_batched(
-                    "read/document_partitions", "names", list(found), axpre=axpre,
-                    slice=SLICE):
+                    "read/document_partitions", "names", rest, axpre=axpre,
+                    slice=SLICE) if rest else ():
                 found[name][np.asarray(pre, dtype=np.int64)] = np.asarray(sid, dtype=np.int64) - 1
             with self._lock:
                 self._parts.update({(axpre, n): a for n, a in found.items()})
@@ -465,7 +486,8 @@ class BoltReads:
         """AxPRE summaries stored in the graph (asked once until a write)."""
         names = self._summaries
         if names is None:
-            names = self._summaries = [r[0] for r in self.conn.read("summary/names")]
+            names = self._summaries = [r[0] for r in self.conn.read("summary/names",
+                                                                     compact=True)]
         return list(names)
 
     # ------------------------------------------------------- collection

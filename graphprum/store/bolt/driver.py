@@ -1,0 +1,34 @@
+"""The neo4j driver against FalkorDB: closing it without Bolt's GOODBYE,
+which FalkorDB 4.16 mishandles (:func:`close_driver`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import neo4j
+
+
+def close_driver(driver: neo4j.Driver, backend: str) -> None:
+    """Close ``driver``; on FalkorDB, its pooled connections without GOODBYE.
+
+    FalkorDB 4.16 frees a client on Bolt's GOODBYE without taking its socket
+    out of the event loop (``src/bolt/bolt_api.c``), so the next connection
+    that gets the same file descriptor, Bolt or Redis, is never read: a
+    handshake with no answer, a Redis command with no reply.  A socket closed
+    without GOODBYE is cleaned up properly.  This reaches into the driver's
+    pool (``_pool.connections``, ``Bolt.kill``); when those are not there the
+    driver closes as usual.
+    """
+    if backend == "falkordb":
+        pool = getattr(driver, "_pool", None)
+        connections = getattr(pool, "connections", None)
+        lock = getattr(pool, "lock", None)
+        if connections is not None and lock is not None:
+            with lock:
+                for queue in list(connections.values()):
+                    for connection in list(queue):
+                        kill = getattr(connection, "kill", None)
+                        if kill is not None and not getattr(connection, "in_use", True):
+                            kill()
+    driver.close()
