@@ -206,10 +206,11 @@ def packed_piece(row: Row, doc: Mapping[str, Any]) -> Piece | None:
     n = int(doc["count"])
     lists = row[1:1 + len(NUMBERS)]
     tags, paths = (row[-2].split("\n"), row[-1].split("\n")) if n else ([], [])
+    texts = dict(zip(NUMBERS, lists, strict=True))
     if not len(tags) == len(paths) == n \
-            or any("-0," in s or "-0]" in s for s in lists[7:9]):  # -0.0 as an integer: 0
-        return None
-    numbers = {c: whole_numbers(s) for c, s in zip(NUMBERS, lists, strict=True)}
+            or any("-0," in texts[c] or "-0]" in texts[c] for c in ("start", "length")):
+        return None  # the double -0.0 would be read as the integer 0
+    numbers = {c: whole_numbers(s) for c, s in texts.items()}
     if any(a is None or len(a) != n for a in numbers.values()):
         return None
     return _piece({c: a for c, a in numbers.items() if a is not None}, tags, paths, doc)

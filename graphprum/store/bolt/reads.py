@@ -70,6 +70,18 @@ CACHE_UNITS = 1_000_000
 AHEAD_UNITS = 250_000
 
 
+def held_right(load_count: int | None, held_load: int | None) -> bool:
+    """Whether every unit keeps its count of the links held in its subtree:
+    the Meta node's ``held_load`` is its ``load_count`` (absent: a store of
+    an earlier graphprum; -1: a load killed while it made its documents
+    visible).
+
+    >>> held_right(3, 3), held_right(3, -1), held_right(3, None), held_right(None, 0)
+    (True, False, False, True)
+    """
+    return held_load is not None and int(held_load) == int(load_count or 0)
+
+
 def document_of(uid: str) -> str:
     """The document name in a unit id (the part before ``#``).
 
@@ -436,7 +448,7 @@ class BoltReads:
         with self._lock:
             if self._held_links is None:
                 (count, held), = self.conn.read("read/held", compact=True) or [(None, None)]
-                self._held_links = held is not None and int(held) == int(count or 0)
+                self._held_links = held_right(count, held)
             return self._held_links
 
     # ------------------------------------------------------- partitions
@@ -535,7 +547,7 @@ class BoltReads:
         return {"loads": json.loads(loads or "[]"), "link_stats": json.loads(stats or "{}"),
                 "load_count": int(count or 0), "writer": writer or "",
                 "beat": float(beat or 0.0),
-                "held": held is not None and int(held) == int(count or 0),
+                "held": held_right(count, held),
                 "interrupted": held is not None and int(held) == -1}
 
     def iter_documents(self, chunk: int = 200) -> Iterator[ParsedDocument]:
