@@ -383,16 +383,12 @@ class BoltConnection:
         a value, so for replies of a few values a row).  A reply the port
         cannot give exactly (a double other than a whole number below 10^15,
         a node) or a graph not created yet is read again over Bolt."""
-        redis = self.redis() if compact else None
-        if redis is not None:
+        if compact and self.redis() is not None:
             try:
-                reply = redis.command("GRAPH.RO_QUERY", BOLT_GRAPH, splice(text, params),
-                                      "--compact", timeout=self.call_timeout())
+                reply = self.redis_call("a read", "GRAPH.RO_QUERY", BOLT_GRAPH,
+                                        splice(text, params), "--compact",
+                                        timeout=self.call_timeout())
                 return compact_rows(reply, exact=True)
-            except TimeoutError:
-                raise self.late("a read") from None
-            except ConnectionError:
-                raise self.lost("a read") from None
             except ReplyError as exc:
                 if "empty key" not in str(exc):  # no graph yet: Bolt's read makes it
                     raise ServerError(f"{self.where()}: {str(exc)[:300]}") from None
