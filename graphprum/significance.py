@@ -288,11 +288,46 @@ def _interval(values: np.ndarray, method: str, confidence: float, samples: int,
         return float(values.mean()), float(values.mean())
     import scipy.stats  # only here: importing it takes about 0.5 s
 
-    res = scipy.stats.bootstrap((values,), np.mean, n_resamples=samples,
+    data, mean = _summable(values)
+    res = scipy.stats.bootstrap((data,), mean, n_resamples=samples,
                                 confidence_level=confidence,
                                 method="BCa" if method == "bca" else method,
                                 rng=np.random.default_rng(seed))
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+#: Bits to which :func:`_summable` rounds the largest per-topic value.
+MEAN_BITS = 40
+
+
+def _summable(values: np.ndarray) -> tuple[np.ndarray, Callable[..., Any]]:
+    """``values`` as integers (multiples of one power of two, the largest
+    about 2**:data:`MEAN_BITS`) and the mean of such integers, for the
+    bootstrap: their sum is exact, so resamples that hold the same topics
+    have the same mean to the last bit, whatever their order and however
+    the CPU sums (numpy's float sums differ between CPUs in the last bit).
+    BCa counts the resampled means below the mean, and with few topics many
+    resamples hold each topic once: their float means fell on either side
+    of it by a unit in the last place, which moved the 95% interval of 5
+    topics from [0.1171, 0.2765] on one machine to [0.1247, 0.3042] on
+    another.  The rounding moves a value by 2**-40 of the largest at most.
+
+    >>> data, mean = _summable(np.array([0.1, 0.2, 0.7]))
+    >>> data.dtype.kind, float(mean(data)) == float(mean(data[::-1]))
+    ('i', True)
+    >>> abs(float(mean(data)) - 1 / 3) < 1e-12
+    True
+    """
+    if not np.isfinite(values).all():
+        return values, np.mean
+    exponent = int(np.frexp(np.max(np.abs(values)))[1])
+    scale = math.ldexp(1.0, MEAN_BITS - exponent)
+    data = np.rint(values * scale).astype(np.int64)
+
+    def mean(x: np.ndarray, axis: int = -1) -> Any:
+        return x.sum(axis=axis) / (x.shape[axis] * scale)
+
+    return data, mean
 
 
 def describe_test(test: str, *, correction: str, alpha: float, seed: int,
