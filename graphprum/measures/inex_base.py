@@ -95,15 +95,6 @@ class RecallBase:
         return np.where(ok, pos, -1)
 
 
-def _doc_rows(table: UnitTable, doc: str) -> tuple[int, int] | None:
-    try:
-        i = table.doc_index(doc)
-    except KeyError:
-        return None
-    first = int(table.docs["first"][i])
-    return first, first + int(table.docs["count"][i])
-
-
 def derive(assessment: TopicAssessment, table: UnitTable,
            ignore_tags: Iterable[str] = ()) -> RecallBase:
     """rsize, size, spec and both recall-bases of one topic.
@@ -126,13 +117,14 @@ def derive(assessment: TopicAssessment, table: UnitTable,
     """
     spans = []
     for doc in assessment.docs:
-        span = _doc_rows(table, doc)
+        span = table.doc_rows(doc)
         if span is not None:
             spans.append((doc, span))
-    spans.sort(key=lambda s: s[1][0])
+    spans.sort(key=lambda s: s[1].start)
     start_col, length_col = table.columns["start"], table.columns["length"]
     row_parts, rsize_parts = [], []
-    for doc, (lo, hi) in spans:
+    for doc, span in spans:
+        lo, hi = span.start, span.stop
         rows = np.arange(lo, hi, dtype=np.int64)
         ranges = assessment.ranges.get(doc, np.zeros((0, 2)))
         s = start_col[lo:hi]
