@@ -285,11 +285,7 @@ def _is_video(table: UnitTable, doc: str) -> bool:
 
 def _holds(table: UnitTable, doc: str) -> bool:
     """Whether ``table`` holds a document called ``doc``."""
-    try:
-        table.doc_index(doc)
-    except KeyError:
-        return False
-    return True
+    return table.doc_rows(doc) is not None
 
 
 def _check_inside(path: PathArg, topic: str, doc: str, rec: Record, ranges: np.ndarray,
@@ -410,16 +406,13 @@ def _assessed_documents(path: PathArg, doc_prefix: str) -> set[str]:
 
 def _find_row(table: UnitTable, doc: str, xpath: str) -> int | None:
     """Row of ``doc``'s element at ``xpath`` (positional), walking the doc's rows."""
-    try:
-        i = table.doc_index(doc)
-    except KeyError:
+    rows = table.doc_rows(doc)
+    if rows is None:
         return None
-    first = int(table.docs["first"][i])
-    count = int(table.docs["count"][i])
     cache: dict[str, dict[str, int]] = table.__dict__.setdefault("_inex_xpaths", {})
     paths = cache.get(doc)
     if paths is None:
-        paths = {table.xpath(r): r for r in range(first, first + count)}
+        paths = {table.xpath(r): r for r in rows}
         cache[doc] = paths
     return paths.get(xpath)
 

@@ -76,13 +76,10 @@ def _text(value: Any) -> str:
 
 
 def _human(value: Any, digits: int, group: bool) -> str:
-    """A cell for the table: numbers by :func:`graphprum.floats.readable`."""
-    if value is None:
-        return ""
-    if _is_bool(value):
-        return "true" if value else "false"
-    if isinstance(value, Mapping | list | tuple):
-        return printable(json.dumps(value, default=str, ensure_ascii=False))
+    """A cell for the table: numbers by :func:`graphprum.floats.readable`, the
+    rest as :func:`_text` writes it."""
+    if value is None or _is_bool(value) or isinstance(value, Mapping | list | tuple):
+        return _text(value)
     if group and isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     if hasattr(value, "item") and not isinstance(value, str | bytes):

@@ -192,6 +192,15 @@ class UnitTable:
             self._doc_index = {n: i for i, n in enumerate(self.docs["name"])}
         return self._doc_index[name]
 
+    def doc_rows(self, name: str) -> range | None:
+        """Rows of the document called ``name`` (None if absent)."""
+        try:
+            i = self.doc_index(name)
+        except KeyError:
+            return None
+        first = int(self.docs["first"][i])
+        return range(first, first + int(self.docs["count"][i]))
+
     def contains(self, a: int | np.ndarray, b: int | np.ndarray) -> np.ndarray:
         """Whether unit ``a`` contains unit ``b`` (a unit contains itself)."""
         a = np.asarray(a)

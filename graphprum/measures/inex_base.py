@@ -42,7 +42,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -69,8 +69,6 @@ class RecallBase:
         Full recall-base membership (rsize > 0).
     ideal : numpy.ndarray of bool
         Ideal recall-base membership (§5.2).
-    missing_docs : list of str
-        Assessed documents the table does not hold.
     """
 
     rows: np.ndarray
@@ -79,7 +77,6 @@ class RecallBase:
     spec: np.ndarray
     relevant: np.ndarray
     ideal: np.ndarray
-    missing_docs: list[str] = field(default_factory=list)
 
     def locate(self, rows: np.ndarray) -> np.ndarray:
         """Position of each global row in :attr:`rows`, -1 when not assessed.
@@ -96,15 +93,6 @@ class RecallBase:
         if len(self.rows):
             ok = ok & (self.rows[pos] == rows)
         return np.where(ok, pos, -1)
-
-
-def _doc_rows(table: UnitTable, doc: str) -> tuple[int, int] | None:
-    try:
-        i = table.doc_index(doc)
-    except KeyError:
-        return None
-    first = int(table.docs["first"][i])
-    return first, first + int(table.docs["count"][i])
 
 
 def derive(assessment: TopicAssessment, table: UnitTable,
@@ -127,17 +115,16 @@ def derive(assessment: TopicAssessment, table: UnitTable,
     Cost: linear in the assessed documents' element counts plus the number
     of highlighted ranges (times a log for ``searchsorted``).
     """
-    spans, missing = [], []
+    spans = []
     for doc in assessment.docs:
-        span = _doc_rows(table, doc)
-        if span is None:
-            missing.append(doc)
-        else:
+        span = table.doc_rows(doc)
+        if span is not None:
             spans.append((doc, span))
-    spans.sort(key=lambda s: s[1][0])
+    spans.sort(key=lambda s: s[1].start)
     start_col, length_col = table.columns["start"], table.columns["length"]
     row_parts, rsize_parts = [], []
-    for doc, (lo, hi) in spans:
+    for doc, span in spans:
+        lo, hi = span.start, span.stop
         rows = np.arange(lo, hi, dtype=np.int64)
         ranges = assessment.ranges.get(doc, np.zeros((0, 2)))
         s = start_col[lo:hi]
@@ -150,7 +137,7 @@ def derive(assessment: TopicAssessment, table: UnitTable,
     rsize = _ignoring(table, rows, rsize, ignore_tags)
     with np.errstate(divide="ignore", invalid="ignore"):
         spec = np.where(size > 0, rsize / np.where(size > 0, size, 1.0), 0.0)
-    return _bases(table, rows, rsize, size, spec, missing)
+    return _bases(table, rows, rsize, size, spec)
 
 
 def _ignoring(table: UnitTable, rows: np.ndarray, values: np.ndarray,
@@ -164,14 +151,14 @@ def _ignoring(table: UnitTable, rows: np.ndarray, values: np.ndarray,
 
 
 def _bases(table: UnitTable, rows: np.ndarray, rsize: np.ndarray, size: np.ndarray,
-           spec: np.ndarray, missing: list[str] | None = None) -> RecallBase:
+           spec: np.ndarray) -> RecallBase:
     """The :class:`RecallBase` of these statistics: relevant where spec > 0
     (rsize > 0), ideal by :func:`ideal_positions`."""
     relevant = spec > 0
     ideal = np.zeros(len(rows), dtype=bool)
     if relevant.any():
         ideal[ideal_positions(table, rows, spec, relevant)] = True
-    return RecallBase(rows, rsize, size, spec, relevant, ideal, missing or [])
+    return RecallBase(rows, rsize, size, spec, relevant, ideal)
 
 
 def derive_graded(table: UnitTable, judged: np.ndarray, gains: np.ndarray,

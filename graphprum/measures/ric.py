@@ -57,17 +57,6 @@ def generalized_precision(f: np.ndarray) -> np.ndarray:
     return np.cumsum(f) / np.arange(1, len(f) + 1) if len(f) else np.zeros(0)
 
 
-def generalized_recall(rel: np.ndarray, numrel: int) -> np.ndarray:
-    """gR[r] = relevant articles among the first r over Numrel (eq. 13).
-
-    >>> generalized_recall(np.array([True, False, True]), 4).tolist()
-    [0.25, 0.25, 0.5]
-    """
-    if numrel == 0:
-        return np.zeros(len(rel))
-    return np.cumsum(rel) / numrel
-
-
 def average_gp(gp: np.ndarray, rel: np.ndarray, numrel: int) -> float:
     """AgP: gP averaged over the ranks of relevant articles, 0 for the unretrieved."""
     return float(gp[rel].sum() / numrel) if numrel else 0.0

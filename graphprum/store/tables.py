@@ -80,12 +80,6 @@ class TableStore:
         (built or opened once per collection)."""
         raise NotImplementedError
 
-    def link_arrays(self) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
-        """:meth:`link_rows` and :meth:`link_texts` together."""
-        src, dst = self.link_rows()
-        return (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
-                *self.link_texts())
-
     def texts(self, rows: np.ndarray) -> list[str]:
         """The text snippet of every row."""
         raise NotImplementedError

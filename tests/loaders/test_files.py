@@ -141,7 +141,7 @@ def test_symlinks_inside_the_root_load_and_keep_their_links(tmp_path: Path) -> N
     assert report.skipped == []
     assert sorted(store.documents()["name"].tolist()) == ["a", "b", "real/a", "real/b",
                                                           "real/c"]
-    src, dst, _, _ = store.link_arrays()
+    src, dst = store.link_rows()
     names = store.documents()["name"].tolist()
     doc = store.table().columns["doc"]
     pairs = sorted((names[doc[s]], names[doc[d]]) for s, d in zip(src.tolist(), dst.tolist(),

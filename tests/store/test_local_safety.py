@@ -69,7 +69,8 @@ def test_link_targets_with_a_carriage_return(tmp_path: Path, write) -> None:
     write("c/b.xml", "<b/>")
     load_xml(store, [tmp_path / "c"], links="link@href")
     load_xml(store, [write("more/z.xml", DOC).parent])  # the next load still reads the links
-    _, dst, targets, _ = LocalStore(tmp_path / "s").link_arrays()
+    again = LocalStore(tmp_path / "s")
+    (_, dst), (targets, _) = again.link_rows(), again.link_texts()
     assert targets == ["missing\rdoc", "b"] and dst.tolist()[0] == -1 and dst[1] >= 0
 
 

@@ -512,7 +512,7 @@ class LocalStore(TableStore):
         if report.documents == 0 and link_pairs is None:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
-        counts = write_generation(tmp, old, gen, replaced, builder, base)
+        counts = write_generation(tmp, old, gen, replaced, builder)
         report.replaced = len(replaced)
         report.links = counts["links_added"]
         return report, counts

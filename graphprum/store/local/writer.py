@@ -83,7 +83,7 @@ def save_npy(path: Path, array: np.ndarray) -> None:
 
 
 def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: set[int],
-                     builder: Builder, base: int) -> dict[str, Any]:
+                     builder: Builder) -> dict[str, Any]:
     """Write old units (minus replaced documents) + new units into ``tmp``;
     the new generation's counts."""
     (tmp / "units").mkdir(parents=True)
