@@ -11,7 +11,7 @@ then the whole build (``total``: seconds, peak resident bytes per element,
 seconds in unit COPYs, in checkpoints and in relationship COPYs).
 
     python bench/graph_scale.py STORE              # the build as it is
-    python bench/graph_scale.py STORE --chunk 2097152
+    python bench/graph_scale.py STORE --every 1      # a checkpoint after every batch
     python bench/graph_scale.py STORE --steps      # also a line per COPY/CHECKPOINT
 
 Alternate it with itself (several rounds, base and new) on a shared machine:
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
         steps.append({"op": "COPY", "table": table, "rows": len(frame),
                       "seconds": round(time.perf_counter() - t, 3)})
 
-    def timed_copy_all(conn: Any, frames: Any) -> None:
+    def timed_copy_all(conn: Any, frames: Any, *rest: Any) -> None:
         def traced() -> Any:
             made = time.perf_counter()
             for name, frame in frames:
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                     yield name, frame
                     report()
                 made = time.perf_counter()
-        copy_all(conn, traced())
+        copy_all(conn, traced(), *rest)
         t = time.perf_counter()
         conn.execute(graph.CHECKPOINT)
         steps.append({"op": "CHECKPOINT", "final": True,
