@@ -151,6 +151,55 @@ def test_the_build_lets_go_of_each_frame_once_copied(tmp_path: Path, monkeypatch
     assert store.query("MATCH (u:Unit) RETURN count(u) AS n")[0]["n"] == len(store.table())
 
 
+def test_checkpoints_every_checkpoint_rows_give_the_graph_of_one_per_batch(
+        write, tmp_path: Path, monkeypatch) -> None:
+    """Units copied in batches of 5,000 with a checkpoint only once 12,000
+    were copied since the last (and after the last batch) make the same
+    graph, row for row and edge for edge, as a checkpoint after every batch;
+    the checkpoints come where the rows say."""
+    from graphprum.store.local import graph
+    from graphprum.store.local.graph_reader import GraphReader
+
+    plos = LocalStore(tmp_path / "plos")
+    load_xml(plos, [PLOS / "articles"])  # 19,393 elements
+    monkeypatch.setattr(graph, "CHUNK", 5000)
+    for store in (plos, mixed_store(write, tmp_path)):
+        gen, table = store.generation, store.table()
+        rows = {}
+        for every in (1, 12_000):
+            monkeypatch.setattr(graph, "CHECKPOINT_ROWS", every)
+            held, total, expected = 0, 0, []
+            for name, frame in graph._frames(gen, table, {}):
+                if name == "Unit":
+                    held, total = held + len(frame), total + len(frame)
+                    expected.append(held >= every or total == len(table))
+                elif name == graph.CHECKPOINT:
+                    assert expected.pop() and not any(expected)  # here, not before
+                    held, expected = 0, []
+            assert total == len(table) and held == 0 and not expected  # one after the last
+            (tmp_path / f"{gen.name}-{every}").mkdir()
+            out = graph.build(gen, table, {}, target=tmp_path / f"{gen.name}-{every}" / "g")
+            reader = GraphReader(out)
+            rows[every] = [reader.query(q) for q in (
+                "MATCH (u:Unit) RETURN u.row, u.uid, u.doc, u.tag, u.path, u.kind, "
+                "u.depth, u.pre, u.post, u.size, u.pos, u.start, u.length, u.words, "
+                "u.text, u.attributes, u.held ORDER BY u.row",
+                "MATCH (a:Unit)-[:CHILD]->(b:Unit) RETURN a.row, b.row ORDER BY b.row",
+                "MATCH (a:Unit)-[r:LINK]->(b:Unit) RETURN a.row, b.row, r.anchor "
+                "ORDER BY a.row, b.row, r.anchor",
+                "MATCH (u:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) RETURN u.row, a.nid "
+                "ORDER BY u.row, a.nid",
+                "MATCH (d:Document)-[:ROOT]->(u:Unit) RETURN d.name, u.row ORDER BY d.name")]
+            reader.close()
+        parent = np.asarray(table.columns["parent"])
+        assert [r["u.row"] for r in rows[1][0]] == list(range(len(table)))
+        assert [(r["a.row"], r["b.row"]) for r in rows[1][1]] == [
+            (int(parent[c]), c) for c in np.flatnonzero(parent >= 0).tolist()]
+        assert rows[1][3]  # attributes there to compare
+        assert rows[12_000] == rows[1]
+    assert rows[1][2]  # the mixed store's links
+
+
 def test_attribute_keys_are_name_equals_value_as_on_the_bolt_store(write, tmp_path) -> None:
     """The embedded graph numbers its Attribute nodes (``aid``), but an
     Attribute's ``nid`` is ``name=value`` as the Bolt store writes it, so a

@@ -14,13 +14,17 @@ index; the graph answers Cypher.
 How a build keeps its memory down (:func:`build`), and where LadybugDB 0.22
 does not let it be bounded by a batch:
 
-- the units are copied :data:`CHUNK` rows at a time, each batch followed by
-  a checkpoint, in a bounded buffer pool (:func:`_buffer_pool`): the engine
-  holds what a COPY wrote in memory until a checkpoint, and caches every
-  page it wrote in a pool of 80% of the machine's memory by default.  A
-  checkpoint costs time in proportion to the table so far (for a table of
-  two columns in batches of 512k rows: 0.2 s at 0.5M rows, 1.5 s at 6M),
-  so batches are large;
+- the units are copied :data:`CHUNK` rows at a time, with a checkpoint
+  once :data:`CHECKPOINT_ROWS` were copied since the last, in a bounded
+  buffer pool (:func:`_buffer_pool`): the engine holds what a COPY wrote in
+  memory until a checkpoint (about 250 B a unit), and caches every page it
+  wrote in a pool of 80% of the machine's memory by default.  A checkpoint
+  rewrites the key's hash index, so it costs time in proportion to the
+  table so far (about 1 s per million units copied since the last, plus
+  0.5-0.7 s per million in the table; a table of ``row`` alone grows as
+  fast): one after every batch of 1M made the checkpoints of a 10M-unit
+  build 50 s, one every 4M 26.5 s, and would make them a quadratic 0.8-1
+  ks at 50M against about 0.3 ks (``bench/graph_scale.py``);
 - each batch reads the columns through memory maps of its own, so the
   pages it read leave the process with it;
 - each relationship table is one COPY: a COPY into a relationship table
@@ -113,6 +117,12 @@ GRAPH_VERSION = "graph.version"
 #: (:func:`_buffer_pool`) from which the written pages are then evicted: the
 #: memory the units take is a batch's, not the collection's.
 CHUNK = 1 << 20
+#: Units copied between two checkpoints, at least (whole batches of
+#: :data:`CHUNK`): a checkpoint costs time in proportion to the table so far
+#: (module notes), so one after every batch made a build quadratic in the
+#: collection; what the engine holds until a checkpoint (about 250 B a
+#: unit) bounds it.
+CHECKPOINT_ROWS = 1 << 22
 #: The buffer pool of a build, at least (LadybugDB's default is 80% of the
 #: machine's memory, where every page written stays).
 BUFFER_POOL = 512 << 20
@@ -265,10 +275,14 @@ def _frames(gen: Path, table: UnitTable,
     yield from document_frames(table)
     n = len(table)
     links = LinkColumns(gen / LINKS).graph(n, size=np.asarray(table.columns["size"]))
+    held = 0  # units copied since the last checkpoint
     for lo, hi in document_chunks(np.asarray(table.docs["first"], dtype=np.int64), n, CHUNK):
         yield "Unit", unit_frame(_mapped(gen, table), StringColumn(gen / "units" / "text"),
                                   Attributes(gen), lo, hi, links)
-        yield CHECKPOINT, None
+        held += hi - lo
+        if held >= CHECKPOINT_ROWS or hi == n:
+            yield CHECKPOINT, None
+            held = 0
     yield from attribute_frames(Attributes(gen))
     yield from edge_frames(_mapped(gen, table), gen)
     for axpre, (arrays, meta) in summaries.items():
