@@ -121,7 +121,9 @@ CHUNK = 1 << 20
 #: :data:`CHUNK`): a checkpoint costs time in proportion to the table so far
 #: (module notes), so one after every batch made a build quadratic in the
 #: collection; what the engine holds until a checkpoint (about 250 B a
-#: unit) bounds it.
+#: unit) bounds it.  At 20M elements (``bench/load_xml.py``, one after the
+#: other on a quiet machine): the graph 206 s with a checkpoint per batch,
+#: 145 s with this; peak 127 and 131 B per element.
 CHECKPOINT_ROWS = 1 << 22
 #: The buffer pool of a build, at least (LadybugDB's default is 80% of the
 #: machine's memory, where every page written stays).
