@@ -37,8 +37,10 @@ Peak resident memory of a build, per element (busy 2-core machine, the
 generated INEX-like collection, batches of 2^20 units): 3M elements 420 B
 before, 210-270 B now; 6M elements 317 B before, 165-185 B now; 20M
 elements (``bench/load_xml.py``, load and build in one process) 336 B
-before, 113 B now; in about the same time (the machine's load made
-timings vary twofold).
+before, 113 B then; in about the same time (the machine's load made
+timings vary twofold).  On a later machine the same 20M build peaked at
+127 B per element with a checkpoint per batch and 131 B with
+:data:`CHECKPOINT_ROWS`.
 
 Graph model, the Bolt store's (same query text, same rows)::
 
