@@ -2,7 +2,7 @@
 store (issue 39's targets), as whole processes, JSON lines.
 
     python bench/bolt_eval.py [--corpus DIR] [--small DIR] [--topics 50] [--repeat 1]
-                              [--rows eval,nav,walk,jobs,explorer,pull]
+                              [--rows eval,nav,walk,jobs,explorer,pull] [--port P]
 
 The 122-article PLOS starter corpus (``--corpus``; by default
 ``bench/out/plos-starter``, downloaded once as ``bench/query.py`` does) is
@@ -180,12 +180,16 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--rows", default=",".join(ROWS))
+    ap.add_argument("--port", type=int, default=None,
+                    help="the server's Bolt port (Redis on the next one); default a free one")
     args = ap.parse_args()
     rows = set(args.rows.split(","))
     corpus = args.corpus or plos_starter()
     work = Path(tempfile.mkdtemp(prefix="graphprum-bench-bolt-eval-"))
     data = work / "server"
-    uri = falkor_server.start(data, port=falkor_server.free_port(), durable=False)["uri"]
+    port = args.port or falkor_server.free_port()
+    uri = falkor_server.start(data, port=port, redis_port=args.port and args.port + 1,
+                              durable=False)["uri"]
     axpres = EXPLORE_AXPRES if "explorer" in rows else ("p*",)
     try:
         small_page = None
