@@ -2,7 +2,8 @@
 store (issue 39's targets), as whole processes, JSON lines.
 
     python bench/bolt_eval.py [--corpus DIR] [--small DIR] [--topics 50] [--repeat 1]
-                              [--rows eval,nav,walk,jobs,explorer,pull] [--port P]
+                              [--rows eval,nav,walk,jobs,jobs_mc,explorer,pull]
+                              [--port P] [--samples 50000]
 
 The 122-article PLOS starter corpus (``--corpus``; by default
 ``bench/out/plos-starter``, downloaded once as ``bench/query.py`` does) is
@@ -27,8 +28,13 @@ measured in the same run:
     the FalkorDB load of the corpus (GRAPH.BULK into the empty server):
     wall seconds and the server's CPU seconds.
 ``bolt_jobs``
-    ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM):
-    ``speedup`` and ``identical`` (the tables equal, byte for byte).
+    ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM), run
+    alternately ``--repeat`` times (at least 3): medians of each, the
+    paired ratios' median (``speedup``) and range, the 1-minute load average
+    before and after, and ``identical`` (the tables equal, byte for byte).
+    With ``jobs_mc`` (``work=mc``): the same with ``PRUM(exact=mc,samples=S)``
+    (``--samples``), whose per-topic work (the simulation) outweighs the
+    pulls that every ``--jobs`` does once in one process.
 ``bolt_explorer``
     ``summary show p* -f html`` on both stores, and on FalkorDB holding the
     9 PLOS example articles only (``--small``, about 20k elements): the
@@ -63,7 +69,7 @@ from graphprum.summaries.stored import build_stored
 HERE = Path(__file__).resolve().parent
 SMALL = HERE.parent / "examples" / "plos" / "articles"
 GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
-ROWS = ("eval", "nav", "walk", "jobs", "explorer", "pull")
+ROWS = ("eval", "nav", "walk", "jobs", "jobs_mc", "explorer", "pull")
 
 #: Runs a command; prints its peak RSS (KiB) and CPU seconds (started from
 #: this small process, the figures are the command's own).
@@ -109,6 +115,32 @@ def measured(cmd: list[str], repeat: int, data: Path | None = None) -> dict[str,
             best = run
     assert best is not None
     return best
+
+
+def load_average() -> float:
+    """The 1-minute load average."""
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def paired(cmd: list[str], a: list[str], b: list[str], repeat: int,
+           data: Path) -> dict[str, object]:
+    """``cmd + a`` and ``cmd + b`` run alternately ``repeat`` times: the
+    medians of each (wall, peak RSS, client and server CPU), the paired
+    ratios a / b of wall seconds (median and range), the load average
+    before and after, and whether every output was the same."""
+    load0 = load_average()
+    runs: list[tuple[dict[str, object], dict[str, object]]] = \
+        [(measured(cmd + a, 1, data), measured(cmd + b, 1, data)) for _ in range(repeat)]
+    ratios = sorted(float(x["seconds"]) / float(y["seconds"]) for x, y in runs)  # type: ignore[arg-type]
+
+    def medians(side: int) -> dict[str, float]:
+        return {k: round(float(np.median([float(r[side][k]) for r in runs])), 3)  # type: ignore[arg-type]
+                for k in ("seconds", "rss_mb", "cpu_s", "server_cpu_s")}
+
+    outs = {str(r[side]["out"]) for r in runs for side in (0, 1)}
+    return {"a": medians(0), "b": medians(1), "speedup": round(float(np.median(ratios)), 2),
+            "speedup_range": [round(ratios[0], 2), round(ratios[-1], 2)], "runs": repeat,
+            "load": [load0, load_average()], "identical": len(outs) == 1}
 
 
 def same_values(a: str, b: str, tol: float = 1e-12) -> bool:
@@ -180,6 +212,8 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--rows", default=",".join(ROWS))
+    ap.add_argument("--samples", type=int, default=50_000,
+                    help="simulated users per topic of the jobs_mc row")
     ap.add_argument("--port", type=int, default=None,
                     help="the server's Bolt port (Redis on the next one); default a free one")
     args = ap.parse_args()
@@ -229,14 +263,15 @@ def main() -> None:
             ratio_row("bolt_eval", emb, fal, nav=" --nav ".join([nav, *more[1:]]),
                       topics=args.topics, elements=elements,
                       identical=same_values(str(emb["out"]), str(fal["out"])))
-        if "jobs" in rows:
-            one, two = evaluate(uri, "structural", "--jobs", "1"), \
-                evaluate(uri, "structural", "--jobs", "2")
-            emit(bench="bolt_jobs", nav="structural", topics=args.topics,
-                 jobs1={k: v for k, v in one.items() if k != "out"},
-                 jobs2={k: v for k, v in two.items() if k != "out"},
-                 speedup=round(float(one["seconds"]) / float(two["seconds"]), 2),  # type: ignore[arg-type]
-                 identical=one["out"] == two["out"])
+        simulated = f"PRUM(exact=mc,samples={args.samples})"
+        for row, measure in (("jobs", "PRUM"), ("jobs_mc", simulated)):
+            if row in rows:
+                cmd = [GRAPHPRUM, "--store", uri, "eval", str(run), "--qrels", str(qrels),
+                       "-m", measure, "--nav", "structural", "-q", "-f", "tsv"]
+                got = paired(cmd, ["--jobs", "1"], ["--jobs", "2"], max(3, args.repeat), data)
+                emit(bench="bolt_jobs", work="mc" if row == "jobs_mc" else "structural",
+                     measure=measure, nav="structural", topics=args.topics,
+                     jobs1=got.pop("a"), jobs2=got.pop("b"), **got)
         if "explorer" in rows:
             emb, emb_data = explorer_page(stores["embedded"], work, "embedded", args.repeat)
             fal, fal_data = explorer_page(uri, work, "falkordb", args.repeat, data)
