@@ -2,8 +2,8 @@
 store (issue 39's targets), as whole processes, JSON lines.
 
     python bench/bolt_eval.py [--corpus DIR] [--small DIR] [--topics 50] [--repeat 1]
-                              [--rows eval,nav,walk,jobs,jobs_mc,explorer,pull]
-                              [--port P] [--samples 50000]
+                              [--rows eval,nav,walk,jobs,jobs_large,explorer,pull]
+                              [--port P] [--large 300]
 
 The 122-article PLOS starter corpus (``--corpus``; by default
 ``bench/out/plos-starter``, downloaded once as ``bench/query.py`` does) is
@@ -32,9 +32,12 @@ measured in the same run:
     alternately ``--repeat`` times (at least 3): medians of each, the
     paired ratios' median (``speedup``) and range, the 1-minute load average
     before and after, and ``identical`` (the tables equal, byte for byte).
-    With ``jobs_mc`` (``work=mc``): the same with ``PRUM(exact=mc,samples=S)``
-    (``--samples``), whose per-topic work (the simulation) outweighs the
-    pulls that every ``--jobs`` does once in one process.
+    With ``jobs_large``: the same over ``--large`` topics of 1,000 results
+    each (default 300: 300,000 results, twice what ``--jobs auto`` forks
+    for), whose own work outweighs the pulls, done once in one process
+    whatever ``--jobs`` says.  (``PRUM(exact=mc)`` does not serve: its
+    simulation keeps both cores busy in one process already, through
+    OpenBLAS's threads.)
 ``bolt_explorer``
     ``summary show p* -f html`` on both stores, and on FalkorDB holding the
     9 PLOS example articles only (``--small``, about 20k elements): the
@@ -69,7 +72,7 @@ from graphprum.summaries.stored import build_stored
 HERE = Path(__file__).resolve().parent
 SMALL = HERE.parent / "examples" / "plos" / "articles"
 GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
-ROWS = ("eval", "nav", "walk", "jobs", "jobs_mc", "explorer", "pull")
+ROWS = ("eval", "nav", "walk", "jobs", "jobs_large", "explorer", "pull")
 
 #: Runs a command; prints its peak RSS (KiB) and CPU seconds (started from
 #: this small process, the figures are the command's own).
@@ -162,8 +165,10 @@ def same_values(a: str, b: str, tol: float = 1e-12) -> bool:
     return True
 
 
-def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5) -> tuple[Path, Path]:
-    """A run and qrels of ``topics`` topics over the 50 largest documents (module notes)."""
+def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5,
+                 results: int = 50) -> tuple[Path, Path]:
+    """A run and qrels of ``topics`` topics of ``results`` results each over
+    the 50 largest documents (module notes)."""
     rng = np.random.default_rng(seed)
     table = store.table()
     counts = np.asarray(table.docs["count"])
@@ -174,13 +179,14 @@ def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5) -> t
         for d in (largest[k % len(largest)], largest[(k + 1) % len(largest)]):
             first = int(table.docs["first"][d])
             ids += table.ids(range(first, first + int(counts[d])))
-        picked = rng.choice(len(ids), size=min(60, len(ids)), replace=False)
-        results = [ids[i] for i in picked[:50]]
-        run += [f"{k} Q0 {u} {r + 1} {50 - r} bench\n" for r, u in enumerate(results)]
-        qrels += [f"{k} 0 {ids[i]} 1\n" for i in [*picked[:5], *picked[50:55]]]
-    (work / "run.txt").write_text("".join(run))
-    (work / "qrels.txt").write_text("".join(qrels))
-    return work / "run.txt", work / "qrels.txt"
+        picked = rng.choice(len(ids), size=min(results + 10, len(ids)), replace=False)
+        ranked = [ids[i] for i in picked[:results]]
+        run += [f"{k} Q0 {u} {r + 1} {results - r} bench\n" for r, u in enumerate(ranked)]
+        qrels += [f"{k} 0 {ids[i]} 1\n" for i in [*picked[:5], *picked[results:results + 5]]]
+    name = "" if results == 50 else f"-{results}"
+    (work / f"run{name}.txt").write_text("".join(run))
+    (work / f"qrels{name}.txt").write_text("".join(qrels))
+    return work / f"run{name}.txt", work / f"qrels{name}.txt"
 
 
 def ratio_row(bench: str, embedded: dict[str, object], falkor: dict[str, object],
@@ -212,8 +218,8 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--rows", default=",".join(ROWS))
-    ap.add_argument("--samples", type=int, default=50_000,
-                    help="simulated users per topic of the jobs_mc row")
+    ap.add_argument("--large", type=int, default=300,
+                    help="topics (of 1,000 results each) of the jobs_large row")
     ap.add_argument("--port", type=int, default=None,
                     help="the server's Bolt port (Redis on the next one); default a free one")
     args = ap.parse_args()
@@ -263,15 +269,18 @@ def main() -> None:
             ratio_row("bolt_eval", emb, fal, nav=" --nav ".join([nav, *more[1:]]),
                       topics=args.topics, elements=elements,
                       identical=same_values(str(emb["out"]), str(fal["out"])))
-        simulated = f"PRUM(exact=mc,samples={args.samples})"
-        for row, measure in (("jobs", "PRUM"), ("jobs_mc", simulated)):
-            if row in rows:
-                cmd = [GRAPHPRUM, "--store", uri, "eval", str(run), "--qrels", str(qrels),
-                       "-m", measure, "--nav", "structural", "-q", "-f", "tsv"]
-                got = paired(cmd, ["--jobs", "1"], ["--jobs", "2"], max(3, args.repeat), data)
-                emit(bench="bolt_jobs", work="mc" if row == "jobs_mc" else "structural",
-                     measure=measure, nav="structural", topics=args.topics,
-                     jobs1=got.pop("a"), jobs2=got.pop("b"), **got)
+        jobs_rows = [("jobs", args.topics, 50, run, qrels)] if "jobs" in rows else []
+        if "jobs_large" in rows:
+            large = LocalStore(work / "local")
+            jobs_rows.append(("jobs_large", args.large, 1000,
+                              *write_topics(large, work, args.large, results=1000)))
+            large.close()
+        for _, topics, results, run_file, qrels_file in jobs_rows:
+            cmd = [GRAPHPRUM, "--store", uri, "eval", str(run_file), "--qrels", str(qrels_file),
+                   "-m", "PRUM", "--nav", "structural", "-q", "-f", "tsv"]
+            got = paired(cmd, ["--jobs", "1"], ["--jobs", "2"], max(3, args.repeat), data)
+            emit(bench="bolt_jobs", nav="structural", topics=topics, results=results,
+                 jobs1=got.pop("a"), jobs2=got.pop("b"), **got)
         if "explorer" in rows:
             emb, emb_data = explorer_page(stores["embedded"], work, "embedded", args.repeat)
             fal, fal_data = explorer_page(uri, work, "falkordb", args.repeat, data)
