@@ -2,7 +2,8 @@
 store (issue 39's targets), as whole processes, JSON lines.
 
     python bench/bolt_eval.py [--corpus DIR] [--small DIR] [--topics 50] [--repeat 1]
-                              [--rows eval,nav,walk,jobs,explorer,pull]
+                              [--rows eval,nav,walk,jobs,jobs_large,explorer,pull]
+                              [--port P] [--large 300]
 
 The 122-article PLOS starter corpus (``--corpus``; by default
 ``bench/out/plos-starter``, downloaded once as ``bench/query.py`` does) is
@@ -27,8 +28,16 @@ measured in the same run:
     the FalkorDB load of the corpus (GRAPH.BULK into the empty server):
     wall seconds and the server's CPU seconds.
 ``bolt_jobs``
-    ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM):
-    ``speedup`` and ``identical`` (the tables equal, byte for byte).
+    ``--jobs 2`` against ``--jobs 1`` on FalkorDB (structural PRUM), run
+    alternately ``--repeat`` times (at least 3): medians of each, the
+    paired ratios' median (``speedup``) and range, the 1-minute load average
+    before and after, and ``identical`` (the tables equal, byte for byte).
+    With ``jobs_large``: the same over ``--large`` topics of 1,000 results
+    each (default 300: 300,000 results, twice what ``--jobs auto`` forks
+    for), whose own work outweighs the pulls, done once in one process
+    whatever ``--jobs`` says.  (``PRUM(exact=mc)`` does not serve: its
+    simulation keeps both cores busy in one process already, through
+    OpenBLAS's threads.)
 ``bolt_explorer``
     ``summary show p* -f html`` on both stores, and on FalkorDB holding the
     9 PLOS example articles only (``--small``, about 20k elements): the
@@ -63,7 +72,7 @@ from graphprum.summaries.stored import build_stored
 HERE = Path(__file__).resolve().parent
 SMALL = HERE.parent / "examples" / "plos" / "articles"
 GRAPHPRUM = str(Path(sys.executable).with_name("graphprum"))
-ROWS = ("eval", "nav", "walk", "jobs", "explorer", "pull")
+ROWS = ("eval", "nav", "walk", "jobs", "jobs_large", "explorer", "pull")
 
 #: Runs a command; prints its peak RSS (KiB) and CPU seconds (started from
 #: this small process, the figures are the command's own).
@@ -111,6 +120,32 @@ def measured(cmd: list[str], repeat: int, data: Path | None = None) -> dict[str,
     return best
 
 
+def load_average() -> float:
+    """The 1-minute load average."""
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def paired(cmd: list[str], a: list[str], b: list[str], repeat: int,
+           data: Path) -> dict[str, object]:
+    """``cmd + a`` and ``cmd + b`` run alternately ``repeat`` times: the
+    medians of each (wall, peak RSS, client and server CPU), the paired
+    ratios a / b of wall seconds (median and range), the load average
+    before and after, and whether every output was the same."""
+    load0 = load_average()
+    runs: list[tuple[dict[str, object], dict[str, object]]] = \
+        [(measured(cmd + a, 1, data), measured(cmd + b, 1, data)) for _ in range(repeat)]
+    ratios = sorted(float(x["seconds"]) / float(y["seconds"]) for x, y in runs)  # type: ignore[arg-type]
+
+    def medians(side: int) -> dict[str, float]:
+        return {k: round(float(np.median([float(r[side][k]) for r in runs])), 3)  # type: ignore[arg-type]
+                for k in ("seconds", "rss_mb", "cpu_s", "server_cpu_s")}
+
+    outs = {str(r[side]["out"]) for r in runs for side in (0, 1)}
+    return {"a": medians(0), "b": medians(1), "speedup": round(float(np.median(ratios)), 2),
+            "speedup_range": [round(ratios[0], 2), round(ratios[-1], 2)], "runs": repeat,
+            "load": [load0, load_average()], "identical": len(outs) == 1}
+
+
 def same_values(a: str, b: str, tol: float = 1e-12) -> bool:
     """Whether two ``-f tsv`` tables hold the same rows, values within ``tol``."""
     def rows(text: str) -> list[list[str]]:
@@ -130,8 +165,10 @@ def same_values(a: str, b: str, tol: float = 1e-12) -> bool:
     return True
 
 
-def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5) -> tuple[Path, Path]:
-    """A run and qrels of ``topics`` topics over the 50 largest documents (module notes)."""
+def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5,
+                 results: int = 50) -> tuple[Path, Path]:
+    """A run and qrels of ``topics`` topics of ``results`` results each over
+    the 50 largest documents (module notes)."""
     rng = np.random.default_rng(seed)
     table = store.table()
     counts = np.asarray(table.docs["count"])
@@ -142,13 +179,14 @@ def write_topics(store: LocalStore, work: Path, topics: int, seed: int = 5) -> t
         for d in (largest[k % len(largest)], largest[(k + 1) % len(largest)]):
             first = int(table.docs["first"][d])
             ids += table.ids(range(first, first + int(counts[d])))
-        picked = rng.choice(len(ids), size=min(60, len(ids)), replace=False)
-        results = [ids[i] for i in picked[:50]]
-        run += [f"{k} Q0 {u} {r + 1} {50 - r} bench\n" for r, u in enumerate(results)]
-        qrels += [f"{k} 0 {ids[i]} 1\n" for i in [*picked[:5], *picked[50:55]]]
-    (work / "run.txt").write_text("".join(run))
-    (work / "qrels.txt").write_text("".join(qrels))
-    return work / "run.txt", work / "qrels.txt"
+        picked = rng.choice(len(ids), size=min(results + 10, len(ids)), replace=False)
+        ranked = [ids[i] for i in picked[:results]]
+        run += [f"{k} Q0 {u} {r + 1} {results - r} bench\n" for r, u in enumerate(ranked)]
+        qrels += [f"{k} 0 {ids[i]} 1\n" for i in [*picked[:5], *picked[results:results + 5]]]
+    name = "" if results == 50 else f"-{results}"
+    (work / f"run{name}.txt").write_text("".join(run))
+    (work / f"qrels{name}.txt").write_text("".join(qrels))
+    return work / f"run{name}.txt", work / f"qrels{name}.txt"
 
 
 def ratio_row(bench: str, embedded: dict[str, object], falkor: dict[str, object],
@@ -180,12 +218,18 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--rows", default=",".join(ROWS))
+    ap.add_argument("--large", type=int, default=300,
+                    help="topics (of 1,000 results each) of the jobs_large row")
+    ap.add_argument("--port", type=int, default=None,
+                    help="the server's Bolt port (Redis on the next one); default a free one")
     args = ap.parse_args()
     rows = set(args.rows.split(","))
     corpus = args.corpus or plos_starter()
     work = Path(tempfile.mkdtemp(prefix="graphprum-bench-bolt-eval-"))
     data = work / "server"
-    uri = falkor_server.start(data, port=falkor_server.free_port(), durable=False)["uri"]
+    port = args.port or falkor_server.free_port()
+    uri = falkor_server.start(data, port=port, redis_port=args.port and args.port + 1,
+                              durable=False)["uri"]
     axpres = EXPLORE_AXPRES if "explorer" in rows else ("p*",)
     try:
         small_page = None
@@ -225,14 +269,18 @@ def main() -> None:
             ratio_row("bolt_eval", emb, fal, nav=" --nav ".join([nav, *more[1:]]),
                       topics=args.topics, elements=elements,
                       identical=same_values(str(emb["out"]), str(fal["out"])))
-        if "jobs" in rows:
-            one, two = evaluate(uri, "structural", "--jobs", "1"), \
-                evaluate(uri, "structural", "--jobs", "2")
-            emit(bench="bolt_jobs", nav="structural", topics=args.topics,
-                 jobs1={k: v for k, v in one.items() if k != "out"},
-                 jobs2={k: v for k, v in two.items() if k != "out"},
-                 speedup=round(float(one["seconds"]) / float(two["seconds"]), 2),  # type: ignore[arg-type]
-                 identical=one["out"] == two["out"])
+        jobs_rows = [("jobs", args.topics, 50, run, qrels)] if "jobs" in rows else []
+        if "jobs_large" in rows:
+            large = LocalStore(work / "local")
+            jobs_rows.append(("jobs_large", args.large, 1000,
+                              *write_topics(large, work, args.large, results=1000)))
+            large.close()
+        for _, topics, results, run_file, qrels_file in jobs_rows:
+            cmd = [GRAPHPRUM, "--store", uri, "eval", str(run_file), "--qrels", str(qrels_file),
+                   "-m", "PRUM", "--nav", "structural", "-q", "-f", "tsv"]
+            got = paired(cmd, ["--jobs", "1"], ["--jobs", "2"], max(3, args.repeat), data)
+            emit(bench="bolt_jobs", nav="structural", topics=topics, results=results,
+                 jobs1=got.pop("a"), jobs2=got.pop("b"), **got)
         if "explorer" in rows:
             emb, emb_data = explorer_page(stores["embedded"], work, "embedded", args.repeat)
             fal, fal_data = explorer_page(uri, work, "falkordb", args.repeat, data)

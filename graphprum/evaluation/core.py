@@ -189,11 +189,21 @@ def usable_jobs(jobs: int | str, job: Job, warn: Warn) -> int:
 
 def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     """Every chunk of ``job`` (:func:`topic_chunks`), in topic order, in
-    ``jobs`` processes (on a graph server, each with a connection of its
-    own, :func:`own_store`, and the topics cut into a run of consecutive
-    topics per process, whose documents it announces first,
-    ``read_ahead``); ``progress(done, total)`` as topics finish (with
-    fractions of a topic during simulations, in one process)."""
+    ``jobs`` processes; ``progress(done, total)`` as topics finish (with
+    fractions of a topic during simulations, in one process).
+
+    On a graph server, each process announces its topics' documents first
+    (``read_ahead``: they come in a few large queries); with ``jobs`` > 1,
+    the topics are cut into a run of consecutive topics per process, each
+    on a connection of its own (:func:`own_store`), and the documents the
+    topics' element ids lie in are pulled here first, once, before the
+    processes fork and inherit them.  Those pulls keep both cores busy in
+    one process already (several queries under way, the client decoding one
+    while the server encodes the next: 50 topics, 0.24 s of pull, 0.45
+    CPU-s of client and server), so processes pulling their own documents
+    only took turns (0.27 s), paid twice for what two chunks share, and
+    made ``--jobs 2`` slower than ``--jobs 1`` (bench/bolt_eval.py,
+    ``bolt_jobs``)."""
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job)
@@ -202,6 +212,8 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
         size = -(-total // jobs)
         chunks = [c[i:i + size] for c in chunks for i in range(0, len(c), size)]
     jobs = min(jobs, len(chunks))
+    if server and jobs > 1:
+        cast(ServerReads, job.store).read_ahead(_viewed(job, job.topics), pull=True)
     done = 0
 
     def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker

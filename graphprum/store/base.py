@@ -238,13 +238,15 @@ class ServerReads(Protocol):
     """What a store with the ``server`` capability also answers: questions a
     server answers by counting, so that the client never holds the collection."""
 
-    def read_ahead(self, ids: Iterable[str]) -> None:
+    def read_ahead(self, ids: Iterable[str], pull: bool = False) -> None:
         """Announce the units the coming topics will view, in the order they
-        will, so that their documents come in a few large queries."""
+        will, so that their documents come in a few large queries; with
+        ``pull``, pull them now."""
         ...
 
     def reopened(self) -> Store:
-        """The same store on a connection of its own (in a forked process)."""
+        """The same store on a connection of its own (in a forked process),
+        with what this one pulled."""
         ...
 
     def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:

@@ -585,6 +585,46 @@ def test_jobs_on_a_server_give_the_table_of_one_job(tmp_path, bolt_store, monkey
     assert len(tables[1]) == 2 * 3 * 8 and (tables[1]["value"] > 0).any()
 
 
+def test_jobs_on_a_server_pull_each_document_once_before_forking(tmp_path, bolt_store,
+                                                                monkeypatch):
+    """With ``jobs=2`` on a server the evaluating process pulls the documents
+    of every topic's elements, each once, before the workers fork: the
+    workers pull none (they inherit them), as many documents are pulled as
+    with ``jobs=1``, and the table is the same (``--jobs 2`` was slower than
+    ``--jobs 1`` when each worker pulled its own: issue 39)."""
+    import pandas as pd
+
+    from graphprum import evaluate
+    from graphprum.store.bolt.connection import BoltConnection
+
+    col, out = generated(tmp_path, articles=40, topics=7, k=120)
+    bolt = bolt_store()
+    load_xml(bolt, [col])
+    log = tmp_path / "pulled"  # a line per document pulled: process, name
+    read_batched = BoltConnection.read_batched
+
+    def spy(self, name, key, rows, **fixed):
+        if name in PULLS:
+            with open(log, "a") as f:
+                f.writelines(f"{os.getpid()}\t{n}\n" for n in rows)
+        return read_batched(self, name, key, rows, **fixed)
+
+    monkeypatch.setattr(BoltConnection, "read_batched", spy)
+    runs = [out / "run-01.txt", out / "run-02.txt"]
+    tables, pulled = {}, {}
+    for jobs in (1, 2):
+        log.unlink(missing_ok=True)
+        bolt.reads.invalidate()  # nothing pulled yet
+        tables[jobs] = evaluate(runs, out / "qrels.txt", ["PRUM"], nav=["structural"],
+                                store=bolt, jobs=jobs)
+        pulled[jobs] = [line.split("\t") for line in log.read_text().splitlines()]
+    pd.testing.assert_frame_equal(tables[1], tables[2], check_exact=True)
+    assert {pid for pid, _ in pulled[2]} == {str(os.getpid())}  # none by a worker
+    names = [n for _, n in pulled[2]]
+    assert len(names) == len(set(names)) > 3  # each once, more than a topic's
+    assert sorted(names) == sorted(n for _, n in pulled[1])
+
+
 def generated(tmp_path: Path, articles: int, topics: int, k: int) -> tuple[Path, Path]:
     """An INEX-shaped collection and 2 runs of ``topics`` topics with ``k``
     results each, with their qrels and passages (bench/'s generators)."""

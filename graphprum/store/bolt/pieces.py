@@ -26,15 +26,18 @@ Examples
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from graphprum.errors import StoreError
+from graphprum.store.base import UNIT_FIELDS
 from graphprum.units import (
     KIND_ELEMENT,
+    KIND_NAMES,
     KIND_PAGE,
     KIND_VIDEO,
     UNIT_COLUMNS,
@@ -42,6 +45,9 @@ from graphprum.units import (
     UnitTable,
     encode_vocabulary,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The numbers of a unit, in the order ``read/document_columns.cypher`` returns them.
 NUMBERS = ["pre", "kind", "depth", "ppre", "post", "size", "pos", "start", "length", "words"]
@@ -341,3 +347,27 @@ def resolver(places: Mapping[str, Place], pieces: Callable[[], Mapping[str, Piec
                 out[[i for i, _ in asked]] = np.where(rows >= 0, places[name][0] + rows, -1)
         return out
     return resolve
+
+
+#: The columns of ``read/units.cypher``, in order.
+UNIT_KEYS = ["id", "doc", "kind", "tag", "path", "depth", "parent", "pre", "post", "size",
+             "pos", "start", "length", "words", "text", "attributes"]
+
+
+def unit_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """:data:`~graphprum.store.base.UNIT_FIELDS` of units from
+    ``read/units.cypher`` rows (dicts of :data:`UNIT_KEYS`)."""
+    import pandas as pd  # 0.5 s of import: only for a DataFrame
+
+    out = []
+    for r in records:
+        start, length = float(r["start"]), float(r["length"])
+        out.append({
+            "id": r["id"], "doc": r["doc"], "kind": KIND_NAMES[int(r["kind"])],
+            "tag": r["tag"], "label_path": r["path"], "depth": int(r["depth"]),
+            "parent": r["parent"] or "", "pre": int(r["pre"]), "post": int(r["post"]),
+            "size": int(r["size"]), "pos": int(r["pos"]), "start": start,
+            "end": start + length, "length": length, "words": int(r["words"]),
+            "text": r["text"] or "",
+            "attributes": json.loads(r["attributes"]) if r["attributes"] else {}})
+    return pd.DataFrame(out, columns=UNIT_FIELDS)

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphprum.errors import StoreError, UnknownIdError
-from graphprum.store.base import UNIT_FIELDS, LinkWalk, UnitView
+from graphprum.store.base import LinkWalk, UnitView
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.pieces import (
+    UNIT_KEYS,
     Piece,
     Row,
     canonical,
@@ -37,12 +38,12 @@ from graphprum.store.bolt.pieces import (
     piece_of,
     place_documents,
     resolver,
+    unit_frame,
     whole_numbers,
 )
 from graphprum.store.linkgraph import graph_walk
 from graphprum.units import (
     KIND_ELEMENT,
-    KIND_NAMES,
     KIND_PAGE,
     KIND_SEGMENT,
     KIND_VIDEO,
@@ -130,28 +131,6 @@ class BoltView(UnitView):
         if self.collection is None:
             self.collection = self.reads.document_statistics()
         return self.collection
-
-
-def _unit_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """:data:`UNIT_FIELDS` of units from ``read/units.cypher`` rows."""
-    import pandas as pd  # 0.5 s of import: only for a DataFrame
-
-    out = []
-    for r in records:
-        start, length = float(r["start"]), float(r["length"])
-        out.append({
-            "id": r["id"], "doc": r["doc"], "kind": KIND_NAMES[int(r["kind"])],
-            "tag": r["tag"], "label_path": r["path"], "depth": int(r["depth"]),
-            "parent": r["parent"] or "", "pre": int(r["pre"]), "post": int(r["post"]),
-            "size": int(r["size"]), "pos": int(r["pos"]), "start": start,
-            "end": start + length, "length": length, "words": int(r["words"]),
-            "text": r["text"] or "",
-            "attributes": json.loads(r["attributes"]) if r["attributes"] else {}})
-    return pd.DataFrame(out, columns=UNIT_FIELDS)
-
-
-_UNIT_KEYS = ["id", "doc", "kind", "tag", "path", "depth", "parent", "pre", "post", "size",
-              "pos", "start", "length", "words", "text", "attributes"]
 
 
 class BoltReads:
@@ -285,7 +264,12 @@ class BoltReads:
             if missing:
                 missing += self._upcoming("", lambda name: name in self._pieces,
                                           {d["name"] for d in missing})
-        new = self._pull(missing)
+        new = self._keep(self._pull(missing))
+        return [hit if (hit := have[d["name"]]) is not None else new[d["name"]] for d in docs]
+
+    def _keep(self, new: dict[str, Piece]) -> dict[str, Piece]:
+        """``new``, pulled, kept (:data:`CACHE_UNITS` units at most, the least
+        recently used dropped first)."""
         with self._lock:
             for name, piece in new.items():
                 if name not in self._pieces:
@@ -294,17 +278,17 @@ class BoltReads:
             while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
                 _, dropped = self._pieces.popitem(last=False)
                 self._cached_units -= len(dropped)
-        return [hit if (hit := have[d["name"]]) is not None else new[d["name"]] for d in docs]
+        return new
 
-    def _upcoming(self, what: str, held: Callable[[str], bool],
-                  taken: set[str]) -> list[dict[str, Any]]:
+    def _upcoming(self, what: str, held: Callable[[str], bool], taken: set[str],
+                  most: int = AHEAD_UNITS) -> list[dict[str, Any]]:
         """The next announced documents (:meth:`read_ahead`) whose ``what``
         (``""``: units, else a summary's partitions) is not ``held`` nor in
-        ``taken``, :data:`AHEAD_UNITS` units of them (the lock held)."""
+        ``taken``, about ``most`` units of them (the lock held)."""
         out: list[dict[str, Any]] = []
         units = 0
         at = self._next.get(what, 0)
-        while at < len(self._ahead) and units < AHEAD_UNITS:
+        while at < len(self._ahead) and units < most:
             d = self._ahead[at]
             at += 1
             if not held(d["name"]) and d["name"] not in taken:
@@ -313,17 +297,33 @@ class BoltReads:
         self._next[what] = at
         return out
 
-    def read_ahead(self, ids: Iterable[str]) -> None:
+    def read_ahead(self, ids: Iterable[str], pull: bool = False) -> None:
         """Announce the units an evaluation's topics will view, in the order
         they will: the first pull (a topic whose measures read its table)
         takes the documents that come next with it, in a few large queries
         instead of one per topic (:meth:`pieces`); a model that reads no
-        table pulls none."""
+        table pulls none.  With ``pull``, those of their documents whose ids
+        resolve in their units (an element's XPath; a page or a video by its
+        place: :func:`~graphprum.store.bolt.pieces.resolver`) are pulled
+        now, :data:`CACHE_UNITS` units at most, in the queries a first pull
+        would send."""
         names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
         docs = {d["name"]: d for d in self._documents_named(names)}
         with self._lock:
             self._ahead = [docs[n] for n in names if n in docs]
             self._next = {}
+            now = self._upcoming("", lambda name: name in self._pieces, set(), CACHE_UNITS) \
+                if pull else []
+            self._next = {}
+        self._keep(self._pull([d for d in now if int(d["kind"]) not in (KIND_PAGE, KIND_VIDEO)]))
+
+    def take_pulled(self, other: BoltReads) -> None:
+        """Keep what ``other`` pulled (in a forked worker, its parent's
+        reads, on a connection of its own now): documents, their pieces,
+        partitions, the summaries' names."""
+        self._docs, self._pieces = dict(other._docs), OrderedDict(other._pieces)
+        self._cached_units, self._parts = other._cached_units, dict(other._parts)
+        self._summaries, self._doc_stats = other._summaries, other._doc_stats
 
     # ---------------------------------------------------------- the topic
     def view(self, ids: Iterable[str], documents: Iterable[str] = (),
@@ -373,7 +373,7 @@ class BoltReads:
 
     def _unit_records(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         rows = self.conn.read_batched("read/units", "ids", list(dict.fromkeys(ids)))
-        return {r[0]: dict(zip(_UNIT_KEYS, r, strict=True)) for r in rows}
+        return {r[0]: dict(zip(UNIT_KEYS, r, strict=True)) for r in rows}
 
     def units(self, ids: Sequence[str]) -> pd.DataFrame:
         """One row per id (UnknownIdError for an unknown one), columns
@@ -390,7 +390,7 @@ class BoltReads:
             if rec is None:
                 raise UnknownIdError(f"{uid}: no such unit in store {self.location}")
             records.append(rec)
-        return _unit_frame(records)
+        return unit_frame(records)
 
     def unit(self, uid: str) -> dict[str, Any]:
         """One unit's fields as a dict."""
@@ -411,7 +411,7 @@ class BoltReads:
         (unit,) = rec.values()
         rows = self.conn.read("read/subtree", doc=unit["doc"], pre=int(unit["pre"]),
                        size=int(unit["size"]))
-        return _unit_frame([dict(zip(_UNIT_KEYS, r, strict=True)) for r in rows])
+        return unit_frame([dict(zip(UNIT_KEYS, r, strict=True)) for r in rows])
 
     def links_of(self, uid: str) -> tuple[list[str], list[str]]:
         """Ids at the ends of ``uid``'s out-links (the LINK edges held in its

@@ -192,10 +192,10 @@ class BoltStore:
         """The stored documents holding ``ids`` (and ``documents``)."""
         return self.reads.view(ids, documents, store=self)
 
-    def read_ahead(self, ids: Iterable[str]) -> None:
+    def read_ahead(self, ids: Iterable[str], pull: bool = False) -> None:
         """Announce the units the coming topics will view (their documents
-        then come in a few large queries)."""
-        self.reads.read_ahead(ids)
+        then come in a few large queries); with ``pull``, pull them now."""
+        self.reads.read_ahead(ids, pull)
 
     def link_walk(self, sources: Sequence[str], targets: Sequence[str],
                   hops: int | None, structure: bool = False) -> LinkWalk:
@@ -223,10 +223,13 @@ class BoltStore:
 
     def reopened(self) -> BoltStore:
         """The same store on a connection of its own (a forked process's:
-        the parent's connection stays the parent's)."""
+        the parent's connection stays the parent's), with what this one has
+        pulled (:meth:`BoltReads.take_pulled`)."""
         uri, database, batch_size, connect_timeout = self._opened
-        return BoltStore(uri, database=database, batch_size=batch_size,
-                         connect_timeout=connect_timeout)
+        store = BoltStore(uri, database=database, batch_size=batch_size,
+                          connect_timeout=connect_timeout)
+        store.reads.take_pulled(self.reads)
+        return store
 
     def summary_page(self, names: Sequence[str], samples: int) -> SummaryPage:
         """The explorer page's counts of the stored summaries ``names``, by the server."""
