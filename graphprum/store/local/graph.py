@@ -115,9 +115,10 @@ GRAPH = "graph.lbug"
 GRAPH_VERSION = "graph.version"
 #: Units per COPY (whole documents).  LadybugDB holds what a COPY wrote in
 #: memory until a checkpoint, so the units are copied a batch at a time,
-#: each followed by a checkpoint, with a bounded buffer pool
-#: (:func:`_buffer_pool`) from which the written pages are then evicted: the
-#: memory the units take is a batch's, not the collection's.
+#: with a checkpoint once :data:`CHECKPOINT_ROWS` were copied since the last,
+#: in a bounded buffer pool (:func:`_buffer_pool`) from which the written
+#: pages are then evicted: the memory the units take is that of the batches
+#: since the last checkpoint, not the collection's.
 CHUNK = 1 << 20
 #: Units copied between two checkpoints, at least (whole batches of
 #: :data:`CHUNK`): a checkpoint costs time in proportion to the table so far
