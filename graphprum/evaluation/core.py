@@ -27,8 +27,8 @@ judge with REL >= 0 (``-J``).
 
 The result is one row per run, measure and topic
 (:class:`~graphprum.evaluation.rows.ResultRows`; :func:`graphprum.evaluate`
-makes it a tidy DataFrame): :data:`COLUMNS`, and a standard error when a
-measure is simulated (``PRUM(exact=mc)``).
+makes it a tidy DataFrame): :data:`~graphprum.evaluation.rows.COLUMNS`,
+and a standard error when a measure is simulated (``PRUM(exact=mc)``).
 """
 
 from __future__ import annotations
@@ -194,10 +194,11 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
 
     On a graph server, each process announces its topics' documents first
     (``read_ahead``: they come in a few large queries); with ``jobs`` > 1,
-    the topics are cut into a run of consecutive topics per process, each
-    on a connection of its own (:func:`own_store`), and the documents the
-    topics' element ids lie in are pulled here first, once, before the
-    processes fork and inherit them.  Those pulls keep both cores busy in
+    each chunk is cut further into at most ``ceil(topics / jobs)``
+    consecutive topics (one run of topics per process when they fit one
+    chunk), each process on a connection of its own (:func:`own_store`),
+    and the documents the topics' element ids lie in are pulled here first,
+    once, before the processes fork and inherit them.  Those pulls keep both cores busy in
     one process already (several queries under way, the client decoding one
     while the server encodes the next: 50 topics, 0.24 s of pull, 0.45
     CPU-s of client and server), so processes pulling their own documents

@@ -1,7 +1,8 @@
 """Topics, every run: what one piece of work of :mod:`graphprum.evaluation` computes.
 
-The work is cut into chunks of consecutive topics (:func:`evaluate_chunk`),
-evaluated one after the other or in forked processes
+The work is cut into chunks of consecutive topics
+(:func:`~graphprum.evaluation.core.topic_chunks`), each evaluated by
+:func:`evaluate_chunk`, one after the other or in forked processes
 (:func:`graphprum.workers.ordered_map`); a chunk's values do not depend on
 the other chunks, so the table is the same whatever ``jobs`` says.  For a
 topic, all runs together (:func:`evaluate_topic`): the units the topic's
@@ -9,8 +10,8 @@ measures may read are pulled from the store once and shared by the runs,
 ids are resolved once per (run, topic), and what depends on the topic only
 (INEX recall-bases, :class:`~graphprum.context.CacheKind` with
 ``topic_level``) is computed once and shared by the runs' contexts.  The
-classical measures of a chunk are computed for each run by one call into
-trec_eval's code (:func:`classical_values`).
+classical measures of a chunk are computed for all its runs by one call
+into trec_eval's code (:func:`classical_values`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 One file is one document.  Files are streamed through lxml's event-driven
 *parser target* interface (libxml2 SAX: lxml calls ``start``/``end``/``data``
 as it parses, and no tree or element object is ever built, unlike
-``iterparse``), into batches of about :data:`BATCH_UNITS` units whose
+``iterparse``), into batches of about
+:data:`~graphprum.loaders.xml_batches.BATCH_UNITS` units whose
 arithmetic is vectorised once per batch.  Memory is bounded by one batch
 (or the largest document), never by the collection.  For every element the
 loader records (DESIGN §1.1–1.2):

@@ -186,7 +186,8 @@ def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]
     Parameters
     ----------
     names : sequence of str
-        Measure names: trec_eval's printed names (from :func:`trec_names`)
+        Measure names: trec_eval's printed names (from
+        :func:`~graphprum.measures.classical_names.trec_names`)
         or ir_measures' names.
     rankings : mapping of str to sequence of str
         Per topic to evaluate, the ids in evaluation order; an empty

@@ -15,7 +15,7 @@ per relationship type, each with its header line (Neo4j 5's header format:
     units.csv       uid:ID(Unit),:LABEL,doc,tag,path,kind:long,...
     attributes.csv  nid:ID(Attribute),:LABEL,name,value
     links.csv       key:ID(PendingLink),:LABEL,...   every link as loaded
-    meta.csv        key:ID(Meta),:LABEL,format,loads,link_stats,load_count:long
+    meta.csv        key:ID(Meta),:LABEL,format,loads,link_stats,load_count:long,held_load:long
     root.csv, child.csv, has_attribute.csv, link.csv
                     :START_ID(...),:END_ID(...),:TYPE[,properties]
 
@@ -24,10 +24,12 @@ Strings are always quoted (leading and trailing spaces kept whatever
 unquoted field (no property); numbers are bare, floats written exactly
 (``repr``).  A quoted string may hold a line break, hence
 ``--multiline-fields=true`` in :func:`import_command`.  The client holds
-one document at a time, the names and root ids of the documents, and the
-ids of the Attribute nodes written (shared by many documents); LINK edges
-go to the target document's root, as a Bolt load makes them, from a
-temporary file of the links written once every root is known.  Every unit
+one document at a time, the names and root ids of the documents, the ids
+of the elements a link's fragment can name, and the ids of the Attribute
+nodes written (shared by many documents); LINK edges go to the target
+document's root, or the element the link's fragment names, as a Bolt load
+makes them, from a temporary file of the links written once every root is
+known.  Every unit
 carries its ``held`` count (:func:`held_links`: the links it holds to the
 stored documents, asked of the store first), and the ``Meta`` node says the
 counts are right (``held_load``), as after a Bolt load.

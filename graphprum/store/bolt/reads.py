@@ -1,8 +1,11 @@
 """The Bolt store's reads: every question of the store contract answered by
 Cypher (``cypher/read/``, ``cypher/nav/``), pulling only what is asked.
 
-Nothing here reads the whole collection except :meth:`BoltReads.table`,
-the explicit whole-collection read of ``summary show -f html``.  A topic's
+Nothing here reads the whole collection except :meth:`BoltReads.table`
+and :meth:`BoltReads.resolve`, which reads it: explicit whole-collection
+reads, which ``graphprum nav`` makes to check its ids (the explorer page of
+``summary show -f html`` is counted by the server:
+:meth:`~graphprum.store.bolt.summaries.BoltSummaries.summary_page`).  A topic's
 evaluation pulls the documents that hold its units (:meth:`BoltReads.view`),
 the partitions of those units (:meth:`BoltReads.partitions`) and the part of
 the graph a walk into its targets can use (:meth:`BoltReads.link_walk`);

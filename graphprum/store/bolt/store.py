@@ -9,15 +9,18 @@ relationships a query returns)::
                 seq, digest, kind_counts, complete, replaces})
     (:Document)-[:ROOT]->(:Unit)
     (:Unit {uid, doc, tag, path, kind, depth, pre, post, size, pos, start, length,
-            words, text, attributes, seq, ppre, _part, _cid})
+            words, text, attributes, held, seq, ppre, _part, _cid})
     (:Unit)-[:CHILD]->(:Unit)                       parent -> child
     (:Unit)-[:HAS_ATTRIBUTE]->(:Attribute {name, value, nid})
-    (:Unit)-[:LINK {anchor, key, lseq}]->(:Unit)    to the target document's root
-    (:Summary {axpre, sid, key, extent, length, tag, pi, weight})<-[:IN_PARTITION]-(:Unit)
+    (:Unit)-[:LINK {anchor, key, lseq}]->(:Unit)    to the target document's root, or
+                                                    the element its fragment names
+    (:Summary {axpre, sid, key, extent, length, tag, pi, weight, samples,
+               sample_places})<-[:IN_PARTITION]-(:Unit)
     (:Summary)-[:SUMMARY_EDGE {count, length}]->(:Summary)
-    (:PendingLink {key, load, complete, pair, src, src_doc, src_pre, target, anchor,
-                   lseq})                           every link as loaded
-    (:Meta {key: 'graphprum', format, loads, link_stats, load_count, writer, beat})
+    (:PendingLink {key, load, complete, pair, src, src_doc, src_pre, target, fragment,
+                   anchor, lseq})                   every link as loaded
+    (:Meta {key: 'graphprum', format, loads, link_stats, load_count, held_load, writer,
+            beat})
 
 ``seq`` numbers documents in load order (a replaced document gets a new
 one) and ``pre`` is the local preorder number: (seq, pre) is the order of

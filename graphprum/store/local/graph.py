@@ -115,9 +115,10 @@ GRAPH = "graph.lbug"
 GRAPH_VERSION = "graph.version"
 #: Units per COPY (whole documents).  LadybugDB holds what a COPY wrote in
 #: memory until a checkpoint, so the units are copied a batch at a time,
-#: each followed by a checkpoint, with a bounded buffer pool
-#: (:func:`_buffer_pool`) from which the written pages are then evicted: the
-#: memory the units take is a batch's, not the collection's.
+#: with a checkpoint once :data:`CHECKPOINT_ROWS` were copied since the last,
+#: in a bounded buffer pool (:func:`_buffer_pool`) from which the written
+#: pages are then evicted: the memory the units take is that of the batches
+#: since the last checkpoint, not the collection's.
 CHUNK = 1 << 20
 #: Units copied between two checkpoints, at least (whole batches of
 #: :data:`CHUNK`): a checkpoint costs time in proportion to the table so far
@@ -182,9 +183,9 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
     shutil.rmtree(work, ignore_errors=True)
     try:
         work.mkdir()
-        # checkpoints where the frames say (after each batch of units), not
-        # after every COPY: an automatic one after each COPY doubled the cost
-        # of small loads
+        # checkpoints where the frames say (once CHECKPOINT_ROWS units were
+        # copied since the last), not after every COPY: an automatic one
+        # after each COPY doubled the cost of small loads
         db = lb.Database(str(work / GRAPH), auto_checkpoint=False,
                          buffer_pool_size=_buffer_pool(gen, table))
         try:
@@ -272,10 +273,11 @@ def add_summary(path: Path, axpre: str, arrays: dict[str, np.ndarray],
 def _frames(gen: Path, table: UnitTable,
             summaries: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]]) -> Frames:
     """Every table of the graph, in an order that has nodes before their
-    relationships: the units :data:`CHUNK` rows at a time, each batch
-    followed by a checkpoint and read from memory maps of its own (so the
-    pages of the columns read do not stay in the process's memory), then
-    each relationship table in one COPY."""
+    relationships: the units :data:`CHUNK` rows at a time, a checkpoint
+    once :data:`CHECKPOINT_ROWS` were copied since the last (and after the
+    last batch), each batch read from memory maps of its own (so the pages
+    of the columns read do not stay in the process's memory), then each
+    relationship table in one COPY."""
     yield from document_frames(table)
     n = len(table)
     links = LinkColumns(gen / LINKS).graph(n, size=np.asarray(table.columns["size"]))
