@@ -205,7 +205,7 @@ import graphprum.cli
 # third-party libraries only: a graphprum module the CLI would not import
 # must not get registered here
 for name in ("ir_measures", "matplotlib.figure", "matplotlib.backends.backend_agg",
-             "scipy.stats", "scipy.sparse.linalg", "grandcypher", "rich.table", "networkx"):
+             "scipy.stats", "scipy.sparse.linalg", "rich.table", "networkx"):
     try:
         __import__(name)
     except Exception:

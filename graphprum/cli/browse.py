@@ -295,7 +295,8 @@ def nav(
     store = open_store(create=False) if any(m.needs_store for m in models) else None
     if store is not None:
         ids = list(dict.fromkeys([*sources, *targets]))
-        unknown = [u for u, r in zip(ids, store.resolve(ids), strict=True) if r < 0]
+        # kinds, not resolve: on a graph server resolve reads the whole collection
+        unknown = [u for u, k in zip(ids, store.kinds(ids), strict=True) if k < 0]
         if unknown:
             note(f"note: not in store {store.location} (P = 0 but to itself): "
                  + ", ".join(unknown))

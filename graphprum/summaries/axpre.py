@@ -82,7 +82,7 @@ from graphprum.units import KIND_ELEMENT, UnitTable
 AXPRES = ("label", "p", "p*", "c", "p*|c", "c*")
 #: Built-in edge weightings (anything else is read as a weights file).
 WEIGHTS = ("count", "length", "extent")
-#: Version of the on-disk layout written by :meth:`Summary.save`.
+#: Version of the layout of :meth:`Summary.to_arrays` (its ``meta``), checked on reading.
 FORMAT_VERSION = 1
 
 _U64 = np.uint64

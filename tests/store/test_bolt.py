@@ -637,3 +637,38 @@ def generated(tmp_path: Path, articles: int, topics: int, k: int) -> tuple[Path,
                     "--topics", str(topics), "--runs", "2", "--k", str(k), "--seed", "5",
                     "--docs-per-topic", "3"], check=True, capture_output=True)
     return col, out
+
+
+def test_nav_on_a_server_checks_ids_without_reading_the_collection(bolt_store, falkordb_uri,
+                                                                   tmp_path, monkeypatch):
+    """``graphprum nav`` names ids the store does not hold by asking the
+    server for their kinds; it once read the whole collection for that
+    (``resolve``).  Its probabilities are the embedded store's."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+    from graphprum.store.bolt.reads import BoltReads
+
+    load_xml(bolt_store(), [PLOS])
+    local = tmp_path / "local"
+    load_xml(LocalStore(local), [PLOS])
+    doc = "pmed-1001300"
+    args = ["nav", "structural", "--from", f"{doc}#/article[1]/body[1]",
+            "--to", f"{doc}#/article[1]/body[1]/sec[1]", "--to", f"{doc}#/article[1]/nope[9]",
+            "-f", "tsv"]
+
+    def whole(self):
+        raise AssertionError("nav read the whole collection")
+
+    runner = CliRunner()
+    embedded = runner.invoke(app, ["--store", str(local), *args])
+    monkeypatch.setattr(BoltReads, "table", whole)
+    served = runner.invoke(app, ["--store", falkordb_uri, *args])
+    assert embedded.exit_code == 0 and served.exit_code == 0, (embedded.output, served.output)
+    for r in (embedded, served):
+        assert f"{doc}#/article[1]/nope[9]" in r.stderr and "not in store" in r.stderr
+    rows = [[line.split("\t") for line in r.stdout.splitlines()] for r in (embedded, served)]
+    assert [row[:2] for row in rows[0]] == [row[:2] for row in rows[1]]
+    assert float(rows[0][0][2]) > 0
+    for a, b in zip(rows[0], rows[1], strict=True):
+        assert float(a[2]) == pytest.approx(float(b[2]), abs=1e-12)
