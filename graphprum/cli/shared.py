@@ -21,6 +21,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from graphprum.errors import GraphprumError, UsageError, printable
+from graphprum.store import Store
 from graphprum.store import open_store as _open
 from graphprum.store import store_exists as _exists
 from graphprum.store.uri import redact
@@ -142,7 +143,7 @@ def main_options(
     state.verbose = verbose
 
 
-def open_store(create: bool = True, wait: float = 0.0) -> Any:
+def open_store(create: bool = True, wait: float = 0.0) -> Store:
     """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default);
     ``wait``: seconds a write waits for another writer."""
     return _open(state.store, create=create, wait=wait)
