@@ -25,6 +25,7 @@ import hashlib
 import html
 import os
 import platform
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -354,8 +355,6 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     >>> command_line(["/usr/bin/graphprum", "--store", "bolt://neo4j:pw@db:7687", "info"])
     'graphprum --store bolt://neo4j@db:7687 info'
     """
-    import shlex
-
     from graphprum.store.uri import redact
 
     argv = list(sys.argv if argv is None else argv)

@@ -21,6 +21,8 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -110,8 +112,6 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
         skipped, as FIFOs and devices are: the report's ``skipped`` lists
         them).
     """
-    import contextlib
-
     from graphprum.loaders.xml_batches import xml_documents
     from graphprum.loaders.xml_links import LinkCounts, LinkRules
 
@@ -194,8 +194,6 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
     as the store's load history records it; a Bolt store keeps its recent
     loads) is refused, its links would count twice, unless a load since
     replaced documents (and may have taken the links away)."""
-    import hashlib
-
     from graphprum.loaders.linklist import read_link_list
 
     store = as_store(store)

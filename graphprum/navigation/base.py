@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -222,8 +223,6 @@ def _load_models(name: str | None = None) -> None:
     without a name); each registers its names on import.  Only the models a
     run asks for are imported (scipy, the summaries, ... are loaded by the
     models that use them)."""
-    import importlib
-
     if name is not None and name in _MODELS:
         return
     modules = [_MODULES[name]] if name in _MODULES else sorted(set(_MODULES.values()))

@@ -24,13 +24,16 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -365,8 +368,6 @@ class LocalStore(TableStore):
             summaries = {n: s for n in self.summary_names() if (s := self.load_summary(n))}
             target = None
             if not os.access(gen, os.W_OK):
-                import tempfile
-
                 target = Path(tempfile.mkdtemp(prefix="graphprum-graph-")) / graphdb.GRAPH
             try:
                 path = graphdb.build(gen, self.table(), summaries, target)
@@ -398,8 +399,6 @@ class LocalStore(TableStore):
     # ---------------------------------------------------------------- writing
     def _writing(self) -> Any:
         """Context: the writer lock, with the current manifest and generation."""
-        import contextlib
-
         @contextlib.contextmanager
         def hold() -> Any:
             created = layout.first_missing(self.path)
@@ -531,8 +530,6 @@ def _doc_index(table: UnitTable, name: str) -> int | None:
 
 def _safe_name(name: str) -> str:
     """A summary name as a directory name (``p*|c`` -> ``p%2A%7Cc``)."""
-    from urllib.parse import quote
-
     return quote(name, safe="-_.=,")
 
 
