@@ -36,7 +36,11 @@ from typing import Any
 import pandas as pd
 
 from graphprum.errors import UsageError, printable
+from graphprum.evaluation import expand_measures
 from graphprum.floats import fixed, p_value
+from graphprum.measures.registry import parse_measure
+from graphprum.significance import compare_measures, describe_test
+from graphprum.store.uri import redact
 from graphprum.version import __version__
 
 _CSS = """
@@ -355,8 +359,6 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     >>> command_line(["/usr/bin/graphprum", "--store", "bolt://neo4j:pw@db:7687", "info"])
     'graphprum --store bolt://neo4j@db:7687 info'
     """
-    from graphprum.store.uri import redact
-
     argv = list(sys.argv if argv is None else argv)
     if argv:
         argv[0] = os.path.basename(argv[0])
@@ -381,11 +383,7 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
     evaluation for the reproduction section; ``nav`` (the ``--nav``
     models) is stated next to the summary and in the figures.
     """
-    from graphprum.evaluation import expand_measures
-    from graphprum.measures.registry import parse_measure
     from graphprum.plots import curve_measures, is_curve
-    from graphprum.significance import compare_measures, describe_test
-
     scalar = [str(s) for s in expand_measures(measures)]
     kinds = list(curves) or [str(parse_measure(m)) for m in measures if is_curve(m)]
     curve_names = [n for k in kinds for n in curve_measures(k, ks)]

@@ -41,7 +41,7 @@ import graphprum.store.local.graph as graphdb
 import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
-from graphprum.store.linkgraph import LinkGraph
+from graphprum.store.linkgraph import LinkGraph, degree_summary
 from graphprum.store.local.columns import attributes_of, read_attributes, read_table, validate
 from graphprum.store.local.graph_reader import GraphReader
 from graphprum.store.local.links import LINKS, LinkColumns
@@ -276,8 +276,6 @@ class LocalStore(TableStore):
 
     def info(self) -> dict[str, Any]:
         """Counts per kind, documents, links, summaries, format, size on disk."""
-        from graphprum.store.linkgraph import degree_summary
-
         src, dst = (np.asarray(a, dtype=np.int64) for a in self.link_rows())
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
             if self.path.exists() else 0
