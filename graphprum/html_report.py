@@ -273,7 +273,7 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
         The navigation models (``--nav``), stated next to the summary table
         and in the figures' titles.
     """
-    from graphprum.plots import figure_svg, plot_curves, plot_per_topic
+    from graphprum.plots import figure_svg, plot_curves, plot_per_topic  # matplotlib: figures only
 
     now = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
     runs = list(dict.fromkeys(results["run"]))
@@ -383,7 +383,7 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
     evaluation for the reproduction section; ``nav`` (the ``--nav``
     models) is stated next to the summary and in the figures.
     """
-    from graphprum.plots import curve_measures, is_curve
+    from graphprum.plots import curve_measures, is_curve  # matplotlib (~0.3 s of import)
     scalar = [str(s) for s in expand_measures(measures)]
     kinds = list(curves) or [str(parse_measure(m)) for m in measures if is_curve(m)]
     curve_names = [n for k in kinds for n in curve_measures(k, ks)]

