@@ -39,6 +39,7 @@ from graphprum.errors import UsageError, printable
 from graphprum.evaluation import expand_measures
 from graphprum.floats import fixed, p_value
 from graphprum.measures.registry import parse_measure
+from graphprum.plots import curve_measures, figure_svg, is_curve, plot_curves, plot_per_topic
 from graphprum.significance import compare_measures, describe_test
 from graphprum.store.uri import redact
 from graphprum.version import __version__
@@ -273,8 +274,6 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
         The navigation models (``--nav``), stated next to the summary table
         and in the figures' titles.
     """
-    from graphprum.plots import figure_svg, plot_curves, plot_per_topic  # matplotlib: figures only
-
     now = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
     runs = list(dict.fromkeys(results["run"]))
     topics = [t for t in dict.fromkeys(results["topic"]) if t != "all"]
@@ -383,7 +382,6 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
     evaluation for the reproduction section; ``nav`` (the ``--nav``
     models) is stated next to the summary and in the figures.
     """
-    from graphprum.plots import curve_measures, is_curve  # matplotlib (~0.3 s of import)
     scalar = [str(s) for s in expand_measures(measures)]
     kinds = list(curves) or [str(parse_measure(m)) for m in measures if is_curve(m)]
     curve_names = [n for k in kinds for n in curve_measures(k, ks)]

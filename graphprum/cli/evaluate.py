@@ -292,7 +292,7 @@ def report_command(
 
     Example: graphprum report run-a.txt run-b.txt --qrels qrels.txt -o report.html
     """
-    from graphprum.html_report import command_line  # pandas: this command only
+    from graphprum.html_report import command_line  # matplotlib, pandas: this command only
     from graphprum.significance import check_options
 
     ks = parse_ranks(ranks)
