@@ -281,6 +281,7 @@ def intervals(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
     >>> ci[["run", "measure", "mean", "method"]].values.tolist()
     [['a', 'AP', 0.38, 'bca']]
     """
+    # pandas (scipy.stats to compute): intervals only
     from graphprum.significance import BOOTSTRAP_SAMPLES
     from graphprum.significance import intervals as run_intervals
 
@@ -514,7 +515,7 @@ def input_files(runs: RunsLike, qrels: QrelsLike | None, passages: PassagesLike 
                 tags: Sequence[str]) -> list[dict[str, str]]:
     """The inputs with the SHA-256 of their files; ``tags`` are the runs'
     TAGs in input order.  In-memory inputs are listed as such."""
-    from graphprum.html_report import file_digest  # (report only: module notes of report)
+    from graphprum.html_report import file_digest  # matplotlib, pandas: a report's only
 
     def entry(role: str, item: object) -> dict[str, str]:
         if isinstance(item, str | os.PathLike):

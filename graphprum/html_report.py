@@ -25,6 +25,7 @@ import hashlib
 import html
 import os
 import platform
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,7 +36,12 @@ from typing import Any
 import pandas as pd
 
 from graphprum.errors import UsageError, printable
+from graphprum.evaluation import expand_measures
 from graphprum.floats import fixed, p_value
+from graphprum.measures.registry import parse_measure
+from graphprum.plots import curve_measures, figure_svg, is_curve, plot_curves, plot_per_topic
+from graphprum.significance import compare_measures, describe_test
+from graphprum.store.uri import redact
 from graphprum.version import __version__
 
 _CSS = """
@@ -268,8 +274,6 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
         The navigation models (``--nav``), stated next to the summary table
         and in the figures' titles.
     """
-    from graphprum.plots import figure_svg, plot_curves, plot_per_topic
-
     now = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
     runs = list(dict.fromkeys(results["run"]))
     topics = [t for t in dict.fromkeys(results["topic"]) if t != "all"]
@@ -354,10 +358,6 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     >>> command_line(["/usr/bin/graphprum", "--store", "bolt://neo4j:pw@db:7687", "info"])
     'graphprum --store bolt://neo4j@db:7687 info'
     """
-    import shlex
-
-    from graphprum.store.uri import redact
-
     argv = list(sys.argv if argv is None else argv)
     if argv:
         argv[0] = os.path.basename(argv[0])
@@ -382,11 +382,6 @@ def report_page(evaluate: Callable[[Sequence[str]], pd.DataFrame], measures: Seq
     evaluation for the reproduction section; ``nav`` (the ``--nav``
     models) is stated next to the summary and in the figures.
     """
-    from graphprum.evaluation import expand_measures
-    from graphprum.measures.registry import parse_measure
-    from graphprum.plots import curve_measures, is_curve
-    from graphprum.significance import compare_measures, describe_test
-
     scalar = [str(s) for s in expand_measures(measures)]
     kinds = list(curves) or [str(parse_measure(m)) for m in measures if is_curve(m)]
     curve_names = [n for k in kinds for n in curve_measures(k, ks)]

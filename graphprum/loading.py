@@ -21,11 +21,16 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from graphprum.errors import InputError
+from graphprum.errors import InputError, UsageError
+from graphprum.loaders.linklist import read_link_list
+from graphprum.loaders.video import read_videos
+from graphprum.loaders.xml_links import LinkCounts, LinkRules
 from graphprum.store.base import Store
 from graphprum.units import LoadReport, ParsedDocument
 from graphprum.workers import cpu_count
@@ -54,8 +59,6 @@ def as_store(store: object) -> Store:
     inner = getattr(store, "store", None)
     if isinstance(inner, Store):
         return inner
-    from graphprum.errors import UsageError
-
     raise UsageError(f"expected a store (graphprum.open_store), got {type(store).__name__}")
 
 
@@ -110,18 +113,12 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
         skipped, as FIFOs and devices are: the report's ``skipped`` lists
         them).
     """
-    import contextlib
-
-    from graphprum.loaders.xml_batches import xml_documents
-    from graphprum.loaders.xml_links import LinkCounts, LinkRules
-
+    from graphprum.loaders.xml_batches import xml_documents  # lxml: XML loads only
     store = as_store(store)
     paths = as_paths(paths)
     if jobs is None or jobs == "auto":
         jobs = min(cpu_count(), AUTO_MAX_PARSERS)
     elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        from graphprum.errors import UsageError
-
         raise UsageError(f"jobs must be a positive integer or 'auto', got {jobs!r}")
     specs = [links] if isinstance(links, str) else list(links or [])
     counts = LinkCounts()
@@ -162,7 +159,7 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
     are not regular files, or symbolic links leaving ``root`` (unless
     ``follow_symlinks``), are skipped and listed in the report's ``skipped``.
     """
-    from graphprum.loaders.web import load_site
+    from graphprum.loaders.web import load_site  # lxml: web loads only
 
     store = as_store(store)
     site = load_site(root, elements=elements,
@@ -194,10 +191,6 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
     as the store's load history records it; a Bolt store keeps its recent
     loads) is refused, its links would count twice, unless a load since
     replaced documents (and may have taken the links away)."""
-    import hashlib
-
-    from graphprum.loaders.linklist import read_link_list
-
     store = as_store(store)
     digest = hashlib.sha256()
     try:
@@ -222,8 +215,6 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
 def load_video(store: Store, paths: PathLike | Iterable[PathLike], *, replace: bool = False,
                ) -> LoadReport:
     """Load segment tables (``VIDEO N START END``) and ``.srt``/``.vtt`` files."""
-    from graphprum.loaders.video import read_videos
-
     store = as_store(store)
     paths = as_paths(paths)
     return store.load_documents(read_videos(paths), replace=replace,

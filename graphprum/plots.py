@@ -44,6 +44,7 @@ from itertools import cycle
 
 import numpy as np
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -282,8 +283,6 @@ def figure_svg(fig: Figure) -> str:
     >>> svg.startswith("<svg") and "<metadata>" not in svg and "DOCTYPE" not in svg
     True
     """
-    from matplotlib import rc_context
-
     buf = io.StringIO()
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": "graphprum"}):
         fig.savefig(buf, format="svg", metadata={"Date": None})

@@ -201,7 +201,7 @@ def _grid(table: pd.DataFrame, digits: int) -> tuple[list[str], list[list[_Cell]
 
 def _write_rich(header: Sequence[str], rows: Sequence[Sequence[_Cell]], out: TextIO,
                 note: str | None) -> None:
-    from rich.console import Console
+    from rich.console import Console  # rich: only when drawing for a person
     from rich.markup import escape
     from rich.table import Table
 

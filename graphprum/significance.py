@@ -78,6 +78,7 @@ import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed, p_value
+from graphprum.results import FORMATS, latex_table, markdown_table
 from graphprum.tabular import console_width, write_rows
 
 TESTS = ("t", "randomization", "bootstrap")
@@ -509,8 +510,6 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
     decimals (d_z with at most 2), ``*`` after the corrected p of a
     difference significant after correction.  Numbers follow :mod:`graphprum.floats`.
     """
-    from graphprum.results import FORMATS, latex_table, markdown_table
-
     if fmt in ("tsv", "csv", "json"):
         columns = list(res.columns)
         write_rows(columns, [[_plain(v) for v in row] for row in res.itertuples(index=False)],
@@ -520,7 +519,7 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
         writer = latex_table if fmt == "latex" else markdown_table
         out.write(writer(header, rows, align=align, bold=bold))
     elif fmt == "table":
-        from rich.console import Console
+        from rich.console import Console  # rich: only when drawing for a person
         from rich.markup import escape
         from rich.table import Table
 

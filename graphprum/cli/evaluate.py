@@ -219,6 +219,7 @@ def compare_command(
     if view == "pairs":
         write_comparison(res, fmt, sys.stdout, alpha=alpha, digits=digits)
         return
+    # pandas: this view only
     from graphprum.runs_table import describe, runs_table, write_runs_table
 
     means = intervals(df, measure, method=ci, confidence=1 - alpha, samples=samples, seed=seed)
@@ -291,7 +292,7 @@ def report_command(
 
     Example: graphprum report run-a.txt run-b.txt --qrels qrels.txt -o report.html
     """
-    from graphprum.html_report import command_line  # matplotlib, scipy.stats
+    from graphprum.html_report import command_line  # matplotlib, pandas: this command only
     from graphprum.significance import check_options
 
     ks = parse_ranks(ranks)

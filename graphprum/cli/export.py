@@ -38,7 +38,7 @@ def export_neo4j(
 
     Example: graphprum export neo4j-admin neo4j-import
     """
-    # the Bolt store's loading modules (and pandas): this command's only
+    # the Bolt store's 20 modules (~9 ms of import): this command only
     from graphprum.store.bolt.neo4j_admin import export_neo4j_admin, import_command
 
     store = open_store(create=False)

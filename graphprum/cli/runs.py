@@ -30,7 +30,12 @@ from graphprum.cli.shared import (
 )
 from graphprum.errors import UsageError
 from graphprum.evaluation.options import TASKS, EvalOptions
+from graphprum.focus import check_run, focus_run
 from graphprum.io.ranking import Run
+from graphprum.io.runs import read_run, run_lines, write_run
+from graphprum.measures.inex import task_measures
+from graphprum.ranges import to_ranges
+from graphprum.tabular import write_rows
 
 runs_app = sub_app("runs", "Tools for run files: remove overlapping results (focus), check "
                            "a run against an INEX task's rules (check), turn units into "
@@ -55,8 +60,6 @@ RunFile = Annotated[Path, typer.Argument(metavar="RUN", help="A run file (TREC o
 
 def read_units(path: Path, order: str, dedup: bool) -> Run:
     """The run of ``path``, which must be a run of units (a tool of units)."""
-    from graphprum.io.runs import read_run
-
     run = read_run(path, order=order, dedup=dedup)
     if run.ranges is not None:
         raise UsageError(f"{path}: a range run (passages or clips): this tool works on runs "
@@ -66,8 +69,6 @@ def read_units(path: Path, order: str, dedup: bool) -> Run:
 
 def write_run_to(run: Run, output: Path | None) -> None:
     """Write ``run`` in the TREC layout to ``output``, or to standard output."""
-    from graphprum.io.runs import run_lines, write_run
-
     if output is None:
         sys.stdout.writelines(run_lines(run))
     else:
@@ -89,8 +90,6 @@ def focus_command(run: RunFile, output: Output = None, tag: Tag = None,
 
     Example: graphprum runs focus thorough.txt -o focused.txt
     """
-    from graphprum.focus import focus_run
-
     store = open_store(create=False)
     focused = focus_run(read_units(run, order, dedup), store, tag=tag)
     write_run_to(focused.run, output)
@@ -122,10 +121,6 @@ def check_command(
 
     Example: graphprum runs check focused.txt --task focused
     """
-    from graphprum.focus import check_run
-    from graphprum.measures.inex import task_measures
-    from graphprum.tabular import write_rows
-
     fmt = choose_format(fmt, TABLE_FORMATS)
     task_measures(task)  # an unknown task: the error naming the known ones, before reading
     rows: list[list[str]] = []
@@ -157,8 +152,6 @@ def to_ranges_command(run: RunFile, output: Output = None, tag: Tag = None,
 
     Example: graphprum runs to-ranges elements.txt -o passages.txt
     """
-    from graphprum.ranges import to_ranges
-
     ranges = to_ranges(read_units(run, order, dedup), open_store(create=False), tag=tag)
     write_run_to(ranges, output)
     for message in ranges.notes:

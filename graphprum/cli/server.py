@@ -33,7 +33,7 @@ def server_start(
              "password, so other addresses are refused).")] = "127.0.0.1",
 ) -> None:
     """Start the server in the background; prints the URI to use with --store."""
-    from graphprum.store.bolt import server as falkor_server  # the neo4j driver: 1.5 s
+    from graphprum.store.bolt import server as falkor_server  # the Bolt store's modules: ~9 ms
 
     st = falkor_server.start(data_dir, port=port, bind=bind, remember=True)
     print(f"FalkorDB running (pid {st['pid']}): use --store {st['uri']}")
@@ -44,7 +44,7 @@ def server_start(
 def server_stop(data_dir: DataDir = None) -> None:
     """Stop the server (of --data-dir; without it, the default directory's, or
     the only server running)."""
-    from graphprum.store.bolt import server as falkor_server  # the neo4j driver: 1.5 s
+    from graphprum.store.bolt import server as falkor_server  # the Bolt store's modules: ~9 ms
 
     if data_dir is None and not falkor_server.status()["running"]:
         running = falkor_server.remembered()
@@ -65,7 +65,7 @@ def server_stop(data_dir: DataDir = None) -> None:
 def server_status(data_dir: DataDir = None) -> None:
     """Whether the server runs, with its pid, URI and where its data live
     (without --data-dir: every server started by `server start` that still runs)."""
-    from graphprum.store.bolt import server as falkor_server  # the neo4j driver: 1.5 s
+    from graphprum.store.bolt import server as falkor_server  # the Bolt store's modules: ~9 ms
 
     if data_dir is not None:
         st = falkor_server.status(data_dir)

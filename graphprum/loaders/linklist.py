@@ -34,6 +34,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as csv
 
 from graphprum.errors import InputError
 from graphprum.units import Names
@@ -103,8 +106,6 @@ def read_link_list(path: str | os.PathLike[str], chunk: int = CHUNK,
         return
     except _RefusedError:
         pass
-    import pyarrow as pa  # as in _fast
-
     careful = ((Names(pa.array(a.tolist(), pa.string())), Names(pa.array(b.tolist(), pa.string())))
                for a, b in read_link_list_by_line(path, chunk))
     yield from _chunked(careful, chunk, skip=done)
@@ -113,11 +114,6 @@ def read_link_list(path: str | os.PathLike[str], chunk: int = CHUNK,
 def _fast(path: str | os.PathLike[str]) -> Iterator[tuple[Names, Names]]:
     """Pairs block by block from pyarrow's CSV reader; _RefusedError at anything
     the careful reader must explain."""
-    # pyarrow: needed by this command only (the evaluation never reads a link list)
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as csv
-
     def invalid(row: Any) -> str:  # a line without one tab: a comment or blank line, or wrong
         text = row.text or ""
         return "skip" if not text.strip(_SPACES) or text.lstrip(_SPACES).startswith("#") \
@@ -171,8 +167,6 @@ def _chunked(pairs: Iterator[tuple[Names, Names]], chunk: int,
              skip: int = 0) -> Iterator[tuple[Names, Names]]:
     """``pairs`` regrouped into chunks of ``chunk`` (the last one shorter),
     the first ``skip`` pairs left out (slices of the same buffers)."""
-    import pyarrow as pa  # as in _fast
-
     held: list[tuple[Any, Any]] = []
     size = 0
     for a, b in pairs:

@@ -78,6 +78,7 @@ Examples
 
 from __future__ import annotations
 
+import codecs
 import gc
 import os
 import re
@@ -153,8 +154,6 @@ def _encoding(data: bytes) -> str:
     if m:
         name = m.group(1).decode("ascii", "replace").lower()
         try:
-            import codecs
-
             return codecs.lookup(name).name
         except LookupError:
             pass

@@ -39,7 +39,7 @@ class ClassicalModel:
     def matrix(self, sources: Sequence[str], targets: Sequence[str],
                ctx: TopicContext | None) -> sp.csr_array:
         """An all-zero (len(sources), len(targets)) array."""
-        import scipy.sparse as sp
+        import scipy.sparse as sp  # rarely needed: a classical eval imports no scipy
 
         return sp.csr_array((len(sources), len(targets)))
 

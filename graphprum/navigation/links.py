@@ -70,6 +70,7 @@ from graphprum.navigation.base import (
     register_composition,
     register_model,
 )
+from graphprum.navigation.hitting import hitting_probabilities
 from graphprum.navigation.structural import StructuralModel, structural_probabilities
 from graphprum.store.linkgraph import concat_ranges
 
@@ -140,8 +141,6 @@ def walk_probabilities(walk: LinkWalk, transitions: sp.csr_array,
     """P(sources[i] → targets[j]) of a store's :class:`LinkWalk` under
     one-step ``transitions`` among its nodes: the hitting probability
     within ``hops`` steps, 1 where a source is its target."""
-    from graphprum.navigation.hitting import hitting_probabilities
-
     si, ti = walk.sources, walk.targets
     shape = (len(si), len(ti))
     rows_in = np.flatnonzero(si >= 0)

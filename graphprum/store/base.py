@@ -162,7 +162,7 @@ def document_statistics(docs: pd.DataFrame | DocTable) -> pd.DataFrame:
     0     0          2     3.0
     1     3          1     4.0
     """
-    import pandas as pd
+    import pandas as pd  # ~0.2 s of import: only for a DataFrame
 
     kind = np.asarray(docs["kind"], dtype=np.int64)
     length = np.asarray(docs["length"], dtype=np.float64)

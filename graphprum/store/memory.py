@@ -155,7 +155,7 @@ class MemoryStore(TableStore):
         unit from which a target is reachable in at most ``hops`` moves, by
         a plain breadth-first search over the moves (a unit's links are
         those held in its subtree)."""
-        import scipy.sparse as sp
+        import scipy.sparse as sp  # walks only: stores are opened without scipy
 
         held, parent, kids = self._moves()
         into: dict[int, set[int]] = {}

@@ -76,6 +76,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
+from graphprum.summaries.steady import read_weights, symmetric_pi, walk_pi
 from graphprum.units import KIND_ELEMENT, UnitTable
 
 #: AxPRE expressions understood by :func:`build_summary`.
@@ -539,8 +540,6 @@ def _steady(summary: Summary, weight: str, table: UnitTable | None,
 
     ``local``: the elements and their labels when already at hand.
     """
-    from graphprum.summaries.steady import read_weights, symmetric_pi, walk_pi
-
     g = len(summary)
     e = summary.edges
     if weight in ("count", "length"):

@@ -79,8 +79,10 @@ from typing import Any
 import numpy as np
 
 from graphprum.errors import StoreError, UsageError
+from graphprum.io.qrels import read_qrels
+from graphprum.io.runs import read_run
 from graphprum.store.base import TABLE, ServerReads, SummaryPage
-from graphprum.summaries.axpre import AXPRES, Summary, build_summary, normalise_axpre
+from graphprum.summaries.axpre import AXPRES, WEIGHTS, Summary, build_summary, normalise_axpre
 from graphprum.summaries.render import partition_tree, short_label
 from graphprum.summaries.stored import stored_summary
 from graphprum.units import KIND_ELEMENT, UnitTable
@@ -113,8 +115,6 @@ def collect_summaries(store: Any, weight: str | None = None,
     of one summary) is applied to ``weighted`` alone, the summary it was
     written for.
     """
-    from graphprum.summaries.axpre import WEIGHTS
-
     named_weight = weight is None or weight in WEIGHTS
     if not named_weight and weighted is None:
         raise UsageError(f"weights file {weight}: name the summary it weights (weighted=)")
@@ -447,9 +447,6 @@ def write_explorer(store: Any, axpre: str, path: str | os.PathLike[str], *,
     ``run`` and ``qrels`` are files (TREC or INEX XML run, TREC qrels) to
     overlay.  Returns the embedded data.
     """
-    from graphprum.io.qrels import read_qrels
-    from graphprum.io.runs import read_run
-
     name = normalise_axpre(axpre)
     server = TABLE not in store.capabilities
     if server and name not in store.summary_names():

@@ -45,6 +45,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import spsolve
 
 from graphprum.errors import InputError, UsageError
+from graphprum.io.lines import read_lines
 
 ArrayLike = np.ndarray | Sequence[float]
 
@@ -131,8 +132,6 @@ def read_weights(path: str | os.PathLike[str], n: int) -> tuple[np.ndarray, np.n
     Raises InputError naming the file and line of a malformed line, an
     unknown partition or a negative weight.
     """
-    from graphprum.io.lines import read_lines
-
     src: list[int] = []
     dst: list[int] = []
     w: list[float] = []

@@ -268,8 +268,6 @@ def test_random_graphs_against_enumeration_and_solve(case) -> None:
 def test_only_the_neighbourhood_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
     # a 200,000-page random graph; with K = 1 the walk matrix holds the targets
     # and their direct predecessors only
-    import graphprum.navigation.hitting as hitting
-
     rng = np.random.default_rng(1)
     n, m = 200_000, 1_000_000
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
@@ -282,13 +280,13 @@ def test_only_the_neighbourhood_is_built(monkeypatch: pytest.MonkeyPatch) -> Non
             return self.graph.walk(rows(sources), rows(targets), hops)
 
     shapes = []
-    real = hitting.hitting_probabilities
+    real = links_mod.hitting_probabilities
 
     def spy(t, sources, targets, hops):
         shapes.append(t.shape)
         return real(t, sources, targets, hops)
 
-    monkeypatch.setattr(hitting, "hitting_probabilities", spy)
+    monkeypatch.setattr(links_mod, "hitting_probabilities", spy)
     targets = [str(v) for v in dst[:10]]
     sources = [str(v) for v in rng.integers(0, n, 990)] + [str(v) for v in src[:10]]
     p = LinksModel("links").matrix(sources, targets, Ctx(BigStore()))

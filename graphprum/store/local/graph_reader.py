@@ -20,7 +20,7 @@ from graphprum.store.cypher_guard import refuse_writes
 
 def import_ladybug() -> Any:
     try:
-        import ladybug
+        import ladybug  # ~12 ms: Cypher on the embedded store only
     except ImportError as exc:  # pragma: no cover - a dependency
         raise StoreError(f"the embedded store needs LadybugDB (pip install ladybug): {exc}") \
             from None

@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from graphprum.store.local.strings import StringColumn, StringColumnWriter
 from graphprum.units import (
+    KIND_ELEMENT,
+    KIND_PAGE,
     UNIT_COLUMNS,
     DocumentBatch,
     Names,
@@ -175,11 +178,6 @@ def link_pairs_into(builder: Builder, old: UnitTable, base: int,
     dictionaries of every 16 chunks are unified, and those of the groups at
     the end (in C: 10M links between 1M pages make 1M Python strings, not
     20M, and each dictionary is hashed once)."""
-    # pyarrow: loads of link lists only; the evaluation never needs it
-    import pyarrow as pa
-
-    from graphprum.units import KIND_ELEMENT, KIND_PAGE
-
     groups: list[tuple[Any, list[tuple[np.ndarray, int]]]] = []  # dictionary, chunks' codes
     pending: list[tuple[Any, int]] = []
 
@@ -242,8 +240,6 @@ def link_pairs_into(builder: Builder, old: UnitTable, base: int,
 def _ids(ids: Any) -> Any:
     """A column of ids as a pyarrow string array (from the API, a lone
     surrogate is kept as ``surrogatepass`` bytes, as the string columns do)."""
-    import pyarrow as pa  # as in link_pairs_into
-
     if isinstance(ids, Names):
         return ids.arrow
     return pa.array([str(i).encode("utf-8", "surrogatepass") for i in ids],

@@ -24,13 +24,16 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -38,7 +41,7 @@ import graphprum.store.local.graph as graphdb
 import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
-from graphprum.store.linkgraph import LinkGraph
+from graphprum.store.linkgraph import LinkGraph, degree_summary
 from graphprum.store.local.columns import attributes_of, read_attributes, read_table, validate
 from graphprum.store.local.graph_reader import GraphReader
 from graphprum.store.local.links import LINKS, LinkColumns
@@ -273,8 +276,6 @@ class LocalStore(TableStore):
 
     def info(self) -> dict[str, Any]:
         """Counts per kind, documents, links, summaries, format, size on disk."""
-        from graphprum.store.linkgraph import degree_summary
-
         src, dst = (np.asarray(a, dtype=np.int64) for a in self.link_rows())
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
             if self.path.exists() else 0
@@ -365,8 +366,6 @@ class LocalStore(TableStore):
             summaries = {n: s for n in self.summary_names() if (s := self.load_summary(n))}
             target = None
             if not os.access(gen, os.W_OK):
-                import tempfile
-
                 target = Path(tempfile.mkdtemp(prefix="graphprum-graph-")) / graphdb.GRAPH
             try:
                 path = graphdb.build(gen, self.table(), summaries, target)
@@ -398,8 +397,6 @@ class LocalStore(TableStore):
     # ---------------------------------------------------------------- writing
     def _writing(self) -> Any:
         """Context: the writer lock, with the current manifest and generation."""
-        import contextlib
-
         @contextlib.contextmanager
         def hold() -> Any:
             created = layout.first_missing(self.path)
@@ -531,8 +528,6 @@ def _doc_index(table: UnitTable, name: str) -> int | None:
 
 def _safe_name(name: str) -> str:
     """A summary name as a directory name (``p*|c`` -> ``p%2A%7Cc``)."""
-    from urllib.parse import quote
-
     return quote(name, safe="-_.=,")
 
 
