@@ -278,11 +278,13 @@ def _frames(gen: Path, table: UnitTable,
     each relationship table in one COPY."""
     yield from document_frames(table)
     n = len(table)
-    links = LinkColumns(gen / LINKS).graph(n, size=np.asarray(table.columns["size"]))
     held = 0  # units copied since the last checkpoint
     for lo, hi in document_chunks(np.asarray(table.docs["first"], dtype=np.int64), n, CHUNK):
-        yield "Unit", unit_frame(_mapped(gen, table), StringColumn(gen / "units" / "text"),
+        mapped = _mapped(gen, table)
+        links = LinkColumns(gen / LINKS).graph(n, size=mapped.columns["size"])
+        yield "Unit", unit_frame(mapped, StringColumn(gen / "units" / "text"),
                                   Attributes(gen), lo, hi, links)
+        del mapped, links
         held += hi - lo
         if held >= CHECKPOINT_ROWS or hi == n:
             yield CHECKPOINT, None
