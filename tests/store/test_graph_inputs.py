@@ -151,6 +151,54 @@ def test_the_build_lets_go_of_each_frame_once_copied(tmp_path: Path, monkeypatch
     assert store.query("MATCH (u:Unit) RETURN count(u) AS n")[0]["n"] == len(store.table())
 
 
+def test_relationships_are_copied_from_int32_rows_without_the_columns_maps(
+        write, tmp_path: Path, monkeypatch) -> None:
+    """CHILD and HAS_ATTRIBUTE are copied from ``int32`` rows, with no
+    attribute names or values mapped any more (at 20M elements those maps
+    and the ``int64`` copies were 700 MB of the build's peak); the graph
+    still holds every parent's child and every row's attributes, as the
+    columns give them."""
+    import gc
+    import weakref
+
+    from graphprum.store.local import graph
+
+    store = mixed_store(write, tmp_path)
+    made: weakref.WeakSet[Attributes] = weakref.WeakSet()
+
+    class Tracked(Attributes):
+        def __init__(self, gen: Path) -> None:
+            super().__init__(gen)
+            made.add(self)
+
+    seen: dict[str, tuple[list[str], int]] = {}
+    real = graph._copy
+
+    def copy(conn, table, frame) -> None:
+        gc.collect()
+        seen[table] = ([str(t) for t in frame.schema.types], len(made))
+        real(conn, table, frame)
+
+    monkeypatch.setattr(graph, "Attributes", Tracked)
+    monkeypatch.setattr(graph, "_copy", copy)
+    assert store.build_graph()
+    assert seen["CHILD"] == (["int32", "int32"], 0)
+    assert seen["HAS_ATTRIBUTE"] == (["int32", "int32"], 0)
+    assert seen["Attribute"][1] == 1  # the maps the Attribute nodes are read through
+    table = store.table()
+    parent = np.asarray(table.columns["parent"]).tolist()
+    got = store.query("MATCH (a:Unit)-[:CHILD]->(b:Unit) RETURN a.row AS a, b.row AS b")
+    assert sorted((g["a"], g["b"]) for g in got) == sorted(
+        (p, c) for c, p in enumerate(parent) if p >= 0)
+    got = store.query("MATCH (u:Unit)-[:HAS_ATTRIBUTE]->(a:Attribute) "
+                      "RETURN u.row AS r, a.name AS k, a.value AS v")
+    rows = np.arange(len(table))
+    expected = sorted((int(r), k, v) for r, d in zip(rows, store.attributes(rows), strict=True)
+                      for k, v in d.items())
+    assert len(expected) == 8  # b.xml: 4 + 1, a.xml as replaced: 3
+    assert sorted((g["r"], g["k"], g["v"]) for g in got) == expected
+
+
 def test_checkpoints_every_checkpoint_rows_give_the_graph_of_one_per_batch(
         write, tmp_path: Path, monkeypatch) -> None:
     """Units copied in batches of 5,000 with a checkpoint only once 12,000

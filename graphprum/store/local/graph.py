@@ -26,7 +26,12 @@ does not let it be bounded by a batch:
   build 50 s, one every 4M 26.5 s, and would make them a quadratic 0.8-1
   ks at 50M against about 0.3 ks (``bench/graph_scale.py``);
 - each batch reads the columns through memory maps of its own, so the
-  pages it read leave the process with it;
+  pages it read leave the process with it; so does the relationships'
+  making: the attributes' names and values and the link graph are not
+  mapped any more when the relationships are copied, and CHILD and
+  HAS_ATTRIBUTE go over as ``int32`` rows (the engine casts them; CHILD's
+  COPY of 19.7M edges 39.0 s from ``int64``, 38.3 s from ``int32``,
+  medians of 3 alternated, load 1.6-1.9);
 - each relationship table is one COPY: a COPY into a relationship table
   that is not empty costs memory and time in proportion to what it holds
   (1,000 edges into a table of 2M: 113 MB more at the peak; six batches
@@ -40,7 +45,23 @@ elements (``bench/load_xml.py``, load and build in one process) 336 B
 before, 113 B then; in about the same time (the machine's load made
 timings vary twofold).  On a later machine the same 20M build peaked at
 127 B per element with a checkpoint per batch and 131 B with
-:data:`CHECKPOINT_ROWS`.
+:data:`CHECKPOINT_ROWS`.  Where that peak was (20M elements, the build
+alone; the load before it in the same process added 20 MB: its peak is
+729 MB, and what it leaves, 306 MB of which 151 MB free in malloc's
+arenas, is reused by the build): 2,474 MB in the HAS_ATTRIBUTE COPY,
+of it 901 MB anonymous memory (the engine's uncheckpointed relationships
+and the frames), 349 MB of the buffer pool's mapping, 307 MB of heap, and
+795 MB of mapped columns still held: the attributes' names and values
+(491 MB), the units' ``length`` (152 MB, every page touched by the
+roots' lengths when the table is opened) and the link graph's ``out_ptr``
+and ``size`` (152 MB); then 2,390 MB in CHILD's COPY (its ``int64`` rows,
+480 MB).  Without those (above, and the roots' lengths read through a map
+of their own): peak 1,993 MB (100 B per element), in CHILD's COPY: 932
+MB anonymous, 564 MB of the pool, 314 MB of heap, 76 MB of the parent
+column's map; ``bench/graph_scale.py`` 133.6-136.7 B before, 102.0-107.2
+after, the build 117.8-139.6 s before and 122.2-169.5 s after in
+alternated runs (load 1.9-4.3, another helper's test suite running; the
+steps the change does not touch varied as much).
 
 Graph model, the Bolt store's (same query text, same rows)::
 
@@ -280,11 +301,13 @@ def _frames(gen: Path, table: UnitTable,
     relationship table in one COPY."""
     yield from document_frames(table)
     n = len(table)
-    links = LinkColumns(gen / LINKS).graph(n, size=np.asarray(table.columns["size"]))
     held = 0  # units copied since the last checkpoint
     for lo, hi in document_chunks(np.asarray(table.docs["first"], dtype=np.int64), n, CHUNK):
-        yield "Unit", unit_frame(_mapped(gen, table), StringColumn(gen / "units" / "text"),
+        mapped = _mapped(gen, table)
+        links = LinkColumns(gen / LINKS).graph(n, size=mapped.columns["size"])
+        yield "Unit", unit_frame(mapped, StringColumn(gen / "units" / "text"),
                                   Attributes(gen), lo, hi, links)
+        del mapped, links
         held += hi - lo
         if held >= CHECKPOINT_ROWS or hi == n:
             yield CHECKPOINT, None
