@@ -60,8 +60,11 @@ of their own): peak 1,993 MB (100 B per element), in CHILD's COPY: 932
 MB anonymous, 564 MB of the pool, 314 MB of heap, 76 MB of the parent
 column's map; ``bench/graph_scale.py`` 133.6-136.7 B before, 102.0-107.2
 after, the build 117.8-139.6 s before and 122.2-169.5 s after in
-alternated runs (load 1.9-4.3, another helper's test suite running; the
-steps the change does not touch varied as much).
+alternated runs (load 1.9-4.3, a test suite running beside; the steps
+the change does not touch varied as much); alternated again at load
+0.6-1.9: the build 122.9 and 129.0 s before, 131.4 and 122.1 s after,
+peak 136.5 and 135.8 B before, 98.8 and 105.6 B after; load and build in
+one process (``bench/load_xml.py``, 20M): 104.6 B per element.
 
 Graph model, the Bolt store's (same query text, same rows)::
 
