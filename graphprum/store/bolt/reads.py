@@ -2,9 +2,9 @@
 Cypher (``cypher/read/``, ``cypher/nav/``), pulling only what is asked.
 
 Nothing here reads the whole collection except :meth:`BoltReads.table`
-and :meth:`BoltReads.resolve`, which reads it: explicit whole-collection
-reads, which ``graphprum nav`` makes to check its ids (the explorer page of
-``summary show -f html`` is counted by the server:
+and :meth:`BoltReads.resolve`: explicit reads for a caller that wants every
+unit (``graphprum nav`` checks ids with :meth:`BoltReads.kinds`; the explorer
+page of ``summary show -f html`` is counted by the server:
 :meth:`~graphprum.store.bolt.summaries.BoltSummaries.summary_page`).  A topic's
 evaluation pulls the documents that hold its units (:meth:`BoltReads.view`),
 the partitions of those units (:meth:`BoltReads.partitions`) and the part of
@@ -317,7 +317,7 @@ class BoltReads:
             self._next = {}
             now = self._upcoming("", lambda name: name in self._pieces, set(), CACHE_UNITS) \
                 if pull else []
-            self._next = {}
+            self._next = {}  # the topics' own pulls start from the first again
         self._keep(self._pull([d for d in now if int(d["kind"]) not in (KIND_PAGE, KIND_VIDEO)]))
 
     def take_pulled(self, other: BoltReads) -> None:
