@@ -161,7 +161,7 @@ class Collection:
               ) -> pd.DataFrame:
         """Run Cypher (read-only unless ``write``); rows as a DataFrame.
         Parameters come as a dict or as keywords."""
-        import pandas as pd  # 0.5 s of import: only for a DataFrame (graphprum.evaluation.rows)
+        import pandas as pd  # ~0.2 s of import: only for a DataFrame (graphprum.evaluation.rows)
 
         rows = run_query(self.store, text, {**(params or {}), **named}, write=write,
                          timeout=timeout)
