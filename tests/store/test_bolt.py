@@ -508,7 +508,7 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
     units from the server once (in slices of a few units per row), the
     summaries' names are asked once, and a load makes the store read again;
     the tables equal those pulled without the cache."""
-    from graphprum.store.bolt import reads as bolt_reads
+    from graphprum.store.bolt import pulls as bolt_pulls
 
     bolt = bolt_store()
     load_xml(bolt, [PLOS])
@@ -545,7 +545,7 @@ def test_each_document_is_pulled_once_until_the_next_load(tmp_path, bolt_store, 
     parts = [n for name, rows in asked if name in PARTS for n in rows]
     assert sorted(parts) == sorted(names[:8])
     assert sum(name == "summary/names" for name, _ in asked) == 1
-    assert max(bolt.documents()["count"]) > bolt_reads.SLICE  # documents span rows
+    assert max(bolt.documents()["count"]) > bolt_pulls.SLICE  # documents span rows
     load_xml(bolt, [write_collection(tmp_path / "c", {"x.xml": "<x><y/></x>"})])
     asked.clear()
     view = bolt.view([], names[:1])

@@ -9,8 +9,9 @@ page of ``summary show -f html`` is counted by the server:
 evaluation pulls the documents that hold its units (:meth:`BoltReads.view`),
 the partitions of those units (:meth:`BoltReads.partitions`) and the part of
 the graph a walk into its targets can use (:meth:`BoltReads.link_walk`);
-on FalkorDB, through its Redis port when it is reachable (documents and
-partitions packed, ``read/*_packed.cypher``; small replies ``compact``).
+on FalkorDB, through its Redis port when it is reachable (small replies
+``compact``).  The documents and partitions are pulled, once per
+evaluation, by :mod:`graphprum.store.bolt.pulls`.
 
 The documents of a load still being written have ``complete = false``;
 every query here reads complete documents only (by name, or through the
@@ -21,9 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,13 +36,11 @@ from graphprum.store.bolt.pieces import (
     Row,
     canonical,
     join_tables,
-    packed_piece,
-    piece_of,
     place_documents,
     resolver,
     unit_frame,
-    whole_numbers,
 )
+from graphprum.store.bolt.pulls import DOC_FIELDS, DocumentPulls, document_of
 from graphprum.store.linkgraph import graph_walk
 from graphprum.units import (
     KIND_ELEMENT,
@@ -58,22 +55,6 @@ from graphprum.units import (
 if TYPE_CHECKING:
     import pandas as pd
 
-_DOC_FIELDS = ["name", "source", "kind", "length", "count", "seq"]
-#: Units pulled by one query at most (a document larger comes alone).
-PULL_UNITS = 10_000
-#: Pulls under way at once (a server answers several reads at a time, and
-#: the client decodes one while the server encodes the next).
-PULL_THREADS = 4
-#: Units per row of the column queries (a row stays under FalkorDB's 64 KB
-#: record: ``read/document_columns.cypher``).
-SLICE = 48
-#: Units of pulled documents kept for later views (about 60 bytes each).
-CACHE_UNITS = 1_000_000
-#: Units of the documents announced by :meth:`BoltReads.read_ahead` that a
-#: pull takes with it.
-AHEAD_UNITS = 250_000
-
-
 def held_right(load_count: int | None, held_load: int | None) -> bool:
     """Whether every unit keeps its count of the links held in its subtree:
     the Meta node's ``held_load`` is its ``load_count`` (absent: a store of
@@ -84,15 +65,6 @@ def held_right(load_count: int | None, held_load: int | None) -> bool:
     (True, False, False, True)
     """
     return held_load is not None and int(held_load) == int(load_count or 0)
-
-
-def document_of(uid: str) -> str:
-    """The document name in a unit id (the part before ``#``).
-
-    >>> document_of("d#/a[1]"), document_of("page.html")
-    ('d', 'page.html')
-    """
-    return uid.partition("#")[0]
 
 
 class BoltView(UnitView):
@@ -140,23 +112,17 @@ class BoltReads:
     """The reads of a :class:`~graphprum.store.bolt.store.BoltStore` over
     its connection (see the module notes).  What does not change until the
     next load is kept (:meth:`invalidate` forgets it): the documents pulled
-    for views (:data:`CACHE_UNITS` units at most, the least recently used
-    dropped first), their partitions, the stored summaries' names.  Safe to
-    use from several threads (each pull is a session of its own)."""
+    for views, and their partitions (:attr:`pulls`), the stored summaries'
+    names, the collection's statistics.  Safe to use from several threads."""
 
     def __init__(self, conn: BoltConnection) -> None:
         self.conn = conn
         self.location = conn.location
+        self.pulls = DocumentPulls(conn)
         self._lock = threading.Lock()
         self._whole: UnitTable | None = None
         self._whole_rows: Callable[[Sequence[str]], np.ndarray] | None = None
         self._doc_stats: pd.DataFrame | None = None
-        self._docs: dict[str, dict[str, Any] | None] = {}
-        self._pieces: OrderedDict[str, Piece] = OrderedDict()
-        self._ahead: list[dict[str, Any]] = []
-        self._next: dict[str, int] = {}
-        self._cached_units = 0
-        self._parts: dict[tuple[str, str], np.ndarray] = {}
         self._summaries: list[str] | None = None
         self._held_links: bool | None = None
 
@@ -164,22 +130,19 @@ class BoltReads:
         """Forget what was read of the collection (after a write)."""
         with self._lock:
             self._whole = self._whole_rows = self._doc_stats = None
-            self._docs.clear()
-            self._pieces.clear()
-            self._ahead, self._next = [], {}
-            self._cached_units = 0
             self._held_links = None
+            self.pulls.clear()
             self.forget_summaries()
 
     def forget_summaries(self) -> None:
         """Forget the summaries' names and partitions (after a summary is written)."""
-        self._parts = {}
+        self.pulls.forget_partitions()
         self._summaries = None
 
     # ---------------------------------------------------------- documents
     def _stored_documents(self) -> list[dict[str, Any]]:
         rows = self.conn.read("read/documents")
-        return [dict(zip(_DOC_FIELDS, r, strict=True)) for r in rows]
+        return [dict(zip(DOC_FIELDS, r, strict=True)) for r in rows]
 
     def documents(self) -> pd.DataFrame:
         """One row per stored document in load order: ``name, source, kind, length, count``."""
@@ -198,134 +161,22 @@ class BoltReads:
                                kind=-1 if kind is None else int(kind)) or [(0,)]
         return int(n or 0)
 
-    def _documents_named(self, names: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored documents among ``names``, in load order (each asked
-        of the server once until the next load)."""
-        names = list(dict.fromkeys(names))
-        missing = [n for n in names if n not in self._docs]
-        if missing:
-            found = {r[0]: dict(zip(_DOC_FIELDS, r, strict=True))
-                     for r in self.conn.read_batched("read/documents_named", "names", missing,
-                                                     compact=True)}
-            with self._lock:
-                self._docs.update({n: found.get(n) for n in missing})
-        docs = [d for d in (self._docs.get(n) for n in names) if d is not None]
-        return sorted(docs, key=lambda d: int(d["seq"]))
-
-    def _pull(self, docs: Sequence[dict[str, Any]]) -> dict[str, Piece]:
-        """The pieces of ``docs``: a query per :data:`PULL_UNITS` units,
-        :data:`PULL_THREADS` of them at a time; through FalkorDB's Redis port
-        when it is reachable, packed (``read/document_columns_packed.cypher``:
-        1.0-1.6 µs of the client's CPU a unit, 2.2-4.1 over Bolt),
-        else, and for a document the packed row cannot give exactly
-        (:func:`~graphprum.store.bolt.pieces.packed_piece`), over Bolt."""
-        batches: list[list[dict[str, Any]]] = []
-        units = PULL_UNITS
-        for d in docs:
-            if units + int(d["count"]) > PULL_UNITS:
-                batches.append([])
-                units = 0
-            batches[-1].append(d)
-            units += int(d["count"])
-
-        def pull(batch: list[dict[str, Any]]) -> dict[str, Piece]:
-            out: dict[str, Piece] = {}
-            if self.conn.redis() is not None:
-                named = {d["name"]: d for d in batch}
-                for row in self.conn.read_batched("read/document_columns_packed", "names",
-                                                  list(named), compact=True):
-                    piece = packed_piece(row, named[row[0]])
-                    if piece is not None:
-                        out[row[0]] = piece
-            rest = [d for d in batch if d["name"] not in out]
-            rows: dict[str, list[Row]] = {d["name"]: [] for d in rest}
-            for row in self.conn.read_batched("read/document_columns", "names",
-                                              list(rows), slice=SLICE) if rest else ():
-                rows[row[0]].append(row)
-            return {**out, **{d["name"]: piece_of(rows[d["name"]], d, self.location)
-                              for d in rest}}
-
-        if len(batches) <= 1:
-            return pull(batches[0]) if batches else {}
-        out: dict[str, Piece] = {}
-        with ThreadPoolExecutor(min(PULL_THREADS, len(batches))) as pool:
-            for got in pool.map(pull, batches):
-                out.update(got)
-        return out
-
     def pieces(self, docs: Sequence[dict[str, Any]]) -> list[Piece]:
-        """The pieces of ``docs``, each document pulled once until the next
-        load (while the cache holds it).  A pull also takes the next
-        documents :meth:`read_ahead` announced, :data:`AHEAD_UNITS` units of
-        them, in the same few queries."""
-        with self._lock:
-            have = {d["name"]: self._pieces.get(d["name"]) for d in docs}
-            for name, hit in have.items():
-                if hit is not None:
-                    self._pieces.move_to_end(name)
-            missing = [d for d in docs if have[d["name"]] is None]
-            if missing:
-                missing += self._upcoming("", lambda name: name in self._pieces,
-                                          {d["name"] for d in missing})
-        new = self._keep(self._pull(missing))
-        return [hit if (hit := have[d["name"]]) is not None else new[d["name"]] for d in docs]
-
-    def _keep(self, new: dict[str, Piece]) -> dict[str, Piece]:
-        """``new``, pulled, kept (:data:`CACHE_UNITS` units at most, the least
-        recently used dropped first)."""
-        with self._lock:
-            for name, piece in new.items():
-                if name not in self._pieces:
-                    self._pieces[name] = piece
-                    self._cached_units += len(piece)
-            while self._cached_units > CACHE_UNITS and len(self._pieces) > 1:
-                _, dropped = self._pieces.popitem(last=False)
-                self._cached_units -= len(dropped)
-        return new
-
-    def _upcoming(self, what: str, held: Callable[[str], bool], taken: set[str],
-                  most: int = AHEAD_UNITS) -> list[dict[str, Any]]:
-        """The next announced documents (:meth:`read_ahead`) whose ``what``
-        (``""``: units, else a summary's partitions) is not ``held`` nor in
-        ``taken``, about ``most`` units of them (the lock held)."""
-        out: list[dict[str, Any]] = []
-        units = 0
-        at = self._next.get(what, 0)
-        while at < len(self._ahead) and units < most:
-            d = self._ahead[at]
-            at += 1
-            if not held(d["name"]) and d["name"] not in taken:
-                out.append(d)
-                units += int(d["count"])
-        self._next[what] = at
-        return out
+        """The pieces of ``docs``, each pulled once until the next load
+        (:meth:`DocumentPulls.pieces <graphprum.store.bolt.pulls.DocumentPulls.pieces>`)."""
+        return self.pulls.pieces(docs)
 
     def read_ahead(self, ids: Iterable[str], pull: bool = False) -> None:
         """Announce the units an evaluation's topics will view, in the order
-        they will: the first pull (a topic whose measures read its table)
-        takes the documents that come next with it, in a few large queries
-        instead of one per topic (:meth:`pieces`); a model that reads no
-        table pulls none.  With ``pull``, those of their documents whose ids
-        resolve in their units (an element's XPath; a page or a video by its
-        place: :func:`~graphprum.store.bolt.pieces.resolver`) are pulled
-        now, :data:`CACHE_UNITS` units at most, in the queries a first pull
-        would send."""
-        names = list(dict.fromkeys(document_of(canonical(u)) for u in ids))
-        docs = {d["name"]: d for d in self._documents_named(names)}
-        with self._lock:
-            self._ahead = [docs[n] for n in names if n in docs]
-            self._next = {}
-            now = self._upcoming("", lambda name: name in self._pieces, set(), CACHE_UNITS) \
-                if pull else []
-            self._next = {}  # the topics' own pulls start from the first again
-        self._keep(self._pull([d for d in now if int(d["kind"]) not in (KIND_PAGE, KIND_VIDEO)]))
+        they will (:meth:`DocumentPulls.read_ahead
+        <graphprum.store.bolt.pulls.DocumentPulls.read_ahead>`)."""
+        self.pulls.read_ahead(ids, pull)
 
     def take_pulled(self, other: BoltReads) -> None:
         """Keep what ``other`` pulled (in a forked worker, its parent's
         reads, on a connection of its own now): documents, their pieces,
         partitions, the summaries' names."""
-        self._docs, self._pieces = dict(other._docs), OrderedDict(other._pieces)
-        self._cached_units, self._parts = other._cached_units, dict(other._parts)
+        self.pulls.take(other.pulls)
         self._summaries, self._doc_stats = other._summaries, other._doc_stats
 
     # ---------------------------------------------------------- the topic
@@ -335,7 +186,7 @@ class BoltReads:
         :class:`BoltView` (``store``: the store the view names as its own)."""
         names = list(dict.fromkeys([document_of(canonical(u)) for u in ids]
                                    + list(documents)))
-        return BoltView(self, self._documents_named(names) if names else [], store)
+        return BoltView(self, self.pulls.documents_named(names) if names else [], store)
 
     def document_statistics(self) -> pd.DataFrame:
         """Per document kind: stored documents and total length (kept until
@@ -465,35 +316,7 @@ class BoltReads:
         part = cache.get(axpre)
         if part is None:
             docs = view.docs if isinstance(view, BoltView) else list(view.table.docs.records())
-            names = [str(d["name"]) for d in docs]
-            with self._lock:  # with the next announced documents' (read_ahead)
-                missing = [d for d in docs if (axpre, d["name"]) not in self._parts]
-                if missing:
-                    missing += self._upcoming(axpre, lambda name: (axpre, name) in self._parts,
-                                              {d["name"] for d in missing})
-            found = {str(d["name"]): np.full(int(d["count"]), -1, dtype=np.int64)
-                     for d in missing}
-            rest = list(found)  # a document none of whose units is in a partition has no row
-            if self.conn.redis() is not None and rest:  # as read/document_columns_packed
-                rest = []
-                for name, pre, sid in self.conn.read_batched(
-                        "read/document_partitions_packed", "names", list(found), compact=True,
-                        axpre=axpre):
-                    at, of = whole_numbers(pre), whole_numbers(sid)
-                    if at is None or of is None or len(at) != len(of):
-                        rest.append(name)
-                    else:
-                        found[name][at] = of - 1
-            for name, _, pre, sid in self.conn.read_batched(
-                    "read/document_partitions", "names", rest, axpre=axpre,
-                    slice=SLICE) if rest else ():
-                found[name][np.asarray(pre, dtype=np.int64)] = np.asarray(sid, dtype=np.int64) - 1
-            with self._lock:
-                self._parts.update({(axpre, n): a for n, a in found.items()})
-                got = [self._parts.get((axpre, n), found.get(n)) for n in names]
-            part = np.concatenate([g for g in got if g is not None]) if names \
-                else np.zeros(0, np.int64)
-            cache[axpre] = part
+            part = cache[axpre] = self.pulls.partitions(axpre, docs)
         rows = np.asarray(rows, dtype=np.int64)
         return np.where(rows >= 0, part[np.maximum(rows, 0)] if len(part) else -1, -1)
 
@@ -560,7 +383,7 @@ class BoltReads:
         for i in range(0, len(docs), chunk):
             part = docs[i:i + chunk]
             names = [d["name"] for d in part]
-            pieces = self._pull(part)
+            pieces = self.pulls.pull(part)
             texts: dict[tuple[str, int], tuple[str, Any]] = {
                 (name, int(pre)): (text, attrs) for name, pre, text, attrs in
                 self.conn.read_batched("read/document_texts", "names", names)}
@@ -588,7 +411,7 @@ class BoltReads:
         nothing on the evaluation path calls it.  Kept until the next load."""
         if self._whole is None:
             docs = self._stored_documents()
-            pieces = self._pull(docs)
+            pieces = self.pulls.pull(docs)
             self._whole = join_tables([pieces[d["name"]].table for d in docs])
             self._whole_rows = resolver(place_documents(docs), lambda: pieces)
         return self._whole
