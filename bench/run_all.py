@@ -643,8 +643,9 @@ NOTES = [
     "122-article load), and FalkorDB runs writes one at a time anyway. The machine is "
     "shared: the server's CPU time is the steadier number.",
     "- *--jobs on one run* (114 topics x 1,500 results, structural PRUM, PRUM@0.5, AP; "
-    "bench/startup.py): the topics are cut into chunks of about 20,000 results "
-    "(`graphprum.evaluation.core.CHUNK_RESULTS`) evaluated in processes forked by "
+    "bench/startup.py): the topics are cut into chunks of about equal results, about "
+    "20,000 each (`graphprum.evaluation.core.CHUNK_RESULTS`), their number a multiple of "
+    "the processes', evaluated in processes forked by "
     "`concurrent.futures.ProcessPoolExecutor` (`graphprum.workers`); what stays in one "
     "process is the start (imports, about 0.35 s), reading the run and the qrels, and "
     "opening the store. Until 2026-11-28 readers forked before numpy was imported, one "

@@ -227,7 +227,7 @@ def _chunks_spy(monkeypatch, size: int) -> list[tuple[int, int]]:
     monkeypatch.setattr(core, "CHUNK_RESULTS", size)
 
     def spy(job, jobs, progress):
-        seen.append((len(core.topic_chunks(job)), jobs))
+        seen.append((len(core.topic_chunks(job, jobs)), jobs))
         return real(job, jobs, progress)
 
     monkeypatch.setattr(core, "run_job", spy)
@@ -302,6 +302,54 @@ def test_classical_measures_count_judged_ids_not_in_the_store_as_non_relevant(
 
 CLASSICAL = ["AP", "P@5", "nDCG@10", "map", "P_10", "num_rel", "num_rel_ret", "recall_10",
              "Rprec", "bpref"]
+
+
+def _cut(sizes: list[int], jobs: int) -> list[list[int]]:
+    """:func:`~graphprum.evaluation.core.topic_chunks` of topics of ``sizes``
+    results (one run), as lists of the sizes."""
+    from types import SimpleNamespace
+
+    from graphprum.evaluation import core
+
+    topics = [f"t{i}" for i in range(len(sizes))]
+    job = SimpleNamespace(topics=topics, runs=[SimpleNamespace(
+        topics={t: range(k) for t, k in zip(topics, sizes, strict=True)})])
+    chunks = core.topic_chunks(job, jobs)
+    assert [t for c in chunks for t in c] == topics and all(chunks)  # order kept, none empty
+    held = dict(zip(topics, sizes, strict=True))
+    return [[held[t] for t in c] for c in chunks]
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3, 50])
+def test_chunks_are_even_and_a_multiple_of_the_processes(jobs: int, monkeypatch) -> None:
+    """Topics of uneven sizes: the chunks' number is ``ceil(results /
+    CHUNK_RESULTS)`` rounded up to a multiple of ``jobs`` (at most one a
+    topic), and no chunk is further from an equal share than the largest
+    topic (checked against the shares, not the cut's own arithmetic)."""
+    from graphprum.evaluation import core
+
+    monkeypatch.setattr(core, "CHUNK_RESULTS", 5_000)
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 40, 300):
+        for _ in range(20):
+            sizes = [int(k) for k in rng.integers(1, 600, size=n)]
+            chunks = _cut(sizes, jobs)
+            wanted = math.ceil(math.ceil(sum(sizes) / 5_000) / jobs) * jobs
+            assert len(chunks) == min(n, wanted)
+            share = sum(sizes) / len(chunks)
+            assert all(abs(sum(c) - share) <= max(sizes) for c in chunks), (n, jobs)
+
+
+def test_a_huge_topic_leaves_the_others_shared_evenly(monkeypatch) -> None:
+    """One topic of 200,000 results then 100 of 500: the huge one alone,
+    the other twelve chunks share the rest (8 or 9 topics each, never one
+    topic alone as a cut at fixed boundaries would give)."""
+    from graphprum.evaluation import core
+
+    monkeypatch.setattr(core, "CHUNK_RESULTS", 20_000)
+    chunks = _cut([200_000] + [500] * 100, 1)
+    assert len(chunks) == 13 and chunks[0] == [200_000]
+    assert sorted({len(c) for c in chunks[1:]}) == [8, 9]
 
 
 @pytest.mark.parametrize("options", [{}, {"complete": False}, {"judged_only": True},
