@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from graphprum import arrow_compute as pc
 from graphprum.errors import UsageError
 from graphprum.io.columns import from_numpy, from_strings, to_numpy
 

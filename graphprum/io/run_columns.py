@@ -34,9 +34,9 @@ import re
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from graphprum import arrow_compute as pc
 from graphprum.io.columns import from_numpy, release, to_numpy
 from graphprum.io.lines import DECIMAL, INTEGER, PathArg, is_stream, read_bytes
 from graphprum.io.range_runs import is_range_line
@@ -183,7 +183,7 @@ def _read_fast(source: bytes | str, order: str, dedup: bool, ranges: bool,
         firsts = np.full(len(topics), n)
         np.minimum.at(firsts, columns.codes, np.arange(n))
         if not all(is_positional_id(u) for u in
-                   columns.ids.take(from_numpy(firsts)).to_pylist()):
+                   pc.take(columns.ids, from_numpy(firsts)).to_pylist()):
             return None  # ids to normalise: read carefully
     table = ordered_table(topics, columns, order)
     release()  # what the reading took and left

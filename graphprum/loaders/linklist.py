@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as csv
 
 from graphprum.errors import InputError
@@ -114,6 +113,8 @@ def read_link_list(path: str | os.PathLike[str], chunk: int = CHUNK,
 def _fast(path: str | os.PathLike[str]) -> Iterator[tuple[Names, Names]]:
     """Pairs block by block from pyarrow's CSV reader; _RefusedError at anything
     the careful reader must explain."""
+    import pyarrow.compute as pc  # 50 ms of import (arrow_compute.py): link lists only
+
     def invalid(row: Any) -> str:  # a line without one tab: a comment or blank line, or wrong
         text = row.text or ""
         return "skip" if not text.strip(_SPACES) or text.lstrip(_SPACES).startswith("#") \

@@ -3,7 +3,7 @@
 A one-line eval imports the evaluation and what its measures need, and none
 of the libraries only other commands use: pandas (the API's DataFrames,
 comparisons, summaries), scipy.stats, matplotlib, the neo4j driver,
-LadybugDB, networkx; and a classical eval (the classical model, measures
+LadybugDB, networkx, pyarrow.compute's wrappers; and a classical eval (the classical model, measures
 without structure) loads no scipy at all (scipy.sparse and scipy.special
 cost it more than numpy itself) and no lxml (TREC runs and qrels are
 text).  The commands run as processes (a module imported by the test
@@ -22,8 +22,10 @@ from pathlib import Path
 
 import pytest
 
-#: Libraries no small eval needs.
-HEAVY = ("pandas", "scipy.stats", "matplotlib", "neo4j", "ladybug", "networkx", "pydantic")
+#: Libraries no small eval needs (pyarrow.compute: 50 ms of wrappers, where
+#: the run reader calls its kernels through graphprum.arrow_compute).
+HEAVY = ("pandas", "scipy.stats", "matplotlib", "neo4j", "ladybug", "networkx", "pydantic",
+         "pyarrow.compute")
 
 #: What an eval under the classical model needs neither (its PRUM reads the
 #: ranking; lxml reads XML runs, XML documents and X-Rai assessments only).

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from graphprum.store.linkgraph import LinkGraph, small_rows
 from graphprum.store.local.graph_ids import document_chunks, unit_ids
@@ -235,6 +234,7 @@ class Attributes:
         joined by commas inside braces.  Five times faster than joining
         Python strings (1.0 s for the 1.16M attributes of 2M rows before),
         and no Python string per attribute."""
+        import pyarrow.compute as pc  # 50 ms of import (arrow_compute.py): graph only
         m = hi - lo
         a, b = (int(x) for x in np.searchsorted(self.rows, [lo, hi]))
         if a == b:
@@ -275,6 +275,7 @@ def _json_strings(values: pa.Array) -> pa.Array:
     ...     [json.dumps(t, ensure_ascii=False) for t in texts]
     True
     """
+    import pyarrow.compute as pc  # 50 ms of import (arrow_compute.py): graph only
     data = values.buffers()[2]  # every byte of the strings (more when sliced: no harm)
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     if (raw < 32).any() or (raw == 34).any() or (raw == 92).any():
@@ -300,6 +301,7 @@ def attribute_frames(attributes: Attributes) -> Frames:
     Arrow over the stored bytes a piece at a time (no Python string), and
     the pieces' dictionaries unified (in order of first appearance): what
     stays is a code per attribute and the distinct pairs."""
+    import pyarrow.compute as pc  # 50 ms of import (arrow_compute.py): graph only
     n = len(attributes.rows)
     if not n:
         return
