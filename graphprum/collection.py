@@ -35,7 +35,7 @@ from graphprum.api import evaluate
 from graphprum.errors import UsageError
 from graphprum.evaluation.inputs import MeasuresLike, QrelsLike, RunsLike
 from graphprum.floats import json_value, readable
-from graphprum.inspect import describe_unit
+from graphprum.describe import describe_unit
 from graphprum.query import run_query
 from graphprum.store import open_store
 from graphprum.store.base import Store

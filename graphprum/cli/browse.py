@@ -29,7 +29,7 @@ from graphprum.cli.shared import (
 from graphprum.context import TopicContext
 from graphprum.errors import printable
 from graphprum.floats import readable
-from graphprum.inspect import describe_unit
+from graphprum.describe import describe_unit
 from graphprum.navigation.base import parse_model
 from graphprum.tabular import write_rows
 
@@ -207,7 +207,7 @@ UNIT_FIELDS = ("doc", "label_path", "depth", "pre", "post", "size", "start", "en
 
 
 def show_records(data: Mapping[str, Any]) -> list[list[Any]]:
-    """What :func:`describe_unit <graphprum.inspect.describe_unit>` found, as
+    """What :func:`describe_unit <graphprum.describe.describe_unit>` found, as
     ``FIELD VALUE...`` records (the tsv and csv of ``show``).
 
     >>> data = {"unit": {"id": "v#1", "kind": "segment", "tag": "segment", "start": 0.0},

@@ -291,7 +291,7 @@ def test_local_store_book_matches_fig2(tmp_path):
     s = build_summary(store.table(), "p*")
     assert extents(s) == PSTAR_EXTENTS
     store.save_summary("p*", *s.to_arrays())
-    from graphprum.inspect import describe_unit
+    from graphprum.describe import describe_unit
 
     uid = store.table().ids([6])[0]
     assert describe_unit(store, uid)["partitions"] == {"p*": "S3"}
