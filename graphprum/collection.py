@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 from graphprum import loading
 from graphprum.api import evaluate
+from graphprum.describe import describe_unit
 from graphprum.errors import UsageError
 from graphprum.evaluation.inputs import MeasuresLike, QrelsLike, RunsLike
 from graphprum.floats import json_value, readable
-from graphprum.describe import describe_unit
 from graphprum.query import run_query
 from graphprum.store import open_store
 from graphprum.store.base import Store

@@ -27,9 +27,9 @@ from graphprum.cli.shared import (
     user_errors,
 )
 from graphprum.context import TopicContext
+from graphprum.describe import describe_unit
 from graphprum.errors import printable
 from graphprum.floats import readable
-from graphprum.describe import describe_unit
 from graphprum.navigation.base import parse_model
 from graphprum.tabular import write_rows
 
