@@ -34,8 +34,10 @@ from graphprum.navigation.base import NavigationModel
 from graphprum.store.base import Store, UnitView
 
 #: Prefix of the id that stands in a ranking for a result the store does not
-#: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it.
-UNKNOWN_PREFIX = "\x00not-in-store\x00"
+#: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it, as
+#: ids are cut at white space.  No NUL: trec_eval's C code would read every
+#: such id as the empty string, and refuse the topic as holding duplicates.
+UNKNOWN_PREFIX = "\tnot-in-store\t"
 
 __all__ = ["UNKNOWN_PREFIX", "ChunkOutput", "ClassicalValues", "Job", "TopicOutput",
            "classical_values", "evaluate_chunk", "evaluate_topic", "prepare_ranking",
@@ -104,7 +106,7 @@ def prepare_ranking(ids: Sequence[str], judged: Mapping[str, float],
     >>> prepare_ranking(["a", "x", "b", "c"], {"a": 1, "b": -1, "c": 0}, judged_only=True)
     ['a', 'c']
     >>> prepare_ranking(["a", "x", "b"], {"a": 1}, {"a"}, max_results=2)
-    ['\\x00not-in-store\\x00a', 'x']
+    ['\\tnot-in-store\\ta', 'x']
     """
     out = list(ids[:max_results] if max_results is not None else ids)
     if unknown:

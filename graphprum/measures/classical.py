@@ -80,7 +80,7 @@ MAX_GRADE = 1_000_000
 GRADE_SCALE = 1000
 _LOG_FLOOR = math.log(MIN_GEO_MEAN) + 1e-12
 #: The id judged REL 0 in a topic whose RELs are all negative (module notes).
-NO_RESULT = "\x00judged-0-for-trec_eval\x00"
+NO_RESULT = "\tjudged-0-for-trec_eval\t"
 
 #: trec_eval measures whose value depends on the size of a grade, not only
 #: on its order and on thresholds: refused with fractional RELs.

@@ -114,3 +114,35 @@ def test_the_count_is_in_the_outputs_metadata(data: dict) -> None:
     plain = _eval(data, "-f", "json")  # the default: a list of records, as ever
     assert isinstance(json.loads(plain.stdout), list)
     assert "#" not in _eval(data, "-f", "tsv").stdout
+
+
+def test_judged_ids_not_in_the_store_are_non_relevant_however_many(data: dict,
+                                                                   tmp_path: Path) -> None:
+    """Two results of a topic whose ids the qrels judge but the store does
+    not hold are two non-relevant results (DESIGN §4), as the same run with
+    two unjudged ids in their place is without a store (trec_eval's view).
+    trec_eval's C code reads ids as C strings: ids that began with a NUL
+    were all the empty string to it, so it refused the topic as holding
+    duplicate documents and every classical value of the topic was 0."""
+    ghosts = ["ghost-a#/x[1]", "ghost-b#/x[1]"]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(data["qrels"].read_text() + f"1 0 {ghosts[0]} 1\n1 0 {ghosts[1]} 2\n")
+    lines = data["clean"].read_text().splitlines()
+    tag = data["tag"]
+
+    def run_with(ids: list[str], name: str) -> Path:
+        path = tmp_path / name
+        path.write_text("\n".join([f"1 Q0 {ids[0]} 0 99 {tag}", f"1 Q0 {ids[1]} 0 98 {tag}",
+                                   *lines]) + "\n")
+        return path
+
+    measures = ["AP", "P@5", "num_ret", "num_rel_ret", "bpref", "nDCG@10"]
+    notes: list[str] = []
+    kept = evaluate(run_with(ghosts, "ghosts.txt"), qrels, measures, store=data["store"],
+                    warn=notes.append)
+    fresh = evaluate(run_with(["fresh-a#/x[1]", "fresh-b#/x[1]"], "fresh.txt"), qrels,
+                     measures, store=None)
+    pd.testing.assert_frame_equal(kept, fresh, check_exact=False, rtol=0, atol=1e-12)
+    one = kept[(kept.topic == "1") & (kept.measure == "num_ret")]["value"].iloc[0]
+    assert one == len([line for line in lines if line.split()[0] == "1"]) + 2
+    assert any("2 result id(s) not in the store, counted as non-relevant" in n for n in notes)
