@@ -157,3 +157,31 @@ def test_two_statements_are_refused_before_anything_runs(stores) -> None:
     with pytest.raises(UsageError, match="holds 2 statements"):
         run_query(stores["plos"], "MATCH (u:Unit) RETURN count(u) AS n; "
                                   "MATCH (d:Document) RETURN count(d) AS n")
+
+
+def test_an_aggregate_the_embedded_engine_gets_wrong_is_refused(local_stores) -> None:
+    """docs/query.md's dialect table: LadybugDB 0.22 ignores the ORDER BY of
+    ``WITH … ORDER BY … LIMIT`` before an aggregate without a grouping key
+    (it summed three arbitrary lengths, 29, where the three longest units
+    add up to over 300,000).  The store refuses that shape, and answers the
+    ones it gets right (a constant key, a count) as the rows themselves add
+    up, computed here in Python from the ordered rows."""
+    plos = local_stores["plos"]
+    lengths = sorted((r["l"] for r in run_query(plos, "MATCH (u:Unit) RETURN u.length AS l")),
+                     reverse=True)
+    top = "MATCH (u:Unit) WITH u ORDER BY u.length DESC"
+    for tail in ("LIMIT 3 RETURN sum(u.length) AS s", "SKIP 1 RETURN max(u.length) AS s",
+                 "LIMIT 3 WITH u WHERE u.length > 0 RETURN collect(u.length) AS s",
+                 "LIMIT 3 MATCH (u) RETURN avg(u.length) + 0 AS s"):
+        with pytest.raises(UsageError, match=r"LadybugDB 0.22.*RETURN 1 AS g"):
+            run_query(plos, f"{top} {tail}")
+    assert run_query(plos, f"{top} LIMIT 3 RETURN 1 AS g, sum(u.length) AS s") == \
+        [{"g": 1, "s": pytest.approx(sum(lengths[:3]))}]
+    assert run_query(plos, f"{top} SKIP 1 RETURN 1 AS g, max(u.length) AS s") == \
+        [{"g": 1, "s": lengths[1]}]
+    assert run_query(plos, f"{top} LIMIT 3 WITH count(*) AS n RETURN n") == [{"n": 3}]
+    assert run_query(plos, f"{top} LIMIT 3 RETURN u.length AS l") == \
+        [{"l": v} for v in lengths[:3]]
+    # a string or a name holding the words is no clause
+    assert run_query(plos, "MATCH (u:Unit) WHERE u.tag <> 'WITH x ORDER BY y LIMIT 1' "
+                           "RETURN max(u.length) AS s") == [{"s": lengths[0]}]

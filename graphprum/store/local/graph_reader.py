@@ -10,12 +10,13 @@ what is missing.
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from graphprum.errors import StoreError, UsageError
-from graphprum.store.cypher_guard import refuse_writes
+from graphprum.store.cypher_guard import lexed, refuse_writes
 
 
 def import_ladybug() -> Any:
@@ -57,6 +58,7 @@ class GraphReader:
         """Rows of ``text`` as dicts; UsageError for a text that does more
         than read, and for Cypher the engine refuses."""
         refuse_writes(text)
+        refuse_ungrouped_after_limit(text)
         if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
             self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
         try:
@@ -85,6 +87,76 @@ class GraphReader:
         """Close the database."""
         self.conn.close()
         self.db.close()
+
+
+#: The clauses a statement is cut at, and the aggregate functions.
+_CLAUSES = re.compile(r"\b(OPTIONAL\s+MATCH|MATCH|UNWIND|WITH|RETURN|CALL|WHERE|ORDER\s+BY|SKIP|"
+                      r"LIMIT|UNION)\b", re.IGNORECASE)
+_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|collect|stdevp?|percentile(?:cont|disc))"
+                        r"\s*\(", re.IGNORECASE)
+#: Those whose value depends on which rows they see (a count does not).
+_CHOOSY = re.compile(r"\b(?:sum|avg|min|max|collect|stdevp?|percentile(?:cont|disc))\s*\(",
+                     re.IGNORECASE)
+
+
+def refuse_ungrouped_after_limit(text: str) -> None:
+    """UsageError for a query LadybugDB 0.22 answers wrongly: an aggregate
+    without a grouping key after ``WITH … ORDER BY … SKIP/LIMIT`` sees the
+    first rows in storage order, not in the order asked for (so ``WITH u
+    ORDER BY u.length DESC LIMIT 3 RETURN sum(u.length)`` sums three
+    arbitrary lengths; a count is right: it does not depend on which rows it
+    sees).  With a constant key (``RETURN 1 AS g,
+    sum(u.length)``) the engine answers right, and the message says so.
+
+    >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN u.n, count(*)")
+    >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN sum(u.n)")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: the embedded store's engine (LadybugDB 0.22) ...
+    """
+    bare = lexed(text).bare
+    cuts = [m for m in _CLAUSES.finditer(bare) if _depth(bare, m.start()) == 0]
+    clauses = [(m.group(1).split()[0].upper(), bare[m.end():end.start() if end else len(bare)])
+               for m, end in zip(cuts, [*cuts[1:], None], strict=True)]
+    limited = False
+    for i, (word, body) in enumerate(clauses):
+        if word == "UNION":
+            limited = False
+        elif word in ("SKIP", "LIMIT") and any(w == "WITH" for w, _ in clauses[:i]) \
+                and _last_projection(clauses[:i]) == "WITH":
+            limited = True
+        elif word in ("WITH", "RETURN") and limited:
+            items = [item for item in _top_level_items(body) if item.strip()]
+            if items and all(_AGGREGATE.search(item) for item in items) \
+                    and any(_CHOOSY.search(item) for item in items):
+                raise UsageError(
+                    "the embedded store's engine (LadybugDB 0.22) gives a wrong answer to an "
+                    "aggregate without a grouping key after WITH ... ORDER BY ... SKIP/LIMIT: "
+                    "it ignores the ORDER BY. Give the aggregate a constant key "
+                    "(RETURN 1 AS g, sum(...)), or return the rows (docs/query.md)")
+
+
+def _last_projection(clauses: list[tuple[str, str]]) -> str | None:
+    """The last WITH or RETURN among ``clauses``."""
+    return next((w for w, _ in reversed(clauses) if w in ("WITH", "RETURN")), None)
+
+
+def _depth(text: str, at: int) -> int:
+    """How many brackets are open at ``text[at]``."""
+    head = text[:at]
+    return sum(head.count(o) - head.count(c) for o, c in ("()", "[]", "{}"))
+
+
+def _top_level_items(body: str) -> list[str]:
+    """``body`` cut at the commas outside brackets."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            items.append(body[start:i])
+            start = i + 1
+    items.append(body[start:])
+    return items
 
 
 #: Keys of LadybugDB values that are the engine's or the embedded store's.
