@@ -22,8 +22,8 @@ from graphprum.cli.shared import (
     app,
     choose_format,
     note,
-    open_store,
     state,
+    store_from_options,
     user_errors,
 )
 from graphprum.context import TopicContext
@@ -70,7 +70,7 @@ def info(
 ) -> None:
     """Counts per kind, documents, links, summaries, store format and size on disk."""
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     data = store.info()
     if fmt != "table":  # numbers as numbers for machines
         data = {**data, "degrees": {k: degree_numbers(v) for k, v in
@@ -191,7 +191,7 @@ def show(
     COUNT' and 'in_link ID COUNT' lines.
     """
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     data = describe_unit(store, uid)
     if fmt == "json":
         print(json.dumps(data, indent=1, default=str))
@@ -292,7 +292,7 @@ def nav(
     FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file)."""
     fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]
-    store = open_store(create=False) if any(m.needs_store for m in models) else None
+    store = store_from_options(create=False) if any(m.needs_store for m in models) else None
     if store is not None:
         ids = list(dict.fromkeys([*sources, *targets]))
         # kinds, not resolve: on a graph server resolve reads the whole collection

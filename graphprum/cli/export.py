@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from graphprum.cli.load import Quiet
-from graphprum.cli.shared import Progress, note, open_store, sub_app, user_errors
+from graphprum.cli.shared import Progress, note, store_from_options, sub_app, user_errors
 
 export_app = sub_app("export", "Write the collection in another system's format.")
 
@@ -41,7 +41,7 @@ def export_neo4j(
     # the Bolt store's 20 modules (~9 ms of import): this command only
     from graphprum.store.bolt.neo4j_admin import export_neo4j_admin, import_command
 
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     t0 = time.perf_counter()
     with Progress(int(store.count_units()), "exporting units", quiet) as advance:
         counts = export_neo4j_admin(store, directory, on_document=advance)

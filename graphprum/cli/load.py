@@ -15,8 +15,8 @@ from graphprum.cli.shared import (
     INTERRUPTED,
     Progress,
     note,
-    open_store,
     status,
+    store_from_options,
     sub_app,
     user_errors,
 )
@@ -39,7 +39,7 @@ def load_group(
 ) -> None:
     """Load a collection into the store."""
     if resume:
-        removed = open_store(create=False).resume_loads()
+        removed = store_from_options(create=False).resume_loads()
         print(f"removed {removed:,} incomplete documents" if removed
               else "nothing to resume: no incomplete documents")
         raise typer.Exit()
@@ -195,7 +195,7 @@ def load_xml(
                            passed_over=None if glob else passed_over)
     for left in passed_over:  # with --glob the user chose
         note(f"note: {left}")
-    store = open_store(wait=wait)
+    store = store_from_options(wait=wait)
     had = summary_names(store)
     with Progress(len(files), "loading XML", quiet) as advance:
         report = loading.load_xml(store, paths, links=links, replace=replace,
@@ -249,7 +249,7 @@ def load_web(
         total = len(SiteIndex.scan(root, follow_symlinks).pages)
     except InputError:
         total = 0
-    store = open_store(wait=wait)
+    store = store_from_options(wait=wait)
     had = summary_names(store)
     with Progress(total, "loading pages", quiet) as advance:
         report = loading.load_web(store, root, elements=elements, replace=replace,
@@ -273,7 +273,7 @@ def load_links(
     graph: Graph = None,
 ) -> None:
     """Load a link list between pages; pages not yet stored become page units."""
-    store = open_store(wait=wait)
+    store = store_from_options(wait=wait)
     had = summary_names(store)
     report = loading.load_links(store, path)
     finish(store, graph,
@@ -292,7 +292,7 @@ def load_video(
     graph: Graph = None,
 ) -> None:
     """Load video segments: ids VIDEO#N, N the 1-based segment index in time order."""
-    store = open_store(wait=wait)
+    store = store_from_options(wait=wait)
     had = summary_names(store)
     report = loading.load_video(store, paths, replace=replace)
     finish(store, graph,

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from graphprum.cli.shared import Progress, note, open_store, state, store_exists
+from graphprum.cli.shared import Progress, note, state, store_exists, store_from_options
 from graphprum.errors import StoreError
 from graphprum.evaluation.job import needs_store
 from graphprum.evaluation.options import EvalOptions
@@ -103,17 +103,17 @@ class EvalArgs:
         an error (without it, N would silently become the default)."""
         if self._store is None and not self.no_store:
             if store_exists():
-                self._store = open_store(create=False)
+                self._store = store_from_options(create=False)
             elif state.store is not None:
                 # a store named by --store or $GRAPHPRUM_STORE must be there:
                 # evaluating without it would change N (the collection's size)
                 try:
-                    self._store = open_store(create=False)
+                    self._store = store_from_options(create=False)
                 except StoreError as exc:
                     raise StoreError(f"{exc} (load a collection into it first, or evaluate "
                                      f"without a store: --no-store)") from None
             elif needs_store(list(measures), self.options.nav):
-                self._store = open_store(create=False)
+                self._store = store_from_options(create=False)
         return self._store
 
     def keywords(self, measures: Sequence[str]) -> dict[str, Any]:

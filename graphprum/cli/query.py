@@ -14,14 +14,14 @@ from graphprum.cli.shared import (
     Format,
     app,
     choose_format,
-    open_store,
     status,
-    usage,
+    store_from_options,
     user_errors,
 )
+from graphprum.errors import UsageError
 from graphprum.loading import copy_store
 from graphprum.query import parse_param, run_query
-from graphprum.store import open_store as open_location
+from graphprum.store import open_store
 from graphprum.tabular import write_rows
 
 
@@ -56,9 +56,9 @@ def query(
     """
     fmt = choose_format(fmt, TABLE_FORMATS)
     if not timeout >= 0:  # NaN too
-        raise usage(f"--timeout {timeout}: seconds, 0 or more")
+        raise UsageError(f"--timeout {timeout}: seconds, 0 or more")
     params = dict(parse_param(p) for p in param)
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     # the first query of an embedded store builds its graph (minutes for a
     # large collection): a spinner says so on a terminal
     with status("querying (the first query of a store builds its graph for queries) ..."):
@@ -76,6 +76,6 @@ def copy(
     replace: Annotated[bool, typer.Option(help="Replace documents already there.")] = False,
 ) -> None:
     """Copy a collection into another store (a Neo4j server, say)."""
-    report = copy_store(open_location(src, create=False), open_location(dst), replace=replace)
+    report = copy_store(open_store(src, create=False), open_store(dst), replace=replace)
     print(f"copied {report.documents} documents, {report.elements} units in "
           f"{report.seconds:.2f} s")

@@ -24,7 +24,7 @@ from graphprum.cli.shared import (
     Format,
     choose_format,
     note,
-    open_store,
+    store_from_options,
     sub_app,
     user_errors,
 )
@@ -90,7 +90,7 @@ def focus_command(run: RunFile, output: Output = None, tag: Tag = None,
 
     Example: graphprum runs focus thorough.txt -o focused.txt
     """
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     focused = focus_run(read_units(run, order, dedup), store, tag=tag)
     write_run_to(focused.run, output)
     kept = sum(len(t) for t in focused.run.topics.values())
@@ -152,7 +152,7 @@ def to_ranges_command(run: RunFile, output: Output = None, tag: Tag = None,
 
     Example: graphprum runs to-ranges elements.txt -o passages.txt
     """
-    ranges = to_ranges(read_units(run, order, dedup), open_store(create=False), tag=tag)
+    ranges = to_ranges(read_units(run, order, dedup), store_from_options(create=False), tag=tag)
     write_run_to(ranges, output)
     for message in ranges.notes:
         note(message)

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from graphprum.cli.shared import note, sub_app, usage, user_errors
+from graphprum.cli.shared import note, sub_app, user_errors
+from graphprum.errors import UsageError
 
 server_app = sub_app("server", "A local FalkorDB server with Bolt (pip install "
                                "graphprum[server]), for users without Docker. Every port "
@@ -49,7 +50,7 @@ def server_stop(data_dir: DataDir = None) -> None:
     if data_dir is None and not falkor_server.status()["running"]:
         running = falkor_server.remembered()
         if len(running) > 1:
-            raise usage("several FalkorDB servers run; name one with --data-dir: "
+            raise UsageError("several FalkorDB servers run; name one with --data-dir: "
                         + ", ".join(st["data_dir"] for st in running))
         if running:
             data_dir = Path(running[0]["data_dir"])

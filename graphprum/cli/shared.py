@@ -21,8 +21,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from graphprum.errors import GraphprumError, UsageError, printable
-from graphprum.store import Store
-from graphprum.store import open_store as _open
+from graphprum.store import Store, open_store
 from graphprum.store import store_exists as _exists
 from graphprum.store.uri import redact
 from graphprum.version import __version__
@@ -143,20 +142,15 @@ def main_options(
     state.verbose = verbose
 
 
-def open_store(create: bool = True, wait: float = 0.0) -> Store:
+def store_from_options(create: bool = True, wait: float = 0.0) -> Store:
     """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default);
     ``wait``: seconds a write waits for another writer."""
-    return _open(state.store, create=create, wait=wait)
+    return open_store(state.store, create=create, wait=wait)
 
 
 def store_exists() -> bool:
     """Whether ``--store`` names a server or an existing embedded store."""
     return _exists(state.store)
-
-
-def usage(message: str) -> GraphprumError:
-    """A usage error (exit status 2) with ``message``."""
-    return UsageError(message)
 
 
 def note(message: str) -> None:
@@ -184,7 +178,7 @@ def choose_format(fmt: str | None, formats: Sequence[str], option: str = "--form
     if fmt is None:
         fmt = "table" if sys.stdout.isatty() else "tsv"
     if fmt not in formats:
-        raise usage(f"{option} {fmt!r}: choose one of {', '.join(formats)}")
+        raise UsageError(f"{option} {fmt!r}: choose one of {', '.join(formats)}")
     return fmt
 
 

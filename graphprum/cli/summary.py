@@ -13,13 +13,12 @@ from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
     choose_format,
-    open_store,
     status,
+    store_from_options,
     sub_app,
-    usage,
     user_errors,
 )
-from graphprum.errors import printable
+from graphprum.errors import UsageError, printable
 from graphprum.tabular import write_rows
 
 summary_app = sub_app("summary", "AxPRE structural summaries: build, show.")
@@ -42,7 +41,7 @@ def summary_build(
     from graphprum.summaries.axpre import normalise_axpre
     from graphprum.summaries.stored import build_stored
 
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     t0 = time.perf_counter()
     with status(f"building the {normalise_axpre(axpre)} summary of {store.location} ..."):
         summary = build_stored(store, axpre, weight)
@@ -83,21 +82,21 @@ def summary_show(
                     if output.suffix.lower() in ends), None)
     fmt = choose_format(fmt, SUMMARY_FORMATS)
     if fmt != "html" and (run is not None or qrels is not None):
-        raise usage("--run and --qrels go with --format html")
+        raise UsageError("--run and --qrels go with --format html")
     if limit and fmt not in ("table", "tsv", "csv"):
-        raise usage(f"--limit goes with --format table, tsv or csv; {fmt} holds every "
+        raise UsageError(f"--limit goes with --format table, tsv or csv; {fmt} holds every "
                     f"partition")
     if output is not None and fmt not in FILE_SUFFIXES:
-        raise usage(f"--output goes with --format png, html or dot; {fmt} is printed")
+        raise UsageError(f"--output goes with --format png, html or dot; {fmt} is printed")
     if output is not None and output.suffix.lower() not in FILE_SUFFIXES[fmt]:
-        raise usage(f"--output {output}: a {fmt} file ends in "
+        raise UsageError(f"--output {output}: a {fmt} file ends in "
                     f"{' or '.join(FILE_SUFFIXES[fmt])}")
-    store = open_store(create=False)
+    store = store_from_options(create=False)
     if fmt == "html":
         from graphprum.summaries.explore import write_explorer  # (as the imports above)
 
         if output is None:
-            raise usage("--format html needs --output FILE.html")
+            raise UsageError("--format html needs --output FILE.html")
         data = write_explorer(store, axpre, output, weight=weight, run=run, qrels=qrels)
         built = [n for n, s in data["summaries"].items() if not s["stored"]]
         print(f"wrote {output}: summaries {', '.join(data['summaries'])}"
@@ -114,7 +113,7 @@ def summary_show(
             print(printable(f"wrote {output}"))
     elif fmt == "png":
         if output is None:
-            raise usage("--format png needs --output FILE.png")
+            raise UsageError("--format png needs --output FILE.png")
         drawn = render.to_png(summary, output)
         top = min(len(summary), render.PNG_PARTITIONS)
         print(printable(f"wrote {output}: the {top} partitions of largest π of {len(summary)}"
