@@ -60,104 +60,98 @@ class UnwindLoads:
                     link_stats: dict[str, Any] | None, me: str, create: bool = False
                     ) -> LoadReport:
         """A load in ``UNWIND`` batches: merged, or with ``create`` (an
-        empty store) created."""
+        empty store) created.  Each document is planned (skipped when
+        stored unchanged, replacing, refused: :class:`_Plan`) and written
+        incomplete in batches; then the link list's pairs, and
+        :meth:`_finish` makes the load visible."""
+        stored, next_seq = self._stored_versions()
+        meta = self.reads.meta()
+        plan = _Plan(stored, next_seq, (meta["load_count"] + 1) * 10**9, replace)
+        load = me.rsplit(" ", 1)[-1]
+        self._send_documents(docs, plan, load, me, create)
+        pair_sources = [] if link_pairs is None else self._add_link_pairs(link_pairs, plan, load)
+        if plan.report.documents == 0 and plan.unchanged == 0 and link_pairs is None:
+            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
+                             None, "nothing to load")
+        self._finish(plan, pair_sources, meta, description, link_stats, load, create)
+        return plan.report
+
+    def _stored_versions(self) -> tuple[dict[str, tuple[int, str]], int]:
+        """The stored documents that are complete, as name -> (seq, digest),
+        and the next free document seq."""
         stored: dict[str, tuple[int, str]] = {}
         next_seq = 1
         for name, seq, dig, complete in self.conn.read("read/document_versions"):
             next_seq = max(next_seq, int(seq) + 1)
             if complete:
                 stored[name] = (int(seq), dig)
-        meta = self.reads.meta()
-        report = LoadReport()
-        unchanged = 0
-        seen: set[str] = set()
-        written: list[tuple[str, str | None]] = []  # (name written under, replaces)
-        batch: list[tuple[LoadDocument, str]] = []
-        units = 0
-        load = me.rsplit(" ", 1)[-1]
-        lseq = (meta["load_count"] + 1) * 10**9
+        return stored, next_seq
+
+    def _send_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], plan: _Plan,
+                        load: str, me: str, create: bool) -> None:
+        """Plan each document of ``docs`` and queue the writes of those to
+        write, a batch at a time, through a write pipe drained at the end."""
         pipe = WritePipe(self.conn.call_timeout(), lambda: self.conn.late("a write of this load"))
-        beat = [time.monotonic()]
-
-        def flush() -> None:
-            self._queue_documents(pipe, batch, load, create)
-            if time.monotonic() - beat[0] > BEAT_EVERY:
-                beat[0] = time.monotonic()
-                pipe.submit(lambda: self.conn.write("load/writer_beat", writer=me, now=time.time()))
-            batch.clear()
-
+        batches = _Batches(self, pipe, load, me, create)
         try:
             for doc in documents_of(docs):
-                if doc.name in seen:
-                    raise InputError(doc.source, None,
-                                     f"document id {doc.name!r} occurs twice in this load")
-                seen.add(doc.name)
-                dig = digest(doc)
-                found = stored.get(doc.name)
-                replaces = None
-                if found is not None:
-                    if found[1] == dig and not replace:
-                        unchanged += 1  # stored as it is: a re-run converges
-                        continue
-                    if not replace:
-                        raise InputError(doc.source, None,
-                                         f"document {doc.name!r} is already stored; "
-                                         f"use --replace to replace it")
-                    replaces = doc.name
-                    report.replaced += 1
-                d = LoadDocument(doc, next_seq, lseq, replaces)
-                next_seq += 1
-                lseq += len(doc.links)
-                batch.append((d, dig))
-                written.append((d.doc.name, replaces))
-                units += len(doc.tags)
-                report.documents += 1
-                report.elements += len(doc.tags)
-                report.links += len(doc.links)
-                if units >= FLUSH_UNITS:
-                    flush()
-                    units = 0
-            if batch:
-                flush()
+                planned = plan.admit(doc)
+                if planned is not None:
+                    batches.add(*planned)
+            batches.flush()
             pipe.drain()
         finally:
             pipe.close()
-        pair_sources: list[str] = []
-        if link_pairs is not None:
-            before = len(written)
-            n, pair_sources = self._merge_link_pairs(link_pairs, stored, written, next_seq,
-                                                     lseq, load)
-            report.links += n
-            report.documents += len(written) - before
-            report.elements += len(written) - before
-        if report.documents == 0 and unchanged == 0 and link_pairs is None:
-            raise InputError(", ".join((description or {}).get("paths", [])) or "input",
-                             None, "nothing to load")
+
+    def _add_link_pairs(self, link_pairs: LinkPairs, plan: _Plan, load: str) -> list[str]:
+        """Write the links of the link list (and its pages not stored), counted
+        in ``plan``; the pages they leave from."""
+        written = plan.written
+        before = len(written)
+        n, sources = self._merge_link_pairs(link_pairs, plan.stored, written, plan.next_seq,
+                                            plan.lseq, load)
+        plan.report.links += n
+        plan.report.documents += len(written) - before
+        plan.report.elements += len(written) - before
+        return sources
+
+    def _finish(self, plan: _Plan, pair_sources: list[str], meta: dict[str, Any],
+                description: dict[str, Any] | None, link_stats: dict[str, Any] | None,
+                load: str, create: bool) -> None:
+        """Make the written documents visible, then their LINK edges and
+        held counts, the load's history in the meta node, and drop the
+        summaries it made stale (``plan.report`` gets its extras)."""
+        report, written = plan.report, plan.written
         self.conn.write("load/held_load", right=False)  # until load/meta
         self._complete(written, load)
         names = [replaces or name for name, replaces in written]
-        if create:  # every link's source is in this load
-            make_links(self.conn, "load/links_create", names)
-            count_held(self.conn, names)
-        else:
-            make_links(self.conn, "load/resolve_links_to", names)
-            make_links(self.conn, "load/resolve_links_from",
-                       list(dict.fromkeys(names + pair_sources)))
-            # the documents whose LINK edges changed: this load's, the pages
-            # of its link list, and those linking into what it wrote or replaced
-            into = [n for (n,) in self.conn.read_batched("load/held_sources", "names", names)]
-            count_held(self.conn, list(dict.fromkeys(names + pair_sources + into)))
+        self._link_and_count(names, pair_sources, create)
         if report.replaced:
             self.conn.write("load/orphan_attributes")
         self.conn.write("load/meta", **load_history(meta, report, description, link_stats,
-                                                 unchanged))
+                                                 plan.unchanged))
         if report.documents:
             for axpre in self.reads.summary_names():
                 self.conn.write("summary/delete", axpre=axpre)  # stale now
-        report.extra["unchanged"] = unchanged
+        report.extra["unchanged"] = plan.unchanged
         if create:
             report.extra["create"] = True
-        return report
+
+    def _link_and_count(self, names: list[str], pair_sources: list[str], create: bool) -> None:
+        """The LINK edges of the documents ``names`` (and ``pair_sources``,
+        the pages of the link list), then the held counts of every document
+        whose LINK edges changed."""
+        if create:  # every link's source is in this load
+            make_links(self.conn, "load/links_create", names)
+            count_held(self.conn, names)
+            return
+        make_links(self.conn, "load/resolve_links_to", names)
+        make_links(self.conn, "load/resolve_links_from",
+                   list(dict.fromkeys(names + pair_sources)))
+        # the documents whose LINK edges changed: this load's, the pages
+        # of its link list, and those linking into what it wrote or replaced
+        into = [n for (n,) in self.conn.read_batched("load/held_sources", "names", names)]
+        count_held(self.conn, list(dict.fromkeys(names + pair_sources + into)))
 
     def _queue_documents(self, pipe: WritePipe, batch: list[tuple[LoadDocument, str]],
                          load: str, create: bool = False) -> None:
@@ -290,3 +284,81 @@ def _attribute_nodes(batch: list[tuple[LoadDocument, str]]) -> list[dict[str, st
                 nid = attribute_nid(name, value)
                 nodes.setdefault(nid, {"nid": nid, "name": name, "value": value})
     return list(nodes.values())
+
+
+class _Plan:
+    """What a merge load writes, decided one document at a time: a stored
+    document unchanged is skipped, a changed one replaced (or, without
+    ``replace``, refused), a new one written.  ``written`` holds the name
+    each is written under and the name it replaces; ``next_seq`` and
+    ``lseq`` are the next free document seq and link order."""
+
+    def __init__(self, stored: dict[str, tuple[int, str]], next_seq: int, lseq: int,
+                 replace: bool) -> None:
+        self.stored, self.next_seq, self.lseq, self.replace = stored, next_seq, lseq, replace
+        self.report = LoadReport()
+        self.unchanged = 0
+        self.seen: set[str] = set()
+        self.written: list[tuple[str, str | None]] = []
+
+    def admit(self, doc: ParsedDocument) -> tuple[LoadDocument, str] | None:
+        """``doc`` to write, with its digest; None when it is stored as it is."""
+        if doc.name in self.seen:
+            raise InputError(doc.source, None,
+                             f"document id {doc.name!r} occurs twice in this load")
+        self.seen.add(doc.name)
+        dig = digest(doc)
+        found = self.stored.get(doc.name)
+        replaces = None
+        if found is not None:
+            if found[1] == dig and not self.replace:
+                self.unchanged += 1  # stored as it is: a re-run converges
+                return None
+            if not self.replace:
+                raise InputError(doc.source, None,
+                                 f"document {doc.name!r} is already stored; "
+                                 f"use --replace to replace it")
+            replaces = doc.name
+            self.report.replaced += 1
+        d = LoadDocument(doc, self.next_seq, self.lseq, replaces)
+        self.next_seq += 1
+        self.lseq += len(doc.links)
+        self.written.append((d.doc.name, replaces))
+        self.report.documents += 1
+        self.report.elements += len(doc.tags)
+        self.report.links += len(doc.links)
+        return d, dig
+
+
+class _Batches:
+    """Documents gathered into batches of about :data:`FLUSH_UNITS` units,
+    each batch's writes queued on ``pipe`` by ``loads._queue_documents``,
+    with a writer heartbeat after a batch when :data:`BEAT_EVERY` seconds
+    have passed since the last."""
+
+    def __init__(self, loads: UnwindLoads, pipe: WritePipe, load: str, me: str,
+                 create: bool) -> None:
+        self.loads, self.pipe, self.load, self.me, self.create = loads, pipe, load, me, create
+        self.batch: list[tuple[LoadDocument, str]] = []
+        self.units = 0
+        self.beat = time.monotonic()
+
+    def add(self, d: LoadDocument, dig: str) -> None:
+        """Add a document; queue the batch once it holds enough units."""
+        self.batch.append((d, dig))
+        self.units += len(d.doc.tags)
+        if self.units >= FLUSH_UNITS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Queue the batch's writes (if it holds any), then a heartbeat if due."""
+        if not self.batch:
+            return
+        conn = self.loads.conn
+        self.loads._queue_documents(self.pipe, self.batch, self.load, self.create)
+        if time.monotonic() - self.beat > BEAT_EVERY:
+            self.beat = time.monotonic()
+            self.pipe.submit(lambda: conn.write("load/writer_beat", writer=self.me,
+                                                now=time.time()))
+        self.batch.clear()
+        self.units = 0
