@@ -82,6 +82,40 @@ def save_npy(path: Path, array: np.ndarray) -> None:
         np.save(f, np.ascontiguousarray(array), allow_pickle=False)
 
 
+class RowMap:
+    """Where the old generation's rows and documents go in the new one:
+    the rows of replaced documents are dropped, the others keep their order
+    and the load's rows follow them.
+
+    Calling it maps rows (old ones, then new ones numbered from
+    ``n_old``) to their rows in the new generation, -1 for a dropped row.
+    """
+
+    def __init__(self, old: UnitTable, replaced: set[int]) -> None:
+        self.n_old = len(old)
+        self.keep = np.ones(self.n_old, dtype=bool)  # which old rows survive
+        first, count = old.docs["first"], old.docs["count"]
+        for d in replaced:
+            self.keep[first[d]:first[d] + count[d]] = False
+        self.n_kept = int(self.keep.sum())
+        self._kept_rank = np.cumsum(self.keep) - 1 if replaced else None
+        self.keep_docs = np.array([d not in replaced for d in range(len(old.docs))], dtype=bool)
+        self.n_kept_docs = int(self.keep_docs.sum())
+        self.doc_rank = np.cumsum(self.keep_docs) - 1  # new number of a kept document
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        """New row of old and new rows (-1 for a dropped old row)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = rows - self.n_old + self.n_kept
+        old_rows = rows < self.n_old
+        if self._kept_rank is None:
+            out[old_rows] = rows[old_rows]
+        else:
+            r = rows[old_rows]
+            out[old_rows] = np.where(self.keep[r], self._kept_rank[r], -1)
+        return out
+
+
 def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: set[int],
                      builder: Builder) -> dict[str, Any]:
     """Write old units (minus replaced documents) + new units into ``tmp``;
@@ -89,39 +123,33 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
     (tmp / "units").mkdir(parents=True)
     (tmp / "docs").mkdir()
     (tmp / "links").mkdir()
-    n_old = len(old)
-    keep = np.ones(n_old, dtype=bool)
-    old_first = old.docs["first"]
-    old_count = old.docs["count"]
-    for d in replaced:
-        keep[old_first[d]:old_first[d] + old_count[d]] = False
-    n_kept = int(keep.sum())
-    kept_rank = np.cumsum(keep) - 1 if replaced else None
-    keep_docs = np.array([d not in replaced for d in range(len(old.docs))], dtype=bool)
-    n_old_docs = int(keep_docs.sum())
-    doc_rank = np.cumsum(keep_docs) - 1
+    remap = RowMap(old, replaced)
+    per_kind = _write_unit_columns(tmp, old, old_dir, remap, builder)
+    _write_attribute_triples(tmp, old_dir if remap.n_old else None, remap, builder)
+    write_json(tmp / "vocab.json", {"tags": builder.tags, "paths": builder.paths})
+    firsts, counts = _write_doc_columns(tmp, old, old_dir, remap, builder)
+    resolved, dangling = _write_links(tmp, old, old_dir, remap if replaced else None, builder,
+                                      firsts, counts)
+    return {"documents": len(counts), "units": remap.n_kept + builder.n,
+            **{KIND_NAMES[k]: int(per_kind[k]) for k in KIND_NAMES},
+            "links": resolved, "dangling_links": dangling, "links_added": builder.n_links}
 
-    def remap(rows: np.ndarray) -> np.ndarray:
-        """New row of old and new rows (-1 for a dropped old row)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        out = rows - n_old + n_kept
-        old_rows = rows < n_old
-        if kept_rank is None:
-            out[old_rows] = rows[old_rows]
-        else:
-            r = rows[old_rows]
-            out[old_rows] = np.where(keep[r], kept_rank[r], -1)
-        return out
 
+def _write_unit_columns(tmp: Path, old: UnitTable, old_dir: Path | None, remap: RowMap,
+                        builder: Builder) -> np.ndarray:
+    """Every unit column and the texts: the kept old rows, then the new
+    ones, with documents and parents renumbered; the number of units of
+    each kind."""
+    n_old, keep = remap.n_old, remap.keep
     per_kind = np.zeros(4, dtype=np.int64)
     for c, dtype in UNIT_COLUMNS.items():
-        with NpyWriter(tmp / "units" / f"{c}.npy", dtype, n_kept + builder.n) as out:
+        with NpyWriter(tmp / "units" / f"{c}.npy", dtype, remap.n_kept + builder.n) as out:
             old_blocks = ((True, np.asarray(old.columns[c][i:i + BLOCK])[keep[i:i + BLOCK]])
                           for i in range(0, n_old, BLOCK))
             new_blocks = ((False, v) for v in builder.new_column(c))
             for is_old, values in itertools.chain(old_blocks, new_blocks):
                 if c == "doc":  # old: rank among kept documents; new: after them
-                    values = doc_rank[values] if is_old else values + n_old_docs
+                    values = remap.doc_rank[values] if is_old else values + remap.n_kept_docs
                 elif c == "parent":
                     values = np.where(values >= 0, remap(np.maximum(values, 0)), -1)
                 elif c == "kind":
@@ -132,9 +160,16 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
         if n_old and old_dir is not None:
             w.extend_from(StringColumn(old_dir / "units" / "text"), np.flatnonzero(keep))
         w.extend_from(new_texts, slice(0, len(new_texts)))
-    _write_attribute_triples(tmp, old_dir if n_old else None, remap, builder)
-    write_json(tmp / "vocab.json", {"tags": builder.tags, "paths": builder.paths})
-    kept_docs = np.flatnonzero(keep_docs)
+    return per_kind
+
+
+def _write_doc_columns(tmp: Path, old: UnitTable, old_dir: Path | None, remap: RowMap,
+                       builder: Builder) -> tuple[np.ndarray, np.ndarray]:
+    """The document columns: names (with their index), sources, kinds,
+    first rows and unit counts of the kept old documents, then the new
+    ones; returns the first rows and the counts (``builder`` lets go of
+    the names and sources)."""
+    kept_docs = np.flatnonzero(remap.keep_docs)
     old_docs = old_dir / "docs" if old_dir is not None and len(old.docs) else None
     for column, new in (("names", builder.doc_names), ("sources", builder.doc_sources)):
         with StringColumnWriter(tmp / "docs" / column) as w:
@@ -146,25 +181,20 @@ def write_generation(tmp: Path, old: UnitTable, old_dir: Path | None, replaced: 
         if old_docs is not None else np.zeros(0, np.uint64)
     write_string_index(tmp / "docs" / "names",
                        np.concatenate([old_hashes, string_hashes(builder.doc_names)]))
-    kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[keep_docs],
+    kinds = np.concatenate([np.asarray(old.docs["kind"], dtype=np.int8)[remap.keep_docs],
                             *builder.doc_kinds])
-    counts = np.concatenate([old_count[keep_docs].astype(np.int64),
+    counts = np.concatenate([old.docs["count"][remap.keep_docs].astype(np.int64),
                              *builder.doc_counts])
     firsts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) \
         else np.zeros(0, np.int64)
     save_npy(tmp / "docs" / "kind.npy", kinds)
     save_npy(tmp / "docs" / "first.npy", firsts.astype(np.int64))
     save_npy(tmp / "docs" / "count.npy", counts)
-    n_docs = len(kinds)
     builder.doc_names, builder.doc_sources = [], []
-    resolved, dangling = _write_links(tmp, old, old_dir, remap if replaced else None, builder,
-                                      firsts, counts)
-    return {"documents": n_docs, "units": n_kept + builder.n,
-            **{KIND_NAMES[k]: int(per_kind[k]) for k in KIND_NAMES},
-            "links": resolved, "dangling_links": dangling, "links_added": builder.n_links}
+    return firsts, counts
 
 
-def _write_links(tmp: Path, old: UnitTable, old_dir: Path | None, remap: Any,
+def _write_links(tmp: Path, old: UnitTable, old_dir: Path | None, remap: RowMap | None,
                  builder: Builder, firsts: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
     """The links of the new generation: the old ones whose holding row
     survives (renumbered; re-resolved from their target when it was
@@ -283,7 +313,7 @@ def _fragment_rows(gen: Path, tags: list[str], firsts: np.ndarray, counts: np.nd
                                                             strict=True)], dtype=np.int64)
 
 
-def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: Any,
+def _write_attribute_triples(tmp: Path, old_dir: Path | None, remap: RowMap,
                              builder: Builder) -> None:
     """(row, name, value) of every attribute: the old ones whose row survives
     (renumbered), then the new ones."""
