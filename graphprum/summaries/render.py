@@ -228,36 +228,91 @@ def outline_figure(summary: Summary, max_nodes: int = PNG_PARTITIONS, title: str
     and π with a bar.  Sizes are computed from a monospace font, so no text
     can overlap.  Returns the figure, its text artists and the outline.
     """
-    import matplotlib  # ~0.3 s of import: the PNG only; Agg before pyplot
+    layout = _layout(summary, max_nodes, title, roots)
+    fig, texts = _draw(layout)
+    return fig, texts, layout.outline
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt  # after the backend is chosen
 
+_MARGIN = 0.3  # inches, left and right
+_HEADS = ["SID", "partition", "extent", "pairs", "π"]
+_RIGHT = [False, False, True, True, True]  # the columns aligned right
+
+
+@dataclass
+class _Layout:
+    """Where :func:`outline_figure` puts everything, in inches from the
+    figure's top left (y grows downwards); computed without matplotlib."""
+
+    outline: Outline
+    width: float  # before a title or note longer than the table widens it
+    height: float
+    title: str
+    cells: list[list[str]]  # per row: SID, partition, extent, pairs, π (as _HEADS)
+    text_x: list[float]  # per column: x of its texts' left end (right end if _RIGHT)
+    head_y: float  # y of the column heads; the rule under them ends at x = rule_end
+    rule_end: float
+    row_y: list[float]
+    bars: list[tuple[float, float, float, float]]  # per row: x, y, width, height of π's bar
+    elbows: list[tuple[list[float], list[float]] | None]  # per row: xs, ys from its parent's row
+    notes: list[tuple[float, str]]  # y and text of each note under the table
+
+
+def _layout(summary: Summary, max_nodes: int, title: str | None,
+            roots: Iterable[int] | None) -> _Layout:
+    """The rows of the outline of ``summary``, their texts and where they go."""
     o = outline(summary, max_nodes, roots)
-    sids = summary.sids
+    cells = _cells(summary, o)
+    widths = [max(len(h), *(len(row[k]) for row in cells)) if cells else len(h)
+              for k, h in enumerate(_HEADS)]  # characters
+    gap = 3
+    x_col = [_MARGIN]
+    for w in widths[:-1]:
+        x_col.append(x_col[-1] + (w + gap) * _CHAR)
+    text_x = [x + (w * _CHAR if right else 0) for x, w, right in zip(x_col, widths, _RIGHT,
+                                                                      strict=True)]
+    bar_x = x_col[-1] + (widths[-1] + 1) * _CHAR
+    head, notes = _captions(summary, o, title)
+    y0 = 0.75  # below the title
+    height = y0 + _ROW * (len(o.rows) + 1) + 0.25 + 0.2 * len(notes)
+    pi = np.asarray(summary.pi)
+    top_pi = max((float(pi[n]) for n in o.rows), default=0.0) or 1.0
+    row_y, bars, elbows = [], [], []
+    y_of: dict[int, float] = {}
+    for r, n in enumerate(o.rows):
+        y = y0 + _ROW * (r + 1)
+        y_of[n] = y
+        row_y.append(y)
+        bars.append((bar_x, y - _ROW * 0.3, _BAR * float(pi[n]) / top_pi, _ROW * 0.6))
+        p = o.parent[r]
+        x = x_col[1] + (_INDENT * o.depth[r] - 1.5) * _CHAR
+        elbows.append(([x, x, x + 1.2 * _CHAR], [y_of[p] + _ROW * 0.35, y, y])
+                      if p >= 0 and p in y_of else None)
+    return _Layout(o, max(bar_x + _BAR + _MARGIN, 7.0), height, head, cells, text_x, y0,
+                   bar_x + _BAR, row_y, bars, elbows,
+                   [(height - 0.2 * (len(notes) - k) - 0.05, note)
+                    for k, note in enumerate(notes)])
+
+
+def _cells(summary: Summary, o: Outline) -> list[list[str]]:
+    """The texts of each row of ``o``: SID, partition (indented under its
+    tree parent, at most 48 characters), extent, element pairs from its
+    tree parent, π."""
     keys = summary.partitions["key"].tolist()
     extent = summary.partitions["extent"].to_numpy()
     pi = np.asarray(summary.pi)
     pairs = {(int(s), int(d)): int(c) for s, d, c in
              summary.edges[["src", "dst", "count"]].itertuples(index=False)}
-    labels = []
-    for n, dep in zip(o.rows, o.depth, strict=True):
+    cells = []
+    for n, dep, p in zip(o.rows, o.depth, o.parent, strict=True):
         text = short_label(summary.axpre, keys[n])
-        labels.append(" " * (_INDENT * dep) + (text if len(text) <= 48 else text[:47] + "…"))
-    ext_txt = [f"{int(extent[n]):,}" for n in o.rows]
-    pair_txt = [f"{pairs[(p, n)]:,}" if p >= 0 else "" for n, p in zip(o.rows, o.parent,
-                                                                           strict=True)]
-    pi_txt = [f"{pi[n]:.4f}" for n in o.rows]
-    heads = ["SID", "partition", "extent", "pairs", "π"]
-    widths = [max(len(h), *(len(x) for x in col)) if o.rows else len(h)
-              for h, col in zip(heads, ([sids[n] for n in o.rows], labels, ext_txt, pair_txt,
-                                        pi_txt), strict=True)]
-    gap = 3
-    x_col = [0.3]
-    for w in widths[:-1]:
-        x_col.append(x_col[-1] + (w + gap) * _CHAR)
-    bar_x = x_col[-1] + (widths[-1] + 1) * _CHAR
-    width_in = max(bar_x + _BAR + 0.3, 7.0)
+        label = " " * (_INDENT * dep) + (text if len(text) <= 48 else text[:47] + "…")
+        cells.append([summary.sids[n], label, f"{int(extent[n]):,}",
+                      f"{pairs[(p, n)]:,}" if p >= 0 else "", f"{pi[n]:.4f}"])
+    return cells
+
+
+def _captions(summary: Summary, o: Outline, title: str | None) -> tuple[str, list[str]]:
+    """The title (``title``, else what the rows show) and the notes."""
     g = len(summary)
     shown = len(o.top)
     head = title or (f"{summary.axpre} summary: the {shown} partitions of largest π"
@@ -268,51 +323,52 @@ def outline_figure(summary: Summary, max_nodes: int = PNG_PARTITIONS, title: str
     if o.hidden_edges:
         notes.append(f"{o.hidden_edges} other summary edges between these partitions are not "
                      f"drawn; every partition and edge: summary show {summary.axpre} -f html.")
-    y0 = 0.75  # below the title
-    height_in = y0 + _ROW * (len(o.rows) + 1) + 0.25 + 0.2 * len(notes)
+    return head, notes
+
+
+def _draw(layout: _Layout) -> tuple[Any, list[Any]]:
+    """The figure of ``layout`` and its text artists (matplotlib, Agg),
+    widened when the title or a note (proportional font) is longer than
+    the table."""
+    import matplotlib  # ~0.3 s of import: the PNG only; Agg before pyplot
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt  # after the backend is chosen
+
+    top = layout.outline.top
+    width_in, height_in = layout.width, layout.height
     fig = plt.figure(figsize=(width_in, height_in), dpi=100)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width_in)
     ax.set_ylim(height_in, 0)
     ax.axis("off")
-    texts = [ax.text(0.3, 0.35, head, fontsize=11, va="center", ha="left", weight="bold")]
+    texts = [ax.text(_MARGIN, 0.35, layout.title, fontsize=11, va="center", ha="left",
+                     weight="bold")]
     mono: dict[str, Any] = {"family": "DejaVu Sans Mono", "size": _FONT, "va": "center"}
-    right = [False, False, True, True, True]
-    for k, h in enumerate(heads):
-        x = x_col[k] + (widths[k] * _CHAR if right[k] else 0)
-        texts.append(ax.text(x, y0, h, ha="right" if right[k] else "left", color="#5b6475",
-                             **mono))
-    ax.plot([0.3, bar_x + _BAR], [y0 + _ROW / 2] * 2, color="#d5dae3", lw=0.8)
-    top_pi = max((float(pi[n]) for n in o.rows), default=0.0) or 1.0
-    y_of: dict[int, float] = {}
-    for r, n in enumerate(o.rows):
-        y = y0 + _ROW * (r + 1)
-        y_of[n] = y
-        ink = "#1d2330" if n in o.top else "#8a93a3"
-        cells = [sids[n], labels[r], ext_txt[r], pair_txt[r], pi_txt[r]]
-        for k, cell in enumerate(cells):
-            x = x_col[k] + (widths[k] * _CHAR if right[k] else 0)
-            texts.append(ax.text(x, y, cell, ha="right" if right[k] else "left", color=ink,
-                                 **mono))
+    for x, head, right in zip(layout.text_x, _HEADS, _RIGHT, strict=True):
+        texts.append(ax.text(x, layout.head_y, head, ha="right" if right else "left",
+                             color="#5b6475", **mono))
+    ax.plot([_MARGIN, layout.rule_end], [layout.head_y + _ROW / 2] * 2, color="#d5dae3", lw=0.8)
+    for r, n in enumerate(layout.outline.rows):
+        ink = "#1d2330" if n in top else "#8a93a3"
+        for x, cell, right in zip(layout.text_x, layout.cells[r], _RIGHT, strict=True):
+            texts.append(ax.text(x, layout.row_y[r], cell, ha="right" if right else "left",
+                                 color=ink, **mono))
+        x, y, w, h = layout.bars[r]
         ax.add_patch(matplotlib.patches.Rectangle(
-            (bar_x, y - _ROW * 0.3), _BAR * float(pi[n]) / top_pi, _ROW * 0.6,
-            color="#2166ac" if n in o.top else "#b9c3d0", lw=0))
-        p = o.parent[r]
-        if p >= 0 and p in y_of:  # elbow from the parent's row
-            x = x_col[1] + (_INDENT * o.depth[r] - 1.5) * _CHAR
-            ax.plot([x, x, x + 1.2 * _CHAR], [y_of[p] + _ROW * 0.35, y, y], color="#9aa8ba",
-                    lw=0.8)
-    for k, note in enumerate(notes):
-        texts.append(ax.text(0.3, height_in - 0.2 * (len(notes) - k) - 0.05, note,
-                             fontsize=8, color="#5b6475", va="center"))
-    # widen the figure when the title or a note (proportional font) is longer than the table
+            (x, y), w, h, color="#2166ac" if n in top else "#b9c3d0", lw=0))
+        elbow = layout.elbows[r]
+        if elbow is not None:  # from the parent's row
+            ax.plot(*elbow, color="#9aa8ba", lw=0.8)
+    for y, note in layout.notes:
+        texts.append(ax.text(_MARGIN, y, note, fontsize=8, color="#5b6475", va="center"))
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # the Agg canvas's
     right_in = max(t.get_window_extent(renderer).x1 for t in texts) / fig.dpi
-    if right_in > width_in - 0.3:
-        width_in = right_in + 0.3
+    if right_in > width_in - _MARGIN:
+        width_in = right_in + _MARGIN
         fig.set_size_inches(width_in, height_in)
         ax.set_xlim(0, width_in)
-    return fig, texts, o
+    return fig, texts
 
 
 def to_png(summary: Summary, path: str | os.PathLike[str], max_nodes: int = PNG_PARTITIONS,

@@ -120,3 +120,35 @@ def test_png_outline_plos_readable(axpre, plos_table):
             assert short in shown or len(short) > 48
     finally:
         plt.close(fig)
+
+
+def test_outline_layout_positions_by_hand():
+    """The PNG's layout of a two-partition p* summary (/a over /a/b, π ½ each,
+    2 element pairs), computed without matplotlib: with a character 0.6 × 9 pt
+    = 0.075 in wide, the columns are SID 3, partition 9, extent 6, pairs 5 and
+    π 6 characters wide, 3 apart, from 0.3 in; rows 0.25 in apart below the
+    heads at 0.75 in."""
+    from graphprum.summaries.render import _layout
+    from graphprum.units import UnitTable
+
+    s = build_summary(UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0], [4, 1, 3]), "p*")
+    lay = _layout(s, 40, None, None)
+    assert lay.outline.rows == [0, 1] and lay.outline.parent == [-1, 0]
+    assert lay.cells == [["S1", "a", "1", "", "0.5000"], ["S2", "  b", "2", "2", "0.5000"]]
+    # left ends of SID and partition; right ends of extent (1.65 + 6 chars), pairs, π
+    assert lay.text_x == pytest.approx([0.3, 0.75, 2.1, 2.7, 3.375])
+    assert lay.rule_end == pytest.approx(3.45 + 1.6)  # the bars start 1 character after π
+    assert lay.width == 7.0  # the least width (the table needs 5.35 in)
+    assert lay.head_y == 0.75 and lay.row_y == pytest.approx([1.0, 1.25])
+    assert lay.height == pytest.approx(0.75 + 0.25 * 3 + 0.25 + 0.2)  # one note
+    # both π are the largest: full 1.6 in bars, 0.6 of a row high, centred on the row
+    assert [tuple(b) for b in lay.bars] == [pytest.approx((3.45, 0.925, 1.6, 0.15)),
+                                            pytest.approx((3.45, 1.175, 1.6, 0.15))]
+    # b's elbow: from under a's row down to b's, half a character left of b's indent
+    assert lay.elbows[0] is None
+    xs, ys = lay.elbows[1]
+    assert xs == pytest.approx([0.7875, 0.7875, 0.8775])
+    assert ys == pytest.approx([1.0875, 1.25, 1.25])
+    assert lay.title == "p* summary: the 2 partitions of largest π"
+    [(note_y, note)] = lay.notes
+    assert note_y == pytest.approx(1.95 - 0.25) and note.startswith("π: steady state")
