@@ -20,9 +20,9 @@
 from graphprum.evaluation.core import run_evaluation
 from graphprum.evaluation.job import collection_size, expand_measures, needs_store, prepare_job
 from graphprum.evaluation.options import EvalOptions
-from graphprum.evaluation.rows import COLUMNS, ResultRows, stderr_name, stderr_rows
+from graphprum.evaluation.rows import COLUMNS, ResultRows, stderr_name
 from graphprum.evaluation.topics import UNKNOWN_PREFIX, prepare_ranking
 
 __all__ = ["COLUMNS", "UNKNOWN_PREFIX", "EvalOptions", "ResultRows", "collection_size",
            "expand_measures", "needs_store", "prepare_job", "prepare_ranking", "run_evaluation",
-           "stderr_name", "stderr_rows"]
+           "stderr_name"]

@@ -43,7 +43,7 @@ from graphprum.io.range_runs import Documents, resolve_ranges
 from graphprum.io.ranking import without_ids
 from graphprum.io.runs import Run
 from graphprum.measures.bic import BEP_FAMILIES, require_beps
-from graphprum.measures.classical import preload_classical, trec_grades
+from graphprum.measures.classical import trec_grades
 from graphprum.measures.inex import task_violations
 from graphprum.measures.inex_base import qrels_from_assessments
 from graphprum.measures.names import resolve
@@ -108,7 +108,6 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
     classical = [str(s) for s in specs if family(s.name) is None]
     if classical:
         trec_grades(judged, judged.path or None)  # its errors name the qrels' topic and line
-        preload_classical(classical)  # imported once, before any worker is forked
     if store is not None and TABLE in store.capabilities:
         store.table()  # the columns mapped once, before any worker is forked
     judged_kinds = _judged_kinds(store, judged)

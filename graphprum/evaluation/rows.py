@@ -119,23 +119,3 @@ def printed_rows(rows: Sequence[tuple[object, ...]]) -> list[PrintedRow]:
     out.extend(pending)
     return out
 
-
-def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its ``stderr`` column turned into rows of their own, as the
-    command line prints them: after the rows of a simulated measure, rows
-    ``NAME stderr`` (:func:`~graphprum.evaluation.rows.printed_rows`).
-
-    >>> import pandas as pd
-    >>> df = pd.DataFrame([("r", "AP", "all", 0.5, float("nan")),
-    ...                    ("r", "PRUM(exact=mc)", "1", 0.25, 0.01),
-    ...                    ("r", "PRUM(exact=mc)", "all", 0.25, 0.01)],
-    ...                   columns=[*COLUMNS, "stderr"])
-    >>> stderr_rows(df)["measure"].tolist()
-    ['AP', 'PRUM(exact=mc)', 'PRUM(exact=mc)', 'PRUM(exact=mc) stderr', 'PRUM(exact=mc) stderr']
-    """
-    import pandas as pd  # only for a DataFrame (module notes)
-
-    if "stderr" not in df.columns:
-        return df
-    rows = printed_rows(list(df[[*COLUMNS, "stderr"]].itertuples(index=False)))
-    return pd.DataFrame(rows, columns=COLUMNS)
