@@ -1,7 +1,7 @@
 """The evaluation loop behind :func:`graphprum.evaluate` and ``graphprum eval``.
 
 An evaluation is prepared (:func:`graphprum.evaluation.job.prepare_job`:
-every input read and checked, the :class:`~graphprum.evaluation.topics.Job`),
+every input read and checked, the :class:`~graphprum.evaluation.job.Job`),
 then run (:func:`run_job`): the qrels' topics are cut into chunks of
 consecutive topics (:func:`topic_chunks`), each chunk evaluated for every
 run (:func:`graphprum.evaluation.topics.evaluate_chunk`: the user-model
@@ -52,13 +52,12 @@ from graphprum.evaluation.inputs import (
     as_store,
     is_path,
 )
-from graphprum.evaluation.job import prepare_job
+from graphprum.evaluation.job import Job, prepare_job
 from graphprum.evaluation.options import AUTO, EvalOptions
 from graphprum.evaluation.rows import ResultRows
 from graphprum.evaluation.topics import (
     ChunkOutput,
     ClassicalValues,
-    Job,
     TopicOutput,
     evaluate_chunk,
 )
