@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import cast
 
 from graphprum.errors import UsageError
@@ -208,28 +209,47 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job, jobs)
-    server = job.store is not None and SERVER in job.store.capabilities
     jobs = min(jobs, len(chunks))
-    if server and jobs > 1:
+    if jobs > 1 and _on_server(job):
         cast(ServerReads, job.store).read_ahead(_viewed(job, job.topics), pull=True)
-    done = 0
-
-    def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker
-        tick = None if jobs > 1 else (lambda x: progress(done + x, total))
-        if server:  # the chunk's documents in a few large queries
-            if jobs > 1:
-                job = replace(job, store=own_store(job.store))
-            cast(ServerReads, job.store).read_ahead(_viewed(job, topics))
-        return evaluate_chunk(job, topics, tick)
-
+    parts: list[tuple[int, list[str]]] = []  # (index of its first topic, the chunk)
+    first = 0
+    for topics in chunks:
+        parts.append((first, topics))
+        first += len(topics)
+    # a forked worker tells no progress: this process does as its chunks come back
+    evaluate = partial(evaluate_part, forked=jobs > 1, progress=None if jobs > 1 else progress)
     outputs: list[ChunkOutput] = []
-    for topics, out in zip(chunks, ordered_map(evaluate, job, chunks, jobs), strict=True):
+    for (first, topics), out in zip(parts, ordered_map(evaluate, job, parts, jobs), strict=True):
         if jobs > 1 or not out.topics:  # (else evaluate_chunk said it, topic by topic)
             for k in range(1, len(topics) + 1):
-                progress(done + k, total)
-        done += len(topics)
+                progress(first + k, total)
         outputs.append(out)
     return outputs
+
+
+def evaluate_part(job: Job, part: tuple[int, list[str]], *, forked: bool,
+                  progress: Progress | None) -> ChunkOutput:
+    """One chunk of :func:`run_job`, here or in a forked worker: ``part`` is
+    the index in ``job.topics`` of the chunk's first topic, and the chunk;
+    ``progress(done, total)`` as the chunk's topics are done (``done``
+    counted over the job's topics, with fractions of a topic during
+    simulations).  On a graph server, the chunk's documents are announced
+    first (a few large queries), on a connection of this process's own in
+    a ``forked`` worker (:func:`own_store`)."""
+    first, topics = part
+    if _on_server(job):
+        if forked:
+            job = replace(job, store=own_store(job.store))
+        cast(ServerReads, job.store).read_ahead(_viewed(job, topics))
+    total = len(job.topics)
+    tick = None if progress is None else (lambda done: progress(first + done, total))
+    return evaluate_chunk(job, topics, tick)
+
+
+def _on_server(job: Job) -> bool:
+    """Whether the job's store is a graph server (capability ``server``)."""
+    return job.store is not None and SERVER in job.store.capabilities
 
 
 def _viewed(job: Job, topics: Sequence[str]) -> Iterator[str]:
