@@ -63,8 +63,8 @@ Warn = Callable[[str], None]
 #: ``progress(done, total)``: called as work finishes.
 Progress = Callable[[float, int], None]
 
-__all__ = ["AUTO_MIN_RESULTS", "CHUNK_RESULTS", "run_evaluation", "run_job", "topic_chunks",
-           "usable_jobs"]
+__all__ = ["AUTO_MIN_RESULTS", "CHUNK_RESULTS", "evaluate_part", "run_evaluation", "run_job",
+           "topic_chunks", "usable_jobs"]
 
 
 def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
