@@ -1,14 +1,16 @@
 """The evaluation loop behind :func:`graphprum.evaluate` and ``graphprum eval``.
 
 An evaluation is prepared (:func:`graphprum.evaluation.job.prepare_job`:
-every input read and checked, the :class:`~graphprum.evaluation.topics.Job`),
+every input read and checked, the :class:`~graphprum.evaluation.job.Job`),
 then run (:func:`run_job`): the qrels' topics are cut into chunks of
 consecutive topics (:func:`topic_chunks`), each chunk evaluated for every
 run (:func:`graphprum.evaluation.topics.evaluate_chunk`: the user-model
 measures topic by topic, the classical ones, trec_eval's names such as
 ``map`` and ir_measures' such as ``nDCG@10``, by trec_eval's code over the
 chunk), here or in forked processes (:func:`graphprum.workers.ordered_map`,
-``jobs``); then the table is made (:func:`result_rows`).
+``jobs``); then the runs' unknown ids are checked and reported
+(:mod:`graphprum.evaluation.unknown`) and the table is made
+(:func:`graphprum.evaluation.rows.result_rows`).
 
 Topics: by default (``complete=True``, trec_eval's ``-c``) every topic of the
 qrels is evaluated, a topic the run lacks on an empty ranking (0 for most
@@ -33,16 +35,13 @@ and a standard error when a measure is simulated (``PRUM(exact=mc)``).
 
 from __future__ import annotations
 
-import math
 import os
-import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import cast
 
-import numpy as np
-
-from graphprum.errors import InputError, UsageError
+from graphprum.errors import UsageError
 from graphprum.evaluation.inputs import (
     MeasuresLike,
     PassagesLike,
@@ -52,19 +51,11 @@ from graphprum.evaluation.inputs import (
     as_store,
     is_path,
 )
-from graphprum.evaluation.job import prepare_job
+from graphprum.evaluation.job import Job, prepare_job
 from graphprum.evaluation.options import AUTO, EvalOptions
-from graphprum.evaluation.rows import ResultRows
-from graphprum.evaluation.topics import (
-    ChunkOutput,
-    ClassicalValues,
-    Job,
-    TopicOutput,
-    evaluate_chunk,
-)
-from graphprum.io.runs import Run
-from graphprum.measures.names import aggregation
-from graphprum.measures.registry import MeasureSpec, aggregate
+from graphprum.evaluation.rows import ResultRows, grouped_notes, result_rows
+from graphprum.evaluation.topics import ChunkOutput, ClassicalValues, evaluate_chunk
+from graphprum.evaluation.unknown import check_known, report_unknown
 from graphprum.store.base import FORK_SAFE, SERVER, ServerReads, Store
 from graphprum.workers import can_fork, cpu_count, ordered_map
 
@@ -72,13 +63,8 @@ Warn = Callable[[str], None]
 #: ``progress(done, total)``: called as work finishes.
 Progress = Callable[[float, int], None]
 
-__all__ = ["AUTO_MIN_RESULTS", "CHUNK_RESULTS", "grouped_notes", "result_rows",
-           "run_evaluation", "run_job", "topic_chunks", "usable_jobs"]
-
-
-def is_simulated(spec: MeasureSpec) -> bool:
-    """Whether ``spec`` is simulated (``exact=mc``) and so has a standard error."""
-    return spec.params.get("exact") == "mc"
+__all__ = ["AUTO_MIN_RESULTS", "CHUNK_RESULTS", "evaluate_part", "run_evaluation", "run_job",
+           "topic_chunks", "usable_jobs"]
 
 
 def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
@@ -117,14 +103,12 @@ def run_evaluation(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLi
         outputs = run_job(job, usable_jobs(opts.jobs, job, say),
                           progress or (lambda done, total: None))
         topic_outs = [out for chunk in outputs for out in chunk.topics]
-        if job.store is not None and topic_outs and opts.unknown == "error":
-            for ri, run in enumerate(job.runs):
-                _check_known(run, [out.unknown[ri] for out in topic_outs], job.topics,
-                             opts.max_results, job.store)
+        check_known(job, topic_outs)
         for message in grouped_notes([m for out in topic_outs for m in out.notes]):
             say(message)
+        report_unknown(job, topic_outs, say)
         return result_rows(job, topic_outs, _joined([chunk.classical for chunk in outputs]),
-                           per_topic, say)
+                           per_topic)
     finally:
         if is_path(store) and the_store is not None:  # opened here, so closed here
             the_store.close()
@@ -225,28 +209,47 @@ def run_job(job: Job, jobs: int, progress: Progress) -> list[ChunkOutput]:
     total = len(job.topics)
     progress(0, total)
     chunks = topic_chunks(job, jobs)
-    server = job.store is not None and SERVER in job.store.capabilities
     jobs = min(jobs, len(chunks))
-    if server and jobs > 1:
+    if jobs > 1 and _on_server(job):
         cast(ServerReads, job.store).read_ahead(_viewed(job, job.topics), pull=True)
-    done = 0
-
-    def evaluate(job: Job, topics: list[str]) -> ChunkOutput:  # here, or in a worker
-        tick = None if jobs > 1 else (lambda x: progress(done + x, total))
-        if server:  # the chunk's documents in a few large queries
-            if jobs > 1:
-                job = replace(job, store=own_store(job.store))
-            cast(ServerReads, job.store).read_ahead(_viewed(job, topics))
-        return evaluate_chunk(job, topics, tick)
-
+    parts: list[tuple[int, list[str]]] = []  # (index of its first topic, the chunk)
+    first = 0
+    for topics in chunks:
+        parts.append((first, topics))
+        first += len(topics)
+    # a forked worker tells no progress: this process does as its chunks come back
+    evaluate = partial(evaluate_part, forked=jobs > 1, progress=None if jobs > 1 else progress)
     outputs: list[ChunkOutput] = []
-    for topics, out in zip(chunks, ordered_map(evaluate, job, chunks, jobs), strict=True):
+    for (first, topics), out in zip(parts, ordered_map(evaluate, job, parts, jobs), strict=True):
         if jobs > 1 or not out.topics:  # (else evaluate_chunk said it, topic by topic)
             for k in range(1, len(topics) + 1):
-                progress(done + k, total)
-        done += len(topics)
+                progress(first + k, total)
         outputs.append(out)
     return outputs
+
+
+def evaluate_part(job: Job, part: tuple[int, list[str]], *, forked: bool,
+                  progress: Progress | None) -> ChunkOutput:
+    """One chunk of :func:`run_job`, here or in a forked worker: ``part`` is
+    the index in ``job.topics`` of the chunk's first topic, and the chunk;
+    ``progress(done, total)`` as the chunk's topics are done (``done``
+    counted over the job's topics, with fractions of a topic during
+    simulations).  On a graph server, the chunk's documents are announced
+    first (a few large queries), on a connection of this process's own in
+    a ``forked`` worker (:func:`own_store`)."""
+    first, topics = part
+    if _on_server(job):
+        if forked:
+            job = replace(job, store=own_store(job.store))
+        cast(ServerReads, job.store).read_ahead(_viewed(job, topics))
+    total = len(job.topics)
+    tick = None if progress is None else (lambda done: progress(first + done, total))
+    return evaluate_chunk(job, topics, tick)
+
+
+def _on_server(job: Job) -> bool:
+    """Whether the job's store is a graph server (capability ``server``)."""
+    return job.store is not None and SERVER in job.store.capabilities
 
 
 def _viewed(job: Job, topics: Sequence[str]) -> Iterator[str]:
@@ -285,177 +288,3 @@ def _joined(pieces: Sequence[ClassicalValues]) -> ClassicalValues:
             for name, per in theirs.items():
                 mine.setdefault(name, {}).update(per)
     return joined
-
-
-#: A per-topic note: ``note: run R: MEASURE: topic T: what``.
-_TOPIC_NOTE = re.compile(r"(note: run .+?: \S+): topic (\S+): (.*)", re.DOTALL)
-#: Per-topic notes of one run and measure shown in full before the rest are summed up.
-NOTES_SHOWN = 2
-
-
-def grouped_notes(notes: Sequence[str]) -> list[str]:
-    """``notes`` with the per-topic notes of one run and measure beyond the
-    first :data:`NOTES_SHOWN` folded into one line naming their topics (a
-    simulated measure can note every topic of every run).
-
-    >>> notes = [f"note: run r: PRUM(x): topic {t}: spread {t}" for t in "1234"]
-    >>> for line in grouped_notes([*notes, "note: other"]):
-    ...     print(line)
-    note: run r: PRUM(x): topic 1: spread 1
-    note: run r: PRUM(x): topic 2: spread 2
-    note: run r: PRUM(x): a like note for 2 more topics: 3, 4
-    note: other
-    """
-    groups: dict[str, list[tuple[str, str]]] = {}  # head -> (topic, note)
-    out: list[str | tuple[str, list[tuple[str, str]]]] = []
-    for note in notes:
-        m = _TOPIC_NOTE.fullmatch(note)
-        if m is None:
-            out.append(note)
-            continue
-        members = groups.get(m.group(1))
-        if members is None:
-            members = groups[m.group(1)] = []
-            out.append((m.group(1), members))
-        members.append((m.group(2), note))
-    lines: list[str] = []
-    for item in out:
-        if isinstance(item, str):
-            lines.append(item)
-            continue
-        head, members = item
-        lines.extend(note for _, note in members[:NOTES_SHOWN])
-        rest = [topic for topic, _ in members[NOTES_SHOWN:]]
-        if rest:
-            more = f"{len(rest)} more topic{'s' if len(rest) > 1 else ''}"
-            lines.append(f"{head}: a like note for {more}: {', '.join(rest[:20])}"
-                         + (" ..." if len(rest) > 20 else ""))
-    return lines
-
-
-def result_rows(job: Job, per_topic_out: Sequence[TopicOutput],
-                classical_values: ClassicalValues, per_topic: bool, warn: Warn) -> ResultRows:
-    """The result rows: per run, per measure, the topics' values and their aggregate."""
-    qrels, topics, store, opts = job.qrels, job.topics, job.store, job.options
-    rows: list[tuple[str, str, str, float, float]] = []
-    for ri, run in enumerate(job.runs):
-        extra_topics = [t for t in run.topics if t not in qrels]
-        if extra_topics:
-            warn(f"note: run {run.tag}: {len(extra_topics)} topic(s) not in the qrels ignored: "
-                 + ", ".join(extra_topics[:10]) + (" ..." if len(extra_topics) > 10 else ""))
-        if job.skipped:
-            _report_skipped(run, job.skipped[ri], warn)
-        elif store is not None and run.ranges is None:  # (a range run's documents are checked)
-            _report_unknown(run, _unknown_ids(store, run, ri, per_topic_out, extra_topics), warn)
-        values: dict[str, dict[str, float]] = {str(s): {} for s in job.specs}
-        errors: dict[str, dict[str, float]] = {}
-        for topic, out in zip(topics, per_topic_out, strict=False):
-            for name, value in out.values[ri].items():
-                values.setdefault(name, {})[topic] = value
-            for name, err in out.stderr[ri].items():
-                errors.setdefault(name, {})[topic] = err
-        run_topics = topics if opts.complete else [t for t in topics if t in run.topics]
-        if classical_values:
-            values.update(classical_values[ri])
-        for s in job.specs:
-            rows.extend(_measure_rows(job, run.tag, s, values[str(s)], errors.get(str(s), {}),
-                                      run_topics, per_topic))
-    absent = frozenset((run.tag, t) for run in job.runs for t in topics
-                       if opts.complete and t not in run.topics)
-    skipped = {run.tag: len(gone) for run, gone in zip(job.runs, job.skipped, strict=True)} \
-        if job.skipped else None
-    return ResultRows(rows, any(is_simulated(s) for s in job.specs), absent, skipped)
-
-
-def _measure_rows(job: Job, tag: str, spec: MeasureSpec, per: Mapping[str, float],
-                  errors: Mapping[str, float], run_topics: Sequence[str], per_topic: bool
-                  ) -> list[tuple[str, str, str, float, float]]:
-    """The rows of one measure of one run: its topics (with ``per_topic``), then ``all``."""
-    name = str(spec)
-    vals = [per.get(t, 0.0) for t in run_topics]
-    # a topic that scores 0 without simulation (missing from the run) has error 0
-    errs = [errors.get(t, 0.0) for t in run_topics] if is_simulated(spec) else None
-    rows = [(tag, name, t, v, e) for t, v, e in
-            zip(run_topics, vals, errs or [math.nan] * len(vals), strict=True)] \
-        if per_topic else []
-    # added in trec_eval's order, topic ids sorted as C strings
-    total = aggregate([per.get(t, 0.0) for t in sorted(run_topics, key=_c_order)],
-                      aggregation(spec))
-    if name == "num_rel" and job.options.complete:
-        # trec_eval -c (m_num_rel.c): every judgement with REL > 0 of the
-        # qrels, whatever -l, -J or -M
-        total = float(sum(1 for judged in job.qrels.values() for rel in judged.values()
-                          if rel > 0))
-    rows.append((tag, name, "all", total, _mean_error(errs) if errs is not None else math.nan))
-    return rows
-
-
-def _c_order(topic: str) -> bytes:
-    """A topic id's sort key as C's strcmp compares it (trec_eval's order)."""
-    return topic.encode("utf-8", "surrogateescape")
-
-
-def _mean_error(errs: Sequence[float]) -> float:
-    """Standard error of the mean over topics of a simulated measure.
-
-    Topics are simulated independently, so the standard error of the mean
-    over n topics is sqrt(sum of squared per-topic errors) / n.
-
-    >>> _mean_error([0.3, 0.4])
-    0.25
-    """
-    return float(np.sqrt(np.sum(np.square(errs))) / len(errs)) if errs else 0.0
-
-
-def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],
-                 max_results: int | None, store: Store) -> None:
-    """InputError when most result ids of ``run`` (in the qrels' topics) are not
-    in the store: the run was made for another collection or another id
-    convention, and every value would be 0.  The message shows both."""
-    missing = sum(len(u) for u in unknown)
-    total = sum(min(len(run.topics[t]), max_results if max_results is not None else math.inf)
-                for t in topics if t in run.topics)
-    if total == 0 or 2 * missing <= total:
-        return
-    seen = [u for ids in unknown for u in ids][:3]
-    names = store.documents()["name"].tolist()
-    table = store.view([], sorted({names[0], names[len(names) // 2], names[-1]})
-                       if names else []).table
-    n = len(table)
-    rows = sorted({0, min(1, n - 1), n // 2, n - 1}) if n else []
-    expected = table.ids(rows) if rows else []
-    raise InputError(run.path or run.tag, None,
-                     f"{missing} of {total} result ids of run {run.tag} are not in the store "
-                     f"{store.location}: the run's ids look like "
-                     f"{', '.join(map(repr, seen))}; the store's like "
-                     f"{', '.join(map(repr, expected)) or '(an empty store)'} "
-                     f"(unit ids: docs/formats.md). "
-                     f"Load the collection the run was made for, evaluate without the "
-                     f"store (--no-store), or drop them (--unknown skip)")
-
-
-def _unknown_ids(store: Store, run: Run, ri: int, per_topic_out: Sequence[TopicOutput],
-                 extra_topics: Sequence[str]) -> list[str]:
-    """The result ids of run ``ri`` the store does not hold, sorted: those the
-    topics found, and those of the topics the qrels lack."""
-    unknown = {u for out in per_topic_out for u in out.unknown[ri]}
-    extra_ids = [u for t in extra_topics for u in run.ranked(t)]
-    if extra_ids:
-        found = store.kinds(extra_ids)
-        unknown.update(u for u, k in zip(extra_ids, found, strict=True) if k < 0)
-    return sorted(unknown)
-
-
-def _report_unknown(run: Run, unknown: list[str], warn: Warn) -> None:
-    """The note on result ids of ``run`` that the store does not hold (sorted)."""
-    if unknown:
-        warn(f"note: run {run.tag}: {len(unknown)} result id(s) not in the store, counted as "
-             f"non-relevant: " + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else ""))
-
-
-def _report_skipped(run: Run, dropped: Sequence[str], warn: Warn) -> None:
-    """The note on the results of ``run`` dropped by ``unknown="skip"``."""
-    if dropped:
-        examples = list(dict.fromkeys(dropped))[:3]
-        warn(f"note: run {run.tag}: {len(dropped)} result(s) whose id is not in the store "
-             f"skipped (--unknown skip), e.g. " + ", ".join(examples))

@@ -1,4 +1,4 @@
-"""Preparing an evaluation: inputs read and checked, the :class:`~graphprum.evaluation.topics.Job`
+"""Preparing an evaluation: inputs read and checked, the :class:`Job`
 that :mod:`graphprum.evaluation.core` then runs.
 
 :func:`prepare_job` does, in this order, everything that can refuse an
@@ -17,10 +17,11 @@ import dataclasses
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
+from graphprum.assessments import TopicAssessment
 from graphprum.errors import InputError, UsageError
 from graphprum.evaluation.inputs import (
     MeasuresLike,
@@ -36,27 +37,53 @@ from graphprum.evaluation.inputs import (
     source_texts,
 )
 from graphprum.evaluation.options import EvalOptions
-from graphprum.evaluation.topics import Job
 from graphprum.io.lines import find_line
 from graphprum.io.qrels import Qrels
 from graphprum.io.range_runs import Documents, resolve_ranges
 from graphprum.io.ranking import without_ids
 from graphprum.io.runs import Run
 from graphprum.measures.bic import BEP_FAMILIES, require_beps
-from graphprum.measures.classical import preload_classical, trec_grades
+from graphprum.measures.classical import trec_grades
 from graphprum.measures.inex import task_violations
 from graphprum.measures.inex_base import qrels_from_assessments
 from graphprum.measures.names import resolve
 from graphprum.measures.prum import check_mc_cost
-from graphprum.measures.registry import MeasureSpec, families, family
-from graphprum.navigation.base import parse_model
+from graphprum.measures.registry import Family, MeasureSpec, families, family
+from graphprum.navigation.base import NavigationModel, parse_model
 from graphprum.store.base import TABLE, Store
 from graphprum.units import KIND_VIDEO
 
 Warn = Callable[[str], None]
 
-__all__ = ["collection_size", "distinct_names", "expand_measures", "needs_store",
+__all__ = ["Job", "collection_size", "distinct_names", "expand_measures", "needs_store",
            "prepare_job"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """Everything the evaluation of a chunk of topics needs (inherited by
+    forked workers, never pickled).
+
+    ``specs`` are every measure asked for, in order: ``measures`` the
+    user-model ones with their families, ``classical`` the names computed by
+    trec_eval's code; ``judged_unknown`` the judged ids the store does not
+    hold (a classical measure counts a result among them as non-relevant);
+    ``skipped`` per run the result ids dropped (``unknown="skip"``).
+    """
+
+    runs: Sequence[Run]
+    qrels: Qrels
+    topics: Sequence[str]
+    models: Sequence[NavigationModel]
+    measures: Sequence[tuple[MeasureSpec, Family]]
+    classical: Sequence[str]
+    specs: Sequence[MeasureSpec]
+    options: EvalOptions
+    collection_size: float
+    store: Store | None
+    assessments: Mapping[str, TopicAssessment] | None
+    judged_unknown: frozenset[str] = frozenset()
+    skipped: tuple[tuple[str, ...], ...] = ()
 
 
 def expand_measures(names: Sequence[str]) -> list[MeasureSpec]:
@@ -108,7 +135,6 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
     classical = [str(s) for s in specs if family(s.name) is None]
     if classical:
         trec_grades(judged, judged.path or None)  # its errors name the qrels' topic and line
-        preload_classical(classical)  # imported once, before any worker is forked
     if store is not None and TABLE in store.capabilities:
         store.table()  # the columns mapped once, before any worker is forked
     judged_kinds = _judged_kinds(store, judged)

@@ -1,10 +1,16 @@
-"""The result of an evaluation as plain rows: :class:`ResultRows`.
+"""The result of an evaluation as plain rows: :class:`ResultRows`, built by :func:`result_rows`.
 
-:func:`~graphprum.evaluation.core.run_evaluation` builds the rows; the
-Python API turns them into a pandas DataFrame (:meth:`ResultRows.to_frame`),
-the command line writes them as they are (:mod:`graphprum.results`), so an
-``eval`` never loads pandas (half a second of import: the one import made
-where it is used, in the functions that make a DataFrame).
+:func:`result_rows` makes the table of a job once its topics are
+evaluated: per run, per measure, the topics' values, then the ``all`` row
+aggregated as the measure declares
+(:func:`graphprum.measures.names.aggregation`), the topics' values added in
+trec_eval's order (topic ids sorted as C strings); a simulated measure's
+rows carry standard errors.  :func:`grouped_notes` folds the per-topic
+notes of a measure into a few lines.  The Python API turns the rows into
+a pandas DataFrame (:meth:`ResultRows.to_frame`), the command line writes
+them as they are (:mod:`graphprum.results`), so an ``eval`` never loads
+pandas (half a second of import: the one import made where it is used, in
+the functions that make a DataFrame).
 
 Examples
 --------
@@ -22,9 +28,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphprum.evaluation.job import Job
+from graphprum.evaluation.topics import ClassicalValues, TopicOutput
+from graphprum.measures.names import aggregation
+from graphprum.measures.registry import MeasureSpec, aggregate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -120,22 +134,121 @@ def printed_rows(rows: Sequence[tuple[object, ...]]) -> list[PrintedRow]:
     return out
 
 
-def stderr_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its ``stderr`` column turned into rows of their own, as the
-    command line prints them: after the rows of a simulated measure, rows
-    ``NAME stderr`` (:func:`~graphprum.evaluation.rows.printed_rows`).
+def is_simulated(spec: MeasureSpec) -> bool:
+    """Whether ``spec`` is simulated (``exact=mc``) and so has a standard error."""
+    return spec.params.get("exact") == "mc"
 
-    >>> import pandas as pd
-    >>> df = pd.DataFrame([("r", "AP", "all", 0.5, float("nan")),
-    ...                    ("r", "PRUM(exact=mc)", "1", 0.25, 0.01),
-    ...                    ("r", "PRUM(exact=mc)", "all", 0.25, 0.01)],
-    ...                   columns=[*COLUMNS, "stderr"])
-    >>> stderr_rows(df)["measure"].tolist()
-    ['AP', 'PRUM(exact=mc)', 'PRUM(exact=mc)', 'PRUM(exact=mc) stderr', 'PRUM(exact=mc) stderr']
+
+#: A per-topic note: ``note: run R: MEASURE: topic T: what``.
+_TOPIC_NOTE = re.compile(r"(note: run .+?: \S+): topic (\S+): (.*)", re.DOTALL)
+#: Per-topic notes of one run and measure shown in full before the rest are summed up.
+NOTES_SHOWN = 2
+
+
+def grouped_notes(notes: Sequence[str]) -> list[str]:
+    """``notes`` with the per-topic notes of one run and measure beyond the
+    first :data:`NOTES_SHOWN` folded into one line naming their topics (a
+    simulated measure can note every topic of every run).
+
+    >>> notes = [f"note: run r: PRUM(x): topic {t}: spread {t}" for t in "1234"]
+    >>> for line in grouped_notes([*notes, "note: other"]):
+    ...     print(line)
+    note: run r: PRUM(x): topic 1: spread 1
+    note: run r: PRUM(x): topic 2: spread 2
+    note: run r: PRUM(x): a like note for 2 more topics: 3, 4
+    note: other
     """
-    import pandas as pd  # only for a DataFrame (module notes)
+    groups: dict[str, list[tuple[str, str]]] = {}  # head -> (topic, note)
+    out: list[str | tuple[str, list[tuple[str, str]]]] = []
+    for note in notes:
+        m = _TOPIC_NOTE.fullmatch(note)
+        if m is None:
+            out.append(note)
+            continue
+        members = groups.get(m.group(1))
+        if members is None:
+            members = groups[m.group(1)] = []
+            out.append((m.group(1), members))
+        members.append((m.group(2), note))
+    lines: list[str] = []
+    for item in out:
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        head, members = item
+        lines.extend(note for _, note in members[:NOTES_SHOWN])
+        rest = [topic for topic, _ in members[NOTES_SHOWN:]]
+        if rest:
+            more = f"{len(rest)} more topic{'s' if len(rest) > 1 else ''}"
+            lines.append(f"{head}: a like note for {more}: {', '.join(rest[:20])}"
+                         + (" ..." if len(rest) > 20 else ""))
+    return lines
 
-    if "stderr" not in df.columns:
-        return df
-    rows = printed_rows(list(df[[*COLUMNS, "stderr"]].itertuples(index=False)))
-    return pd.DataFrame(rows, columns=COLUMNS)
+
+def result_rows(job: Job, per_topic_out: Sequence[TopicOutput],
+                classical_values: ClassicalValues, per_topic: bool) -> ResultRows:
+    """The result rows: per run, per measure, the topics' values (with
+    ``per_topic``) and their aggregate; ``per_topic_out`` holds the job's
+    topics in order (none when no topic was evaluated one by one),
+    ``classical_values`` the classical measures' values per run."""
+    topics, opts = job.topics, job.options
+    rows: list[Row] = []
+    for ri, run in enumerate(job.runs):
+        values: dict[str, dict[str, float]] = {str(s): {} for s in job.specs}
+        errors: dict[str, dict[str, float]] = {}
+        for topic, out in zip(topics, per_topic_out, strict=False):
+            for name, value in out.values[ri].items():
+                values.setdefault(name, {})[topic] = value
+            for name, err in out.stderr[ri].items():
+                errors.setdefault(name, {})[topic] = err
+        run_topics = topics if opts.complete else [t for t in topics if t in run.topics]
+        if classical_values:
+            values.update(classical_values[ri])
+        for s in job.specs:
+            rows.extend(_measure_rows(job, run.tag, s, values[str(s)], errors.get(str(s), {}),
+                                      run_topics, per_topic))
+    absent = frozenset((run.tag, t) for run in job.runs for t in topics
+                       if opts.complete and t not in run.topics)
+    skipped = {run.tag: len(gone) for run, gone in zip(job.runs, job.skipped, strict=True)} \
+        if job.skipped else None
+    return ResultRows(rows, any(is_simulated(s) for s in job.specs), absent, skipped)
+
+
+def _measure_rows(job: Job, tag: str, spec: MeasureSpec, per: Mapping[str, float],
+                  errors: Mapping[str, float], run_topics: Sequence[str], per_topic: bool
+                  ) -> list[Row]:
+    """The rows of one measure of one run: its topics (with ``per_topic``), then ``all``."""
+    name = str(spec)
+    vals = [per.get(t, 0.0) for t in run_topics]
+    # a topic that scores 0 without simulation (missing from the run) has error 0
+    errs = [errors.get(t, 0.0) for t in run_topics] if is_simulated(spec) else None
+    rows = [(tag, name, t, v, e) for t, v, e in
+            zip(run_topics, vals, errs or [math.nan] * len(vals), strict=True)] \
+        if per_topic else []
+    # added in trec_eval's order, topic ids sorted as C strings
+    total = aggregate([per.get(t, 0.0) for t in sorted(run_topics, key=_c_order)],
+                      aggregation(spec))
+    if name == "num_rel" and job.options.complete:
+        # trec_eval -c (m_num_rel.c): every judgement with REL > 0 of the
+        # qrels, whatever -l, -J or -M
+        total = float(sum(1 for judged in job.qrels.values() for rel in judged.values()
+                          if rel > 0))
+    rows.append((tag, name, "all", total, _mean_error(errs) if errs is not None else math.nan))
+    return rows
+
+
+def _c_order(topic: str) -> bytes:
+    """A topic id's sort key as C's strcmp compares it (trec_eval's order)."""
+    return topic.encode("utf-8", "surrogateescape")
+
+
+def _mean_error(errs: Sequence[float]) -> float:
+    """Standard error of the mean over topics of a simulated measure.
+
+    Topics are simulated independently, so the standard error of the mean
+    over n topics is sqrt(sum of squared per-topic errors) / n.
+
+    >>> _mean_error([0.3, 0.4])
+    0.25
+    """
+    return float(np.sqrt(np.sum(np.square(errs))) / len(errs)) if errs else 0.0

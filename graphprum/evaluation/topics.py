@@ -24,14 +24,11 @@ import numpy as np
 from graphprum.assessments import TopicAssessment
 from graphprum.context import CacheDict, TopicCache, TopicContext, topic_ids
 from graphprum.errors import UsageError
-from graphprum.evaluation.options import EvalOptions
-from graphprum.io.qrels import Qrels
+from graphprum.evaluation.job import Job
 from graphprum.io.range_runs import spans as range_spans
 from graphprum.io.runs import Run
 from graphprum.measures.classical import compute_classical
-from graphprum.measures.registry import Family, MeasureSpec
-from graphprum.navigation.base import NavigationModel
-from graphprum.store.base import Store, UnitView
+from graphprum.store.base import UnitView
 
 #: Prefix of the id that stands in a ranking for a result the store does not
 #: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it, as
@@ -39,39 +36,12 @@ from graphprum.store.base import Store, UnitView
 #: such id as the empty string, and refuse the topic as holding duplicates.
 UNKNOWN_PREFIX = "\tnot-in-store\t"
 
-__all__ = ["UNKNOWN_PREFIX", "ChunkOutput", "ClassicalValues", "Job", "TopicOutput",
+__all__ = ["UNKNOWN_PREFIX", "ChunkOutput", "ClassicalValues", "TopicOutput",
            "classical_values", "evaluate_chunk", "evaluate_topic", "prepare_ranking",
            "topic_assessment"]
 
 #: Per run, measure name -> topic -> value of the classical measures.
 ClassicalValues = list[dict[str, dict[str, float]]]
-
-
-@dataclass(frozen=True)
-class Job:
-    """Everything the evaluation of a chunk of topics needs (inherited by
-    forked workers, never pickled).
-
-    ``specs`` are every measure asked for, in order: ``measures`` the
-    user-model ones with their families, ``classical`` the names computed by
-    trec_eval's code; ``judged_unknown`` the judged ids the store does not
-    hold (a classical measure counts a result among them as non-relevant);
-    ``skipped`` per run the result ids dropped (``unknown="skip"``).
-    """
-
-    runs: Sequence[Run]
-    qrels: Qrels
-    topics: Sequence[str]
-    models: Sequence[NavigationModel]
-    measures: Sequence[tuple[MeasureSpec, Family]]
-    classical: Sequence[str]
-    specs: Sequence[MeasureSpec]
-    options: EvalOptions
-    collection_size: float
-    store: Store | None
-    assessments: Mapping[str, TopicAssessment] | None
-    judged_unknown: frozenset[str] = frozenset()
-    skipped: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass

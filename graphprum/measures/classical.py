@@ -70,7 +70,7 @@ from graphprum.io.lines import find_line
 from graphprum.measures.aggregate import MIN_GEO_MEAN
 from graphprum.measures.classical_names import trec_root
 
-__all__ = ["GRADE_SCALE", "MAX_GRADE", "NO_RESULT", "compute_classical", "preload_classical",
+__all__ = ["GRADE_SCALE", "MAX_GRADE", "NO_RESULT", "compute_classical",
            "trec_grades", "trec_threshold"]
 
 #: Largest |REL| handed to trec_eval (it allocates one counter per level up
@@ -169,12 +169,6 @@ def trec_threshold(level: int, scale: int) -> int:
 
 # --------------------------------------------------------------------------
 # computation
-
-
-def preload_classical(names: Sequence[str]) -> None:
-    """Nothing left to do: the libraries :func:`compute_classical` uses
-    (pytrec_eval, ir_measures) are imported with this module.  Kept while
-    the evaluation still calls it before reading runs."""
 
 
 def compute_classical(names: Sequence[str], rankings: Mapping[str, Sequence[str]],
