@@ -10,6 +10,10 @@ stays on one line; CSV quotes as RFC 4180 does; JSON is a list of objects
 keyed by column.  Lists and mappings inside a cell are written as JSON text
 in tsv, csv and the table.
 
+Every table for people, these and the grids of ``eval`` and ``compare``
+(:class:`Grid`: text cells, some bold, some with superscript letters), is
+drawn by one writer, :func:`write_grid`, as a rich table, markdown or LaTeX.
+
 Examples
 --------
 >>> import io, sys
