@@ -37,7 +37,6 @@ from graphprum.errors import UsageError
 from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
 from graphprum.measures.names import aggregation_of
-from graphprum.tabular import console_width
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,14 +86,10 @@ def write_results(df: pd.DataFrame | ResultRows, fmt: str, out: TextIO,
         json.dump({SKIPPED: skipped, "results": records} if skipped else records, out,
                   indent=1)
         out.write("\n")
-    elif fmt == "table":
-        _write_table(rows, out, digits)
+    elif fmt in tabular.GRID_FORMATS:
+        tabular.write_grid(_grid(rows, digits), fmt, out, ruled=True)
     elif fmt == "trec":
         write_trec(rows, out)
-    elif fmt in ("latex", "markdown"):
-        header, cells, bold, align = _grid(rows, digits)
-        writer = latex_table if fmt == "latex" else markdown_table
-        out.write(writer(header, cells, align=align, bold=bold))
     else:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
 
@@ -164,8 +159,7 @@ def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO
     out.writelines(summary)
 
 
-def _grid(result: Sequence[PrintedRow], digits: int = DIGITS,
-          ) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
+def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
     """Runs (and topics) as rows, measures as columns, ``digits`` decimals; cells to bold."""
     measures = list(dict.fromkeys(m for _, m, _, _ in result))
     topics = [t for t in dict.fromkeys(t for _, _, t, _ in result) if t != "all"]
@@ -190,101 +184,7 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS,
                 if topic == "all" and len(runs) > 1 and v is not None and v == best[m]:
                     bold.add((len(rows), first + j))
             rows.append(([topic] if with_topic else []) + [run, *cells])
-    align = "l" * first + "r" * len(measures)
-    return header, rows, bold, align
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                  "∞": r"$\infty$", "–": "--", "|": r"\textbar{}"}
-
-
-def latex_escape(text: str) -> str:
-    r"""Escape LaTeX's special characters.
-
-    >>> print(latex_escape("nxCG@10 & P_5 #1"))
-    nxCG@10 \& P\_5 \#1
-    """
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
-
-
-def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, align: str,
-                bold: set[tuple[int, int]] | None = None) -> str:
-    r"""A booktabs ``tabular`` (needs ``\usepackage{booktabs}``).
-
-    ``bold`` holds (row, column) cells set in ``\textbf``; ``align`` one
-    letter per column (``l``, ``r``, ``c``).
-
-    >>> print(latex_table(["run", "AP"], [["a_1", "0.5000"]], align="lr", bold={(0, 1)}), end="")
-    \begin{tabular}{lr}
-    \toprule
-    run & AP \\
-    \midrule
-    a\_1 & \textbf{0.5000} \\
-    \bottomrule
-    \end{tabular}
-    """
-    bold = bold or set()
-    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule",
-             " & ".join(latex_escape(h) for h in header) + r" \\", "\\midrule"]
-    for i, row in enumerate(rows):
-        cells = [latex_escape(c) for c in row]
-        cells = [f"\\textbf{{{c}}}" if (i, j) in bold and c else c for j, c in enumerate(cells)]
-        lines.append(" & ".join(cells) + r" \\")
-    lines += ["\\bottomrule", "\\end{tabular}"]
-    return "\n".join(lines) + "\n"
-
-
-def markdown_escape(text: str) -> str:
-    r"""Escape what would break a pipe-table cell (``|``, ``*``, ``_``, backslash).
-
-    >>> markdown_escape("a|b_c")
-    'a\\|b\\_c'
-    """
-    for c in ("\\", "|", "*", "_", "`"):
-        text = text.replace(c, "\\" + c)
-    return text
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, align: str,
-                   bold: set[tuple[int, int]] | None = None) -> str:
-    """A GitHub-flavoured markdown pipe table; ``bold`` cells wrapped in ``**``.
-
-    >>> print(markdown_table(["run", "AP"], [["a", "0.5"]], align="lr"), end="")
-    | run | AP |
-    |:----|---:|
-    | a | 0.5 |
-    """
-    bold = bold or set()
-    rule = {"l": ":{}", "r": "{}:", "c": ":{}:"}
-    cols = [markdown_escape(h) for h in header]
-    lines = ["| " + " | ".join(cols) + " |",
-             "|" + "|".join(rule[a].format("-" * max(3, len(h) + 2 - (2 if a == "c" else 1)))
-                            for a, h in zip(align, cols, strict=True)) + "|"]
-    for i, row in enumerate(rows):
-        cells = [markdown_escape(c) for c in row]
-        cells = [f"**{c}**" if (i, j) in bold and c else c for j, c in enumerate(cells)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def _write_table(result: Sequence[PrintedRow], out: TextIO, digits: int = DIGITS) -> None:
-    """Runs as rows, measures as columns; the best mean per measure in bold."""
-    from rich.console import Console  # 30 ms of import: only when drawing for a person
-    from rich.markup import escape
-    from rich.table import Table
-
-    console = Console(file=out, highlight=False, width=console_width(out))
-    header, rows, bold, align = _grid(result, digits)
-    table = Table(show_edge=False, pad_edge=False)
-    for h, a in zip(header, align, strict=True):
-        table.add_column(h, justify="right" if a == "r" else "left", overflow="fold")
-    for i, row in enumerate(rows):
-        cells = [escape(c) for c in row]
-        table.add_row(*[f"[bold]{c}[/bold]" if (i, j) in bold else c
-                        for j, c in enumerate(cells)])
-    console.print(table)
+    return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold)
 
 
 def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:

@@ -37,15 +37,13 @@ c  lm    0.7167ᵇ
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import TextIO
 
 import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed
-from graphprum.results import latex_escape, markdown_escape
-from graphprum.tabular import console_width, write_rows
+from graphprum.tabular import Grid, write_grid, write_rows
 
 __all__ = ["COLUMNS", "FORMATS", "describe", "letter", "runs_table", "write_runs_table"]
 
@@ -55,8 +53,6 @@ COLUMNS = ["measure", "run", "letter", "mean", "ci_low", "ci_high", "confidence"
            "best", "better_than"]
 #: What :func:`write_runs_table` writes.
 FORMATS = ("table", "tsv", "csv", "json", "latex", "markdown")
-
-_SUPERSCRIPT = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ")
 
 
 def letter(i: int) -> str:
@@ -155,21 +151,10 @@ def write_runs_table(table: pd.DataFrame, fmt: str, out: TextIO, *, digits: int 
         return
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
-    header, rows = _grid(table, digits)
-    if fmt == "table":
-        _write_rich(header, rows, out, note)
-    elif fmt == "markdown":
-        out.write(_markdown(header, rows) + (f"\n{note}\n" if note else ""))
-    else:
-        out.write((f"% {note}\n" if note else "") + _latex(header, rows))
+    write_grid(_grid(table, digits), fmt, out, note=note, fit_rule=False)
 
 
-#: A cell of the grid: its text (a mean, an interval, a name), whether it
-#: is set in bold, and the letters set as a superscript after it.
-_Cell = tuple[str, bool, str]
-
-
-def _grid(table: pd.DataFrame, digits: int) -> tuple[list[str], list[list[_Cell]]]:
+def _grid(table: pd.DataFrame, digits: int) -> Grid:
     records = table.to_dict("records")
     measures = [str(m) for m in dict.fromkeys(r["measure"] for r in records)]
     runs = [str(r) for r in dict.fromkeys(r["run"] for r in records)]
@@ -182,59 +167,21 @@ def _grid(table: pd.DataFrame, digits: int) -> tuple[list[str], list[list[_Cell]
         if with_ci[m]:
             level = next(cells[r, m]["confidence"] for r in runs if (r, m) in cells)
             header.append(f"{level:.0%} CI")
-    rows = []
-    for run in runs:
+    grid = Grid(header, [], "l" * len(header))
+    for i, run in enumerate(runs):
         first = next(cells[run, m] for m in measures if (run, m) in cells)
-        row: list[_Cell] = [(str(first["letter"]), False, ""), (run, False, "")]
+        row = [str(first["letter"]), run]
         for m in measures:
             c = cells.get((run, m))
-            row.append(("", False, "") if c is None else
-                       (fixed(c["mean"], digits), bool(c["best"]) and len(runs) > 1,
-                        "".join(str(cells[b, m]["letter"]) for b in c["better_than"])))
+            if c is not None:
+                if c["best"] and len(runs) > 1:
+                    grid.bold.add((i, len(row)))
+                if c["better_than"]:
+                    grid.sup[i, len(row)] = "".join(str(cells[b, m]["letter"])
+                                                    for b in c["better_than"])
+            row.append("" if c is None else fixed(c["mean"], digits))
             if with_ci[m]:
-                row.append(("", False, "") if c is None or math.isnan(c["ci_low"]) else
-                           (f"[{fixed(c['ci_low'], digits)}, {fixed(c['ci_high'], digits)}]",
-                            False, ""))
-        rows.append(row)
-    return header, rows
-
-
-def _write_rich(header: Sequence[str], rows: Sequence[Sequence[_Cell]], out: TextIO,
-                note: str | None) -> None:
-    from rich.console import Console  # rich: only when drawing for a person
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
-    for h in header:
-        table.add_column(escape(h), overflow="fold")
-    for row in rows:
-        table.add_row(*[(f"[bold]{escape(text)}[/bold]" if bold else escape(text))
-                        + sup.translate(_SUPERSCRIPT) for text, bold, sup in row])
-    console = Console(file=out, highlight=False, width=console_width(out))
-    console.print(table)
-    if note:
-        console.print(escape(note))
-
-
-def _markdown(header: Sequence[str], rows: Sequence[Sequence[_Cell]]) -> str:
-    def cell(text: str, bold: bool, sup: str) -> str:
-        text = markdown_escape(text)
-        return (f"**{text}**" if bold else text) + (f"<sup>{sup}</sup>" if sup else "")
-
-    lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
-             "|" + "|".join(":---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell(*c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _latex(header: Sequence[str], rows: Sequence[Sequence[_Cell]]) -> str:
-    def cell(text: str, bold: bool, sup: str) -> str:
-        text = latex_escape(text)
-        return (f"\\textbf{{{text}}}" if bold else text) + (f"$^{{{sup}}}$" if sup else "")
-
-    lines = [f"\\begin{{tabular}}{{{'l' * len(header)}}}", "\\toprule",
-             " & ".join(latex_escape(h) for h in header) + r" \\", "\\midrule"]
-    lines += [" & ".join(cell(*c) for c in row) + r" \\" for row in rows]
-    lines += ["\\bottomrule", "\\end{tabular}"]
-    return "\n".join(lines) + "\n"
+                row.append("" if c is None or math.isnan(c["ci_low"]) else
+                           f"[{fixed(c['ci_low'], digits)}, {fixed(c['ci_high'], digits)}]")
+        grid.rows.append(row)
+    return grid

@@ -78,8 +78,8 @@ import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed, p_value
-from graphprum.results import FORMATS, latex_table, markdown_table
-from graphprum.tabular import console_width, write_rows
+from graphprum.results import FORMATS
+from graphprum.tabular import GRID_FORMATS, Grid, write_grid, write_rows
 
 TESTS = ("t", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "none")
@@ -480,8 +480,7 @@ def adjust(p: np.ndarray, correction: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ output
-def _grid(res: pd.DataFrame, digits: int = DIGITS,
-          ) -> tuple[list[str], list[list[str]], set[tuple[int, int]], str]:
+def _grid(res: pd.DataFrame, digits: int = DIGITS) -> Grid:
     """Human table of comparisons: a significant row's difference and corrected
     p in bold, the p followed by ``*``."""
     header = ["measure", "run A", "run B", "mean A", "mean B", "diff", "d_z", "W/L/T", "p",
@@ -498,7 +497,7 @@ def _grid(res: pd.DataFrame, digits: int = DIGITS,
         if r["significant"]:
             bold.add((i, 9))
             bold.add((i, 5))
-    return header, rows, bold, "lll" + "r" * 7
+    return Grid(header, rows, "lll" + "r" * 7, bold)
 
 
 def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float = 0.05,
@@ -514,24 +513,9 @@ def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float =
         columns = list(res.columns)
         write_rows(columns, [[_plain(v) for v in row] for row in res.itertuples(index=False)],
                    fmt, out)
-    elif fmt in ("latex", "markdown"):
-        header, rows, bold, align = _grid(res, digits)
-        writer = latex_table if fmt == "latex" else markdown_table
-        out.write(writer(header, rows, align=align, bold=bold))
-    elif fmt == "table":
-        from rich.console import Console  # rich: only when drawing for a person
-        from rich.markup import escape
-        from rich.table import Table
-
-        header, rows, bold, align = _grid(res, digits)
-        table = Table(show_edge=False, pad_edge=False,
-                      caption=f"* p adj. < {alpha} ({_describe(res)})", caption_justify="left")
-        for h, a in zip(header, align, strict=True):
-            table.add_column(h, justify="right" if a == "r" else "left", overflow="fold")
-        for i, row in enumerate(rows):
-            table.add_row(*[f"[bold]{escape(c)}[/bold]" if (i, j) in bold else escape(c)
-                            for j, c in enumerate(row)])
-        Console(file=out, highlight=False, width=console_width(out)).print(table)
+    elif fmt in GRID_FORMATS:
+        write_grid(_grid(res, digits), fmt, out, ruled=True,
+                   caption=f"* p adj. < {alpha} ({_describe(res)})")
     else:
         raise UsageError(f"unknown format {fmt!r}; choose {', '.join(FORMATS)}")
 

@@ -10,6 +10,10 @@ stays on one line; CSV quotes as RFC 4180 does; JSON is a list of objects
 keyed by column.  Lists and mappings inside a cell are written as JSON text
 in tsv, csv and the table.
 
+Every table for people, these and the grids of ``eval`` and ``compare``
+(:class:`Grid`: text cells, some bold, some with superscript letters), is
+drawn by one writer, :func:`write_grid`, as a rich table, markdown or LaTeX.
+
 Examples
 --------
 >>> import io, sys
@@ -34,6 +38,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, TextIO
 
@@ -190,22 +195,163 @@ def _write_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], out: Tex
     if len(rows) > PLAIN_ROWS and columns:  # rich lays out 10,000 rows in seconds
         _write_plain(columns, rows, out, digits, group, title, footer)
         return
-    from rich.console import Console  # 30 ms of import: only when drawing for a person
+    numeric = [bool(rows) and all(_is_number(r[i]) for r in rows
+                                  if i < len(r) and r[i] is not None)
+               for i in range(len(columns))]
+    grid = Grid(list(columns), [[_human(v, digits, group) for v in row] for row in rows],
+                "".join("r" if num else "l" for num in numeric))
+    write_grid(grid, "table", out, title=title, note=footer)
+
+
+# ------------------------------------------------------------------ grids
+@dataclass
+class Grid:
+    """A table of text for people: what eval, compare and ``compare --view
+    runs`` print as ``table``, ``markdown`` and ``latex`` (:func:`write_grid`).
+
+    ``align`` has a letter per column, ``l`` or ``r``; ``bold`` holds the
+    (row, column) cells set in bold, ``sup`` the letters set as a
+    superscript after a cell.
+    """
+
+    header: list[str]
+    rows: list[list[str]]
+    align: str
+    bold: set[tuple[int, int]] = field(default_factory=set)
+    sup: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
+#: The formats of :func:`write_grid`.
+GRID_FORMATS = ("table", "markdown", "latex")
+
+_SUPERSCRIPT = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ")
+
+
+def write_grid(grid: Grid, fmt: str, out: TextIO, *, ruled: bool = False,
+               title: str | None = None, caption: str | None = None, note: str | None = None,
+               fit_rule: bool = True) -> None:
+    """Write ``grid`` as a ``table`` (rich), ``markdown`` (:func:`markdown_table`)
+    or ``latex`` (:func:`latex_table`).
+
+    ``ruled``: the table's columns apart by rules and its header by a line
+    (rich's default box) rather than by spaces; ``title`` and ``caption``
+    (table only) above it and below it at its width; ``note`` below the
+    table at the terminal's width, below the markdown, as a LaTeX comment
+    above the tabular; ``fit_rule``: see :func:`markdown_table`.
+
+    >>> import sys
+    >>> grid = Grid(["run", "AP"], [["a", "0.5000"], ["b", "0.2500"]], "lr", bold={(0, 1)})
+    >>> write_grid(grid, "table", sys.stdout, note="(bold: the best)")
+    run      AP
+    a    0.5000
+    b    0.2500
+    (bold: the best)
+    """
+    if fmt == "latex":
+        out.write((f"% {note}\n" if note else "") + latex_table(grid))
+    elif fmt == "markdown":
+        out.write(markdown_table(grid, fit_rule=fit_rule) + (f"\n{note}\n" if note else ""))
+    elif fmt == "table":
+        _write_rich(grid, out, ruled, title, caption, note)
+    else:
+        raise UsageError(f"unknown format {fmt!r}; choose {', '.join(GRID_FORMATS)}")
+
+
+def _write_rich(grid: Grid, out: TextIO, ruled: bool, title: str | None, caption: str | None,
+                note: str | None) -> None:
+    from rich.box import HEAVY_HEAD  # 30 ms of import: only when drawing for a person
+    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     console = Console(file=out, highlight=False, width=console_width(out))
     if title:
         console.print(escape(title))
-    if columns:
-        numeric = [bool(rows) and all(_is_number(r[i]) for r in rows
-                                      if i < len(r) and r[i] is not None)
-                   for i in range(len(columns))]
-        table = Table(box=None, pad_edge=False)
-        for c, num in zip(columns, numeric, strict=True):
-            table.add_column(escape(c), justify="right" if num else "left", overflow="fold")
-        for row in rows:
-            table.add_row(*(escape(_human(v, digits, group)) for v in row))
+    if grid.header:
+        table = Table(box=HEAVY_HEAD if ruled else None, show_edge=False, pad_edge=False,
+                      caption=escape(caption) if caption else None, caption_justify="left")
+        for h, a in zip(grid.header, grid.align, strict=True):
+            table.add_column(escape(h), justify="right" if a == "r" else "left",
+                             overflow="fold")
+        for i, row in enumerate(grid.rows):
+            table.add_row(*[(f"[bold]{escape(c)}[/bold]" if (i, j) in grid.bold else escape(c))
+                            + grid.sup.get((i, j), "").translate(_SUPERSCRIPT)
+                            for j, c in enumerate(row)])
         console.print(table)
-    if footer:
-        console.print(escape(footer))
+    if note:
+        console.print(escape(note))
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "∞": r"$\infty$", "–": "--", "|": r"\textbar{}"}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape LaTeX's special characters.
+
+    >>> print(latex_escape("nxCG@10 & P_5 #1"))
+    nxCG@10 \& P\_5 \#1
+    """
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def latex_table(grid: Grid) -> str:
+    r"""A booktabs ``tabular`` (needs ``\usepackage{booktabs}``): bold cells in
+    ``\textbf``, superscripts as ``$^{...}$``.
+
+    >>> print(latex_table(Grid(["run", "AP"], [["a_1", "0.5000"]], "lr", bold={(0, 1)})), end="")
+    \begin{tabular}{lr}
+    \toprule
+    run & AP \\
+    \midrule
+    a\_1 & \textbf{0.5000} \\
+    \bottomrule
+    \end{tabular}
+    """
+    lines = [f"\\begin{{tabular}}{{{grid.align}}}", "\\toprule",
+             " & ".join(latex_escape(h) for h in grid.header) + r" \\", "\\midrule"]
+    for i, row in enumerate(grid.rows):
+        cells = [latex_escape(c) for c in row]
+        cells = [(f"\\textbf{{{c}}}" if (i, j) in grid.bold and c else c)
+                 + (f"$^{{{sup}}}$" if (sup := grid.sup.get((i, j))) else "")
+                 for j, c in enumerate(cells)]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_escape(text: str) -> str:
+    r"""Escape what would break a pipe-table cell (``|``, ``*``, ``_``, backslash).
+
+    >>> markdown_escape("a|b_c")
+    'a\\|b\\_c'
+    """
+    for c in ("\\", "|", "*", "_", "`"):
+        text = text.replace(c, "\\" + c)
+    return text
+
+
+def markdown_table(grid: Grid, *, fit_rule: bool = True) -> str:
+    """A GitHub-flavoured markdown pipe table: bold cells wrapped in ``**``,
+    superscripts in ``<sup>``; the rule under the header as wide as each
+    header cell, or, without ``fit_rule``, ``:---`` under every column.
+
+    >>> print(markdown_table(Grid(["run", "AP"], [["a", "0.5"]], "lr")), end="")
+    | run | AP |
+    |:----|---:|
+    | a | 0.5 |
+    """
+    rule = {"l": ":{}", "r": "{}:"}
+    cols = [markdown_escape(h) for h in grid.header]
+    lines = ["| " + " | ".join(cols) + " |",
+             "|" + "|".join(rule[a].format("-" * max(3, len(h) + 1)) if fit_rule else ":---"
+                            for a, h in zip(grid.align, cols, strict=True)) + "|"]
+    for i, row in enumerate(grid.rows):
+        cells = [markdown_escape(c) for c in row]
+        cells = [(f"**{c}**" if (i, j) in grid.bold and c else c)
+                 + (f"<sup>{sup}</sup>" if (sup := grid.sup.get((i, j))) else "")
+                 for j, c in enumerate(cells)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -211,10 +211,14 @@ for name in ("ir_measures", "matplotlib.figure", "matplotlib.backends.backend_ag
     except Exception:
         pass
 # what the CLI does on first use of a measure or a navigation model
-for mod, fn in (("graphprum.measures.registry", "families"),
-                ("graphprum.navigation.base", "_load_models")):
+try:
+    __import__("graphprum.measures.registry", fromlist=["families"]).families()
+except Exception:
+    pass
+from graphprum.navigation.base import MODELS
+for where in MODELS.values():
     try:
-        getattr(__import__(mod, fromlist=[fn]), fn)()
+        __import__("graphprum.navigation." + where.partition(":")[0])
     except Exception:
         pass
 for line in sys.stdin:
@@ -657,13 +661,13 @@ def test_every_graphprum_name_the_docs_and_docstrings_give_resolves():
 def test_the_readme_and_the_nav_help_name_every_navigation_model():
     """The README's list of navigation models lacked browse."""
     from graphprum.evaluation.options import EvalOptions
-    from graphprum.navigation.base import _MODULES
+    from graphprum.navigation.base import MODELS
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     start = readme.index("**Navigation models**")
     models = readme[start:readme.index("\n- **", start)]
     help_text = next(f.metadata["help"] for f in dataclasses.fields(EvalOptions)
                      if f.name == "nav").text
-    for name in sorted(_MODULES):
+    for name in sorted(MODELS):
         assert f"`{name}" in models, f"README's navigation models lack {name}"
         assert name in help_text, f"eval --nav help lacks {name}"

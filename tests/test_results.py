@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from graphprum.errors import UsageError
-from graphprum.results import FORMATS, latex_escape, write_results
+from graphprum.results import FORMATS, write_results
+from graphprum.tabular import latex_escape
 from tests.support import GOLDEN
 from tests.support.tolerance import text_mismatch
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -53,32 +53,36 @@ class NavigationModel(Protocol):
         ...
 
 
-#: Builds a model from the part of the spec after ``NAME:`` ("" when absent).
-ModelFactory = Callable[[str], NavigationModel]
-_MODELS: dict[str, ModelFactory] = {}
+#: Every navigation model: its name (a spec's part before ':') and the
+#: function that builds it from the part after ':' (""), as MODULE:FUNCTION
+#: of graphprum.navigation.  A module is imported when a spec names one of
+#: its models, so scipy, the summaries, ... load only for the models that use them.
+MODELS = {
+    "classical": "classical:build", "structural": "structural:build",
+    "direct": "files:build_direct", "walk": "files:build_walk", "log": "files:build_log",
+    "links": "links:build", "browse": "browse:build", "bep": "bep:build",
+    "summary": "summary:build", "t2i": "t2i:build",
+}
 
 #: P under two models given together for the user who moves by the first and
 #: then, or not, by the second: ``term(first, then, sources, targets, ctx)``
 #: (it stands for the first model's own matrix in the noisy-or).
 Composition = Callable[[NavigationModel, NavigationModel, Sequence[str], Sequence[str],
                         "TopicContext | None"], "sp.csr_array"]
-_COMPOSITIONS: dict[tuple[str, str], Composition] = {}
+#: The models that :func:`combine` does not simply noisy-or with another:
+#: (FIRST, THEN) -> MODULE:FUNCTION of the :data:`Composition` standing for
+#: a FIRST model's matrix whenever a THEN model is given with it.
+COMPOSITIONS = {("links", "structural"): "links:links_then_structural"}
 
 
-def register_model(name: str, factory: ModelFactory) -> None:
-    """Register a model family under ``name`` (the part of a spec before ':')."""
-    _MODELS[name] = factory
-
-
-def register_composition(first: str, then: str, term: Composition) -> None:
-    """Have :func:`combine` use ``term`` for a model of the family ``first``
-    whenever a model of the family ``then`` (the names before ':') is given
-    with it: the user moves by the first and then, or not, by the second."""
-    _COMPOSITIONS[(first, then)] = term
+def _function(where: str) -> Any:
+    """The function ``MODULE:FUNCTION`` of graphprum.navigation (the module imported)."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(f"graphprum.navigation.{module}"), name)
 
 
 def family(model: NavigationModel) -> str:
-    """The name a model was registered under (``structural`` of ``structural:words``).
+    """The name of a model in :data:`MODELS` (``structural`` of ``structural:words``).
 
     >>> family(parse_model("classical"))
     'classical'
@@ -100,15 +104,14 @@ did you mean 'structural'? known: bep, browse, classical, direct, links, log, st
 summary, t2i, walk
     """
     name, _, args = spec.partition(":")
-    _load_models(name.strip())
-    factory = _MODELS.get(name.strip())
-    if factory is None:
-        _load_models()
-        known = ", ".join(sorted(_MODELS))
-        close = difflib.get_close_matches(name.strip(), sorted(_MODELS), n=1)
+    where = MODELS.get(name.strip())
+    if where is None:
+        close = difflib.get_close_matches(name.strip(), sorted(MODELS), n=1)
         raise UsageError(f"unknown navigation model {name!r} in --nav {spec!r}; "
-                         + (f"did you mean {close[0]!r}? " if close else "") + f"known: {known}")
-    return factory(args.strip())
+                         + (f"did you mean {close[0]!r}? " if close else "")
+                         + f"known: {', '.join(sorted(MODELS))}")
+    build: Callable[[str], NavigationModel] = _function(where)
+    return build(args.strip())
 
 
 def parse_options(spec: str, args: str, allowed: Mapping[str, Callable[[str], object]],
@@ -199,32 +202,15 @@ def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
 def combine(models: Sequence[NavigationModel], sources: Sequence[str],
             targets: Sequence[str], ctx: TopicContext | None) -> sp.csr_array:
     """Noisy-or of every model's matrix (a model followed by another given
-    with it: :func:`register_composition`), with P = 1 where source == target."""
+    with it: :data:`COMPOSITIONS`), with P = 1 where source == target."""
     mats = []
     for m in models:
-        then = [(t, b) for (f, t), b in _COMPOSITIONS.items() if f == family(m)]
-        followers = [(term, b) for t, term in then for b in models if family(b) == t]
+        followers: list[tuple[Composition, NavigationModel]] = [
+            (_function(term), b) for (first, then), term in COMPOSITIONS.items()
+            if first == family(m) for b in models if family(b) == then]
         mats += [term(m, b, sources, targets, ctx) for term, b in followers] if followers \
             else [m.matrix(sources, targets, ctx)]
     mats.append(self_pairs(sources, targets))
     out = noisy_or(mats)
     out.data = np.minimum(out.data, 1.0)
     return out
-
-
-#: The module of :mod:`graphprum.navigation` that registers each model name.
-_MODULES = {"classical": "classical", "structural": "structural", "direct": "files",
-            "walk": "files", "log": "files", "links": "links", "browse": "browse", "bep": "bep",
-            "summary": "summary", "t2i": "t2i"}
-
-
-def _load_models(name: str | None = None) -> None:
-    """Import the module that registers model ``name`` (every model module
-    without a name); each registers its names on import.  Only the models a
-    run asks for are imported (scipy, the summaries, ... are loaded by the
-    models that use them)."""
-    if name is not None and name in _MODELS:
-        return
-    modules = [_MODULES[name]] if name in _MODULES else sorted(set(_MODULES.values()))
-    for module in modules:
-        importlib.import_module(f"graphprum.navigation.{module}")

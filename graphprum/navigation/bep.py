@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphprum.errors import UsageError
-from graphprum.navigation.base import parse_options, register_model
+from graphprum.navigation.base import parse_options
 from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
@@ -97,10 +97,7 @@ class BepModel:
         return sp.csr_array((vals, (rows, cols)), shape=shape)
 
 
-def _factory(args: str) -> BepModel:
+def build(args: str) -> BepModel:
     spec = "bep" + (":" + args if args else "")
     opts = parse_options(spec, args, {"A": float})
     return BepModel(spec, float(opts.get("A", 0.1)))  # type: ignore[arg-type]
-
-
-register_model("bep", _factory)

@@ -70,7 +70,7 @@ import scipy.sparse as sp
 
 from graphprum.errors import InputError, UsageError
 from graphprum.io.navfile import Session, read_nav_log
-from graphprum.navigation.base import parse_hops, parse_options, register_model
+from graphprum.navigation.base import parse_hops, parse_options
 from graphprum.navigation.links import store_walk, walk_probabilities
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ def estimate_moves(sessions: Sequence[Session], store: Store,
     return out
 
 
-def _factory(args: str) -> BrowseModel:
+def build(args: str) -> BrowseModel:
     spec = "browse" + (f":{args}" if args else "")
     opts = parse_options(spec, args, {"child": float, "parent": float, "link": float,
                                       "hops": parse_hops, "log": str})
@@ -224,7 +224,3 @@ def _factory(args: str) -> BrowseModel:
     return BrowseModel(spec, (weights[0], weights[1], weights[2]),
                        hops if hops is None else int(hops),  # type: ignore[call-overload]
                        str(log) if log is not None else None)
-
-
-register_model("browse", _factory)
-

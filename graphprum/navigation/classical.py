@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from graphprum.errors import UsageError
-from graphprum.navigation.base import register_model
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -44,10 +43,7 @@ class ClassicalModel:
         return sp.csr_array((len(sources), len(targets)))
 
 
-def _factory(args: str) -> ClassicalModel:
+def build(args: str) -> ClassicalModel:
     if args:
         raise UsageError(f"--nav 'classical:{args}': classical takes no arguments")
     return ClassicalModel()
-
-
-register_model("classical", _factory)

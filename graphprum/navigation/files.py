@@ -49,7 +49,7 @@ import scipy.sparse as sp
 from graphprum.errors import InputError, UsageError
 from graphprum.io.lines import find_line
 from graphprum.io.navfile import NavTable, estimate_transitions, read_nav, read_nav_log
-from graphprum.navigation.base import parse_hops, parse_options, register_model
+from graphprum.navigation.base import parse_hops, parse_options
 from graphprum.navigation.hitting import hitting_probabilities
 
 if TYPE_CHECKING:
@@ -212,5 +212,7 @@ def _factory(kind: str) -> Callable[[str], FileModel]:
     return build
 
 
-for _kind in ("direct", "walk", "log"):
-    register_model(_kind, _factory(_kind))
+#: What builds each of the three models (navigation.base.MODELS).
+build_direct = _factory("direct")
+build_walk = _factory("walk")
+build_log = _factory("log")

@@ -67,8 +67,6 @@ from graphprum.navigation.base import (
     NavigationModel,
     parse_hops,
     parse_options,
-    register_composition,
-    register_model,
 )
 from graphprum.navigation.hitting import hitting_probabilities
 from graphprum.navigation.structural import StructuralModel, structural_probabilities
@@ -251,12 +249,8 @@ def links_then_structural(links: NavigationModel, structural: NavigationModel,
     return out
 
 
-def _factory(args: str) -> LinksModel:
+def build(args: str) -> LinksModel:
     spec = "links" + (f":{args}" if args else "")
     opts = parse_options(spec, args, {"beta": float, "hops": parse_hops})
     return LinksModel(spec, beta=float(opts.get("beta", 1.0)),  # type: ignore[arg-type]
                       hops=opts.get("hops", 1))  # type: ignore[arg-type]
-
-
-register_model("links", _factory)
-register_composition("links", "structural", links_then_structural)

@@ -43,7 +43,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.navigation.base import register_model
 from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
@@ -133,12 +132,9 @@ class StructuralModel:
         return structural_probabilities(ctx.table, src, tgt, self.column)
 
 
-def _factory(args: str) -> StructuralModel:
+def build(args: str) -> StructuralModel:
     if args == "":
         return StructuralModel("structural", "length")
     if args == "words":
         return StructuralModel("structural:words", "words")
     raise UsageError(f"--nav 'structural:{args}': expected structural or structural:words")
-
-
-register_model("structural", _factory)

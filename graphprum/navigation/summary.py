@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.navigation.base import parse_options, register_model
+from graphprum.navigation.base import parse_options
 from graphprum.store.base import TABLE, Store, UnitView
 from graphprum.summaries.axpre import Summary, build_summary, normalise_axpre
 from graphprum.summaries.stored import stored_summary
@@ -184,13 +184,10 @@ def _stored(store: Store, axpre: str, weight: str) -> Summary:
     return summary
 
 
-def _factory(args: str) -> SummaryModel:
+def build(args: str) -> SummaryModel:
     spec = f"summary:{args}" if args else "summary"
     opts = parse_options(spec, args, {"weight": str}, positional="axpre")
     if "axpre" not in opts:
         raise UsageError(f"--nav {spec!r}: name the summary, e.g. summary:p* or "
                          f"summary:p*|c,weight=length")
     return SummaryModel(spec, str(opts["axpre"]), str(opts.get("weight", "count")))
-
-
-register_model("summary", _factory)

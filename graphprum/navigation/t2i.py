@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphprum.errors import UsageError
-from graphprum.navigation.base import parse_options, register_model
+from graphprum.navigation.base import parse_options
 from graphprum.t2i import reach_thresholds, result_positions, topic_fragments
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class T2IModel:
         return sp.csr_array((vals[keep], (rows[keep], cols[keep])), shape=shape)
 
 
-def _factory(args: str) -> T2IModel:
+def build(args: str) -> T2IModel:
     spec = "t2i" + (":" + args if args else "")
     opts = parse_options(spec, args, {"tau": parse_tau, "init": float,
                                       "keepsviewing": parse_bool})
@@ -145,6 +145,3 @@ def _factory(args: str) -> T2IModel:
     low, high = tau
     return T2IModel(spec, float(low), float(high), bool(opts.get("keepsviewing", True)),
                     float(opts.get("init", 0.0)))  # type: ignore[arg-type]
-
-
-register_model("t2i", _factory)

@@ -280,3 +280,26 @@ def test_sparse_result_types(write):
     for spec in (f"walk:{p}", f"direct:{p}", "classical"):
         out = parse_model(spec).matrix(["x", "q"], ["y"], None)
         assert isinstance(out, sp.csr_array) and out.shape == (2, 1)
+
+
+def test_the_table_names_every_model_and_imports_only_the_one_named():
+    """navigation.base.MODELS is the one list of models: each entry builds a
+    model of its own name; a spec imports its model's module, no other
+    (bep is the BiC measure's, imported with the measures)."""
+    import subprocess
+    import sys
+
+    from graphprum.navigation.base import COMPOSITIONS, MODELS, _function, family
+
+    args = {"direct": "f", "walk": "f", "log": "f", "summary": "p", "t2i": ""}
+    for name, where in MODELS.items():
+        assert family(_function(where)(args.get(name, ""))) == name
+    assert all(callable(_function(where)) for where in COMPOSITIONS.values())
+    code = ("import sys; from graphprum.navigation.base import parse_model; "
+            "parse_model('classical'); print(' '.join(m for m in sys.modules "
+            "if m.startswith('graphprum.navigation.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = {m.rpartition(".")[2] for m in out.split()}
+    assert "classical" in loaded
+    assert not loaded & {"structural", "files", "links", "browse", "summary", "t2i"}
