@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chunk", type=int, default=None, help="units per COPY (graph.CHUNK)")
     ap.add_argument("--every", type=int, default=None,
                     help="units between checkpoints (graph.CHECKPOINT_ROWS)")
+    ap.add_argument("--growth", type=int, default=None,
+                    help="checkpoint intervals of at least the table / this "
+                         "(graph.CHECKPOINT_GROWTH; 0: fixed intervals)")
     ap.add_argument("--pool", type=int, default=None,
                     help="buffer pool bytes at least (graph.BUFFER_POOL)")
     ap.add_argument("--per-edge", type=int, default=None,
@@ -66,6 +69,8 @@ def main(argv: list[str] | None = None) -> None:
         graph.CHUNK = args.chunk
     if args.every:
         graph.CHECKPOINT_ROWS = args.every
+    if args.growth is not None:
+        graph.CHECKPOINT_GROWTH = args.growth
     if args.pool:
         graph.BUFFER_POOL = args.pool
     if args.per_edge is not None:
@@ -130,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
 
     print(json.dumps({
         "bench": "graph_scale", "label": args.label, "elements": n, "chunk": graph.CHUNK,
-        "every": graph.CHECKPOINT_ROWS,
+        "every": graph.CHECKPOINT_ROWS, "growth": graph.CHECKPOINT_GROWTH,
         "pool_gb": round(graph._buffer_pool(store.generation, table) / 2**30, 2),
         "seconds": round(seconds, 2), "us_per_element": round(seconds / n * 1e6, 2),
         "cpu_seconds": round(cpu, 2),

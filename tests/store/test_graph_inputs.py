@@ -204,27 +204,33 @@ def test_checkpoints_every_checkpoint_rows_give_the_graph_of_one_per_batch(
     """Units copied in batches of 5,000 with a checkpoint only once 12,000
     were copied since the last (and after the last batch) make the same
     graph, row for row and edge for edge, as a checkpoint after every batch;
-    the checkpoints come where the rows say."""
+    the checkpoints come where the rows say.  With intervals that grow with
+    the table (batches of 2,000, at least 3,000 units or half the table at
+    the last checkpoint) too."""
     from graphprum.store.local import graph
     from graphprum.store.local.graph_reader import GraphReader
 
     plos = LocalStore(tmp_path / "plos")
     load_xml(plos, [PLOS / "articles"])  # 19,393 elements
-    monkeypatch.setattr(graph, "CHUNK", 5000)
     for store in (plos, mixed_store(write, tmp_path)):
         gen, table = store.generation, store.table()
         rows = {}
-        for every in (1, 12_000):
+        for every, chunk, growth in ((1, 5000, 0), (12_000, 5000, 0), (3000, 2000, 2)):
             monkeypatch.setattr(graph, "CHECKPOINT_ROWS", every)
-            held, total, expected = 0, 0, []
+            monkeypatch.setattr(graph, "CHUNK", chunk)
+            monkeypatch.setattr(graph, "CHECKPOINT_GROWTH", growth)
+            held, total, expected, at_least, checkpoints = 0, 0, [], every, 0
             for name, frame in graph._frames(gen, table, {}):
                 if name == "Unit":
                     held, total = held + len(frame), total + len(frame)
-                    expected.append(held >= every or total == len(table))
+                    expected.append(held >= at_least or total == len(table))
                 elif name == graph.CHECKPOINT:
                     assert expected.pop() and not any(expected)  # here, not before
-                    held, expected = 0, []
+                    held, expected, checkpoints = 0, [], checkpoints + 1
+                    at_least = max(every, total // growth) if growth else every
             assert total == len(table) and held == 0 and not expected  # one after the last
+            if growth and store is plos:  # the intervals did grow: fewer than at 3,000 each
+                assert checkpoints < len(table) // every
             (tmp_path / f"{gen.name}-{every}").mkdir()
             out = graph.build(gen, table, {}, target=tmp_path / f"{gen.name}-{every}" / "g")
             reader = GraphReader(out)
@@ -244,7 +250,7 @@ def test_checkpoints_every_checkpoint_rows_give_the_graph_of_one_per_batch(
         assert [(r["a.row"], r["b.row"]) for r in rows[1][1]] == [
             (int(parent[c]), c) for c in np.flatnonzero(parent >= 0).tolist()]
         assert rows[1][3]  # attributes there to compare
-        assert rows[12_000] == rows[1]
+        assert rows[12_000] == rows[1] and rows[3000] == rows[1]
     assert rows[1][2]  # the mixed store's links
 
 

@@ -24,7 +24,9 @@ does not let it be bounded by a batch:
   0.5-0.7 s per million in the table; a table of ``row`` alone grows as
   fast): one after every batch of 1M made the checkpoints of a 10M-unit
   build 50 s, one every 4M 26.5 s, and would make them a quadratic 0.8-1
-  ks at 50M against about 0.3 ks (``bench/graph_scale.py``);
+  ks at 50M (``bench/graph_scale.py``); one every 4M, or every half of
+  the table so far if more (:data:`CHECKPOINT_GROWTH`), made them 47 s
+  at 51.6M;
 - each batch reads the columns through memory maps of its own, so the
   pages it read leave the process with it; so does the relationships'
   making: the attributes' names and values and the link graph are not
@@ -152,6 +154,15 @@ CHUNK = 1 << 20
 #: other on a quiet machine): the graph 206 s with a checkpoint per batch,
 #: 145 s with this; peak 127 and 131 B per element.
 CHECKPOINT_ROWS = 1 << 22
+#: ... and at least the units in the table at the last checkpoint divided by
+#: this (0: never more than :data:`CHECKPOINT_ROWS`): as each checkpoint
+#: costs time in proportion to the table, intervals that grow with it keep
+#: the checkpoints' total linear in the collection, not quadratic (module
+#: notes).  The INEX 2006 shape (51.6M units, ``bench/graph_scale.py``,
+#: quiet, one after the other): 7 checkpoints instead of 11, 47 s instead of
+#: 74 (the build 328 s instead of 357), peak 4.52 GB instead of 4.50 (the
+#: peak is the relationships' COPY, after the units).
+CHECKPOINT_GROWTH = 2
 #: The buffer pool of a build, at least (LadybugDB's default is 80% of the
 #: machine's memory, where every page written stays).
 BUFFER_POOL = 512 << 20
@@ -298,13 +309,15 @@ def _frames(gen: Path, table: UnitTable,
             summaries: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]]) -> Frames:
     """Every table of the graph, in an order that has nodes before their
     relationships: the units :data:`CHUNK` rows at a time, a checkpoint
-    once :data:`CHECKPOINT_ROWS` were copied since the last (and after the
-    last batch), each batch read from memory maps of its own (so the pages
+    once :data:`CHECKPOINT_ROWS` were copied since the last, or half the
+    table at the last checkpoint if more (:data:`CHECKPOINT_GROWTH`), and
+    after the last batch; each batch read from memory maps of its own (so the pages
     of the columns read do not stay in the process's memory), then each
     relationship table in one COPY."""
     yield from document_frames(table)
     n = len(table)
     held = 0  # units copied since the last checkpoint
+    every = CHECKPOINT_ROWS  # units between this checkpoint and the next, at least
     for lo, hi in document_chunks(np.asarray(table.docs["first"], dtype=np.int64), n, CHUNK):
         mapped = _mapped(gen, table)
         links = LinkColumns(gen / LINKS).graph(n, size=mapped.columns["size"])
@@ -312,9 +325,10 @@ def _frames(gen: Path, table: UnitTable,
                                   Attributes(gen), lo, hi, links)
         del mapped, links
         held += hi - lo
-        if held >= CHECKPOINT_ROWS or hi == n:
+        if held >= every or hi == n:
             yield CHECKPOINT, None
             held = 0
+            every = max(CHECKPOINT_ROWS, hi // CHECKPOINT_GROWTH if CHECKPOINT_GROWTH else 0)
     yield from attribute_frames(Attributes(gen))
     yield from edge_frames(_mapped(gen, table), gen)
     for axpre, (arrays, meta) in summaries.items():
