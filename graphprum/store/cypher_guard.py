@@ -123,7 +123,7 @@ def lexed(text: str) -> Lexed:
     return Lexed("".join(bare), "".join(calls), quoted)
 
 
-def _a_name(bare: str, start: int, end: int) -> bool:
+def a_name(bare: str, start: int, end: int) -> bool:
     """Whether the word at ``bare[start:end]`` is a name, not a clause: a
     property (after ``.``), a parameter (after ``$``), a label or type
     (after ``:``), an alias (after ``AS``) or a map key (before ``:``)."""
@@ -206,10 +206,10 @@ def writes(text: str) -> list[str]:
     bare, calls, _ = lexed(text)
     found = set(_statement_starts(bare))
     found |= {" ".join(m.group(1).upper().split()) for m in _CLAUSE.finditer(bare)
-              if not _a_name(bare, m.start(1), m.end(1))}
+              if not a_name(bare, m.start(1), m.end(1))}
     out = sorted(found)
     for m in _CALL.finditer(calls):
-        if _a_name(calls, m.start(), m.start() + 4):
+        if a_name(calls, m.start(), m.start() + 4):
             continue
         name = m.group(1)
         if re.sub(r"[`\s]", "", name).lower() not in READ_PROCEDURES:

@@ -185,3 +185,7 @@ def test_an_aggregate_the_embedded_engine_gets_wrong_is_refused(local_stores) ->
     # a string or a name holding the words is no clause
     assert run_query(plos, "MATCH (u:Unit) WHERE u.tag <> 'WITH x ORDER BY y LIMIT 1' "
                            "RETURN max(u.length) AS s") == [{"s": lengths[0]}]
+    assert run_query(plos, "MATCH (u:Unit) WITH u AS limit, {skip: 1} AS m "
+                           "RETURN max(limit.length) AS s") == [{"s": lengths[0]}]
+    # a LIMIT without an ORDER BY asks for no order: any three rows' sum is right
+    assert len(run_query(plos, "MATCH (u:Unit) WITH u LIMIT 3 RETURN sum(u.length) AS s")) == 1

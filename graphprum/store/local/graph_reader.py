@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphprum.errors import StoreError, UsageError
-from graphprum.store.cypher_guard import lexed, refuse_writes
+from graphprum.store.cypher_guard import a_name, lexed, refuse_writes
 
 
 def import_ladybug() -> Any:
@@ -115,30 +115,29 @@ def refuse_ungrouped_after_limit(text: str) -> None:
     graphprum.errors.UsageError: the embedded store's engine (LadybugDB 0.22) ...
     """
     bare = lexed(text).bare
-    cuts = [m for m in _CLAUSES.finditer(bare) if _depth(bare, m.start()) == 0]
+    cuts = [m for m in _CLAUSES.finditer(bare)
+            if _depth(bare, m.start()) == 0 and not a_name(bare, m.start(), m.end())]
     clauses = [(m.group(1).split()[0].upper(), bare[m.end():end.start() if end else len(bare)])
                for m, end in zip(cuts, [*cuts[1:], None], strict=True)]
-    limited = False
-    for i, (word, body) in enumerate(clauses):
+    last: str | None = None  # the last WITH or RETURN
+    ordered = limited = False  # its ORDER BY; a WITH ... ORDER BY ... SKIP/LIMIT came before
+    for word, body in clauses:
         if word == "UNION":
-            limited = False
-        elif word in ("SKIP", "LIMIT") and any(w == "WITH" for w, _ in clauses[:i]) \
-                and _last_projection(clauses[:i]) == "WITH":
-            limited = True
-        elif word in ("WITH", "RETURN") and limited:
+            last, ordered, limited = None, False, False
+        elif word == "ORDER":
+            ordered = last == "WITH"
+        elif word in ("SKIP", "LIMIT"):
+            limited = limited or ordered
+        elif word in ("WITH", "RETURN"):
             items = [item for item in _top_level_items(body) if item.strip()]
-            if items and all(_AGGREGATE.search(item) for item in items) \
+            if limited and items and all(_AGGREGATE.search(item) for item in items) \
                     and any(_CHOOSY.search(item) for item in items):
                 raise UsageError(
                     "the embedded store's engine (LadybugDB 0.22) gives a wrong answer to an "
                     "aggregate without a grouping key after WITH ... ORDER BY ... SKIP/LIMIT: "
                     "it ignores the ORDER BY. Give the aggregate a constant key "
                     "(RETURN 1 AS g, sum(...)), or return the rows (docs/query.md)")
-
-
-def _last_projection(clauses: list[tuple[str, str]]) -> str | None:
-    """The last WITH or RETURN among ``clauses``."""
-    return next((w for w, _ in reversed(clauses) if w in ("WITH", "RETURN")), None)
+            last, ordered = word, False
 
 
 def _depth(text: str, at: int) -> int:
