@@ -31,10 +31,11 @@ from graphprum.measures.classical import compute_classical
 from graphprum.store.base import UnitView
 
 #: Prefix of the id that stands in a ranking for a result the store does not
-#: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it, as
-#: ids are cut at white space.  No NUL: trec_eval's C code would read every
-#: such id as the empty string, and refuse the topic as holding duplicates.
-UNKNOWN_PREFIX = "\tnot-in-store\t"
+#: hold (DESIGN §4: counted as non-relevant): no qrels line can judge it.
+#: Neither a NUL (trec_eval's C code would read every such id as the empty
+#: string, and refuse the topic as holding duplicates) nor white space
+#: (gdeval, ERR@k's reader, splits lines at it).
+UNKNOWN_PREFIX = "\x01not-in-store\x01"
 
 __all__ = ["UNKNOWN_PREFIX", "ChunkOutput", "ClassicalValues", "TopicOutput",
            "classical_values", "evaluate_chunk", "evaluate_topic", "prepare_ranking",
@@ -76,7 +77,7 @@ def prepare_ranking(ids: Sequence[str], judged: Mapping[str, float],
     >>> prepare_ranking(["a", "x", "b", "c"], {"a": 1, "b": -1, "c": 0}, judged_only=True)
     ['a', 'c']
     >>> prepare_ranking(["a", "x", "b"], {"a": 1}, {"a"}, max_results=2)
-    ['\\tnot-in-store\\ta', 'x']
+    ['\\x01not-in-store\\x01a', 'x']
     """
     out = list(ids[:max_results] if max_results is not None else ids)
     if unknown:

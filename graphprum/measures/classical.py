@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -80,7 +81,7 @@ MAX_GRADE = 1_000_000
 GRADE_SCALE = 1000
 _LOG_FLOOR = math.log(MIN_GEO_MEAN) + 1e-12
 #: The id judged REL 0 in a topic whose RELs are all negative (module notes).
-NO_RESULT = "\tjudged-0-for-trec_eval\t"
+NO_RESULT = "\x01judged-0-for-trec_eval\x01"
 
 #: trec_eval measures whose value depends on the size of a grade, not only
 #: on its order and on thresholds: refused with fractional RELs.
@@ -277,9 +278,14 @@ def _ir_measures(names: list[str], run: dict[str, dict[str, float]],
             metrics.extend(ir_measures.pytrec_eval.evaluator(by_pytrec, grades).iter_calc(run))
         if rest:
             ranked = {t: docs for t, docs in run.items() if docs}
-            if ranked:
-                metrics.extend(ir_measures.evaluator(rest, grades).iter_calc(ranked))
-    except (ValueError, TypeError, ZeroDivisionError, RuntimeError) as exc:
+            # the topics travel as 1, 2, ...: gdeval (ERR@k) reads them as numbers
+            topic_of = dict(zip(map(str, range(1, len(ranked) + 1)), ranked, strict=True))
+            numbered = ir_measures.evaluator(
+                rest, {k: grades[t] for k, t in topic_of.items() if t in grades})
+            metrics.extend(m._replace(query_id=topic_of[m.query_id]) for m in numbered.iter_calc(
+                {k: ranked[t] for k, t in topic_of.items()}))
+    except (ValueError, TypeError, ZeroDivisionError, RuntimeError,
+            subprocess.CalledProcessError) as exc:
         raise UsageError(f"ir_measures could not compute {', '.join(names)}: {exc}") from None
     for metric in metrics:
         if metric.query_id in run:

@@ -314,3 +314,21 @@ def test_max_results_keeps_the_first_results_of_each_topic(tmp_path):
     df = graphprum.evaluate([r], q, ["all_trec"], max_results=3)
     _assert_same(values(df), _reference(qrels, cut, trec_names("all_trec"), complete=True,
                                         level=1, judged=False), "-M 3")
+
+
+def test_err_through_gdeval_equals_ir_measures_on_the_files() -> None:
+    """ERR@k is computed by ir_measures' gdeval provider, which reads topics
+    as numbers: graphprum's own topic keys made it fail with a traceback.
+    Expected: ir_measures on the same files, per topic."""
+    import ir_measures
+
+    plos = Path(__file__).resolve().parents[2] / "examples" / "plos"
+    qrels, run = plos / "qrels.txt", plos / "run-bm25.txt"
+    got = graphprum.evaluate(run, qrels, ["ERR@10", "ERR@20"])
+    got = got[got.topic != "all"]
+    want = {(str(m.measure), m.query_id): m.value for m in ir_measures.iter_calc(
+        [ir_measures.parse_measure("ERR@10"), ir_measures.parse_measure("ERR@20")],
+        list(ir_measures.read_trec_qrels(str(qrels))), list(ir_measures.read_trec_run(str(run))))}
+    assert len(got) == len(want) > 0
+    for measure, topic, value in zip(got.measure, got.topic, got.value, strict=True):
+        assert value == pytest.approx(want[(measure, topic)], abs=1e-12)

@@ -179,7 +179,24 @@ def test_an_aggregate_the_embedded_engine_gets_wrong_is_refused(local_stores) ->
         [{"g": 1, "s": pytest.approx(sum(lengths[:3]))}]
     assert run_query(plos, f"{top} SKIP 1 RETURN 1 AS g, max(u.length) AS s") == \
         [{"g": 1, "s": lengths[1]}]
-    assert run_query(plos, f"{top} LIMIT 3 WITH count(*) AS n RETURN n") == [{"n": 3}]
+    for tail in ("LIMIT 5 RETURN count(DISTINCT u.doc) AS s",  # the engine: 1 for 3
+                 "LIMIT 3 WHERE u.length > 70000 RETURN count(*) AS s",  # the engine: 0 for 3
+                 "LIMIT 5 RETURN histogram(u.length) AS s",
+                 "LIMIT 3 RETURN u.uid AS x; MATCH (u:Unit) WITH u ORDER BY u.length DESC "
+                 "LIMIT 3 RETURN sum(u.length) AS s"):
+        with pytest.raises(UsageError, match=r"LadybugDB 0.22"):
+            run_query(plos, f"{top} {tail}") if ";" not in tail else \
+                plos.query(f"{top} {tail}")
+    with pytest.raises(UsageError, match=r"LadybugDB 0.22"):  # STARTS WITH is no clause
+        run_query(plos, "MATCH (u:Unit) WITH u ORDER BY u.uid STARTS WITH 'pmed' DESC, "
+                        "u.length DESC LIMIT 3 RETURN sum(u.length) AS s")
+    assert run_query(plos, f"{top} LIMIT 3 WITH 1 AS g, count(*) AS n RETURN n") == [{"n": 3}]
+    # an aggregation with a key makes rows of its own, which the engine sums right
+    assert run_query(plos, f"{top} LIMIT 3 WITH u.uid AS k, sum(u.length) AS s "
+                           "RETURN sum(s) AS t") == [{"t": pytest.approx(sum(lengths[:3]))}]
+    # statements apart: the first one's LIMIT does not reach the second
+    assert plos.query("MATCH (u:Unit) WITH u ORDER BY u.length DESC LIMIT 3 RETURN u.uid; "
+                      "MATCH (u:Unit) RETURN max(u.length) AS s") == [{"s": lengths[0]}]
     assert run_query(plos, f"{top} LIMIT 3 RETURN u.length AS l") == \
         [{"l": v} for v in lengths[:3]]
     # a string or a name holding the words is no clause

@@ -92,11 +92,10 @@ class GraphReader:
 #: The clauses a statement is cut at, and the aggregate functions.
 _CLAUSES = re.compile(r"\b(OPTIONAL\s+MATCH|MATCH|UNWIND|WITH|RETURN|CALL|WHERE|ORDER\s+BY|SKIP|"
                       r"LIMIT|UNION)\b", re.IGNORECASE)
-_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|collect|stdevp?|percentile(?:cont|disc))"
-                        r"\s*\(", re.IGNORECASE)
-#: Those whose value depends on which rows they see (a count does not).
-_CHOOSY = re.compile(r"\b(?:sum|avg|min|max|collect|stdevp?|percentile(?:cont|disc))\s*\(",
-                     re.IGNORECASE)
+_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|collect|histogram|stdevp?|"
+                        r"percentile(?:cont|disc))\s*\(", re.IGNORECASE)
+#: ``STARTS WITH`` and ``ENDS WITH`` are operators, not clauses.
+_OPERATOR_BEFORE = re.compile(r"\b(?:STARTS|ENDS)\s*$", re.IGNORECASE)
 
 
 def refuse_ungrouped_after_limit(text: str) -> None:
@@ -104,9 +103,9 @@ def refuse_ungrouped_after_limit(text: str) -> None:
     without a grouping key after ``WITH … ORDER BY … SKIP/LIMIT`` sees the
     first rows in storage order, not in the order asked for (so ``WITH u
     ORDER BY u.length DESC LIMIT 3 RETURN sum(u.length)`` sums three
-    arbitrary lengths; a count is right: it does not depend on which rows it
-    sees).  With a constant key (``RETURN 1 AS g,
-    sum(u.length)``) the engine answers right, and the message says so.
+    arbitrary lengths; even a count can be wrong, after a ``WHERE`` or of
+    distinct values).  With a constant key (``RETURN 1 AS g, sum(u.length)``)
+    the engine answers right, and the message says so.
 
     >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN u.n, count(*)")
     >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN sum(u.n)")
@@ -114,11 +113,16 @@ def refuse_ungrouped_after_limit(text: str) -> None:
     ...
     graphprum.errors.UsageError: the embedded store's engine (LadybugDB 0.22) ...
     """
-    bare = lexed(text).bare
+    for statement in lexed(text).bare.split(";"):
+        _refuse_in_statement(statement)
+
+
+def _refuse_in_statement(bare: str) -> None:
     cuts = [m for m in _CLAUSES.finditer(bare)
-            if _depth(bare, m.start()) == 0 and not a_name(bare, m.start(), m.end())]
+            if _depth(bare, m.start()) == 0 and not a_name(bare, m.start(), m.end())
+            and not (m.group(1).upper() == "WITH" and _OPERATOR_BEFORE.search(bare[:m.start()]))]
     clauses = [(m.group(1).split()[0].upper(), bare[m.end():end.start() if end else len(bare)])
-               for m, end in zip(cuts, [*cuts[1:], None], strict=True)]
+               for m, end in zip(cuts, [*cuts[1:], None][:len(cuts)], strict=True)]
     last: str | None = None  # the last WITH or RETURN
     ordered = limited = False  # its ORDER BY; a WITH ... ORDER BY ... SKIP/LIMIT came before
     for word, body in clauses:
@@ -130,13 +134,15 @@ def refuse_ungrouped_after_limit(text: str) -> None:
             limited = limited or ordered
         elif word in ("WITH", "RETURN"):
             items = [item for item in _top_level_items(body) if item.strip()]
-            if limited and items and all(_AGGREGATE.search(item) for item in items) \
-                    and any(_CHOOSY.search(item) for item in items):
+            aggregates = [bool(_AGGREGATE.search(item)) for item in items]
+            if limited and aggregates and all(aggregates):
                 raise UsageError(
                     "the embedded store's engine (LadybugDB 0.22) gives a wrong answer to an "
                     "aggregate without a grouping key after WITH ... ORDER BY ... SKIP/LIMIT: "
                     "it ignores the ORDER BY. Give the aggregate a constant key "
                     "(RETURN 1 AS g, sum(...)), or return the rows (docs/query.md)")
+            if any(aggregates):  # grouped by a key: rows of its own, answered right
+                limited = False
             last, ordered = word, False
 
 
