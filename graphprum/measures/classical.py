@@ -278,12 +278,12 @@ def _ir_measures(names: list[str], run: dict[str, dict[str, float]],
             metrics.extend(ir_measures.pytrec_eval.evaluator(by_pytrec, grades).iter_calc(run))
         if rest:
             ranked = {t: docs for t, docs in run.items() if docs}
-            # the topics travel as 1, 2, ...: gdeval (ERR@k) reads them as numbers
-            topic_of = dict(zip(map(str, range(1, len(ranked) + 1)), ranked, strict=True))
-            numbered = ir_measures.evaluator(
-                rest, {k: grades[t] for k, t in topic_of.items() if t in grades})
-            metrics.extend(m._replace(query_id=topic_of[m.query_id]) for m in numbered.iter_calc(
-                {k: ranked[t] for k, t in topic_of.items()}))
+            if ranked:  # the topics travel as 1, 2, ...: gdeval (ERR@k) reads them as numbers
+                topic_of = dict(zip(map(str, range(1, len(ranked) + 1)), ranked, strict=True))
+                numbered = ir_measures.evaluator(
+                    rest, {k: grades[t] for k, t in topic_of.items() if t in grades})
+                metrics.extend(m._replace(query_id=topic_of[m.query_id]) for m in
+                               numbered.iter_calc({k: ranked[t] for k, t in topic_of.items()}))
     except (ValueError, TypeError, ZeroDivisionError, RuntimeError,
             subprocess.CalledProcessError) as exc:
         raise UsageError(f"ir_measures could not compute {', '.join(names)}: {exc}") from None

@@ -30,6 +30,9 @@ reaches outside it: ``COPY … TO``, ``EXPORT DATABASE``, ``LOAD FROM``,
 0.22 has no setting that turns extension loading or file access off, so
 this guard is what stops them.
 
+The embedded store also refuses, with the same lexing, one reading shape
+LadybugDB 0.22 answers wrongly (:func:`refuse_ungrouped_after_limit`).
+
 Examples
 --------
 >>> writes("MATCH (n) RETURN n.name")
@@ -123,7 +126,7 @@ def lexed(text: str) -> Lexed:
     return Lexed("".join(bare), "".join(calls), quoted)
 
 
-def a_name(bare: str, start: int, end: int) -> bool:
+def _a_name(bare: str, start: int, end: int) -> bool:
     """Whether the word at ``bare[start:end]`` is a name, not a clause: a
     property (after ``.``), a parameter (after ``$``), a label or type
     (after ``:``), an alias (after ``AS``) or a map key (before ``:``)."""
@@ -206,10 +209,10 @@ def writes(text: str) -> list[str]:
     bare, calls, _ = lexed(text)
     found = set(_statement_starts(bare))
     found |= {" ".join(m.group(1).upper().split()) for m in _CLAUSE.finditer(bare)
-              if not a_name(bare, m.start(1), m.end(1))}
+              if not _a_name(bare, m.start(1), m.end(1))}
     out = sorted(found)
     for m in _CALL.finditer(calls):
-        if a_name(calls, m.start(), m.start() + 4):
+        if _a_name(calls, m.start(), m.start() + 4):
             continue
         name = m.group(1)
         if re.sub(r"[`\s]", "", name).lower() not in READ_PROCEDURES:
@@ -248,3 +251,78 @@ def refuse_writes(text: str) -> None:
                          f"WITH, RETURN, SHOW or a CALL of a read-only procedure and write "
                          f"nothing run (--write works on a Bolt store; the embedded store's "
                          f"graph is read-only)")
+
+
+#: The clauses a statement is cut at, and the aggregate functions.
+_CLAUSES = re.compile(r"\b(OPTIONAL\s+MATCH|MATCH|UNWIND|WITH|RETURN|CALL|WHERE|ORDER\s+BY|SKIP|"
+                      r"LIMIT|UNION)\b", re.IGNORECASE)
+_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|collect|histogram|stdevp?|"
+                        r"percentile(?:cont|disc))\s*\(", re.IGNORECASE)
+#: ``STARTS WITH`` and ``ENDS WITH`` are operators, not clauses.
+_OPERATOR_BEFORE = re.compile(r"\b(?:STARTS|ENDS)\s*$", re.IGNORECASE)
+
+
+def refuse_ungrouped_after_limit(text: str) -> None:
+    """UsageError for a query LadybugDB 0.22 answers wrongly: an aggregate
+    without a grouping key after ``WITH … ORDER BY … SKIP/LIMIT`` sees the
+    first rows in storage order, not in the order asked for (so ``WITH u
+    ORDER BY u.length DESC LIMIT 3 RETURN sum(u.length)`` sums three
+    arbitrary lengths; even a count can be wrong, after a ``WHERE`` or of
+    distinct values).  With a constant key (``RETURN 1 AS g, sum(u.length)``)
+    the engine answers right, and the message says so.
+
+    >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN u.n, count(*)")
+    >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN sum(u.n)")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: the embedded store's engine (LadybugDB 0.22) ...
+    """
+    for statement in lexed(text).bare.split(";"):
+        _refuse_in_statement(statement)
+
+
+def _refuse_in_statement(bare: str) -> None:
+    cuts = [m for m in _CLAUSES.finditer(bare)
+            if _depth(bare, m.start()) == 0 and not _a_name(bare, m.start(), m.end())
+            and not (m.group(1).upper() == "WITH" and _OPERATOR_BEFORE.search(bare[:m.start()]))]
+    clauses = [(m.group(1).split()[0].upper(), bare[m.end():end.start() if end else len(bare)])
+               for m, end in zip(cuts, [*cuts[1:], None][:len(cuts)], strict=True)]
+    last: str | None = None  # the last WITH or RETURN
+    ordered = limited = False  # its ORDER BY; a WITH ... ORDER BY ... SKIP/LIMIT came before
+    for word, body in clauses:
+        if word == "UNION":
+            last, ordered, limited = None, False, False
+        elif word == "ORDER":
+            ordered = last == "WITH"
+        elif word in ("SKIP", "LIMIT"):
+            limited = limited or ordered
+        elif word in ("WITH", "RETURN"):
+            items = [item for item in _top_level_items(body) if item.strip()]
+            aggregates = [bool(_AGGREGATE.search(item)) for item in items]
+            if limited and aggregates and all(aggregates):
+                raise UsageError(
+                    "the embedded store's engine (LadybugDB 0.22) gives a wrong answer to an "
+                    "aggregate without a grouping key after WITH ... ORDER BY ... SKIP/LIMIT: "
+                    "it ignores the ORDER BY. Give the aggregate a constant key "
+                    "(RETURN 1 AS g, sum(...)), or return the rows (docs/query.md)")
+            if any(aggregates):  # grouped by a key: rows of its own, answered right
+                limited = False
+            last, ordered = word, False
+
+
+def _depth(text: str, at: int) -> int:
+    """How many brackets are open at ``text[at]``."""
+    head = text[:at]
+    return sum(head.count(o) - head.count(c) for o, c in ("()", "[]", "{}"))
+
+
+def _top_level_items(body: str) -> list[str]:
+    """``body`` cut at the commas outside brackets."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            items.append(body[start:i])
+            start = i + 1
+    items.append(body[start:])
+    return items

@@ -10,13 +10,12 @@ what is missing.
 from __future__ import annotations
 
 import math
-import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from graphprum.errors import StoreError, UsageError
-from graphprum.store.cypher_guard import a_name, lexed, refuse_writes
+from graphprum.store.cypher_guard import refuse_ungrouped_after_limit, refuse_writes
 
 
 def import_ladybug() -> Any:
@@ -87,81 +86,6 @@ class GraphReader:
         """Close the database."""
         self.conn.close()
         self.db.close()
-
-
-#: The clauses a statement is cut at, and the aggregate functions.
-_CLAUSES = re.compile(r"\b(OPTIONAL\s+MATCH|MATCH|UNWIND|WITH|RETURN|CALL|WHERE|ORDER\s+BY|SKIP|"
-                      r"LIMIT|UNION)\b", re.IGNORECASE)
-_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|collect|histogram|stdevp?|"
-                        r"percentile(?:cont|disc))\s*\(", re.IGNORECASE)
-#: ``STARTS WITH`` and ``ENDS WITH`` are operators, not clauses.
-_OPERATOR_BEFORE = re.compile(r"\b(?:STARTS|ENDS)\s*$", re.IGNORECASE)
-
-
-def refuse_ungrouped_after_limit(text: str) -> None:
-    """UsageError for a query LadybugDB 0.22 answers wrongly: an aggregate
-    without a grouping key after ``WITH … ORDER BY … SKIP/LIMIT`` sees the
-    first rows in storage order, not in the order asked for (so ``WITH u
-    ORDER BY u.length DESC LIMIT 3 RETURN sum(u.length)`` sums three
-    arbitrary lengths; even a count can be wrong, after a ``WHERE`` or of
-    distinct values).  With a constant key (``RETURN 1 AS g, sum(u.length)``)
-    the engine answers right, and the message says so.
-
-    >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN u.n, count(*)")
-    >>> refuse_ungrouped_after_limit("MATCH (u) WITH u ORDER BY u.n LIMIT 3 RETURN sum(u.n)")
-    Traceback (most recent call last):
-    ...
-    graphprum.errors.UsageError: the embedded store's engine (LadybugDB 0.22) ...
-    """
-    for statement in lexed(text).bare.split(";"):
-        _refuse_in_statement(statement)
-
-
-def _refuse_in_statement(bare: str) -> None:
-    cuts = [m for m in _CLAUSES.finditer(bare)
-            if _depth(bare, m.start()) == 0 and not a_name(bare, m.start(), m.end())
-            and not (m.group(1).upper() == "WITH" and _OPERATOR_BEFORE.search(bare[:m.start()]))]
-    clauses = [(m.group(1).split()[0].upper(), bare[m.end():end.start() if end else len(bare)])
-               for m, end in zip(cuts, [*cuts[1:], None][:len(cuts)], strict=True)]
-    last: str | None = None  # the last WITH or RETURN
-    ordered = limited = False  # its ORDER BY; a WITH ... ORDER BY ... SKIP/LIMIT came before
-    for word, body in clauses:
-        if word == "UNION":
-            last, ordered, limited = None, False, False
-        elif word == "ORDER":
-            ordered = last == "WITH"
-        elif word in ("SKIP", "LIMIT"):
-            limited = limited or ordered
-        elif word in ("WITH", "RETURN"):
-            items = [item for item in _top_level_items(body) if item.strip()]
-            aggregates = [bool(_AGGREGATE.search(item)) for item in items]
-            if limited and aggregates and all(aggregates):
-                raise UsageError(
-                    "the embedded store's engine (LadybugDB 0.22) gives a wrong answer to an "
-                    "aggregate without a grouping key after WITH ... ORDER BY ... SKIP/LIMIT: "
-                    "it ignores the ORDER BY. Give the aggregate a constant key "
-                    "(RETURN 1 AS g, sum(...)), or return the rows (docs/query.md)")
-            if any(aggregates):  # grouped by a key: rows of its own, answered right
-                limited = False
-            last, ordered = word, False
-
-
-def _depth(text: str, at: int) -> int:
-    """How many brackets are open at ``text[at]``."""
-    head = text[:at]
-    return sum(head.count(o) - head.count(c) for o, c in ("()", "[]", "{}"))
-
-
-def _top_level_items(body: str) -> list[str]:
-    """``body`` cut at the commas outside brackets."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(body):
-        depth += (ch in "([{") - (ch in ")]}")
-        if ch == "," and depth == 0:
-            items.append(body[start:i])
-            start = i + 1
-    items.append(body[start:])
-    return items
 
 
 #: Keys of LadybugDB values that are the engine's or the embedded store's.
