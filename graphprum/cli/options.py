@@ -36,7 +36,8 @@ _INPUTS: dict[str, tuple[Any, Any]] = {
     "qrels": (Annotated[Path | None, typer.Option("--qrels", help="Qrels TOPIC ITER ID REL.")],
               None),
     "passages": (Annotated[Path | None, typer.Option(
-        "--passages", help="Passage qrels TOPIC DOC START END (INEX measures).")], None),
+        "--passages", help="Passage qrels TOPIC DOC START END (INEX measures). With "
+        "--qrels too, the qrels name the topics (docs/formats.md).")], None),
     "no_store": (Annotated[bool, typer.Option(
         "--no-store", help="Do not open a store (ids are opaque strings).")], False),
 }

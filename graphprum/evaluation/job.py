@@ -29,6 +29,7 @@ from graphprum.evaluation.inputs import (
     QrelsLike,
     RunsLike,
     check_stdin,
+    is_path,
     measure_names,
     read_passages,
     read_qrels_like,
@@ -129,6 +130,8 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
         judged = Qrels(qrels_from_assessments(assessments, store))
     else:
         judged = read_qrels_like(qrels)
+        if assessments is not None:
+            _note_topics_apart(judged, assessments, passages, warn)
     if "all" in judged:
         raise UsageError("a topic of the qrels is named 'all', the name of the rows "
                          "that sum up the topics; rename it")
@@ -165,6 +168,28 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
                options=options, collection_size=n_units, store=store, assessments=assessments,
                judged_unknown=frozenset(u for u, k in zip(*judged_kinds, strict=True) if k < 0)
                if store is not None else frozenset(), skipped=skipped)
+
+
+def _note_topics_apart(judged: Qrels, assessments: Mapping[str, TopicAssessment],
+                       passages: PassagesLike | None, warn: Warn) -> None:
+    """Notes when the qrels and the passages (both given) hold different
+    topics: the qrels name the topics evaluated, so a qrels topic without
+    passages scores 0 on the measures that read passages (and counts in
+    their means), and a passages topic the qrels lack is not evaluated."""
+    where = f"{passages}" if is_path(passages) else "passages"
+    lacking = [t for t in judged if t not in assessments]
+    if lacking:
+        warn(f"note: {where}: {len(lacking)} topic(s) of the qrels have no passages: the "
+             f"measures that read passages score them 0, in their means: "
+             + _some(lacking))
+    extra = [t for t in assessments if t not in judged]
+    if extra:
+        warn(f"note: {where}: {len(extra)} topic(s) not in the qrels ignored (the qrels name "
+             f"the topics evaluated): " + _some(extra))
+
+
+def _some(topics: Sequence[str]) -> str:
+    return ", ".join(topics[:10]) + (" ..." if len(topics) > 10 else "")
 
 
 def _check_store_given(store: Store | None, needs: Sequence[str]) -> None:

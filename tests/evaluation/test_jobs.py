@@ -407,3 +407,29 @@ def test_a_chunk_of_empty_rankings_gets_its_classical_values(data: dict, monkeyp
     table = got[1, 2]
     num_rel = table[(table.measure == "num_rel") & table.topic.isin(second)]
     assert len(num_rel) == len(second) and (num_rel["value"] > 0).all()
+
+
+def test_qrels_topics_without_passages_are_noted_and_score_zero(data: dict,
+                                                                tmp_path: Path) -> None:
+    """With --qrels and --passages, the qrels name the topics: one the
+    passages lack scores 0 on the passage measures (and counts in their
+    mean), one only the passages hold is not evaluated; both are noted."""
+    lines = data["passages"].read_text(encoding="utf-8").splitlines()
+    topics = sorted({ln.split()[0] for ln in lines if ln.strip()})
+    dropped = topics[:2]
+    kept = [ln for ln in lines if ln.split()[0] not in dropped]
+    extra = [f"77 {' '.join(ln.split()[1:])}" for ln in kept[:1]]
+    passages = tmp_path / "passages.txt"
+    passages.write_text("\n".join(kept + extra) + "\n", encoding="utf-8")
+    notes: list[str] = []
+    table = evaluate(data["runs"][:1], data["qrels"], ["AgP"], store=data["store"],
+                     passages=passages, warn=notes.append)
+    lacking = [n for n in notes if "have no passages" in n]
+    assert len(lacking) == 1 and lacking[0].endswith(": " + ", ".join(dropped))
+    assert any("1 topic(s) not in the qrels ignored" in n and n.endswith(": 77") for n in notes)
+    per_topic = table[table.topic != "all"].set_index("topic")["value"]
+    assert "77" not in per_topic.index
+    assert all(per_topic[t] == 0.0 for t in dropped)
+    assert per_topic.drop(dropped).max() > 0
+    mean = float(table[table.topic == "all"]["value"].iloc[0])
+    assert mean == pytest.approx(per_topic.sum() / len(per_topic), abs=1e-12)
