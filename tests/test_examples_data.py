@@ -179,6 +179,9 @@ def test_web_subset_links_and_ids() -> None:
     assert {r[2] for r in qrels if int(r[3]) > 0} <= reach
     for name in ("run-hubs.txt", "run-deep.txt"):
         _check_run(WEB / name, pages, (50, 200))
+    # the hub run never returns an answer (the docs say navigation must carry the user)
+    answers = {(r[0], r[2]) for r in qrels if int(r[3]) > 0}
+    assert not answers & {(r[0], r[2]) for r in _data_lines(WEB / "run-hubs.txt")}
 
 
 def _gen(out: Path, n: int, seed: int) -> dict:

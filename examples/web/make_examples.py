@@ -157,7 +157,8 @@ def write_runs(all_pages: list[str]) -> None:
             answers = [p for p, r in JUDGMENTS[t] if r > 0]
             rest = [p for p in all_pages if p not in answers and p not in HUB_PATHS[t]]
             # hubs: the topic's hub pages, then the other pages, answers never
-            ranked = HUB_PATHS[t] + rest
+            # (a hub judged relevant, tutorial/stdlib.html for topic 1, left out)
+            ranked = [h for h in HUB_PATHS[t] if h not in answers] + rest
             _write(hubs, t, ranked, "web-hubs")
             # deep: unrelated pages first, each answer at rank 20, 40, ...
             ranked = list(rest[:100])
