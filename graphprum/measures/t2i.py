@@ -43,7 +43,8 @@ desired fragments, ERRATA T2I 2 for S = R), interpolated at level L like
 PRUM (max over S >= ceil(L R), S >= 1); ``T2I-PR`` is the mean over the
 levels 0.0, 0.1, ..., 1.0.
 
-A topic without relevant fragments scores 0.0 on every measure.
+A topic without relevant fragments scores 0.0 on every measure (for ESL,
+where lower is better, eq. 3's own value with S = R = 0: it lowers a mean).
 
 A result is an entry point: the user starts viewing at its start, a unit's
 or, in a range run, a range's -- the paper's own setting, where systems
