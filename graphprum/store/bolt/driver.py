@@ -21,14 +21,23 @@ def close_driver(driver: neo4j.Driver, backend: str) -> None:
     driver closes as usual.
     """
     if backend == "falkordb":
-        pool = getattr(driver, "_pool", None)
-        connections = getattr(pool, "connections", None)
-        lock = getattr(pool, "lock", None)
-        if connections is not None and lock is not None:
-            with lock:
-                for queue in list(connections.values()):
-                    for connection in list(queue):
-                        kill = getattr(connection, "kill", None)
-                        if kill is not None and not getattr(connection, "in_use", True):
-                            kill()
+        kill_connections(driver)
     driver.close()
+
+
+def kill_connections(driver: neo4j.Driver, in_use: bool = False) -> None:
+    """Close the pooled connections of ``driver`` without GOODBYE: the idle
+    ones, and with ``in_use`` those in use too (one a thread waits on for an
+    answer that does not come).  The driver stays open: its next session
+    opens a new connection."""
+    pool = getattr(driver, "_pool", None)
+    connections = getattr(pool, "connections", None)
+    lock = getattr(pool, "lock", None)
+    if connections is None or lock is None:
+        return
+    with lock:
+        for queue in list(connections.values()):
+            for connection in list(queue):
+                kill = getattr(connection, "kill", None)
+                if kill is not None and (in_use or not getattr(connection, "in_use", True)):
+                    kill()
