@@ -1,11 +1,14 @@
-"""A Bolt server that leaves one connection unanswered (FalkorDB does so to
-the connection after a GOODBYE) costs the first question a few seconds, not
-the whole bound and an error: the question is asked again on a new
-connection.  The server here is a minimal Bolt 5.4 listener on 127.0.0.1."""
+"""FalkorDB leaves the connection after a GOODBYE unanswered.  Such a
+connection costs the first question a few seconds, not the whole bound and an
+error: the question is asked again on a new connection (a minimal Bolt 5.4
+listener on 127.0.0.1 here); and the store's driver says no GOODBYE when one
+of its connections fails (a real FalkorDB)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import socket
 import struct
 import threading
@@ -140,3 +143,49 @@ def test_a_server_that_never_answers_is_still_reported(listener, monkeypatch) ->
         bc.BoltConnection(f"bolt://127.0.0.1:{listener.port}")
     assert 2.5 <= time.monotonic() - start < 5.0
     assert listener.queries == 0 and listener.silent == 100 - 3
+
+
+def test_a_dropped_connection_drops_no_more(bolt_store, falkordb_uri, caplog) -> None:
+    """One GOODBYE (another client's) drops the next connection; the driver
+    then closed its idle connections with GOODBYE (its pool's
+    ``deactivate``: 2 here), each dropping a later connection of whichever
+    client came next.  The store's connections close without it."""
+    if os.environ.get("GRAPHPRUM_TEST_BOLT_URI"):
+        pytest.skip("FalkorDB's Bolt port only")
+    import neo4j
+
+    from graphprum.store.bolt.driver import close_driver
+
+    store = bolt_store()
+    driver = store.conn._bolt()
+
+    def ask(drv: neo4j.Driver) -> str:
+        try:
+            with drv.session() as s:
+                s.run("RETURN 1").consume()
+            return "ok"
+        except neo4j.exceptions.ServiceUnavailable:
+            return "dropped"
+
+    with driver.session() as a, driver.session() as b, driver.session() as c:
+        for s in (a, b, c):  # three connections, idle after
+            s.run("RETURN 1").consume()
+    other = neo4j.GraphDatabase.driver(falkordb_uri, connection_acquisition_timeout=2.0)
+    ask(other)
+    other.close()  # GOODBYE: the next connection is not answered
+    caplog.set_level(logging.DEBUG, logger="neo4j")
+    answers: list[str] = []
+    threads = [threading.Thread(target=lambda: answers.append(ask(driver))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # the fourth needed a new connection: dropped (unless another took the GOODBYE's place)
+    assert answers.count("ok") >= 3
+    assert "C: GOODBYE" not in caplog.text
+    fresh = []
+    for _ in range(3):
+        probe = neo4j.GraphDatabase.driver(falkordb_uri, connection_acquisition_timeout=2.0)
+        fresh.append(ask(probe))
+        close_driver(probe, "falkordb")
+    assert fresh == ["ok"] * 3

@@ -58,7 +58,7 @@ from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.bounded import bounded
-from graphprum.store.bolt.driver import close_driver, kill_connections
+from graphprum.store.bolt.driver import close_driver, kill_connections, without_goodbye
 from graphprum.store.bolt.pack import spliced_size
 from graphprum.store.bolt.queries import (
     FALKOR_PARAM_LIMIT,
@@ -161,6 +161,8 @@ class BoltConnection:
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
             reason = " ".join(redact(str(exc)).split())[:200]
             raise UsageError(f"{self.location}: not a Bolt URI ({reason})") from None
+        if self.backend == "falkordb":  # known from its Redis port
+            without_goodbye(self._driver)
         self._connect()
         self.backend = self._detect_backend()
         if self.backend == "falkordb":
@@ -169,6 +171,7 @@ class BoltConnection:
             close_driver(self._driver, self.backend)
             self._driver = neo4j.GraphDatabase.driver(self.uri, **self._config,
                                                       max_connection_lifetime=-1)
+            without_goodbye(self._driver)
         elif self._redis_link is not None:  # a Redis port named for a server that is not FalkorDB
             self._redis_link.close()
             self._redis_link = None
