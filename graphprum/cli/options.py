@@ -25,8 +25,9 @@ import typer
 
 from graphprum.cli.shared import Progress, note, state, store_exists, store_from_options
 from graphprum.errors import StoreError
-from graphprum.evaluation.job import needs_store
+from graphprum.evaluation.job import needs_store, uses_user_models
 from graphprum.evaluation.options import EvalOptions
+from graphprum.store import default_location
 from graphprum.store.base import Store
 
 #: The inputs, as the command line declares them: name -> (annotation, default).
@@ -96,6 +97,7 @@ class EvalArgs:
     no_store: bool
     options: EvalOptions
     _store: Store | None = field(default=None, repr=False)
+    _noted: bool = field(default=False, repr=False)
 
     def store(self, measures: Sequence[str]) -> Store | None:
         """The store ``--store`` names, when the measures or the navigation
@@ -111,10 +113,17 @@ class EvalArgs:
                 try:
                     self._store = store_from_options(create=False)
                 except StoreError as exc:
-                    raise StoreError(f"{exc} (load a collection into it first, or evaluate "
-                                     f"without a store: --no-store)") from None
+                    raise StoreError(f"{exc}, or evaluate without a store: --no-store") \
+                        from None
             elif needs_store(list(measures), self.options.nav):
                 self._store = store_from_options(create=False)
+            elif (not self._noted and self.options.collection_size is None
+                  and uses_user_models(measures)):
+                self._noted = True
+                note(f"note: no store ({default_location()} is not there): result ids are "
+                     f"opaque and the collection's size N, which PRUM reads, is unbounded "
+                     f"(--collection-size N gives it); --store DIR evaluates against a "
+                     f"collection, --no-store says you mean it")
         return self._store
 
     def keywords(self, measures: Sequence[str]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from graphprum.errors import GraphprumError, UsageError, printable
+from graphprum.errors import GraphprumError, StoreError, UsageError, printable
 from graphprum.store import Store, open_store
 from graphprum.store import store_exists as _exists
 from graphprum.store.uri import redact
@@ -144,8 +144,18 @@ def main_options(
 
 def store_from_options(create: bool = True, wait: float = 0.0) -> Store:
     """The store named by ``--store`` (or ``$GRAPHPRUM_STORE``, or the default);
-    ``wait``: seconds a write waits for another writer."""
-    return open_store(state.store, create=create, wait=wait)
+    ``wait``: seconds a write waits for another writer.  An embedded store
+    that is not there (``create=False``) is an error that says how to make
+    one, and, for the default, how to name another."""
+    try:
+        return open_store(state.store, create=create, wait=wait)
+    except StoreError as exc:
+        if create or _exists(state.store):
+            raise
+        named = state.store is not None or os.environ.get("GRAPHPRUM_STORE")
+        raise StoreError(f"{exc}: load a collection into it first (graphprum load xml DIR)"
+                         + ("" if named else ", or name the store: --store DIR or "
+                            "$GRAPHPRUM_STORE")) from None
 
 
 def store_exists() -> bool:

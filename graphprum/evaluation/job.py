@@ -52,12 +52,13 @@ from graphprum.measures.prum import check_mc_cost
 from graphprum.measures.registry import Family, MeasureSpec, families, family
 from graphprum.navigation.base import NavigationModel, parse_model
 from graphprum.store.base import TABLE, Store
+from graphprum.store.tables import TableStore
 from graphprum.units import KIND_VIDEO
 
 Warn = Callable[[str], None]
 
 __all__ = ["Job", "collection_size", "distinct_names", "expand_measures", "needs_store",
-           "prepare_job"]
+           "prepare_job", "uses_user_models"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +106,12 @@ def needs_store(measures: MeasuresLike, nav: Sequence[str]) -> bool:
                for s in expand_measures(measure_names(measures)))
 
 
+def uses_user_models(measures: MeasuresLike) -> bool:
+    """Whether any of these measures is graphprum's (a user-model measure),
+    not a classical one."""
+    return any(family(s.name) is not None for s in expand_measures(measure_names(measures)))
+
+
 def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
                 options: EvalOptions, store: Store | None, passages: PassagesLike | None,
                 warn: Warn) -> Job:
@@ -140,6 +147,7 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
         trec_grades(judged, judged.path or None)  # its errors name the qrels' topic and line
     if store is not None and TABLE in store.capabilities:
         store.table()  # the columns mapped once, before any worker is forked
+        _note_no_links(store, models, warn)
     judged_kinds = _judged_kinds(store, judged)
     read = read_run_items(items, options)
     for run in read:
@@ -168,6 +176,19 @@ def prepare_job(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike,
                options=options, collection_size=n_units, store=store, assessments=assessments,
                judged_unknown=frozenset(u for u, k in zip(*judged_kinds, strict=True) if k < 0)
                if store is not None else frozenset(), skipped=skipped)
+
+
+#: Navigation models that walk the store's LINK edges.
+LINK_MODELS = frozenset({"links", "browse"})
+
+
+def _note_no_links(store: Store, models: Sequence[NavigationModel], warn: Warn) -> None:
+    """A note when a model walks links and the (embedded) store holds none:
+    it then moves nobody, and PRUM equals the classical one."""
+    walking = [m.spec for m in models if m.spec.split(":", 1)[0] in LINK_MODELS]
+    if walking and isinstance(store, TableStore) and not len(store.link_rows()[0]):
+        warn(f"note: --nav {walking[0]}: the store holds no links, so the model follows none "
+             f"(load xml --links TAG@ATTR, load web, or load links FILE add them)")
 
 
 def _note_topics_apart(judged: Qrels, assessments: Mapping[str, TopicAssessment],

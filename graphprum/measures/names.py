@@ -258,8 +258,23 @@ def _trec_typo(text: str, name: str) -> str | None:
         f"{r}_{params}" if "," not in params else f"{r}.{params}" for r in close) + "?"
 
 
+def _cutoff_typo(text: str, name: str) -> str | None:
+    """A suggestion for a cutoff written without its ``@`` (``P10``, ``nDCG20``)."""
+    glued = re.fullmatch(r"([A-Za-z](?:[\w-]*?[A-Za-z])?)([0-9]+)", name)
+    if not glued:
+        return None
+    root, k = glued.groups()
+    known = {n.lower(): n for n in known_names()}
+    if root.lower() not in known:
+        return None
+    close = [f"{known[root.lower()]}@{k}"]
+    if root in TREC_MEASURES and TREC_MEASURES[root].param is not None:
+        close.append(f"{root}_{k}")
+    return f"unknown measure {text!r}; did you mean {' or '.join(close)}?"
+
+
 def _unknown(text: str, name: str) -> str:
-    typo = _trec_typo(text, name)
+    typo = _trec_typo(text, name) or _cutoff_typo(text, name)
     if typo is not None:
         return typo
     close = difflib.get_close_matches(name, known_names(), n=3, cutoff=0.6)

@@ -67,6 +67,7 @@ The tree of SR Fig. 2 (tags abbreviated as in the paper):
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -97,7 +98,9 @@ def normalise_axpre(text: str) -> str:
     """
     canon = "".join(text.split()).lower()
     if canon not in AXPRES:
-        raise UsageError(f"unknown AxPRE summary {text!r}; known: {', '.join(AXPRES)}")
+        shell = (" (a file of this directory: did the shell expand a '*'? quote the "
+                 "summary: 'p*')" if os.path.exists(text) else "")
+        raise UsageError(f"unknown AxPRE summary {text!r}{shell}; known: {', '.join(AXPRES)}")
     return canon
 
 

@@ -300,3 +300,52 @@ def test_nav_help_says_structural_with_links_is_more_than_a_noisy_or(command: st
     assert r.exit_code == 0, r.output
     text = " ".join(r.output.split())
     assert "structural with links also moves down into a link's target" in text
+
+
+def test_evaluating_without_the_default_store_is_noted(tmp_path: Path, monkeypatch) -> None:
+    """No --store and no ./graphprum-store: PRUM is evaluated with N unbounded,
+    which changes it, so a note says so (not for classical measures alone,
+    not with --no-store or --collection-size); commands that need the store
+    say how to make or name one."""
+    q, r = _eval_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRAPHPRUM_STORE", raising=False)
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "-m", "PRUM"])
+    assert res.exit_code == 0, res.output
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith("note: no store (graphprum-store is not there)")
+    assert "--store DIR" in line and "--no-store" in line
+    assert res.stdout.split("\t")[1] == "PRUM"
+    for quiet in (["-m", "AP"], ["-m", "PRUM", "--no-store"],
+                  ["-m", "PRUM", "--collection-size", "100"]):
+        res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), *quiet])
+        assert res.exit_code == 0 and res.stderr == "", (quiet, res.stderr)
+    res = runner.invoke(app, ["info"])
+    assert res.exit_code == 2
+    assert res.stderr.strip() == (
+        "graphprum: error: graphprum-store: no graphprum store here (no manifest.json): load a "
+        "collection into it first (graphprum load xml DIR), or name the store: --store DIR or "
+        "$GRAPHPRUM_STORE")
+    assert not (tmp_path / "graphprum-store").exists()
+
+
+def test_a_links_walk_on_a_store_without_links_is_noted(tmp_path: Path, write) -> None:
+    """``--nav links`` over a store with no LINK edges moves nobody (PRUM is the
+    classical one): a note says so; none once the store holds links."""
+    write("col/a.xml", DOC)
+    write("col/b.xml", DOC)
+    store = tmp_path / "s"
+    assert invoke(store, "load", "xml", str(tmp_path / "col")).exit_code == 0
+    q = write("q", "1 0 b#/article[1] 1\n")
+    r = write("r", "1 Q0 a#/article[1] 1 1.0 r\n")
+    args = ["eval", str(r), "--qrels", str(q), "-m", "PRUM"]
+    walked = invoke(store, *args, "--nav", "links:hops=2")
+    assert walked.exit_code == 0, walked.output
+    assert walked.stderr.strip() == (
+        "note: --nav links:hops=2: the store holds no links, so the model follows none (load "
+        "xml --links TAG@ATTR, load web, or load links FILE add them)")
+    assert walked.stdout == invoke(store, *args).stdout  # the classical value
+    assert invoke(store, *args, "--nav", "structural").stderr == ""
+    assert invoke(store, "load", "links", str(write("links.tsv", "a\tb\n"))).exit_code == 0
+    walked = invoke(store, *args, "--nav", "links")
+    assert walked.stderr == "" and walked.stdout.split("\t")[-1].strip() == "1.0"

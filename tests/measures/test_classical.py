@@ -174,6 +174,21 @@ def test_a_typo_gets_a_suggestion():
         expand_measures(["PRMU"])
 
 
+@pytest.mark.parametrize(("typed", "suggested"), [
+    ("P10", ["P@10", "P_10"]), ("ndcg20", ["nDCG@20"]), ("Recall100", ["Recall@100"]),
+])
+def test_a_cutoff_without_its_at_gets_names_that_work(typed, suggested):
+    """``P10`` is no measure; each name suggested is one -m takes."""
+    from graphprum.evaluation import expand_measures
+
+    with pytest.raises(UsageError) as err:
+        expand_measures([typed])
+    assert str(err.value) == (f"unknown measure {typed!r}; did you mean "
+                              + " or ".join(suggested) + "?")
+    for name in suggested:
+        assert [str(s) for s in expand_measures([name])] == [name]
+
+
 # --- differential: graphprum against pytrec_eval ---------------------------------
 
 IR_EQUIVALENTS = {  # ir_measures names and the trec_eval measure they are

@@ -295,3 +295,17 @@ def test_local_store_book_matches_fig2(tmp_path):
 
     uid = store.table().ids([6])[0]
     assert describe_unit(store, uid)["partitions"] == {"p*": "S3"}
+
+
+def test_a_summary_the_shell_expanded_says_to_quote_it(tmp_path, monkeypatch):
+    """``summary build p*`` unquoted becomes a file's name: the error says so."""
+    from graphprum.summaries.axpre import normalise_axpre
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    with pytest.raises(UsageError, match=r"'pyproject.toml' \(a file of this directory: did "
+                                         r"the shell expand a '\*'\? quote the summary: 'p\*'\)"):
+        normalise_axpre("pyproject.toml")
+    with pytest.raises(UsageError) as err:
+        normalise_axpre("p+")
+    assert "shell" not in str(err.value)
