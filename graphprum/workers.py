@@ -30,6 +30,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -64,10 +66,27 @@ _work: tuple[Callable[[Any, Any], Any], Any] | None = None
 
 def _inherit(func: Callable[[Any, Any], Any], shared: object) -> None:
     """A worker's start: keep what it calls; Ctrl-C is the parent's to handle
-    (the parent stops the pool), not a traceback in every worker."""
+    (the parent stops the pool), not a traceback in every worker, and
+    SIGTERM ends a worker at once.  A worker whose parent is gone (killed:
+    no ``finally`` of it stopped the pool) ends within a second
+    (:func:`_end_with`): it would hold the store's lock, inherited, forever."""
     global _work
     _work = (func, shared)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    """Watch the parent; when this worker is orphaned, end it (``os._exit``:
+    there is nobody left to take its results, and nothing of it to save)."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+    os._exit(1)
+
+
+#: How often a worker looks whether its parent is still there.
+ORPHAN_CHECK_SECONDS = 0.5
 
 
 def _call(item: object) -> object:
@@ -110,5 +129,21 @@ def ordered_map(func: Callable[[S, T], R], shared: S, items: Iterable[T], jobs: 
     except BrokenProcessPool:
         raise WorkerError("a worker process of --jobs died without its results: killed, "
                           "or out of memory? (--jobs 1 works in one process)") from None
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the items under way are not waited for
+        _stop_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's workers now (SIGTERM), whatever they are computing:
+    ``shutdown`` alone waits for the items under way, minutes of a
+    simulation after a Ctrl-C.  The standard library has no public call for
+    it before Python 3.14 (``terminate_workers``)."""
+    stop = getattr(pool, "terminate_workers", None)
+    if stop is not None:  # pragma: no cover - Python 3.14
+        stop()
+        return
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()

@@ -103,3 +103,45 @@ def _children() -> list[int]:
         if int(fields[1]) == os.getpid() and fields[0] != "Z":
             out.append(int(stat))
     return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+_ORPHANING = """
+import os, sys, time
+from graphprum.workers import ordered_map
+def work(_, x):
+    os.write(1, f"{os.getpid()}\\n".encode())  # one write: the two workers' lines never mix
+    time.sleep(60)
+for _ in ordered_map(work, None, range(4), jobs=2):
+    pass
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc")
+def test_workers_end_when_their_parent_is_killed() -> None:
+    """SIGKILL of the parent runs no ``finally``: the workers, which inherit
+    the store's lock, must end by themselves, not wait forever."""
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHANING], stdout=subprocess.PIPE,
+                              text=True)
+    assert parent.stdout is not None
+    workers = [int(parent.stdout.readline()) for _ in range(2)]
+    assert all(_alive(w) for w in workers)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [w for w in workers if _alive(w)]
+    for w in left:  # the old behaviour: clean up before failing
+        os.kill(w, signal.SIGKILL)
+    assert not left

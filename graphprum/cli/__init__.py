@@ -15,6 +15,7 @@ in that case.
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
 from typing import Any, TextIO
 
@@ -75,6 +76,33 @@ def usage_error_line(exc: Exception) -> str:
 GLOBAL_OPTIONS = {"--store", "-s", "--quiet", "--verbose", "-v"}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a job manager's stop), raised where the process
+    is, so that what Ctrl-C undoes is undone: a load's new generation
+    removed, the worker processes stopped, the store's lock let go."""
+
+
+#: Exit status after SIGTERM (128 + 15, as a shell reports it).
+TERMINATED = 143
+
+
+#: Whether SIGTERM came (typer hands on a KeyboardInterrupt as a status only).
+_terminated = False
+
+
+def _terminate(signum: int, frame: object) -> None:
+    global _terminated
+    _terminated = True
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up
+    raise Terminated
+
+
+def _interrupted() -> None:
+    """Say how the command was stopped, and exit with the status of it."""
+    print(f"graphprum: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
+    sys.exit(TERMINATED if _terminated else INTERRUPTED)
+
+
 def main() -> None:
     """Entry point of the ``graphprum`` script: every error one line on
     stderr (click's usage errors too), exit status 2 for a user's mistake."""
@@ -85,10 +113,22 @@ def main() -> None:
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (a program calling main())
+        previous = None
+    try:
+        _run()
+    finally:
+        if previous is not None:  # a program calling main() keeps its own
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run() -> None:
+    """:func:`main`'s body: the command, its errors as lines, its exit status."""
+    try:
         code = app(standalone_mode=False)
-    except KeyboardInterrupt:  # before typer catches it
-        print("graphprum: interrupted", file=sys.stderr)
-        sys.exit(INTERRUPTED)
+    except KeyboardInterrupt:  # before typer catches it (Terminated too)
+        _interrupted()
     except BrokenPipeError:  # e.g. --help | head
         sys.exit(0)
     except Exception as exc:
@@ -103,8 +143,10 @@ def main() -> None:
     except BaseException as exc:  # click's Abort (EOF at a prompt)
         if type(exc).__name__ != "Abort":
             raise
+        if _terminated:
+            _interrupted()
         print("graphprum: aborted", file=sys.stderr)
         sys.exit(1)
-    if code == INTERRUPTED:  # typer turns Ctrl-C into this status, silently
-        print("graphprum: interrupted", file=sys.stderr)
+    if code == INTERRUPTED:  # typer turns Ctrl-C (and Terminated) into this status, silently
+        _interrupted()
     sys.exit(code if isinstance(code, int) else 0)

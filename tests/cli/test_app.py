@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -349,3 +352,59 @@ def test_a_links_walk_on_a_store_without_links_is_noted(tmp_path: Path, write) -
     assert invoke(store, "load", "links", str(write("links.tsv", "a\tb\n"))).exit_code == 0
     walked = invoke(store, *args, "--nav", "links")
     assert walked.stderr == "" and walked.stdout.split("\t")[-1].strip() == "1.0"
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(SCRIPT is None or not os.path.exists("/proc/self/stat"),
+                    reason="needs the installed script and /proc")
+@pytest.mark.parametrize("how", ["SIGTERM to the process", "Ctrl-C to the process group"])
+def test_a_stopped_eval_with_jobs_ends_now_and_leaves_no_worker(tmp_path: Path, write,
+                                                                 how: str) -> None:
+    """``kill PID`` or Ctrl-C during a long ``--jobs 2`` evaluation: the
+    workers are stopped at once (not after the items under way), the command
+    says how it ended and exits 143 or 130."""
+    assert SCRIPT is not None
+    write("col/a.xml", DOC)
+    store = tmp_path / "s"
+    assert invoke(store, "load", "xml", str(tmp_path / "col")).exit_code == 0
+    q = write("q", "".join(f"{t} 0 a#/article[1]/body[1]/p[2] 1\n" for t in range(1, 5)))
+    r = write("r", "".join(f"{t} Q0 a#/article[1]/body[1]/p[1] 1 1.0 r\n{t} Q0 "
+                           f"a#/article[1]/title[1] 2 0.5 r\n" for t in range(1, 5)))
+    p = subprocess.Popen([SCRIPT, "--store", str(store), "eval", str(r), "--qrels", str(q),
+                          "-m", "PRUM(exact=mc,samples=200000000)", "--nav", "structural",
+                          "--jobs", "2", "--force"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while len(_children(p.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = _children(p.pid)
+    assert len(workers) >= 2, workers
+    time.sleep(1.0)  # into the simulations
+    if how.startswith("SIGTERM"):
+        p.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert (p.returncode, err.strip().splitlines()[-1]) == (
+        (143, "graphprum: terminated") if how.startswith("SIGTERM")
+        else (130, "graphprum: interrupted"))
+    assert not [w for w in workers if _running(w)]
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"  # a zombie has ended
+    except OSError:
+        return False
