@@ -12,8 +12,6 @@ one line on stderr and exits with status 2; nothing is written to the store
 in that case.
 """
 
-from __future__ import annotations
-
 import contextlib
 import signal
 import sys

@@ -5,8 +5,6 @@ chooses): ``info`` and ``show`` as ``FIELD<TAB>VALUE...`` lines, ``nav`` as
 ``FROM<TAB>TO<TAB>P`` lines, the layout of the navigation files it reads.
 """
 
-from __future__ import annotations
-
 import json
 import sys
 from collections import Counter

@@ -5,8 +5,6 @@ inputs and :class:`~graphprum.evaluation.options.EvalOptions`
 what they add is the flags, the store ``--store`` names, a progress bar and
 the output format."""
 
-from __future__ import annotations
-
 import os
 import sys
 from pathlib import Path

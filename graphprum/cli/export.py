@@ -1,8 +1,6 @@
 """``graphprum export neo4j-admin DIR``: a collection as the CSV files that
 Neo4j's offline bulk import reads (:mod:`graphprum.store.bolt.neo4j_admin`)."""
 
-from __future__ import annotations
-
 import time
 from pathlib import Path
 from typing import Annotated

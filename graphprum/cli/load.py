@@ -1,7 +1,5 @@
 """``graphprum load xml|web|links|video``: load a collection into the store."""
 
-from __future__ import annotations
-
 import sys
 import time
 from pathlib import Path

@@ -1,7 +1,5 @@
 """``graphprum measures``: every name ``-m`` takes, and what one of them is."""
 
-from __future__ import annotations
-
 import json
 import sys
 from typing import Annotated

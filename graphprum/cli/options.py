@@ -10,8 +10,6 @@ the command runs.  :meth:`EvalArgs.keywords` hands them to the API
 (:mod:`graphprum.api`) with the store the command line opens by default.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import functools
 import inspect

@@ -1,8 +1,6 @@
 """``graphprum query`` and ``graphprum copy``: Cypher against a store, and
 copying a collection between stores."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 

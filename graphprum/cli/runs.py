@@ -11,8 +11,6 @@ units (:func:`read_units`) and writes a run to standard output or ``-o FILE``
 (:data:`Output`, :func:`write_run_to`).
 """
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated, Any

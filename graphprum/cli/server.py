@@ -6,8 +6,6 @@ the server from any working directory; servers started with ``--data-dir``
 are remembered there too, and ``status`` lists them all.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

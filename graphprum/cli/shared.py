@@ -7,8 +7,6 @@ Command modules (:mod:`graphprum.cli.load`, :mod:`graphprum.cli.evaluate`, ...)
 add their commands to :data:`app`; :mod:`graphprum.cli` imports them all.
 """
 
-from __future__ import annotations
-
 import contextlib
 import functools
 import logging
@@ -235,7 +233,7 @@ class Progress:
         self._task: Any = None
         self._drawn = 0.0
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> "Progress":
         if not self.enabled:
             return self
         # rich: 30 ms of import, only when drawing for a person

@@ -1,7 +1,5 @@
 """``graphprum summary build|show``: AxPRE structural summaries."""
 
-from __future__ import annotations
-
 import sys
 import time
 from pathlib import Path
