@@ -184,7 +184,8 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
                 if topic == "all" and len(runs) > 1 and v is not None and v == best[m]:
                     bold.add((len(rows), first + j))
             rows.append(([topic] if with_topic else []) + [run, *cells])
-    return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold)
+    return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold, keys=first,
+                        field_name="measure")
 
 
 def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:

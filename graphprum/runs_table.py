@@ -167,7 +167,7 @@ def _grid(table: pd.DataFrame, digits: int) -> Grid:
         if with_ci[m]:
             level = next(cells[r, m]["confidence"] for r in runs if (r, m) in cells)
             header.append(f"{level:.0%} CI")
-    grid = Grid(header, [], "l" * len(header))
+    grid = Grid(header, [], "l" * len(header), keys=2, field_name="measure")
     for i, run in enumerate(runs):
         first = next(cells[run, m] for m in measures if (run, m) in cells)
         row = [str(first["letter"]), run]
