@@ -2,8 +2,10 @@
 
 TSV rows are ``RUN<TAB>MEASURE<TAB>TOPIC<TAB>VALUE`` at full precision, like
 trec_eval's output; tables (rich, LaTeX, markdown) show ``digits`` decimals
-(default 4) with the best mean of each measure in bold.  Numbers follow the
-one rule of :mod:`graphprum.floats`.
+(default 4) with the best mean of each measure in bold (the largest, the
+smallest for a measure where lower is better such as ``ESL``, none for a
+count such as ``num_ret``: :attr:`graphprum.measures.declare.Family.better`).
+Numbers follow the one rule of :mod:`graphprum.floats`.
 
 Examples
 --------
@@ -36,7 +38,7 @@ from graphprum import tabular
 from graphprum.errors import UsageError
 from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
-from graphprum.measures.names import aggregation_of
+from graphprum.measures.names import aggregation_of, better_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -166,8 +168,8 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
     topics.append("all")
     runs = list(dict.fromkeys(r for r, _, _, _ in result))
     values = {(t, r, m): v for r, m, t, v in result}
-    best = {m: max((values[("all", r, m)] for r in runs if ("all", r, m) in values),
-                   default=math.nan) for m in measures}
+    best = {m: _best([values[("all", r, m)] for r in runs if ("all", r, m) in values],
+                     better_of(m)) for m in measures}
     with_topic = len(topics) > 1
     header = (["topic"] if with_topic else []) + ["run", *measures]
     rows: list[list[str]] = []
@@ -184,7 +186,20 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
                 if topic == "all" and len(runs) > 1 and v is not None and v == best[m]:
                     bold.add((len(rows), first + j))
             rows.append(([topic] if with_topic else []) + [run, *cells])
-    return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold)
+    return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold, keys=first,
+                        field_name="measure")
+
+
+def _best(means: Sequence[float], better: str | None) -> float:
+    """The best of ``means``: the largest or, for ``better="lower"``, the
+    smallest; NaN (equal to none) when ``better`` is None.
+
+    >>> _best([0.2, 0.5], "higher"), _best([0.2, 0.5], "lower"), _best([0.2, 0.5], None)
+    (0.5, 0.2, nan)
+    """
+    if better is None or not means:
+        return math.nan
+    return max(means) if better == "higher" else min(means)
 
 
 def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:

@@ -5,11 +5,13 @@ mean, a superscript letter for every run it is significantly better than.
 Runs are lettered ``a``, ``b``, ... in order (``aa``, ``ab``, ... past
 ``z``).  A mean carries run X's letter when the paired test of the two runs
 (:func:`graphprum.significance.compare`) found the difference significant
-after correction and this run's mean is the larger; with a ``baseline``
+after correction and this run's mean is the better: the larger, or the
+smaller for a measure where lower is better (``ESL``;
+:attr:`graphprum.measures.declare.Family.better`); with a ``baseline``
 only the pairs with the baseline are tested, so only its letter (or, on the
-baseline's row, the others') can appear.  The best mean is the largest, as
-in ``eval``'s tables (for a measure where less is better, such as ``ESL``,
-read the bold as the worst).  When the means come with confidence
+baseline's row, the others') can appear.  The best mean is the better one
+in the same sense, as in ``eval``'s tables; a count (``num_ret``) has
+neither bold nor letters.  When the means come with confidence
 intervals (:func:`graphprum.significance.intervals`), each measure's column
 is followed by its interval ``[low, high]``.
 
@@ -43,6 +45,7 @@ import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed
+from graphprum.measures.names import better_of
 from graphprum.tabular import Grid, write_grid, write_rows
 
 __all__ = ["COLUMNS", "FORMATS", "describe", "letter", "runs_table", "write_runs_table"]
@@ -89,14 +92,18 @@ def runs_table(pairs: pd.DataFrame, means: pd.DataFrame) -> pd.DataFrame:
     """
     runs = [str(r) for r in dict.fromkeys(means["run"])]
     letters = {run: letter(i) for i, run in enumerate(runs)}
+    better = {str(m): better_of(str(m)) for m in dict.fromkeys(means["measure"])}
     wins: dict[tuple[str, str], list[str]] = {}
     for p in pairs.to_dict("records"):
-        if p["significant"] and p["mean_a"] != p["mean_b"]:
-            winner, loser = ((p["run_a"], p["run_b"]) if p["mean_a"] > p["mean_b"]
-                             else (p["run_b"], p["run_a"]))
+        direction = better.get(str(p["measure"]))
+        if p["significant"] and p["mean_a"] != p["mean_b"] and direction is not None:
+            a_wins = (p["mean_a"] > p["mean_b"]) == (direction == "higher")
+            winner, loser = (p["run_a"], p["run_b"]) if a_wins else (p["run_b"], p["run_a"])
             wins.setdefault((p["measure"], winner), []).append(loser)
-    best = {str(k): float(v) for k, v in means.groupby("measure", sort=False)["mean"].max()
-            .items()}
+    groups = means.groupby("measure", sort=False)["mean"]
+    largest, smallest = groups.max(), groups.min()
+    best = {m: math.nan if b is None else float((largest if b == "higher" else smallest)[m])
+            for m, b in better.items()}
     rows = []
     for m in means.to_dict("records"):
         beaten = sorted(wins.get((m["measure"], m["run"]), []), key=runs.index)
@@ -118,12 +125,18 @@ def describe(pairs: pd.DataFrame, means: pd.DataFrame, *, correction: str, alpha
     Superscript: significantly better than that run (paired t test, holm-corrected p < 0.05)
     bold: the best mean
     95% CI: BCa bootstrap interval of the mean over topics (10,000 resamples, seed 0).
+    >>> means = pd.DataFrame({"measure": ["ESL(tau=5)"], "method": ["none"],
+    ...                       "confidence": [0.95]})
+    >>> describe(pairs, means, correction="none", alpha=0.05, samples=0, seed=0).split("; ")[-1]
+    'bold: the best mean (the lowest for ESL(tau=5)).'
     """
     tests = " and ".join(dict.fromkeys(pairs["test"]))
     p = f"p < {alpha}, not corrected" if correction == "none" else \
         f"{correction}-corrected p < {alpha}"
+    lower = [str(m) for m in dict.fromkeys(means.get("measure", []))
+             if better_of(str(m)) == "lower"]
     text = (f"Superscript: significantly better than that run (paired {tests} test, {p}); "
-            f"bold: the best mean")
+            f"bold: the best mean" + (f" (the lowest for {', '.join(lower)})" if lower else ""))
     methods = [m for m in dict.fromkeys(means["method"]) if m != "none"]
     if methods:
         level = float(means["confidence"].iloc[0])
@@ -167,7 +180,7 @@ def _grid(table: pd.DataFrame, digits: int) -> Grid:
         if with_ci[m]:
             level = next(cells[r, m]["confidence"] for r in runs if (r, m) in cells)
             header.append(f"{level:.0%} CI")
-    grid = Grid(header, [], "l" * len(header))
+    grid = Grid(header, [], "l" * len(header), keys=2, field_name="measure")
     for i, run in enumerate(runs):
         first = next(cells[run, m] for m in measures if (run, m) in cells)
         row = [str(first["letter"]), run]

@@ -497,7 +497,7 @@ def _grid(res: pd.DataFrame, digits: int = DIGITS) -> Grid:
         if r["significant"]:
             bold.add((i, 9))
             bold.add((i, 5))
-    return Grid(header, rows, "lll" + "r" * 7, bold)
+    return Grid(header, rows, "lll" + "r" * 7, bold, keys=3)
 
 
 def write_comparison(res: pd.DataFrame, fmt: str, out: TextIO, *, alpha: float = 0.05,

@@ -12,7 +12,8 @@ in tsv, csv and the table.
 
 Every table for people, these and the grids of ``eval`` and ``compare``
 (:class:`Grid`: text cells, some bold, some with superscript letters), is
-drawn by one writer, :func:`write_grid`, as a rich table, markdown or LaTeX.
+drawn by one writer, :func:`write_grid`, as a rich table, markdown or LaTeX;
+a table too wide for the terminal is drawn transposed or long instead.
 
 Examples
 --------
@@ -40,10 +41,14 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from graphprum.errors import UsageError, printable
 from graphprum.floats import DIGITS, exact, json_value, readable
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 #: What :func:`write_rows` writes.
 FORMATS = ("table", "tsv", "csv", "json")
@@ -211,7 +216,10 @@ class Grid:
 
     ``align`` has a letter per column, ``l`` or ``r``; ``bold`` holds the
     (row, column) cells set in bold, ``sup`` the letters set as a
-    superscript after a cell.
+    superscript after a cell; ``keys``, the leading columns that name a row
+    (``run``; ``topic, run``), and ``field_name``, what the other columns'
+    names are (``measure``): the long layout of a grid too wide for the
+    terminal (:func:`write_grid`).
     """
 
     header: list[str]
@@ -219,6 +227,51 @@ class Grid:
     align: str
     bold: set[tuple[int, int]] = field(default_factory=set)
     sup: dict[tuple[int, int], str] = field(default_factory=dict)
+    keys: int = 1
+    field_name: str = "column"
+
+    def transposed(self) -> Grid:
+        """The columns as rows: a column of the other columns' names, then one
+        column per row, headed by its key cells (one line each).
+
+        >>> g = Grid(["run", "AP", "P_5"], [["a", "0.5", "0.2"], ["b", "0.4", "0.6"]], "lrr",
+        ...          bold={(0, 1), (1, 2)})
+        >>> t = g.transposed(); t.header, t.rows, t.align, sorted(t.bold)
+        (['run', 'a', 'b'], [['AP', '0.5', '0.4'], ['P_5', '0.2', '0.6']], 'lrr', [(0, 1), (1, 2)])
+        """
+        k = self.keys
+        header = ["\n".join(self.header[:k]), *("\n".join(r[:k]) for r in self.rows)]
+        rows = [[self.header[j], *(r[j] for r in self.rows)] for j in range(k, len(self.header))]
+        return Grid(header, rows, "l" + self._value_align() * len(self.rows),
+                    {(j - k, i + 1) for i, j in self.bold},
+                    {(j - k, i + 1): s for (i, j), s in self.sup.items()})
+
+    def long(self) -> Grid:
+        """One row per non-empty cell: the row's key cells, the column's name
+        (under :attr:`field_name`) and the cell, as TSV lays results out.
+
+        >>> g = Grid(["run", "AP", "P_5"], [["a", "0.5", ""], ["b", "0.4", "0.6"]], "lrr",
+        ...          bold={(0, 1), (1, 2)}, field_name="measure")
+        >>> t = g.long(); t.header, t.rows, t.align, sorted(t.bold)
+        (['run', 'measure', 'value'], [['a', 'AP', '0.5'], ['b', 'AP', '0.4'], \
+['b', 'P_5', '0.6']], 'llr', [(0, 2), (2, 2)])
+        """
+        k = self.keys
+        grid = Grid([*self.header[:k], self.field_name, "value"], [],
+                    self.align[:k] + "l" + self._value_align(), keys=k + 1)
+        for i, row in enumerate(self.rows):
+            for j in range(k, len(self.header)):
+                if row[j]:
+                    if (i, j) in self.bold:
+                        grid.bold.add((len(grid.rows), k + 1))
+                    if (i, j) in self.sup:
+                        grid.sup[len(grid.rows), k + 1] = self.sup[i, j]
+                    grid.rows.append([*row[:k], self.header[j], row[j]])
+        return grid
+
+    def _value_align(self) -> str:
+        """``r`` when any column after the keys is right-aligned (numbers)."""
+        return "r" if "r" in self.align[self.keys:] else "l"
 
 
 #: The formats of :func:`write_grid`.
@@ -238,6 +291,12 @@ def write_grid(grid: Grid, fmt: str, out: TextIO, *, ruled: bool = False,
     (table only) above it and below it at its width; ``note`` below the
     table at the terminal's width, below the markdown, as a LaTeX comment
     above the tabular; ``fit_rule``: see :func:`markdown_table`.
+
+    On a terminal too narrow for the table, it is drawn transposed (its
+    columns as rows: eval's measures down the side, trec_eval's way), or,
+    when that is too wide too, long (one row per cell after the keys: run,
+    measure, value, as the TSV); numbers are never wrapped or cut.  Off a
+    terminal the table is always as wide as it likes.
 
     >>> import sys
     >>> grid = Grid(["run", "AP"], [["a", "0.5000"], ["b", "0.2500"]], "lr", bold={(0, 1)})
@@ -259,27 +318,49 @@ def write_grid(grid: Grid, fmt: str, out: TextIO, *, ruled: bool = False,
 
 def _write_rich(grid: Grid, out: TextIO, ruled: bool, title: str | None, caption: str | None,
                 note: str | None) -> None:
-    from rich.box import HEAVY_HEAD  # 30 ms of import: only when drawing for a person
-    from rich.console import Console
+    from rich.console import Console  # 30 ms of import: only when drawing for a person
     from rich.markup import escape
-    from rich.table import Table
 
     console = Console(file=out, highlight=False, width=console_width(out))
     if title:
         console.print(escape(title))
     if grid.header:
-        table = Table(box=HEAVY_HEAD if ruled else None, show_edge=False, pad_edge=False,
-                      caption=escape(caption) if caption else None, caption_justify="left")
-        for h, a in zip(grid.header, grid.align, strict=True):
-            table.add_column(escape(h), justify="right" if a == "r" else "left",
-                             overflow="fold")
-        for i, row in enumerate(grid.rows):
-            table.add_row(*[(f"[bold]{escape(c)}[/bold]" if (i, j) in grid.bold else escape(c))
-                            + grid.sup.get((i, j), "").translate(_SUPERSCRIPT)
-                            for j, c in enumerate(row)])
-        console.print(table)
+        console.print(_fitting_table(grid, console, ruled, caption))
     if note:
         console.print(escape(note))
+
+
+def _fitting_table(grid: Grid, console: Console, ruled: bool, caption: str | None) -> Table:
+    """``grid`` as a rich table as wide as it likes when that fits the
+    console; else transposed (:meth:`Grid.transposed`) when that fits; else
+    long (:meth:`Grid.long`).  Numbers (right-aligned columns) are never
+    wrapped; text is folded when nothing else fits."""
+    from rich.measure import Measurement
+
+    unbounded = console.options.update_width(1_000_000)
+    table = _rich_table(grid, ruled, caption)
+    for layout in (Grid.transposed, Grid.long):
+        if Measurement.get(console, unbounded, table).maximum <= console.width:
+            break
+        table = _rich_table(layout(grid), ruled, caption)
+    return table
+
+
+def _rich_table(grid: Grid, ruled: bool, caption: str | None) -> Table:
+    from rich.box import HEAVY_HEAD  # 30 ms of import: only when drawing for a person
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(box=HEAVY_HEAD if ruled else None, show_edge=False, pad_edge=False,
+                  caption=escape(caption) if caption else None, caption_justify="left")
+    for h, a in zip(grid.header, grid.align, strict=True):
+        table.add_column(escape(h), justify="right" if a == "r" else "left",
+                         overflow="fold", no_wrap=a == "r")
+    for i, row in enumerate(grid.rows):
+        table.add_row(*[(f"[bold]{escape(c)}[/bold]" if (i, j) in grid.bold else escape(c))
+                        + grid.sup.get((i, j), "").translate(_SUPERSCRIPT)
+                        for j, c in enumerate(row)])
+    return table
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",

@@ -154,3 +154,15 @@ def test_a_long_table_is_laid_out_as_rich_would(monkeypatch) -> None:
         tabular.write_rows(columns, rows, "table", out, footer="(60 rows)")
         got[limit] = [line.rstrip() for line in out.getvalue().splitlines()]
     assert got[10] == got[10**9]
+
+
+def test_bold_marks_the_lowest_esl_and_no_count() -> None:
+    """The best mean is the largest, the smallest for ESL (give-ups: lower is
+    better, docs/measures-t2i.md), none for a count such as num_ret."""
+    rows = [(r, m, "all", v) for r, vals in (("example", (3.75, 0.2149, 6.0)),
+                                             ("rev", (3.25, 0.2024, 7.0)))
+            for m, v in zip(("ESL(tau=5)", "T2I-P(tau=5)", "num_ret"), vals, strict=True)]
+    df = pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+    assert render(df, "markdown").splitlines()[2:] == [
+        "| example | 3.7500 | **0.2149** | 6.0000 |",
+        "| rev | **3.2500** | 0.2024 | 7.0000 |"]

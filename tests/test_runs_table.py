@@ -116,3 +116,26 @@ def test_compare_view_runs_on_the_command_line(tmp_path: Path) -> None:
     assert r.stdout.splitlines()[2] == "| a | A | **0.9167** |"  # 2 topics: nothing significant
     r = CliRunner().invoke(app, [*args, "--ci", "basic"])
     assert r.exit_code == 2 and "--ci 'basic'" in r.output
+
+
+def test_for_esl_the_lower_mean_is_best_and_beats() -> None:
+    """ESL counts give-ups (lower is better, docs/measures-t2i.md): the bold
+    and the letter go to the smaller mean; a count (num_ret) gets neither."""
+    pairs = pd.DataFrame([("ESL(tau=5)", "example", "rev", 3.75, 3.25, True),
+                          ("PRUM", "example", "rev", 0.5, 0.25, True),
+                          ("num_ret", "example", "rev", 6.0, 5.0, True)],
+                         columns=["measure", "run_a", "run_b", "mean_a", "mean_b", "significant"])
+    means = pd.DataFrame([(m, r, v, NAN, NAN, 2, "none", 0.95) for m, r, v in (
+        ("ESL(tau=5)", "example", 3.75), ("ESL(tau=5)", "rev", 3.25), ("PRUM", "example", 0.5),
+        ("PRUM", "rev", 0.25), ("num_ret", "example", 6.0), ("num_ret", "rev", 5.0))],
+        columns=MEANS.columns)
+    table = runs_table(pairs, means)
+    assert table[["measure", "run", "best", "better_than"]].values.tolist() == [
+        ["ESL(tau=5)", "example", False, []], ["ESL(tau=5)", "rev", True, ["example"]],
+        ["PRUM", "example", True, ["rev"]], ["PRUM", "rev", False, []],
+        ["num_ret", "example", False, []], ["num_ret", "rev", False, []]]
+    out = io.StringIO()
+    write_runs_table(table, "markdown", out, digits=2)
+    assert out.getvalue().splitlines()[2:] == [
+        "| a | example | 3.75 | **0.50**<sup>b</sup> | 6.00 |",
+        "| b | rev | **3.25**<sup>a</sup> | 0.25 | 5.00 |"]

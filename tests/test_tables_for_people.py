@@ -9,15 +9,17 @@ writer (graphprum.tabular.write_grid); a change of layout shows here.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 import pytest
+from rich.cells import cell_len
 
 from graphprum.results import write_results
 from graphprum.runs_table import runs_table, write_runs_table
-from graphprum.significance import compare, intervals, write_comparison
+from graphprum.significance import compare, compare_measures, intervals, write_comparison
 from graphprum.tabular import write_rows
 from tests.support import GOLDEN
 
@@ -95,3 +97,98 @@ def test_table_layouts_are_unchanged(case: str, fmt: str, terminal: bool,
     CASES[case](fmt, out)
     golden = TABLES / f"{case}.{fmt}{'.ansi' if terminal else ''}"
     assert out.getvalue() == golden.read_text(encoding="utf-8")
+
+
+# ------------------------------------------- a grid wider than the terminal
+_RULES = re.compile(r"[\s│┃━╇─┼]+")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def at_80_columns(write: Callable[[str, io.StringIO], None],
+                  monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], set[str]]:
+    """The lines ``write`` draws on an 80-column terminal (ANSI codes taken
+    out), and the words of what it draws off a terminal (as wide as it likes)."""
+    for name in ("NO_COLOR", "FORCE_COLOR", "COLORTERM", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow, wide = Terminal(), io.StringIO()
+    write("table", narrow)
+    write("table", wide)
+    lines = _ANSI.sub("", narrow.getvalue()).splitlines()
+    assert max(cell_len(line) for line in lines) <= 80
+    return lines, set(words_of(wide.getvalue()))
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a drawn table: what is between spaces and rules."""
+    return [w for w in _RULES.split(text) if w]
+
+
+MEASURES = [f"iprec_at_recall_{x / 10:.2f}" for x in range(11)] + \
+    [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)] + \
+    [f"recall_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+
+
+def wide(topics: int) -> pd.DataFrame:
+    """Two runs, 29 measures (trec_eval's ``official``-like), ``topics`` topics."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for run in ("plos-bm25-elements", "plos-sections"):
+        for m in MEASURES:
+            v = rng.uniform(0.1, 0.9, topics)
+            rows += [(run, m, f"q{i}", float(x)) for i, x in enumerate(v) if topics > 1]
+            rows.append((run, m, "all", float(np.mean(v))))
+    return pd.DataFrame(rows, columns=["run", "measure", "topic", "value"])
+
+
+def test_a_grid_too_wide_for_the_terminal_has_its_measures_as_rows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """29 measures of two runs at 80 columns: trec_eval's layout, a measure
+    per line, then the runs' values whole (rich folded them to 0-2 characters)."""
+    df = wide(topics=1)
+    lines, words = at_80_columns(lambda f, o: write_results(df, f, o), monkeypatch)
+    rows = [r for r in (words_of(line) for line in lines) if r]
+    assert rows[0] == ["run", "plos-bm25-elements", "plos-sections"]
+    means = df.set_index(["measure", "run"])["value"]
+    for m in MEASURES:
+        assert [m, f"{means[m, 'plos-bm25-elements']:.4f}",
+                f"{means[m, 'plos-sections']:.4f}"] in rows
+    assert words <= {w for r in rows for w in r}
+
+
+def test_per_topic_rows_too_wide_even_transposed_are_long(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per topic, transposed is as wide as topics x runs: one row per run,
+    topic and measure, as the TSV lays them out."""
+    df = wide(topics=6)
+    lines, words = at_80_columns(lambda f, o: write_results(df, f, o, digits=3), monkeypatch)
+    rows = [r for r in (words_of(line) for line in lines) if r]
+    assert rows[0] == ["topic", "run", "measure", "value"]
+    expected = [[t, r, m, f"{v:.3f}"] for r, m, t, v in df.itertuples(index=False)]
+    assert sorted(rows[1:]) == sorted(expected)
+    assert words <= {w for r in rows for w in r}
+
+
+@pytest.mark.parametrize("case", ["compare", "compare-runs"])
+def test_compare_at_80_columns_keeps_every_number_whole(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pairs of ``compare --test randomization`` and its runs view, with
+    long run names: every word drawn off a terminal is drawn whole at 80
+    columns (rich split ``0.1789`` into ``0.178`` / ``9``)."""
+    df = topics().replace({"run": {"A": "plos-bm25-elements", "B_1": "plos-sections",
+                                   "C": "plos-sections-rm3"}})
+    two = pd.concat([df, df.assign(measure="PRUM", value=df["value"] * 0.9),
+                     df.assign(measure="nDCG@10", value=df["value"] * 0.8)])
+    names = ["AP", "PRUM", "nDCG@10"]
+
+    def write(fmt: str, out: io.StringIO) -> None:
+        if case == "compare":
+            write_comparison(compare_measures(two, names, test="randomization"), fmt, out)
+        else:
+            res = compare_measures(two, names, correction="none")
+            means = intervals(two, names, method="percentile", samples=200)
+            write_runs_table(runs_table(res, means), fmt, out)
+
+    lines, words = at_80_columns(write, monkeypatch)
+    assert words <= {w for line in lines for w in words_of(line)}

@@ -234,6 +234,7 @@ def _print_unit(data: Mapping[str, Any], digits: int) -> None:
     """``show`` for people: the unit, then its neighbourhood, numbers readable."""
     from rich.console import Console  # 30 ms of import: only when drawing for a person
     from rich.markup import escape
+    from rich.measure import Measurement
     from rich.table import Table
 
     console = Console(highlight=False, soft_wrap=True)
@@ -252,12 +253,19 @@ def _print_unit(data: Mapping[str, Any], digits: int) -> None:
         for a in data["ancestors"]:
             console.print(f"  {escape(a)}")
     if data["children"]:
+        console.print(f"children ({len(data['children'])}):")
         t = Table("child", "tag", "length", "words", box=None, pad_edge=False)
         for c in data["children"]:
             t.add_row(escape(c["id"]), escape(c["tag"]), readable(c["length"], digits),
                       readable(c["words"], digits))
-        console.print(f"children ({len(data['children'])}):")
-        console.print(t)
+        if Measurement.get(console, console.options.update_width(1_000_000), t).maximum \
+                <= console.width:
+            console.print(t)
+        else:  # a line each, as the ancestors: ids whole, never cut to fit the terminal
+            for c in data["children"]:
+                console.print(f"  {escape(c['id'])}  <{escape(c['tag'])}>  length "
+                              f"{readable(c['length'], digits)}, "
+                              f"words {readable(c['words'], digits)}")
     for direction in ("out_links", "in_links"):
         links = data.get(direction, [])
         if links:

@@ -203,6 +203,8 @@ def _shown(v: Any) -> str:
 #: L in [0, 1], either (an integer is a rank, a number with a decimal point,
 #: an exponent or a slash a level: ``EPRUM@1`` vs ``EPRUM@1.0``), or nothing.
 CUTOFF_KINDS = ("rank", "level", "rank|level", "none")
+#: Which values of a measure are better (:attr:`Family.better`); None: neither.
+BETTER = ("higher", "lower", None)
 #: What a family may need besides runs and qrels, and how help texts say it.
 NEEDS = {"store": "a store (--store)",
          "passages": "passage assessments (--passages)",
@@ -320,6 +322,10 @@ class Family:
     aggregate : {"mean", "sum", "gmean"}
         How per-topic values become the ``all`` value
         (:func:`~graphprum.measures.aggregate.aggregate`).
+    better : {"higher", "lower", None}
+        Which values are better: what eval's and compare's tables set in
+        bold and compare's superscripts point at ("lower" for ``ESL``, a
+        count of give-ups; None where "best" means nothing, as for counts).
     curve : Curve or None
         How ``graphprum plot`` draws it, if it can.
     needs : tuple of str
@@ -346,6 +352,7 @@ class Family:
     cutoff: str = "none"
     expands_to: tuple[str, ...] = ()
     aggregate: str = "mean"
+    better: str | None = "higher"
     curve: Curve | None = None
     needs: tuple[str, ...] = ()
     examples: tuple[tuple[str, str], ...] = ()
@@ -361,6 +368,9 @@ class Family:
         if self.aggregate not in AGGREGATES:
             raise ValueError(f"{self.name}: aggregate {self.aggregate!r}: expected one of "
                              f"{', '.join(AGGREGATES)}")
+        if self.better not in BETTER:
+            raise ValueError(f"{self.name}: better {self.better!r}: expected one of "
+                             f"{', '.join(map(repr, BETTER))}")
         if self.cutoff not in CUTOFF_KINDS:
             raise ValueError(f"{self.name}: cutoff {self.cutoff!r}: expected one of "
                              f"{', '.join(CUTOFF_KINDS)}")

@@ -117,6 +117,24 @@ def aggregation_of(name: str) -> str:
     return fam.aggregate if fam is not None else CLASSICAL.aggregation(name)
 
 
+def better_of(name: str) -> str | None:
+    """Which values of a row's measure (as printed) are better: its family's
+    :attr:`~graphprum.measures.declare.Family.better`; for a classical
+    measure ``higher``, or None for a count (trec_eval's ``num_ret``,
+    ir_measures' ``NumRet``: summed over topics); None for a stderr row.
+
+    >>> [better_of(n) for n in ("ESL(tau=5)", "PRUM@0.5", "map", "num_rel_ret", "P_10 stderr")]
+    ['lower', 'higher', 'higher', None, None]
+    """
+    if name.endswith(" stderr"):
+        return None
+    spec = _parse(name)
+    fam = family(spec.name) if spec is not None else None
+    if fam is not None:
+        return fam.better
+    return None if CLASSICAL.aggregation(name) == "sum" else "higher"
+
+
 def curve(text: str) -> tuple[MeasureSpec, Curve]:
     """The curve a bare name stands for (``graphprum plot -m NAME``): its
     spec with the name as canonical, and how it is drawn.  UsageError when

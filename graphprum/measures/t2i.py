@@ -290,7 +290,7 @@ FAMILIES = (
     Family("ESL", compute_esl,
            "expected search length: the times the user gives up before finding S "
            "relevant fragments (eq. 3, ERRATA T2I 1)",
-           params={**USER, "S": _S, "D": _D}, needs=_NEEDS, ranges=_RANGES,
+           params={**USER, "S": _S, "D": _D}, needs=_NEEDS, ranges=_RANGES, better="lower",
            examples=(("ESL(S=1)", "give-ups before the first relevant fragment"),
                      ("ESL", "before all R of them"))),
     Family("ESLRF", compute_eslrf,

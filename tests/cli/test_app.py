@@ -408,3 +408,23 @@ def _running(pid: int) -> bool:
             return f.read().split(") ")[-1][:1] != "Z"  # a zombie has ended
     except OSError:
         return False
+
+
+def test_show_prints_long_child_ids_whole_at_80_columns(tmp_path: Path, write) -> None:
+    """Children whose ids are wider than the terminal's table column: each id
+    whole on a line (rich's table cut all four to ``...ref[21]/eleme…``)."""
+    write("col/pone-0016329.xml", "<article><back><ref-list><ref><element-citation>"
+          "<person-group><name>Clark</name><name>Inwood</name><name>Cloutier</name>"
+          "</person-group></element-citation></ref></ref-list></back></article>")
+    store = tmp_path / "s"
+    assert invoke(store, "load", "xml", str(tmp_path / "col")).exit_code == 0
+    group = ("pone-0016329#/article[1]/back[1]/ref-list[1]/ref[1]/element-citation[1]"
+             "/person-group[1]")
+    r = runner.invoke(app, ["--store", str(store), "show", group, "-f", "table"],
+                      env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    children = lines[lines.index("children (3):") + 1:]
+    assert [line.split() for line in children] == [
+        [f"{group}/name[{i}]", "<name>", "length", f"{n},", "words", "1"]
+        for i, n in ((1, 5), (2, 6), (3, 8))]

@@ -182,7 +182,7 @@ def test_a_family_may_return_a_value_with_its_stderr():
 
 @pytest.mark.parametrize("bad", [
     dict(aggregate="median"), dict(cutoff="decile"), dict(needs=("gpu",)),
-    dict(expands_to=("5",)),
+    dict(expands_to=("5",)), dict(better="smaller"),
 ])
 def test_bad_declarations_are_refused(bad):
     with pytest.raises(ValueError):
@@ -250,3 +250,13 @@ def test_the_listing_has_every_name_m_takes_each_once_in_its_section():
     assert p["cutoff"] == "rank" and "P_10, P.5,10" in p["summary"]
     assert next(r for r in rows if r["name"] == "MAP")["summary"].endswith(
         "(= AP); parameters: rel, judged_only")
+
+
+def test_only_esl_is_better_lower_and_counts_have_no_best():
+    """ESL counts give-ups (docs/measures-t2i.md), every other family is a
+    score; trec_eval's and ir_measures' counts (summed over topics) have no best."""
+    assert [n for n in families() if family(n).better != "higher"] == ["ESL"]
+    assert family("ESL").better == "lower"
+    assert [names.better_of(n) for n in ("ESL(tau=5,S=1)", "ESLRF(tau=5)", "num_q", "num_ret",
+                                         "NumRet(rel=1)", "map", "nDCG@10", "AP stderr")] == [
+        "lower", "higher", None, None, None, "higher", "higher", None]
