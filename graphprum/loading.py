@@ -32,7 +32,7 @@ from graphprum.loaders.linklist import read_link_list
 from graphprum.loaders.video import read_videos
 from graphprum.loaders.xml_links import LinkCounts, LinkRules
 from graphprum.store.base import Store
-from graphprum.units import LoadReport, ParsedDocument
+from graphprum.units import DocumentBatch, LoadReport, ParsedDocument
 from graphprum.workers import cpu_count
 
 PathLike = str | os.PathLike[str]
@@ -129,7 +129,7 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
     stats: dict[str, int] = {}
 
     def batches() -> Iterator[Any]:
-        yield from docs
+        yield from refuse_files_stored_under_other_ids(store, docs)
         if specs:  # read by the store once the documents are in
             stats.update(links_within_document=counts.within_document,
                          links_leaving_root=counts.leaving_root)
@@ -146,6 +146,29 @@ def load_xml(store: Store, paths: PathLike | Iterable[PathLike], *,
         report.links_matched = {s: counts.matched.get(s, 0) for s in map(str, rules.specs)}
         report.extra.update(stats)
     return report
+
+
+def refuse_files_stored_under_other_ids(store: Store, docs: Iterable[Any]) -> Iterator[Any]:
+    """``docs`` (documents or batches of them) as they come, an InputError
+    at a file the store holds already under another id: the same directory
+    given from another level (its parent, say) would store the collection a
+    second time, the ids prefixed by the directory's name."""
+    stored: dict[str, str] | None = None
+    for doc in docs:
+        if stored is None:
+            table = store.documents()
+            stored = dict(zip(table["source"], table["name"], strict=True))
+        if stored:
+            pairs = zip(doc.names, doc.sources, strict=True) if isinstance(doc, DocumentBatch) \
+                else [(doc.name, doc.source)]
+            for name, source in pairs:
+                was = stored.get(source)
+                if was is not None and was != name:
+                    raise InputError(source, None, f"this file is stored already, as document "
+                                     f"{was!r}; loaded as {name!r} it would be stored twice: "
+                                     f"load the directory it was loaded from (ids are "
+                                     f"paths relative to the directory given)")
+        yield doc
 
 
 def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: bool = False,
@@ -168,7 +191,7 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
     stats: dict[str, int] = {}
 
     def pages() -> Iterator[ParsedDocument]:
-        yield from site
+        yield from refuse_files_stored_under_other_ids(store, site)
         stats.update(external_links=site.stats.external,
                      links_leaving_root=site.stats.outside,
                      links_to_missing_files=site.stats.missing,

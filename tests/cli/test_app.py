@@ -428,3 +428,26 @@ def test_show_prints_long_child_ids_whole_at_80_columns(tmp_path: Path, write) -
     assert [line.split() for line in children] == [
         [f"{group}/name[{i}]", "<name>", "length", f"{n},", "words", "1"]
         for i, n in ((1, 5), (2, 6), (3, 8))]
+
+
+def test_loading_the_parent_directory_again_is_refused(tmp_path: Path, write) -> None:
+    """The collection's directory, then its parent: the same files would be
+    stored again under ids prefixed by the directory's name (the collection
+    twice, PRUM's N doubled); refused, naming the file and both ids, with
+    the store unchanged."""
+    write("top/col/a.xml", DOC)
+    write("top/col/b.xml", DOC)
+    store = tmp_path / "s"
+    assert invoke(store, "load", "xml", str(tmp_path / "top" / "col")).exit_code == 0
+    before = invoke(store, "info").stdout
+    r = invoke(store, "load", "xml", str(tmp_path / "top"))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (
+        f"graphprum: error: {tmp_path / 'top' / 'col' / 'a.xml'}: this file is stored already, "
+        f"as document 'a'; loaded as 'col/a' it would be stored twice: load the directory it "
+        f"was loaded from (ids are paths relative to the directory given)")
+    assert invoke(store, "info").stdout == before
+    assert invoke(store, "load", "xml", str(tmp_path / "top" / "col"),
+                  "--replace").exit_code == 0
+    write("top/other/c.xml", DOC)  # files never loaded are loaded, whatever their directory
+    assert invoke(store, "load", "xml", str(tmp_path / "top" / "other")).exit_code == 0
