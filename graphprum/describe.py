@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphprum.io.xpaths import normalise_id
 from graphprum.store.base import Store
 
 
 def describe_unit(store: Store, uid: str) -> dict[str, Any]:
-    """The unit ``uid`` (a document name means its root) with its ancestors,
+    """The unit ``uid`` (a document name means its root; steps without a
+    position mean ``[1]``, as in runs) with its ancestors,
     children, links and summary partitions.
 
     Returns a dict with keys ``unit`` (its fields, text and attributes
@@ -18,7 +20,7 @@ def describe_unit(store: Store, uid: str) -> dict[str, Any]:
     units holding a link that arrives at it), ids with multiplicity,
     and ``partitions`` (summary name -> partition id).
     """
-    unit = store.units([uid]).iloc[0].to_dict()
+    unit = store.units([normalise_id(uid)]).iloc[0].to_dict()
     unit.pop("row", None)
     uid = unit["id"]
     kids = store.children(uid)

@@ -28,6 +28,7 @@ from graphprum.context import TopicContext
 from graphprum.describe import describe_unit
 from graphprum.errors import printable
 from graphprum.floats import readable
+from graphprum.io.xpaths import normalise_id
 from graphprum.navigation.base import parse_model
 from graphprum.tabular import write_rows
 
@@ -299,7 +300,8 @@ def nav(
     fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]
     store = store_from_options(create=False) if any(m.needs_store for m in models) else None
-    if store is not None:
+    if store is not None:  # ids as runs give them (doc#/article/sec: [1] steps)
+        sources, targets = ([normalise_id(u) for u in ids] for ids in (sources, targets))
         ids = list(dict.fromkeys([*sources, *targets]))
         # kinds, not resolve: on a graph server resolve reads the whole collection
         unknown = [u for u, k in zip(ids, store.kinds(ids), strict=True) if k < 0]

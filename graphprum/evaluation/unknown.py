@@ -71,12 +71,16 @@ def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],
     n = len(table)
     rows = sorted({0, min(1, n - 1), n // 2, n - 1}) if n else []
     expected = table.ids(rows) if rows else []
+    documents = [u for u in seen if u in set(names)]
+    roots = f"The run names documents, and a result is a unit: the root of " \
+            f"{documents[0]!r} is {store.units(documents[:1])['id'].iloc[0]!r}. " \
+        if documents else ""
     raise InputError(run.path or run.tag, None,
                      f"{missing} of {total} result ids of run {run.tag} are not in the store "
                      f"{store.location}: the run's ids look like "
                      f"{', '.join(map(repr, seen))}; the store's like "
                      f"{', '.join(map(repr, expected)) or '(an empty store)'} "
-                     f"(unit ids: docs/formats.md). "
+                     f"(unit ids: docs/formats.md). {roots}"
                      f"Load the collection the run was made for, evaluate without the "
                      f"store (--no-store), or drop them (--unknown skip)")
 

@@ -451,3 +451,21 @@ def test_loading_the_parent_directory_again_is_refused(tmp_path: Path, write) ->
                   "--replace").exit_code == 0
     write("top/other/c.xml", DOC)  # files never loaded are loaded, whatever their directory
     assert invoke(store, "load", "xml", str(tmp_path / "top" / "other")).exit_code == 0
+
+
+def test_ids_are_read_alike_by_show_nav_and_runs(tmp_path: Path, write) -> None:
+    """Steps without a position mean [1] in show and nav as in runs; a run of
+    document names is told how an element is named."""
+    write("col/a.xml", DOC)
+    store = tmp_path / "s"
+    assert invoke(store, "load", "xml", str(tmp_path / "col")).exit_code == 0
+    short, full = "a#/article/body", "a#/article[1]/body[1]"
+    assert invoke(store, "show", short).stdout == invoke(store, "show", full).stdout
+    assert invoke(store, "show", full).stdout.startswith(f"id\t{full}\n")
+    nav = invoke(store, "nav", "structural", "--from", short, "--to", "a#/article/body/p[2]")
+    assert nav.exit_code == 0 and nav.stdout.startswith(f"{full}\t{full}/p[2]\t")
+    r = invoke(store, "eval", str(write("r", "1 Q0 a 1 1.0 docs\n")), "--qrels",
+               str(write("q", "1 0 a#/article[1] 1\n")), "-m", "PRUM")
+    assert r.exit_code == 2
+    assert "The run names documents, and a result is a unit: the root of 'a' is " \
+           "'a#/article[1]'." in r.stderr
