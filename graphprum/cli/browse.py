@@ -61,7 +61,7 @@ def links_not_stored(stats: Mapping[str, Any]) -> str:
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON (same as --format json).")]
 
 
-@app.command()
+@app.command(short_help="Counts per kind, documents, links, summaries, format.")
 @user_errors
 def info(
     as_json: AsJson = False,
@@ -173,7 +173,7 @@ def human_bytes(n: float) -> str:
     return f"{n:.1f} TiB"
 
 
-@app.command()
+@app.command(short_help="A unit: its ancestors, children, links, partitions.")
 @user_errors
 def show(
     uid: Annotated[str, typer.Argument(
@@ -282,7 +282,7 @@ def _print_unit(data: Mapping[str, Any], digits: int) -> None:
                 console.print(f"  ... {len(counts) - 50} more")
 
 
-@app.command()
+@app.command(short_help="P(FROM -> TO) under a navigation model.")
 @user_errors
 def nav(
     model: Annotated[list[str], typer.Argument(

@@ -226,7 +226,7 @@ def compare_command(
                                    samples=samples, seed=seed))
 
 
-@app.command("plot")
+@app.command("plot", short_help="Precision-recall or gain curves, as a figure.")
 @user_errors
 @eval_options
 def plot_command(
@@ -262,7 +262,7 @@ def plot_command(
     note(f"wrote {output}")
 
 
-@app.command("report")
+@app.command("report", short_help="One self-contained HTML page of the results.")
 @user_errors
 @eval_options
 def report_command(

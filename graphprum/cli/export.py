@@ -13,7 +13,7 @@ from graphprum.cli.shared import Progress, note, store_from_options, sub_app, us
 export_app = sub_app("export", "Write the collection in another system's format.")
 
 
-@export_app.command("neo4j-admin")
+@export_app.command("neo4j-admin", short_help="CSV files for neo4j-admin database import full.")
 @user_errors
 def export_neo4j(
     directory: Annotated[Path, typer.Argument(

@@ -223,7 +223,7 @@ def links_said(store: Any, report: Any) -> str:
             + (f"; {dropped}" if dropped else ""))
 
 
-@load_app.command("web")
+@load_app.command("web", short_help="Load an HTML site: its pages and their links.")
 @user_errors
 def load_web(
     root: Annotated[Path, typer.Argument(help="The site's root directory.")],
@@ -263,7 +263,7 @@ def load_web(
     note_dropped_summaries(store, had)
 
 
-@load_app.command("links")
+@load_app.command("links", short_help="Load a link list between pages.")
 @user_errors
 def load_links(
     path: Annotated[Path, typer.Argument(help="Link list: FROM<TAB>TO lines.")],
@@ -280,7 +280,7 @@ def load_links(
     note_dropped_summaries(store, had)
 
 
-@load_app.command("video")
+@load_app.command("video", short_help="Load a video's segments (subtitles, scene lists).")
 @user_errors
 def load_video(
     paths: Annotated[list[Path], typer.Argument(

@@ -23,7 +23,7 @@ SECTIONS = {
 }
 
 
-@app.command("measures")
+@app.command("measures", short_help="List the measures -m takes, or describe one.")
 @user_errors
 def measures_command(
     name: Annotated[str | None, typer.Argument(

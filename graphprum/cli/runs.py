@@ -37,7 +37,8 @@ from graphprum.tabular import write_rows
 
 runs_app = sub_app("runs", "Tools for run files: remove overlapping results (focus), check "
                            "a run against an INEX task's rules (check), turn units into "
-                           "ranges (to-ranges).")
+                           "ranges (to-ranges).",
+                  short_help="Tools for run files: focus, check, to-ranges.")
 
 
 def _eval_option(name: str) -> Any:
@@ -73,7 +74,7 @@ def write_run_to(run: Run, output: Path | None) -> None:
         write_run(run, output)
 
 
-@runs_app.command("focus")
+@runs_app.command("focus", short_help="Write RUN without overlapping results.")
 @user_errors
 def focus_command(run: RunFile, output: Output = None, tag: Tag = None,
                   order: Order = "score", dedup: Dedup = False) -> None:
@@ -100,7 +101,7 @@ def focus_command(run: RunFile, output: Output = None, tag: Tag = None,
             if removed else ""))
 
 
-@runs_app.command("check")
+@runs_app.command("check", short_help="The results that break an INEX task's rules.")
 @user_errors
 def check_command(
     runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Run files.")],
@@ -134,7 +135,7 @@ def check_command(
         raise typer.Exit(1)
 
 
-@runs_app.command("to-ranges")
+@runs_app.command("to-ranges", short_help="Write RUN as a range run (spans of units).")
 @user_errors
 def to_ranges_command(run: RunFile, output: Output = None, tag: Tag = None,
                       order: Order = "score", dedup: Dedup = False) -> None:

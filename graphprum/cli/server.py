@@ -16,13 +16,14 @@ from graphprum.errors import UsageError
 
 server_app = sub_app("server", "A local FalkorDB server with Bolt (pip install "
                                "graphprum[server]), for users without Docker. Every port "
-                               "listens on 127.0.0.1 only.")
+                               "listens on 127.0.0.1 only.",
+                    short_help="A local FalkorDB server: start, stop, status.")
 DataDir = Annotated[Path | None, typer.Option(
     help="Data directory (default: per user, e.g. ~/.local/share/graphprum/server, or "
          "$GRAPHPRUM_SERVER_DIR).")]
 
 
-@server_app.command("start")
+@server_app.command("start", short_help="Start the server; prints the URI to use.")
 @user_errors
 def server_start(
     port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
@@ -38,7 +39,7 @@ def server_start(
     print(f"FalkorDB running (pid {st['pid']}): use --store {st['uri']}")
 
 
-@server_app.command("stop")
+@server_app.command("stop", short_help="Stop the server.")
 @user_errors
 def server_stop(data_dir: DataDir = None) -> None:
     """Stop the server (of --data-dir; without it, the default directory's, or
@@ -59,7 +60,7 @@ def server_stop(data_dir: DataDir = None) -> None:
     print("stopped" if not st.get("running") else f"still running: {st}")
 
 
-@server_app.command("status")
+@server_app.command("status", short_help="Whether the server runs, its pid, URI, data.")
 @user_errors
 def server_status(data_dir: DataDir = None) -> None:
     """Whether the server runs, with its pid, URI and where its data live

@@ -53,10 +53,12 @@ app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=True,
                   rich_markup_mode=None, pretty_exceptions_enable=False)
 
 
-def sub_app(name: str, help: str) -> typer.Typer:
-    """A command group ``graphprum NAME ...`` added to :data:`app`."""
+def sub_app(name: str, help: str, short_help: str | None = None) -> typer.Typer:
+    """A command group ``graphprum NAME ...`` added to :data:`app`
+    (``short_help``: its line in ``graphprum --help``, when ``help``'s first
+    sentence is too long for it)."""
     group = typer.Typer(help=help, no_args_is_help=True, rich_markup_mode=None)
-    app.add_typer(group, name=name)
+    app.add_typer(group, name=name, short_help=short_help)
     return group
 
 

@@ -25,7 +25,7 @@ SUMMARY_FORMATS = [*TABLE_FORMATS, "dot", "png", "html"]
 FILE_SUFFIXES = {"png": (".png",), "html": (".html", ".htm"), "dot": (".dot", ".gv")}
 
 
-@summary_app.command("build")
+@summary_app.command("build", short_help="Build an AxPRE summary of the XML elements.")
 @user_errors
 def summary_build(
     axpre: Annotated[str, typer.Argument(
