@@ -172,7 +172,7 @@ def trec_names(text: str) -> list[str] | None:
         return out
     if text in TREC_MEASURES:
         return _variants(TREC_MEASURES[text], ())
-    if re.split(r"[(@]", text, maxsplit=1)[0] in ir_measures.measures.registry:
+    if _ir_measures_root(text):
         return None  # P_IA is ir_measures' measure, not P with the parameter IA
     for root in sorted(TREC_MEASURES, key=len, reverse=True):
         m = TREC_MEASURES[root]
@@ -207,14 +207,21 @@ def _variants(m: TrecMeasure, params: Sequence[str], text: str = "") -> list[str
     return list(dict.fromkeys(out))
 
 
+def _ir_measures_root(name: str) -> bool:
+    """Whether ``name`` (parameters and cutoff aside) is one of ir_measures'."""
+    return re.split(r"[(@]", name, maxsplit=1)[0] in ir_measures.measures.registry
+
+
 def trec_root(name: str) -> TrecMeasure | None:
     """The :class:`TrecMeasure` of a printed trec_eval name (``P_10`` -> P).
 
-    >>> trec_root("map_cut_10").root, trec_root("map").root, trec_root("AP")
-    ('map_cut', 'map', None)
+    >>> trec_root("map_cut_10").root, trec_root("map").root, trec_root("AP"), trec_root("P_IA")
+    ('map_cut', 'map', None, None)
     """
     if name in TREC_MEASURES:
         return TREC_MEASURES[name]
+    if _ir_measures_root(name):
+        return None  # P_IA: ir_measures' (as in trec_names)
     for root in sorted(TREC_MEASURES, key=len, reverse=True):
         m = TREC_MEASURES[root]
         if m.param is not None and name.startswith(root + "_") and len(name) > len(root) + 1:

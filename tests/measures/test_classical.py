@@ -347,3 +347,19 @@ def test_err_through_gdeval_equals_ir_measures_on_the_files() -> None:
     assert len(got) == len(want) > 0
     for measure, topic, value in zip(got.measure, got.topic, got.value, strict=True):
         assert value == pytest.approx(want[(measure, topic)], abs=1e-12)
+
+
+def test_an_ir_measures_name_that_looks_like_trec_evals_is_a_usage_error():
+    """``P_IA`` is ir_measures' (intent-aware P, from pyndeval), not trec_eval's
+    ``P`` with a cutoff 'IA': without its provider, a one-line usage error
+    (before: pytrec_eval's ValueError, a traceback)."""
+    from graphprum.measures.classical import compute_classical
+
+    pytest.importorskip("ir_measures")
+    try:
+        import pyndeval  # noqa: F401
+    except ImportError:
+        with pytest.raises(UsageError, match=r"(?s)ir_measures could not compute P_IA: .*pyndeval"):
+            compute_classical(["P_IA"], {"1": ["a", "b"]}, {"1": {"a": 1}})
+    else:  # pragma: no cover - with the provider it is computed
+        assert "1" in compute_classical(["P_IA"], {"1": ["a", "b"]}, {"1": {"a": 1}})["P_IA"]
