@@ -203,20 +203,24 @@ def format_help(formats: Sequence[str] = TABLE_FORMATS, more: str = "") -> str:
 ROUNDED_FORMATS = ("table", "latex", "markdown")
 
 
-def digits_help(formats: Sequence[str] = TABLE_FORMATS) -> str:
+def digits_help(formats: Sequence[str] = TABLE_FORMATS, significant: bool = False) -> str:
     """The help of the ``--digits`` option of a command that prints
-    ``formats``: it names the formats for people among them."""
+    ``formats``: it names the formats for people among them
+    (``significant``: numbers are :func:`~graphprum.floats.readable`)."""
     rounded = ", ".join(f for f in formats if f in ROUNDED_FORMATS)
     kept = ", ".join(f for f in formats if f in ("tsv", "csv", "json"))
     trec = "; trec prints trec_eval's own" if "trec" in formats else ""
+    small = (", or as many significant digits where that says more (0.0006965)"
+             if significant else "")
     return (f"Decimals shown by the formats for people ({rounded}; default 4, as "
-            f"trec_eval); {kept} keep full precision{trec}.")
+            f"trec_eval{small}); {kept} keep full precision{trec}.")
 
 
 #: The ``--format`` option of a command printing :data:`TABLE_FORMATS`.
 Format = Annotated[str | None, typer.Option("--format", "-f", help=format_help())]
 #: The ``--digits`` option of a command printing :data:`TABLE_FORMATS`.
-Digits = Annotated[int, typer.Option("--digits", min=0, max=17, help=digits_help())]
+Digits = Annotated[int, typer.Option("--digits", min=0, max=17,
+                                      help=digits_help(significant=True))]
 
 
 class Progress:
