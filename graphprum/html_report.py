@@ -38,6 +38,7 @@ import pandas as pd
 from graphprum.errors import UsageError, printable
 from graphprum.evaluation import expand_measures
 from graphprum.floats import fixed, p_value
+from graphprum.measures.names import best_value, better_of
 from graphprum.measures.registry import parse_measure
 from graphprum.plots import curve_measures, figure_svg, is_curve, plot_curves, plot_per_topic
 from graphprum.significance import compare_measures, describe_test
@@ -134,14 +135,16 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], *,
 
 
 def summary_table(df: pd.DataFrame) -> str:
-    """Runs as rows, measures as columns (means over topics); best mean per measure marked."""
+    """Runs as rows, measures as columns (means over topics); the best mean of
+    a measure marked, in its direction (none for counts)."""
     means = df[df["topic"] == "all"]
     if means.empty:
         raise UsageError("no means (topic 'all') in the results")
     measures = list(dict.fromkeys(means["measure"]))
     runs = list(dict.fromkeys(means["run"]))
     values = {(r, m): v for r, m, v in means[["run", "measure", "value"]].itertuples(index=False)}
-    best = {m: max(values.get((r, m), float("-inf")) for r in runs) for m in measures}
+    best = {m: best_value([values[r, m] for r in runs if (r, m) in values], better_of(m))
+            for m in measures}
     rows = []
     for r in runs:
         row = [(str(r), "")]

@@ -38,7 +38,7 @@ from graphprum import tabular
 from graphprum.errors import UsageError
 from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
-from graphprum.measures.names import aggregation_of, better_of
+from graphprum.measures.names import aggregation_of, best_value, better_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,7 +168,7 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
     topics.append("all")
     runs = list(dict.fromkeys(r for r, _, _, _ in result))
     values = {(t, r, m): v for r, m, t, v in result}
-    best = {m: _best([values[("all", r, m)] for r in runs if ("all", r, m) in values],
+    best = {m: best_value([values[("all", r, m)] for r in runs if ("all", r, m) in values],
                      better_of(m)) for m in measures}
     with_topic = len(topics) > 1
     header = (["topic"] if with_topic else []) + ["run", *measures]
@@ -188,18 +188,6 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
             rows.append(([topic] if with_topic else []) + [run, *cells])
     return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold, keys=first,
                         field_name="measure")
-
-
-def _best(means: Sequence[float], better: str | None) -> float:
-    """The best of ``means``: the largest or, for ``better="lower"``, the
-    smallest; NaN (equal to none) when ``better`` is None.
-
-    >>> _best([0.2, 0.5], "higher"), _best([0.2, 0.5], "lower"), _best([0.2, 0.5], None)
-    (0.5, 0.2, nan)
-    """
-    if better is None or not means:
-        return math.nan
-    return max(means) if better == "higher" else min(means)
 
 
 def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:

@@ -78,6 +78,7 @@ import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed, p_value
+from graphprum.measures.names import better_of
 from graphprum.results import FORMATS
 from graphprum.tabular import GRID_FORMATS, Grid, write_grid, write_rows
 
@@ -163,7 +164,8 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
         the mean difference), raw and corrected p-values, ``significant``,
         the effect size ``d_z``, a confidence interval of the mean difference
         (t and bootstrap; NaN for randomization), topic wins/losses/ties of
-        run a, the number of topics and whether p is exact.
+        run a (a win is a better value in the measure's direction: lower for
+        ESL), the number of topics and whether p is exact.
     """
     check_options(test, correction, alpha, permutations, samples)
     table = _per_topic(df, measure)
@@ -376,8 +378,9 @@ def _pair(measure: str, a: str, b: str, x: np.ndarray, y: np.ndarray, test: str,
         effect = mean / float(d.std(ddof=1))
     else:
         effect = 0.0 if abs(mean) <= _tol(d) else math.copysign(math.inf, mean)
+    wins, losses = (d < 0, d > 0) if better_of(measure) == "lower" else (d > 0, d < 0)
     return [measure, a, b, float(x.mean()), float(y.mean()), mean, test, stat, p, p, False,
-            effect, ci[0], ci[1], int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum()),
+            effect, ci[0], ci[1], int(wins.sum()), int(losses.sum()), int((d == 0).sum()),
             n, exact]
 
 

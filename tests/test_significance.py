@@ -6,6 +6,7 @@ import io
 import itertools
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -285,3 +286,27 @@ def test_the_comparison_table_ends_with_its_last_column() -> None:
                    text.splitlines()), text
     header = text.splitlines()[2]
     assert header.endswith(r"p adj. \\"), header
+
+
+@pytest.mark.parametrize(("measure", "a_wins"), [("AP", [1]), ("ESL(tau=5)", [0, 2, 3])])
+def test_a_win_is_a_better_value_in_the_measures_direction(measure, a_wins) -> None:
+    """Wins of run A are topics where A is better: higher AP, lower ESL
+    (before, 'A is higher' counted as a win for ESL too)."""
+    a, b = [1.0, 4.0, 2.0, 6.0], [3.0, 2.0, 5.0, 7.0]
+    row = compare(frame({"A": a, "B": b}, measure), measure, test="t", correction="none").iloc[0]
+    assert (row.wins, row.losses, row.ties) == (len(a_wins), 4 - len(a_wins), 0)
+    better = [i for i in range(4) if (a[i] > b[i]) == (measure == "AP")]
+    assert better == a_wins
+
+
+def test_the_reports_summary_marks_the_best_mean_in_the_measures_direction() -> None:
+    """The HTML report bolds the lowest ESL, the highest AP, and no count."""
+    from graphprum.html_report import summary_table
+
+    df = pd.concat([frame({"A": [1.0, 2.0], "B": [3.0, 5.0]}, "ESL(tau=5)"),
+                    frame({"A": [0.5, 0.7], "B": [0.1, 0.2]}, "AP"),
+                    frame({"A": [9.0, 9.0], "B": [8.0, 9.0]}, "num_ret")])
+    html = summary_table(df)
+    cells = re.findall(r'<td class="([^"]*)"[^>]*>([^<]*)<', html)
+    best = [v for c, v in cells if "best" in c]
+    assert best == ["1.5000", "0.6000"], cells

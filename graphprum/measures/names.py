@@ -26,7 +26,9 @@ graphprum.errors.UsageError: unknown measure 'PRMU'; did you mean PRUM or EPRUM?
 from __future__ import annotations
 
 import difflib
+import math
 import re
+from collections.abc import Sequence
 
 import ir_measures
 
@@ -133,6 +135,21 @@ def better_of(name: str) -> str | None:
     if fam is not None:
         return fam.better
     return None if CLASSICAL.aggregation(name) == "sum" else "higher"
+
+
+def best_value(values: Sequence[float], better: str | None) -> float:
+    """The best of ``values`` (means of runs) in a measure's direction
+    (:func:`better_of`): the largest or, for ``better="lower"``, the
+    smallest; NaN (equal to none) when ``better`` is None.
+
+    >>> best_value([0.2, 0.5], "higher"), best_value([0.2, 0.5], "lower")
+    (0.5, 0.2)
+    >>> best_value([0.2, 0.5], None)
+    nan
+    """
+    if better is None or not values:
+        return math.nan
+    return max(values) if better == "higher" else min(values)
 
 
 def curve(text: str) -> tuple[MeasureSpec, Curve]:
