@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphprum.errors import UsageError
 from graphprum.io.xpaths import normalise_id
 from graphprum.store.base import Store
 
@@ -20,6 +21,9 @@ def describe_unit(store: Store, uid: str) -> dict[str, Any]:
     units holding a link that arrives at it), ids with multiplicity,
     and ``partitions`` (summary name -> partition id).
     """
+    if not isinstance(uid, str):
+        raise UsageError(f"a unit id is a string (DOC#XPATH, a page's path, VIDEO#N), "
+                         f"got {type(uid).__name__} {uid!r}")
     unit = store.units([normalise_id(uid)]).iloc[0].to_dict()
     unit.pop("row", None)
     uid = unit["id"]

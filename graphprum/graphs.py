@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from graphprum.errors import UsageError
 from graphprum.floats import json_value
 from graphprum.store.base import Store
 
@@ -138,8 +139,8 @@ def link_graph(store: Store, units: Iterable[str] | None = None, *, hops: int = 
                 _add_out_links(g, uid, out - below.get(uid, Counter()))
         _describe(store, g)
         return g
-    if hops < 0:
-        raise ValueError(f"hops must be >= 0, got {hops}")
+    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
+        raise UsageError(f"hops must be an integer >= 0, got {hops!r}")
     seen = dict.fromkeys(store.units(list(dict.fromkeys(units)))["id"].tolist())
     frontier = list(seen)
     links: dict[str, tuple[Counter[str], list[str]]] = {}

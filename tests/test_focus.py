@@ -136,7 +136,7 @@ def test_runs_focus_and_check_on_the_command_line(local_store, tmp_path) -> None
     assert r.exit_code == 0 and r.stdout == ""
     assert read_run(out).tag == "foc" and read_run(out).ranked("1") == expected
     r = runner.invoke(app, ["runs", "check", str(out), "--task", "focused"])
-    assert r.exit_code == 0 and "0 result(s) break the rules of the focused task" in r.stderr
+    assert r.exit_code == 0 and "0 violation(s) of the rules of the focused task" in r.stderr
 
 
 def test_runs_commands_report_mistakes_in_one_line(local_store, tmp_path) -> None:

@@ -179,3 +179,19 @@ def test_link_graph_of_elements_joins_the_holders_to_the_arrivals(kind: str, tmp
     assert set(link_graph(s, [A3], hops=1)) == {A3, B0}
     assert set(link_graph(s, [A2], hops=1)) == {A2}  # its link is its child's
     assert set(link_graph(s, [C1], hops=1, undirected=True)) == {C1, B5}
+
+
+@pytest.mark.parametrize("hops", [-1, 1.5, "2", True])
+def test_a_bad_hop_count_is_a_usage_error(store, hops) -> None:
+    from graphprum.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"hops must be an integer >= 0, got "):
+        link_graph(store, [next(iter(store.documents()["name"]))], hops=hops)
+
+
+def test_a_unit_id_that_is_not_a_string_is_a_usage_error(store) -> None:
+    from graphprum.describe import describe_unit
+    from graphprum.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"a unit id is a string .*, got int 5"):
+        describe_unit(store, 5)  # type: ignore[arg-type]

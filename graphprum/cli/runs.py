@@ -127,7 +127,7 @@ def check_command(
         run = read_units(path, order, dedup)
         found = check_run(run, task)
         rows += [[run.tag, v.topic, v.message] for v in found]
-        note(f"run {run.tag}: {len(found):,} result(s) break the rules of the {task} task"
+        note(f"run {run.tag}: {len(found):,} violation(s) of the rules of the {task} task"
              + (f" in {len({v.topic for v in found})} of {len(run.topics)} topic(s)"
                 if found else ""))
     write_rows(["run", "topic", "violation"], rows, fmt, sys.stdout)

@@ -304,7 +304,7 @@ def _check_task(task: str, runs: Sequence[Run], qrels: Qrels, strict: bool, warn
                  for v in task_violations(task, run.ranked(t))]
         if not found:
             continue
-        head = (f"run {run.tag}: {len(found)} result(s) break the rules of the {task} task: "
+        head = (f"run {run.tag}: {len(found)} violation(s) of the rules of the {task} task: "
                 + "; ".join(found[:10]) + (f"; ... {len(found) - 10} more" if len(found) > 10
                                            else ""))
         if strict:

@@ -67,13 +67,13 @@ def test_a_run_must_keep_its_tasks_rules(store, task, lines, expected) -> None:
     (base / "q").write_text("1 0 d#/a[1]/b[1] 1\n")
     notes: list[str] = []
     graphprum.evaluate([run], base / "q", ["AP"], store=s, task=task, warn=notes.append)
-    found = [n for n in notes if "break the rules" in n]
+    found = [n for n in notes if "violation(s) of the rules" in n]
     if not expected:
         assert found == []
         return
-    assert found == [f"note: run r: {len(expected)} result(s) break the rules of the "
+    assert found == [f"note: run r: {len(expected)} violation(s) of the rules of the "
                      f"{task} task: " + "; ".join(f"topic 1: {e}" for e in expected)]
-    with pytest.raises(InputError, match="break the rules"):
+    with pytest.raises(InputError, match=r"violation\(s\) of the rules"):
         graphprum.evaluate([run], base / "q", ["AP"], store=s, task=task, strict=True)
 
 
@@ -92,7 +92,7 @@ def test_task_rules_through_the_command_line(store) -> None:
     assert res.exit_code == 0
     assert "d#/a[1] (rank 2) contains d#/a[1]/b[1] (rank 1)" in res.stderr
     res = CliRunner().invoke(app, [*args, "--strict"])
-    assert res.exit_code == 2 and "break the rules of the focused task" in res.stderr
+    assert res.exit_code == 2 and "violation(s) of the rules of the focused task" in res.stderr
 
 
 def test_focused_task_with_element_qrels(store) -> None:
