@@ -155,14 +155,15 @@ def refuse_files_stored_under_other_ids(store: Store, docs: Iterable[Any]) -> It
     second time, the ids prefixed by the directory's name."""
     stored: dict[str, str] | None = None
     for doc in docs:
-        if stored is None:
+        if stored is None:  # sources as given then, read from here (where loads are run)
             table = store.documents()
-            stored = dict(zip(table["source"], table["name"], strict=True))
+            stored = {os.path.abspath(s): n for s, n in zip(table["source"], table["name"],
+                                                             strict=True) if s}
         if stored:
             pairs = zip(doc.names, doc.sources, strict=True) if isinstance(doc, DocumentBatch) \
                 else [(doc.name, doc.source)]
             for name, source in pairs:
-                was = stored.get(source)
+                was = stored.get(os.path.abspath(source))
                 if was is not None and was != name:
                     raise InputError(source, None, f"this file is stored already, as document "
                                      f"{was!r}; loaded as {name!r} it would be stored twice: "

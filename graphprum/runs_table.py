@@ -45,7 +45,7 @@ import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed
-from graphprum.measures.names import better_of
+from graphprum.measures.names import best_value, better_of
 from graphprum.tabular import Grid, write_grid, write_rows
 
 __all__ = ["COLUMNS", "FORMATS", "describe", "letter", "runs_table", "write_runs_table"]
@@ -100,10 +100,8 @@ def runs_table(pairs: pd.DataFrame, means: pd.DataFrame) -> pd.DataFrame:
             a_wins = (p["mean_a"] > p["mean_b"]) == (direction == "higher")
             winner, loser = (p["run_a"], p["run_b"]) if a_wins else (p["run_b"], p["run_a"])
             wins.setdefault((p["measure"], winner), []).append(loser)
-    groups = means.groupby("measure", sort=False)["mean"]
-    largest, smallest = groups.max(), groups.min()
-    best = {m: math.nan if b is None else float((largest if b == "higher" else smallest)[m])
-            for m, b in better.items()}
+    groups = dict(list(means.groupby("measure", sort=False)["mean"]))
+    best = {m: best_value([float(v) for v in groups[m]], b) for m, b in better.items()}
     rows = []
     for m in means.to_dict("records"):
         beaten = sorted(wins.get((m["measure"], m["run"]), []), key=runs.index)

@@ -153,11 +153,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
+#: The width of a table written to a file or pipe: as wide as it likes.
+OFF_TERMINAL_WIDTH = 100_000
+
+
 def console_width(out: TextIO) -> int | None:
     """The terminal's width on a terminal (rich decides); wide enough elsewhere,
     so a table written to a file or pipe is never cut at 80 columns."""
     isatty = getattr(out, "isatty", None)
-    return None if isatty is not None and isatty() else 100_000
+    return None if isatty is not None and isatty() else OFF_TERMINAL_WIDTH
 
 
 #: Rows beyond which a table is laid out here, not by rich (which took 4.6 s
@@ -339,6 +343,8 @@ def _fitting_table(grid: Grid, console: Console, ruled: bool, caption: str | Non
 
     unbounded = console.options.update_width(1_000_000)
     table = _rich_table(grid, ruled, caption)
+    if console.width >= OFF_TERMINAL_WIDTH:  # a file or pipe: nothing to fit (1 s of 3.3 s
+        return table                          # for 3,000 rows measured needlessly)
     for layout in (Grid.transposed, Grid.long):
         if Measurement.get(console, unbounded, table).maximum <= console.width:
             break

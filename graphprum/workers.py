@@ -64,7 +64,7 @@ def can_fork() -> bool:
 _work: tuple[Callable[[Any, Any], Any], Any] | None = None
 
 
-def _inherit(func: Callable[[Any, Any], Any], shared: object) -> None:
+def _inherit(func: Callable[[Any, Any], Any], shared: object, parent: int) -> None:
     """A worker's start: keep what it calls; Ctrl-C is the parent's to handle
     (the parent stops the pool), not a traceback in every worker, and
     SIGTERM ends a worker at once.  A worker whose parent is gone (killed:
@@ -74,7 +74,7 @@ def _inherit(func: Callable[[Any, Any], Any], shared: object) -> None:
     _work = (func, shared)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
 
 
 def _end_with(parent: int) -> None:
@@ -102,9 +102,11 @@ def ordered_map(func: Callable[[S, T], R], shared: S, items: Iterable[T], jobs: 
 
     No item is started more than ``ahead`` items (default ``2 * jobs``)
     beyond the one the caller takes next, so that results wait in memory
-    only that far ahead of a slower consumer.  Closing the generator early
-    cancels the items not started and waits for those under way.  One job
-    or no ``fork`` here: every item is computed in this process, as asked.
+    only that far ahead of a slower consumer.  Ending early (the generator
+    closed, an item's error, Ctrl-C) cancels the items not started and stops
+    the workers on those under way: nobody will take their results.  One
+    job or no ``fork`` here: every item is computed in this process, as
+    asked.
     """
     if jobs <= 1 or not can_fork():
         for item in items:
@@ -112,7 +114,7 @@ def ordered_map(func: Callable[[S, T], R], shared: S, items: Iterable[T], jobs: 
         return
     window = max(1, ahead if ahead is not None else 2 * jobs)
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_inherit, initargs=(func, shared))
+                               initializer=_inherit, initargs=(func, shared, os.getpid()))
     pending: deque[Future[Any]] = deque()
     todo = iter(items)
     try:
@@ -129,10 +131,9 @@ def ordered_map(func: Callable[[S, T], R], shared: S, items: Iterable[T], jobs: 
     except BrokenProcessPool:
         raise WorkerError("a worker process of --jobs died without its results: killed, "
                           "or out of memory? (--jobs 1 works in one process)") from None
-    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the items under way are not waited for
-        _stop_workers(pool)
-        raise
     finally:
+        if pending:  # ended early: the items under way are not waited for
+            _stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
 
 

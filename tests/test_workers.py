@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -134,7 +135,12 @@ def test_workers_end_when_their_parent_is_killed() -> None:
     parent = subprocess.Popen([sys.executable, "-c", _ORPHANING], stdout=subprocess.PIPE,
                               text=True)
     assert parent.stdout is not None
-    workers = [int(parent.stdout.readline()) for _ in range(2)]
+    ready = threading.Timer(30, parent.kill)  # a worker that never starts fails, not hangs
+    ready.start()
+    try:
+        workers = [int(parent.stdout.readline()) for _ in range(2)]
+    finally:
+        ready.cancel()
     assert all(_alive(w) for w in workers)
     parent.send_signal(signal.SIGKILL)
     parent.wait()

@@ -29,7 +29,15 @@ from graphprum.cli import (  # noqa: F401
     server,
     summary,
 )
-from graphprum.cli.shared import INTERRUPTED, app, main_options, one_line
+from graphprum.cli.shared import (
+    INTERRUPTED,
+    Terminated,
+    app,
+    main_options,
+    one_line,
+    state,
+    stopped,
+)
 from graphprum.store.uri import redact
 
 __all__ = ["app", "main", "main_options"]
@@ -74,31 +82,17 @@ def usage_error_line(exc: Exception) -> str:
 GLOBAL_OPTIONS = {"--store", "-s", "--quiet", "--verbose", "-v"}
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, a job manager's stop), raised where the process
-    is, so that what Ctrl-C undoes is undone: a load's new generation
-    removed, the worker processes stopped, the store's lock let go."""
-
-
-#: Exit status after SIGTERM (128 + 15, as a shell reports it).
-TERMINATED = 143
-
-
-#: Whether SIGTERM came (typer hands on a KeyboardInterrupt as a status only).
-_terminated = False
-
-
 def _terminate(signum: int, frame: object) -> None:
-    global _terminated
-    _terminated = True
+    state.terminated = True
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up
     raise Terminated
 
 
 def _interrupted() -> None:
     """Say how the command was stopped, and exit with the status of it."""
-    print(f"graphprum: {'terminated' if _terminated else 'interrupted'}", file=sys.stderr)
-    sys.exit(TERMINATED if _terminated else INTERRUPTED)
+    how, code = stopped()
+    print(f"graphprum: {how}", file=sys.stderr)
+    sys.exit(code)
 
 
 def main() -> None:
@@ -110,14 +104,16 @@ def main() -> None:
     # as its own bytes, as ls prints it, rather than failing
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    state.terminated = False
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)
+        installed = True
     except ValueError:  # not the main thread (a program calling main())
-        previous = None
+        installed = False
     try:
         _run()
     finally:
-        if previous is not None:  # a program calling main() keeps its own
+        if installed:  # a program calling main() keeps its own handler
             signal.signal(signal.SIGTERM, previous)
 
 
@@ -141,7 +137,7 @@ def _run() -> None:
     except BaseException as exc:  # click's Abort (EOF at a prompt)
         if type(exc).__name__ != "Abort":
             raise
-        if _terminated:
+        if state.terminated:
             _interrupted()
         print("graphprum: aborted", file=sys.stderr)
         sys.exit(1)

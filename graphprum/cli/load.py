@@ -10,10 +10,10 @@ import typer
 from graphprum import loading
 from graphprum.cli.browse import links_not_stored
 from graphprum.cli.shared import (
-    INTERRUPTED,
     Progress,
     note,
     status,
+    stopped,
     store_from_options,
     sub_app,
     user_errors,
@@ -98,11 +98,12 @@ def finish(store: Any, graph: bool | None, line: str) -> None:
     is built (Ctrl-C), it says what was kept: the load, whole; exit 130."""
     try:
         line += build_graph(store, graph)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (Terminated)
+        how, code = stopped()
         print(line)
-        print("graphprum: interrupted while building the graph for 'graphprum query': the "
-              "load above is kept, whole; the first query builds the graph", file=sys.stderr)
-        sys.exit(INTERRUPTED)  # not typer.Exit: main would say "interrupted" again
+        print(f"graphprum: {how} while building the graph for 'graphprum query': the "
+              f"load above is kept, whole; the first query builds the graph", file=sys.stderr)
+        sys.exit(code)  # not typer.Exit: main would say "interrupted" again
     print(line)
 
 

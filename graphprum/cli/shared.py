@@ -28,6 +28,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Exit status after Ctrl-C (128 + SIGINT, as a shell reports it).
 INTERRUPTED = 130
+#: Exit status after SIGTERM (128 + 15, as a shell reports it).
+TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a job manager's stop), raised where the process
+    is, so that what Ctrl-C undoes is undone: a load's new generation
+    removed, the worker processes stopped, the store's lock let go."""
+
+
+def stopped() -> tuple[str, int]:
+    """How the command was stopped, and its exit status: ``("terminated",
+    143)`` after SIGTERM, else ``("interrupted", 130)`` (Ctrl-C)."""
+    return ("terminated", TERMINATED) if state.terminated else ("interrupted", INTERRUPTED)
 
 HELP = """Evaluate retrieval over connected collections (XML, web sites, video)
 with user-model measures: PRUM, EPRUM, SR/SRP, the INEX 2006 measures, T2I.
@@ -66,6 +80,8 @@ class _State:
     store: str | None = None
     quiet: bool = False
     verbose: bool = False
+    #: Whether SIGTERM came (:class:`Terminated`).
+    terminated: bool = False
 
 
 #: The global options of this invocation.

@@ -305,7 +305,16 @@ def _cutoff_typo(text: str, name: str) -> str | None:
     close = [f"{known[root.lower()]}@{k}"]
     if root in TREC_MEASURES and TREC_MEASURES[root].param is not None:
         close.append(f"{root}_{k}")
-    return f"unknown measure {text!r}; did you mean {' or '.join(close)}?"
+    close = [n for n in close if _resolves(n)]  # not ESL@2, PRUM@5 (a level) ...
+    return f"unknown measure {text!r}; did you mean {' or '.join(close)}?" if close else None
+
+
+def _resolves(name: str) -> bool:
+    try:
+        resolve(name)
+    except UsageError:
+        return False
+    return True
 
 
 def _unknown(text: str, name: str) -> str:

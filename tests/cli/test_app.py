@@ -355,11 +355,19 @@ def test_a_links_walk_on_a_store_without_links_is_noted(tmp_path: Path, write) -
 
 
 def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(c) for c in f.read().split()]
-    except OSError:
-        return []
+    """Processes whose parent is ``pid`` (read from every /proc/N/stat: the
+    ``children`` file needs a kernel option)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(name))
+    return out
 
 
 @pytest.mark.skipif(SCRIPT is None or not os.path.exists("/proc/self/stat"),

@@ -143,7 +143,7 @@ def test_a_server_that_never_answers_is_still_reported(listener, monkeypatch) ->
                                           r"an earlier query\?"):
         bc.BoltConnection(f"bolt://127.0.0.1:{listener.port}")
     assert 2.5 <= time.monotonic() - start < 5.0
-    assert listener.queries == 0 and listener.silent == 100 - 3
+    assert listener.queries == 0 and 2 <= 100 - listener.silent <= 3  # the last ask is short
 
 
 def test_a_dropped_connection_drops_no_more(bolt_store, falkordb_uri, caplog) -> None:

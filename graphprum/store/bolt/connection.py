@@ -154,8 +154,9 @@ class BoltConnection:
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
             reason = " ".join(redact(str(exc)).split())[:200]
             raise UsageError(f"{self.location}: not a Bolt URI ({reason})") from None
-        if self.backend == "falkordb":  # known from its Redis port
-            without_goodbye(self._driver)
+        # the backend is not known yet: a FalkorDB's next connection after a
+        # GOODBYE goes unanswered, and Neo4j minds no connection closed without one
+        without_goodbye(self._driver)
         self._connect()
         self.backend = self._detect_backend()
         if self.backend == "falkordb":
