@@ -296,15 +296,6 @@ def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BO
         raise ServerError(f"bolt://127.0.0.1:{port}: redis-server failed: "
                           f"{' '.join((proc.stderr or proc.stdout).split())[:200]}")
     pid = _wait_started(data_dir, pidfile, port, redis_port, timeout)
-    _wait_loaded(port, redis_port, 10 * timeout)
-    if snapshot_only:
-        try:
-            _append_only_from_now(redis_port, timeout)
-        except Exception as exc:
-            _kill(pid, timeout)
-            raise ServerError(f"bolt://127.0.0.1:{port}: could not switch on the append-only "
-                              f"file of {data_dir} ({' '.join(str(exc).split())[:200]}); "
-                              f"the server was stopped, its data are untouched") from None
     public = public_listeners(pid)
     if public or not listening_sockets(pid):
         _kill(pid, timeout)
@@ -313,11 +304,24 @@ def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BO
         raise ServerError(f"bolt://127.0.0.1:{port}: stopped the new FalkorDB server: it "
                           f"listened beyond loopback ({where}); it must not be reachable "
                           f"from other machines (its Bolt port takes no password)")
+    # recorded before its data are read: a server still reading them is
+    # this directory's, for status and stop, whatever the wait below says
     state = {"pid": pid, "port": port, "redis_port": redis_port,
              "uri": f"bolt://127.0.0.1:{port}", "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
     (data_dir / STATE).write_text(json.dumps(state), encoding="utf-8")
     if remember:
         _remember(data_dir)
+    _wait_loaded(port, redis_port, 10 * timeout)
+    if snapshot_only:
+        try:
+            _append_only_from_now(redis_port, timeout)
+        except Exception as exc:
+            _kill(pid, timeout)
+            (data_dir / STATE).unlink(missing_ok=True)
+            _forget(data_dir)
+            raise ServerError(f"bolt://127.0.0.1:{port}: could not switch on the append-only "
+                              f"file of {data_dir} ({' '.join(str(exc).split())[:200]}); "
+                              f"the server was stopped, its data are untouched") from None
     return status(data_dir)
 
 
@@ -363,8 +367,10 @@ def _wait_loaded(port: int, redis_port: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while _persistence(redis_port, timeout)["loading"]:
         if time.monotonic() > deadline:
-            raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB is still reading its data "
-                              f"after {timeout:g} s (see its redis.log); try again later")
+            raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB runs, and is still reading "
+                              f"its data after {timeout:g} s (see its redis.log); "
+                              f"'graphprum server status' tells when it is ready, "
+                              f"'graphprum server stop' stops it")
         time.sleep(0.05)
 
 
