@@ -121,8 +121,12 @@ def test_names_with_control_characters_round_trip(make_store, write) -> None:
 
 def test_link_list_creates_pages(make_store, write) -> None:
     store = make_store()
-    load_links(store, write("links.tsv", "a.html\tb.html\nb.html\tc\rd.html\na.html\tb.html\n"))
+    report = load_links(store, write("links.tsv",
+                                     "a.html\tb.html\nb.html\tc\rd.html\na.html\tb.html\n"))
     assert sorted(store.documents()["name"]) == ["a.html", "b.html", "c\rd.html"]
+    assert (report.documents, report.elements) == (3, 3)  # a page is one unit
+    assert {k: store.info()["loads"][-1][k] for k in ("documents", "units")} == \
+        {"documents": 3, "units": 3}
     out, _ = store.links_of("a.html")
     assert out == ["b.html", "b.html"]
     assert store.links_of("c\rd.html") == ([], ["b.html"])

@@ -505,7 +505,9 @@ class LocalStore(TableStore):
             report.documents += len(doc.names) if isinstance(doc, DocumentBatch) else 1
             report.elements += len(doc) if isinstance(doc, DocumentBatch) else len(doc.tags)
         if link_pairs is not None:
-            report.documents += link_pairs_into(builder, old, base, link_pairs)
+            pages = link_pairs_into(builder, old, base, link_pairs)
+            report.documents += pages
+            report.elements += pages  # a page of a link list is one unit
         if report.documents == 0 and link_pairs is None:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
