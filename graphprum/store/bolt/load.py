@@ -233,7 +233,10 @@ class BoltLoads:
         if self.conn.backend != "falkordb" or self.conn.redis() is None:
             return
         with contextlib.suppress(Exception):  # a server's own housekeeping: never fail a load
-            self.conn.redis_call("rewrite the append-only file", "BGREWRITEAOF")
+            reply = self.conn.redis_call("read the append-only setting", "CONFIG", "GET",
+                                         "appendonly")
+            if [_text(v) for v in reply][-1:] == ["yes"]:  # a server without it has none
+                self.conn.redis_call("rewrite the append-only file", "BGREWRITEAOF")
 
     # ------------------------------------------------------ held link counts
     def _store_held(self) -> None:
@@ -310,3 +313,8 @@ class BoltLoads:
         report.extra["unchanged"] = 0
         report.extra["bulk"] = True
         return report
+
+
+def _text(value: Any) -> str:
+    """A reply's bytes or str as str."""
+    return value.decode() if isinstance(value, bytes) else str(value)
