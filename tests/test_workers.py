@@ -11,6 +11,7 @@ import pytest
 
 from graphprum.errors import InputError, UsageError, WorkerError
 from graphprum.workers import can_fork, ordered_map
+from tests.support.processes import children, running
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no fork start method here")
 
@@ -88,30 +89,7 @@ def test_closing_early_leaves_no_worker() -> None:
     assert next(results) == 0
     results.close()
     time.sleep(0.1)
-    assert _children() == []
-
-
-def _children() -> list[int]:
-    out = []
-    for stat in os.listdir("/proc"):
-        if not stat.isdigit():
-            continue
-        try:
-            with open(f"/proc/{stat}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z":
-            out.append(int(stat))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[-1][:1] != "Z"  # a zombie has ended
-    except OSError:
-        return False
+    assert children(os.getpid()) == []
 
 
 _ORPHANING = """
@@ -141,13 +119,13 @@ def test_workers_end_when_their_parent_is_killed() -> None:
         workers = [int(parent.stdout.readline()) for _ in range(2)]
     finally:
         ready.cancel()
-    assert all(_alive(w) for w in workers)
+    assert all(running(w) for w in workers)
     parent.send_signal(signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 10
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+    while any(running(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [w for w in workers if _alive(w)]
+    left = [w for w in workers if running(w)]
     for w in left:  # the old behaviour: clean up before failing
         os.kill(w, signal.SIGKILL)
     assert not left

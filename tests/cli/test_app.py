@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from graphprum import __version__
 from graphprum.cli import app
+from tests.support.processes import children, running
 
 runner = CliRunner()
 DOC = "<article><title>Alpha beta</title><body><p>one</p><p>two</p></body></article>"
@@ -354,22 +355,6 @@ def test_a_links_walk_on_a_store_without_links_is_noted(tmp_path: Path, write) -
     assert walked.stderr == "" and walked.stdout.split("\t")[-1].strip() == "1.0"
 
 
-def _children(pid: int) -> list[int]:
-    """Processes whose parent is ``pid`` (read from every /proc/N/stat: the
-    ``children`` file needs a kernel option)."""
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                out.append(int(name))
-    return out
-
-
 @pytest.mark.skipif(SCRIPT is None or not os.path.exists("/proc/self/stat"),
                     reason="needs the installed script and /proc")
 @pytest.mark.parametrize("how", ["SIGTERM to the process", "Ctrl-C to the process group"])
@@ -390,9 +375,9 @@ def test_a_stopped_eval_with_jobs_ends_now_and_leaves_no_worker(tmp_path: Path, 
                           "--jobs", "2", "--force"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 30
-    while len(_children(p.pid)) < 2 and time.monotonic() < deadline:
+    while len(children(p.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-    workers = _children(p.pid)
+    workers = children(p.pid)
     assert len(workers) >= 2, workers
     time.sleep(1.0)  # into the simulations
     if how.startswith("SIGTERM"):
@@ -407,15 +392,7 @@ def test_a_stopped_eval_with_jobs_ends_now_and_leaves_no_worker(tmp_path: Path, 
     assert (p.returncode, err.strip().splitlines()[-1]) == (
         (143, "graphprum: terminated") if how.startswith("SIGTERM")
         else (130, "graphprum: interrupted"))
-    assert not [w for w in workers if _running(w)]
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[-1][:1] != "Z"  # a zombie has ended
-    except OSError:
-        return False
+    assert not [w for w in workers if running(w)]
 
 
 def test_show_prints_long_child_ids_whole_at_80_columns(tmp_path: Path, write) -> None:
