@@ -229,7 +229,8 @@ class BoltLoads:
         snapshot instead of running every query of the load again, which
         took 201 s for 40k elements with 11k links (a link's arrival query
         scans the units while the replay has no index).  A server without
-        its Redis port, or busy rewriting, keeps its file as it is."""
+        the file makes none; one without its Redis port, or busy rewriting,
+        keeps its file as it is."""
         if self.conn.backend != "falkordb" or self.conn.redis() is None:
             return
         with contextlib.suppress(Exception):  # a server's own housekeeping: never fail a load
