@@ -175,3 +175,40 @@ def test_a_bolt_walk_pulls_its_neighbourhood_not_its_documents(bolt_store, tmp_p
     assert model.matrix(sources, targets, Ctx(bolt)).toarray() == \
         pytest.approx(model.matrix(sources, targets, Ctx(local)).toarray(), abs=1e-12)
     assert walk.transitions.shape[0] <= 5  # the link, the units holding it, the root
+
+
+def test_a_bolt_store_asks_each_units_backward_step_once(bolt_store, tmp_path: Path,
+                                                         monkeypatch) -> None:
+    """The topics of an evaluation walk into overlapping neighbourhoods: a
+    unit's backward step (``nav/walk_into``) is read from the server once
+    until the next write, and the walks stay the embedded store's."""
+    (tmp_path / "c").mkdir()
+    for name, text in DOCS.items():
+        (tmp_path / "c" / name).write_text(text, encoding="utf-8")
+    local, bolt = LocalStore(tmp_path / "s"), bolt_store()
+    for s in (local, bolt):
+        load_xml(s, [tmp_path / "c"], links="link@ref")
+    asked: list[str] = []
+    conn = bolt.reads.conn
+    real = conn.read_batched
+
+    def spied(name, key, rows, **kwargs):
+        if name == "nav/walk_into":
+            asked.extend(rows)
+        return real(name, key, rows, **kwargs)
+
+    monkeypatch.setattr(conn, "read_batched", spied)
+    units = local.table().ids()
+    model = parse_model("browse:hops=2")
+
+    class Ctx:
+        def __init__(self, store) -> None:
+            self.store = store
+
+    for targets in (units[:4], units[2:6], units[:6]):  # the third asks nothing new
+        assert model.matrix(units, targets, Ctx(bolt)).toarray() == \
+            pytest.approx(model.matrix(units, targets, Ctx(local)).toarray(), abs=1e-12)
+    assert asked and len(asked) == len(set(asked))
+    bolt.reads.invalidate()  # a write forgets them
+    model.matrix(units, units[:4], Ctx(bolt))
+    assert len(asked) > len(set(asked))
