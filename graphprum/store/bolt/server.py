@@ -316,9 +316,7 @@ def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BO
         try:
             _append_only_from_now(redis_port, timeout)
         except Exception as exc:
-            _kill(pid, timeout)
-            (data_dir / STATE).unlink(missing_ok=True)
-            _forget(data_dir)
+            stop(data_dir, timeout)
             raise ServerError(f"bolt://127.0.0.1:{port}: could not switch on the append-only "
                               f"file of {data_dir} ({' '.join(str(exc).split())[:200]}); "
                               f"the server was stopped, its data are untouched") from None
@@ -368,9 +366,8 @@ def _wait_loaded(port: int, redis_port: int, timeout: float) -> None:
     while _persistence(redis_port, timeout)["loading"]:
         if time.monotonic() > deadline:
             raise ServerError(f"bolt://127.0.0.1:{port}: FalkorDB runs, and is still reading "
-                              f"its data after {timeout:g} s (see its redis.log); "
-                              f"'graphprum server status' tells when it is ready, "
-                              f"'graphprum server stop' stops it")
+                              f"its data after {timeout:g} s: its redis.log says 'DB loaded' "
+                              f"when it is done; 'graphprum server stop' stops it")
         time.sleep(0.05)
 
 
