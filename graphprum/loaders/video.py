@@ -203,7 +203,7 @@ def _read_table(path: Path) -> list[ParsedDocument]:
         starts = [segs[k][0] for k in numbers]
         ends = [segs[k][1] for k in numbers]
         _check_order(path, name, starts, ends, [segs[k][2] for k in numbers], "segment")
-        docs.append(video_document(name, str(path), starts, ends))
+        docs.append(video_document(name, os.path.abspath(path), starts, ends))
     return docs
 
 
@@ -317,7 +317,7 @@ def _read_subtitles(path: Path) -> list[ParsedDocument]:
         raise InputError(path, None, "no cues")
     _check_start_order(path, name, starts, where)
     order = sorted(range(len(starts)), key=lambda i: (starts[i], ends[i]))
-    return [video_document(name, str(path), [starts[i] for i in order],
+    return [video_document(name, os.path.abspath(path), [starts[i] for i in order],
                            [ends[i] for i in order], [words[i] for i in order],
                            [texts[i] for i in order])]
 

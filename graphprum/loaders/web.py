@@ -263,7 +263,7 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
     resolver = LinkResolver(index, page, _base_href(root))
     links: list[tuple[int, str, str]] = []
     if elements:
-        doc = _element_document(root, page, os.fspath(path), resolver, links, stats)
+        doc = _element_document(root, page, os.path.abspath(path), resolver, links, stats)
     else:
         text = _text_of(root)
         for el in root.iter("a", "area"):
@@ -280,7 +280,7 @@ def parse_page(path: str | os.PathLike[str], page: str, index: SiteIndex,
             "words": np.full(1, len(text.split()), dtype=np.int32),
         }
         title = root.find(".//title")
-        doc = ParsedDocument(page, os.fspath(path), KIND_PAGE, ["page"], ["/page"],
+        doc = ParsedDocument(page, os.path.abspath(path), KIND_PAGE, ["page"], ["/page"],
                              columns, links,
                              texts=[text_snippet(_text_of(title)) if title is not None else ""])
     stats.pages += 1

@@ -271,7 +271,7 @@ class RawBatch:
         self._scopes.reset()
         self.chunks.append(" ")  # documents never share a word
         self.names.append(name)
-        self.sources.append(os.fspath(path))
+        self.sources.append(os.path.abspath(path))  # a load from elsewhere finds it
         self.firsts.append(first)
         self.text_chunks.append(n_chunks)
         self.link_rows.extend(link_targets(self._link_found[n_found:], path, root_dir,

@@ -439,6 +439,25 @@ def test_loading_the_parent_directory_again_is_refused(tmp_path: Path, write) ->
     assert invoke(store, "load", "xml", str(tmp_path / "top" / "other")).exit_code == 0
 
 
+def test_the_parent_directory_typed_from_elsewhere_is_refused(tmp_path: Path, write,
+                                                              monkeypatch) -> None:
+    """``cd col; load xml .`` then ``cd ..; load xml .``: relative paths typed
+    in two working directories name the same files, which are refused as
+    above (the sources are stored absolute; before, the collection was
+    stored twice: 2 documents became 4)."""
+    write("top/col/a.xml", DOC)
+    write("top/col/b.xml", DOC)
+    store = tmp_path / "s"
+    monkeypatch.chdir(tmp_path / "top" / "col")
+    assert invoke(store, "load", "xml", ".").exit_code == 0
+    before = invoke(store, "info").stdout
+    monkeypatch.chdir(tmp_path / "top")
+    r = invoke(store, "load", "xml", ".")
+    assert r.exit_code == 2
+    assert "this file is stored already, as document 'a'; loaded as 'col/a'" in r.stderr
+    assert invoke(store, "info").stdout == before
+
+
 def test_ids_are_read_alike_by_show_nav_and_runs(tmp_path: Path, write) -> None:
     """Steps without a position mean [1] in show and nav as in runs; a run of
     document names is told how an element is named."""
