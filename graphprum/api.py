@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -69,6 +70,22 @@ __all__ = ["compare", "evaluate", "intervals", "plot", "report"]
 Warn = Callable[[str], None]
 #: ``progress(done, total)``: topics done (fractions during simulations) of all.
 Progress = Callable[[float, int], None]
+
+
+def python_warning(note: str) -> None:
+    """The API's notes when no ``warn`` is given: a :class:`UserWarning`
+    (silenced with ``warnings.filterwarnings("ignore", module="graphprum")``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     python_warning("note: run r: 1 topic(s) not in the qrels ignored: 7")
+    >>> [str(w.message) for w in caught]
+    ['run r: 1 topic(s) not in the qrels ignored: 7']
+    """
+    warnings.warn(note.removeprefix("note: "), UserWarning, stacklevel=2)
 
 
 def _options(options: EvalOptions | None, values: Mapping[str, object]) -> EvalOptions:
@@ -111,7 +128,9 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
         Rows per topic as well as the ``all`` rows (default True).
     warn : callable, optional
         Receives the notes a command would print on stderr (ids the store
-        does not hold, topics the qrels lack, ...); ``warn=print`` shows them.
+        does not hold, topics the qrels lack, ...); by default they are
+        Python warnings (:func:`python_warning`), ``warn=print`` prints them
+        and ``warn=lambda note: None`` drops them.
     progress : callable, optional
         ``progress(done, total)`` as topics finish.
     options : EvalOptions, optional
@@ -163,8 +182,8 @@ def evaluate(runs: RunsLike, qrels: QrelsLike | None, measures: MeasuresLike, *,
     0  demo     P@2   all    0.5
     """
     return evaluate_rows(runs, qrels, measures, store=store, passages=passages,
-                         per_topic=per_topic, warn=warn, progress=progress, options=options,
-                         **option_values).to_frame()
+                         per_topic=per_topic, warn=warn or python_warning, progress=progress,
+                         options=options, **option_values).to_frame()
 
 
 def evaluate_rows(runs: RunsLike, qrels: QrelsLike | None,
@@ -215,7 +234,8 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
         Sign vectors of the randomization test (default 2**17) and
         bootstrap resamples (default 10,000).
     warn : callable, optional
-        Receives notes (pairs that share only some topics).
+        Receives notes (pairs that share only some topics); by default
+        they are Python warnings, as for :func:`evaluate`.
 
     Returns
     -------
@@ -243,7 +263,7 @@ def compare(results: pd.DataFrame, measures: MeasuresLike | None = None, *,
                             correction=correction, alpha=alpha, seed=seed,
                             permutations=PERMUTATIONS if permutations is None else permutations,
                             samples=BOOTSTRAP_SAMPLES if samples is None else samples,
-                            warn=warn)
+                            warn=warn or python_warning)
 
 
 def intervals(results: pd.DataFrame, measures: MeasuresLike | None = None, *,

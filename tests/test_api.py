@@ -388,3 +388,25 @@ def test_compare_and_intervals_refuse_a_measure_whose_value_is_no_mean() -> None
     for call in (graphprum.compare, graphprum.intervals):
         with pytest.raises(UsageError, match="gm_map: its value over topics is their gmean"):
             call(df)
+
+
+def test_notes_are_python_warnings_unless_warn_is_given() -> None:
+    """A run topic the qrels lack is ignored with a note, which the command
+    prints; from Python it is a UserWarning by default (before: dropped,
+    the mean silently over fewer topics than the run holds), and goes to
+    ``warn`` alone when one is given."""
+    run, qrels = {"1": {"a": 1.0}, "9": {"a": 1.0}}, {"1": {"a": 1}}
+    with pytest.warns(UserWarning, match=r"1 topic\(s\) not in the qrels ignored"):
+        graphprum.evaluate(run, qrels, "AP")
+    told: list[str] = []
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        graphprum.evaluate(run, qrels, "AP", warn=told.append)
+    assert len(told) == 1 and "not in the qrels ignored" in told[0]
+    frame = graphprum.evaluate({"1": {"a": 1.0, "b": 0.5}, "2": {"a": 1.0}},
+                               {"1": {"a": 1}, "2": {"a": 1}}, "AP")
+    other = frame[frame["topic"] != "2"].replace({"run1": "run2"})
+    with pytest.warns(UserWarning, match="topic"):
+        graphprum.compare(pd.concat([frame, other]))
