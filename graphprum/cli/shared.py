@@ -244,20 +244,48 @@ class Progress:
 
     ``with Progress(total, label) as bar``: ``bar(n)`` advances by n,
     ``bar.update(done, total)`` sets both (for callers that know the total
-    only once they start).
+    only once they start).  The bar appears once the work has taken
+    :data:`PROGRESS_DELAY` seconds (as tqdm's ``delay``): work done sooner
+    leaves the terminal as it was, with no bar flashing by.
     """
 
     def __init__(self, total: int | None, label: str, quiet: bool = False) -> None:
         self.total = total
         self.label = label
         self.enabled = show_progress(quiet)
+        self.done = 0.0
         self._progress: Any = None
         self._task: Any = None
-        self._drawn = 0.0
+        self._started = self._drawn = 0.0
 
     def __enter__(self) -> "Progress":
+        self._started = time.monotonic()
+        return self
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        self._refresh()
+
+    def update(self, done: float, total: int) -> None:
+        """Set the completed count and the total."""
+        self.done, self.total = done, total
+        self._refresh(force=done >= total)
+
+    def _refresh(self, force: bool = False) -> None:
         if not self.enabled:
-            return self
+            return
+        now = time.monotonic()
+        if self._progress is None:
+            if now - self._started < PROGRESS_DELAY:
+                return
+            self._start()
+        elif not force and now - self._drawn < 0.1:
+            return
+        self._drawn = now
+        self._progress.update(self._task, completed=self.done, total=self.total)
+        self._progress.refresh()
+
+    def _start(self) -> None:
         # rich: 30 ms of import, only when drawing for a person
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
         from rich.progress import Progress as RichProgress
@@ -268,31 +296,16 @@ class Progress:
         self._progress = RichProgress(TextColumn("{task.description}"), BarColumn(),
                                       MofNCompleteColumn(), TimeRemainingColumn(),
                                       console=err_console(), transient=True, auto_refresh=False)
+        self._task = self._progress.add_task(self.label, total=self.total, completed=self.done)
         self._progress.start()
-        self._task = self._progress.add_task(self.label, total=self.total)
-        self._progress.refresh()
-        return self
-
-    def __call__(self, n: int) -> None:
-        if self._progress is not None:
-            self._progress.advance(self._task, n)
-            self._refresh()
-
-    def update(self, done: float, total: int) -> None:
-        """Set the completed count and the total."""
-        if self._progress is not None:
-            self._progress.update(self._task, completed=done, total=total)
-            self._refresh(force=done >= total)
-
-    def _refresh(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if force or now - self._drawn >= 0.1:
-            self._drawn = now
-            self._progress.refresh()
 
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+#: Seconds of work before a progress bar is drawn.
+PROGRESS_DELAY = 0.5
 
 
 @functools.cache

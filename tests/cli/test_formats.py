@@ -191,3 +191,21 @@ def test_digits_help_names_the_commands_own_formats(command: list[str], rounded:
     assert f"({', '.join(rounded)}; default 4" in help_
     assert ("latex" in help_) == ("latex" in rounded)
     assert (more in help_) if more else ("trec" not in help_.replace("trec_eval", ""))
+
+
+def test_a_progress_bar_is_drawn_only_for_work_that_takes_a_while(monkeypatch) -> None:
+    """Work done within PROGRESS_DELAY leaves the terminal as it was (before,
+    a bar flashed by for every two-topic eval); longer work gets the bar,
+    with the count done so far."""
+    from graphprum.cli import shared
+
+    monkeypatch.setattr(shared, "show_progress", lambda quiet=False: True)
+    with shared.Progress(3, "topics") as bar:
+        bar(1)
+        bar.update(2, 3)
+        assert bar._progress is None
+        monkeypatch.setattr(shared, "PROGRESS_DELAY", 0.0)
+        bar(1)
+        assert bar._progress is not None
+        (task,) = bar._progress.tasks
+        assert (task.completed, task.total) == (3, 3)
