@@ -247,7 +247,11 @@ def load_video(store: Store, paths: PathLike | Iterable[PathLike], *, replace: b
 
 def copy_store(src: Store, dst: Store, *, replace: bool = False) -> LoadReport:
     """Copy every document (with its links, texts and attributes) of ``src``
-    into ``dst``; returns the destination's load report."""
+    into ``dst``, and the counts of the links its loads found and did not
+    store (``info``'s "links not stored"); returns the destination's load
+    report."""
     src, dst = as_store(src), as_store(dst)
+    stats = {k: v for k, v in src.info().get("link_stats", {}).items() if isinstance(v, int)}
     return dst.load_documents(src.iter_documents(), replace=replace,
-                              description={"kind": "copy", "paths": [src.location]})
+                              description={"kind": "copy", "paths": [src.location]},
+                              link_stats=stats)

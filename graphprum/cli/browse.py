@@ -30,6 +30,7 @@ from graphprum.errors import printable
 from graphprum.floats import readable
 from graphprum.io.xpaths import normalise_id
 from graphprum.navigation.base import parse_model
+from graphprum.store.base import RECOUNTED
 from graphprum.tabular import write_rows
 
 #: What the loaders' link statistics count: links found and not stored, and why.
@@ -144,9 +145,12 @@ def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]
         stats = data.get("link_stats", {})
         dropped = links_not_stored(stats)
         if dropped:
-            rows.append(("links not stored", dropped.partition(": ")[2]))
+            again = stats.get(RECOUNTED, 0)
+            rows.append(("links not stored", dropped.partition(": ")[2] + (
+                f" (sums over the loads, {again:,} document(s) of which were loaded again "
+                f"since: their links may be counted twice)" if again else "")))
         for k, v in stats.items():
-            if k not in LINKS_NOT_STORED:
+            if k not in LINKS_NOT_STORED and k != RECOUNTED:
                 rows.append((k.replace("_", " "), f"{v:,}" if isinstance(v, int) else str(v)))
     for k, v in data.get("degrees", {}).items():
         rows.append((k, str(v)))

@@ -44,7 +44,7 @@ True
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -66,6 +66,35 @@ SERVER = "server"
 #: Columns of :meth:`Store.units`.
 UNIT_FIELDS = ["id", "doc", "kind", "tag", "label_path", "depth", "parent", "pre", "post",
                "size", "pos", "start", "end", "length", "words", "text", "attributes"]
+
+
+#: The ``link_stats`` key counting documents whose links a later load counted again.
+RECOUNTED = "documents_recounted"
+
+
+def merged_link_stats(stored: Mapping[str, Any], new: Mapping[str, Any] | None,
+                      reloaded: int, documents: int) -> dict[str, Any]:
+    """The store's link statistics after a load: its own ``new`` counts added
+    to the ``stored`` ones, which describe the ``documents`` stored before it.
+
+    The counts are sums over loads, not kept per document; a load naming
+    ``reloaded`` stored documents again (replaced, or stored unchanged)
+    counted their links again.  When it names every stored document, the
+    old counts are of nothing left and give way to the new ones; when it
+    names only some, the sums keep them and :data:`RECOUNTED` says how many
+    documents may be counted twice.
+
+    >>> merged_link_stats({"external_links": 3}, {"external_links": 3}, 9, 9)
+    {'external_links': 3}
+    >>> merged_link_stats({"external_links": 3}, {"external_links": 1}, 2, 9)
+    {'external_links': 4, 'documents_recounted': 2}
+    """
+    base: dict[str, Any] = {} if reloaded >= documents else dict(stored)
+    if reloaded and base:
+        base[RECOUNTED] = base.get(RECOUNTED, 0) + reloaded
+    for k, v in (new or {}).items():
+        base[k] = base.get(k, 0) + v if isinstance(v, int) else v
+    return base
 
 
 @dataclass

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from graphprum.errors import InputError, StoreError
-from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk
+from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk, merged_link_stats
 from graphprum.store.linkgraph import LinkGraph, named_rows
 from graphprum.store.tables import TableStore, table_documents
 from graphprum.units import (
@@ -304,8 +304,7 @@ class MemoryStore(TableStore):
         report.replaced = len(replaced)
         self._docs = docs_after
         self._pairs = [(a, b) for a, b in pairs if a in {d.name for d in docs_after}]
-        for k, v in (link_stats or {}).items():
-            self._link_stats[k] = self._link_stats.get(k, 0) + v if isinstance(v, int) else v
+        self._link_stats = merged_link_stats(self._link_stats, link_stats, len(replaced), len(old))
         self._loads.append({**(description or {}), "documents": report.documents,
                             "units": report.elements, "replaced": report.replaced})
         self._summaries = {}  # the collection changed: summaries are stale

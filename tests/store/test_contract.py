@@ -10,6 +10,7 @@ import pytest
 from graphprum.errors import InputError, UnknownIdError
 from graphprum.loading import copy_store, load_links, load_xml
 from graphprum.store.base import UNIT_FIELDS, Store
+from graphprum.store.memory import MemoryStore
 from graphprum.units import KIND_ELEMENT, KIND_PAGE, KIND_SEGMENT, KIND_VIDEO
 
 
@@ -165,3 +166,35 @@ def test_a_link_list_loads_again_after_its_pages_were_replaced(make_store, write
     kept = store.links_of("a.html")[0]
     load_links(store, links)
     assert sorted(store.links_of("a.html")[0]) == sorted([*kept, "b.html"])
+
+
+def test_the_links_not_stored_are_counted_once_per_document(make_store, write) -> None:
+    """``info``'s counts of the links a load found and did not store (here
+    per page: 1 external, 1 within the page) are sums over loads: a load
+    that names every stored page again (replaced, or stored unchanged) gives
+    its own counts, not double them (before: 4 external after a replace of 2
+    pages); one naming only some keeps the sums and says how many pages its
+    counts may hold twice; a copy keeps them."""
+    from graphprum.loading import load_web
+
+    page = ('<html><body><a href="https://example.org/x">x</a>'
+            '<a href="#top">top</a></body></html>')
+    site = write("site/a.html", page).parent
+    write("site/b.html", page)
+    write("more/c.html", page)
+    store = make_store()
+    load_web(store, site)
+    once = {"external_links": 2, "links_within_page": 2}
+    assert {k: store.info()["link_stats"].get(k) for k in once} == once
+    load_web(store, site, replace=True)
+    assert store.info()["link_stats"] == {**store.info()["link_stats"], **once}
+    assert "documents_recounted" not in store.info()["link_stats"]
+    load_web(store, write("more/c.html", page).parent)
+    stats = store.info()["link_stats"]
+    assert (stats["external_links"], stats.get("documents_recounted")) == (3, None)
+    load_web(store, site, replace=True)  # 2 of 3 pages again
+    stats = store.info()["link_stats"]
+    assert (stats["external_links"], stats["documents_recounted"]) == (5, 2)
+    other = MemoryStore()  # (a second store of the server would clear this one's graph)
+    copy_store(store, other)
+    assert other.info()["link_stats"]["external_links"] == 5

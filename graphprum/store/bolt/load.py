@@ -300,7 +300,7 @@ class BoltLoads:
                 self.conn.write_text(statement, graph=key)
             loader.finish()
             self.conn.write("load/meta", graph=key,
-                        **load_history(meta, report, description, link_stats, 0))
+                        **load_history(meta, report, description, link_stats, 0, 0))
             (n,), = self.conn.read("read/node_count")
             if int(n):
                 raise StoreError(f"{self.location}: another load wrote to the store during "

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from graphprum.store.base import merged_link_stats
 from graphprum.store.bolt.connection import FORMAT, BoltConnection, cypher
 from graphprum.store.bolt.pack import attribute_json, unit_ids
 from graphprum.units import DocumentBatch, LoadReport, ParsedDocument
@@ -103,11 +104,12 @@ def count_held(conn: BoltConnection, names: Sequence[str]) -> None:
 
 def load_history(meta: dict[str, Any], report: LoadReport,
                  description: dict[str, Any] | None, link_stats: dict[str, Any] | None,
-                 unchanged: int) -> dict[str, Any]:
-    """Parameters of ``load/meta`` after this load."""
-    loads, stats = list(meta["loads"]), dict(meta["link_stats"])
-    for k, v in (link_stats or {}).items():
-        stats[k] = stats.get(k, 0) + v if isinstance(v, int) else v
+                 unchanged: int, stored: int) -> dict[str, Any]:
+    """Parameters of ``load/meta`` after this load, which found ``stored``
+    documents in the store and left ``unchanged`` of them as they were."""
+    loads = list(meta["loads"])
+    stats = merged_link_stats(meta["link_stats"], link_stats, report.replaced + unchanged,
+                              stored)
     desc = {k: v for k, v in (description or {}).items() if k != "paths"}
     paths = [str(p) for p in (description or {}).get("paths", [])]
     desc["paths"] = paths[:5] + ([f"... {len(paths) - 5} more"] if len(paths) > 5 else [])

@@ -129,7 +129,7 @@ class UnwindLoads:
         if report.replaced:
             self.conn.write("load/orphan_attributes")
         self.conn.write("load/meta", **load_history(meta, report, description, link_stats,
-                                                 plan.unchanged))
+                                                 plan.unchanged, len(plan.stored)))
         if report.documents:
             for axpre in self.reads.summary_names():
                 self.conn.write("summary/delete", axpre=axpre)  # stale now

@@ -40,7 +40,7 @@ import numpy as np
 import graphprum.store.local.graph as graphdb
 import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
-from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE
+from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE, merged_link_stats
 from graphprum.store.linkgraph import LinkGraph, degree_summary
 from graphprum.store.local.columns import attributes_of, read_attributes, read_table, validate
 from graphprum.store.local.graph_reader import GraphReader
@@ -449,11 +449,9 @@ class LocalStore(TableStore):
                 validate(tmp, counts)
                 manifest["counts"] = {k: v for k, v in counts.items() if k != "links_added"}
                 manifest["summaries"] = []  # the collection changed: summaries are stale
-                if link_stats:  # filled while the documents were read
-                    merged = dict(manifest.get("link_stats", {}))
-                    for k, v in link_stats.items():
-                        merged[k] = merged.get(k, 0) + v if isinstance(v, int) else v
-                    manifest["link_stats"] = merged
+                # link_stats: filled while the documents were read
+                manifest["link_stats"] = merged_link_stats(
+                    manifest.get("link_stats", {}), link_stats, report.replaced, len(old.docs))
                 manifest["loads"] = [*manifest.get("loads", []), {
                     **(description or {}), "documents": report.documents,
                     "units": report.elements, "replaced": report.replaced,
