@@ -38,7 +38,7 @@ import pandas as pd
 from graphprum.errors import UsageError, printable
 from graphprum.evaluation import expand_measures
 from graphprum.floats import fixed, p_value
-from graphprum.measures.names import best_value, better_of
+from graphprum.measures.names import best_value, better_of, is_best
 from graphprum.measures.registry import parse_measure
 from graphprum.plots import curve_measures, figure_svg, is_curve, plot_curves, plot_per_topic
 from graphprum.significance import compare_measures, describe_test
@@ -151,7 +151,7 @@ def summary_table(df: pd.DataFrame) -> str:
         for m in measures:
             v = values.get((r, m))
             row.append(("" if v is None else fixed(v),
-                        "best" if v is not None and len(runs) > 1 and v == best[m] else ""))
+                        "best" if len(runs) > 1 and is_best(v, best[m]) else ""))
         rows.append(row)
     return _table(["run", *measures], rows, numeric_from=1)
 
@@ -170,10 +170,9 @@ def per_topic_tables(df: pd.DataFrame) -> str:
         rows, classes = [], []
         for t in topics:
             vals = [pivot.loc[t, r] if r in pivot.columns else float("nan") for r in runs]
-            top = max((v for v in vals if v == v), default=None)
+            top = best_value([v for v in vals if v == v], better_of(m))
             rows.append([("mean" if t == "all" else str(t), "")] + [
-                ("" if v != v else fixed(v),
-                 "best" if len(runs) > 1 and top is not None and v == top else "")
+                ("" if v != v else fixed(v), "best" if len(runs) > 1 and is_best(v, top) else "")
                 for v in vals])
             classes.append("mean" if t == "all" else "")
         out.append(f'<div><h3 id="topic-{_e(m)}">{_e(m)}</h3>'

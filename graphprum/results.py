@@ -38,7 +38,7 @@ from graphprum import tabular
 from graphprum.errors import UsageError
 from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
-from graphprum.measures.names import aggregation_of, best_value, better_of
+from graphprum.measures.names import aggregation_of, best_value, better_of, is_best
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -183,7 +183,7 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
             for j, m in enumerate(measures):
                 v = values.get((topic, run, m))
                 cells.append("" if v is None else fixed(v, digits))
-                if topic == "all" and len(runs) > 1 and v is not None and v == best[m]:
+                if topic == "all" and len(runs) > 1 and is_best(v, best[m]):
                     bold.add((len(rows), first + j))
             rows.append(([topic] if with_topic else []) + [run, *cells])
     return tabular.Grid(header, rows, "l" * first + "r" * len(measures), bold, keys=first,

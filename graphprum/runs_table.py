@@ -45,7 +45,7 @@ import pandas as pd
 
 from graphprum.errors import UsageError
 from graphprum.floats import DIGITS, fixed
-from graphprum.measures.names import best_value, better_of
+from graphprum.measures.names import best_value, better_of, is_best
 from graphprum.tabular import Grid, write_grid, write_rows
 
 __all__ = ["COLUMNS", "FORMATS", "describe", "letter", "runs_table", "write_runs_table"]
@@ -107,7 +107,7 @@ def runs_table(pairs: pd.DataFrame, means: pd.DataFrame) -> pd.DataFrame:
         beaten = sorted(wins.get((m["measure"], m["run"]), []), key=runs.index)
         rows.append([m["measure"], m["run"], letters[m["run"]], m["mean"], m["ci_low"],
                      m["ci_high"], m["confidence"], m["n_topics"],
-                     bool(m["mean"] == best[m["measure"]]), beaten])
+                     is_best(float(m["mean"]), best[m["measure"]]), beaten])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

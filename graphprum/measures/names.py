@@ -152,6 +152,20 @@ def best_value(values: Sequence[float], better: str | None) -> float:
     return max(values) if better == "higher" else min(values)
 
 
+def is_best(value: float | None, best: float) -> bool:
+    """Whether ``value`` ties :func:`best_value`'s ``best``: equal up to float
+    noise (relative 1e-9), so that two runs whose means are the same number
+    summed in another order (``0.4000000000000001`` and
+    ``0.39999999999999997``, both 6/15) are both the best.
+
+    >>> is_best(0.39999999999999997, 0.4000000000000001), is_best(0.3999, 0.4)
+    (True, False)
+    >>> is_best(0.5, float("nan")), is_best(None, 0.5)
+    (False, False)
+    """
+    return value is not None and math.isclose(value, best, rel_tol=1e-9, abs_tol=1e-12)
+
+
 def curve(text: str) -> tuple[MeasureSpec, Curve]:
     """The curve a bare name stands for (``graphprum plot -m NAME``): its
     spec with the name as canonical, and how it is drawn.  UsageError when

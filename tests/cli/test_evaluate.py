@@ -248,3 +248,53 @@ def test_compare_of_one_run_is_refused_before_evaluating(app: typer.Typer,
     r = invoke(app, files, "compare", str(files["a"]), "--qrels", str(files["qrels"]) + "x",
                "-m", "AP")
     assert r.exit_code == 2 and "compare needs at least two runs" in r.output
+
+
+def test_equal_means_are_both_the_best(app: typer.Typer, tmp_path: Path) -> None:
+    """P@5 of 0, 0, 3/5 and of 0, 1/5, 2/5: the same mean, 1/5, which float
+    sums make 0.19999999999999998 and 0.20000000000000004.  Both runs are
+    the best, in eval's bold, compare's table of runs and the report's
+    summary (before: one bold, by float noise); the worse third run is not."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"t{t} 0 r{i} 1\n" for t in (1, 2, 3) for i in range(5)))
+
+    def run(tag: str, relevant: tuple[int, int, int]) -> Path:
+        path = tmp_path / f"{tag}.run"
+        path.write_text("".join(
+            f"t{t} Q0 {'r' if i < k else 'n'}{i} {i + 1} {5 - i} {tag}\n"
+            for t, k in zip((1, 2, 3), relevant, strict=True) for i in range(5)))
+        return path
+
+    runs = [str(run("even", (0, 1, 2))), str(run("late", (0, 0, 3))), str(run("worse", (0, 0, 1)))]
+    r = invoke(app, {}, "eval", *runs, "--qrels", str(qrels), "-m", "P@5", "-f", "markdown")
+    assert r.exit_code == 0, r.output
+    assert [line.split("|")[2].strip() for line in r.stdout.splitlines()[2:]] == [
+        "**0.2000**", "**0.2000**", "0.0667"]
+    r = invoke(app, {}, "compare", *runs, "--qrels", str(qrels), "-m", "P@5", "--view", "runs",
+               "-f", "json")
+    assert r.exit_code == 0, r.output
+    assert [row["best"] for row in json.loads(r.stdout)] == [True, True, False]
+    out = tmp_path / "report.html"
+    r = invoke(app, {}, "report", *runs, "--qrels", str(qrels), "-m", "P@5", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    page = lxml.html.fromstring(out.read_text())
+    summary = page.xpath("//table")[0]
+    assert ["best" in td.get("class").split() for td in summary.xpath(".//tbody//td[2]")] == [
+        True, True, False]
+
+
+def test_the_reports_topic_tables_mark_the_best_in_the_measures_direction() -> None:
+    """ESL is lower-is-better: in the per-topic tables its best is the
+    smallest value (before: the largest, as for every measure), AP's the
+    largest."""
+    from graphprum.html_report import per_topic_tables
+
+    rows = [(run, m, t, v) for m, vals in {"ESL": ((1.0, 4.0), (2.0, 2.0)),
+                                           "AP": ((0.5, 0.25), (0.1, 0.3))}.items()
+            for t, pair in zip(("t1", "t2"), vals, strict=True)
+            for run, v in zip(("A", "B"), pair, strict=True)]
+    page = lxml.html.fromstring(per_topic_tables(pd.DataFrame(
+        rows, columns=["run", "measure", "topic", "value"])))
+    marked = [[("best" in (td.get("class") or "").split()) for td in tr.xpath("td")[1:]]
+              for tr in page.xpath("//table//tbody/tr")]
+    assert marked == [[True, False], [True, True], [True, False], [False, True]]
