@@ -19,14 +19,13 @@ from graphprum.cli.shared import (
     Format,
     app,
     choose_format,
-    note,
     state,
     store_from_options,
     user_errors,
 )
 from graphprum.context import TopicContext
 from graphprum.describe import describe_unit
-from graphprum.errors import printable
+from graphprum.errors import UnknownIdError, printable
 from graphprum.floats import readable
 from graphprum.io.xpaths import normalise_id
 from graphprum.navigation.base import parse_model
@@ -309,9 +308,10 @@ def nav(
         ids = list(dict.fromkeys([*sources, *targets]))
         # kinds, not resolve: on a graph server resolve reads the whole collection
         unknown = [u for u, k in zip(ids, store.kinds(ids), strict=True) if k < 0]
-        if unknown:
-            note(f"note: not in store {store.location} (P = 0 but to itself): "
-                 + ", ".join(unknown))
+        if unknown:  # a typo would print P = 0 (show refuses it alike)
+            more = f" (and {len(unknown) - 1} more: {', '.join(unknown[1:4])}" + (
+                ", ...)" if len(unknown) > 4 else ")") if len(unknown) > 1 else ""
+            raise UnknownIdError(f"{unknown[0]}: no such unit in store {store.location}{more}")
     ctx = TopicContext(topic=topic, ranked=list(sources), qrels={}, models=models, store=store)
     p = ctx.nav(sources, targets).toarray()
     rows = [[s, t, float(p[i, j])] for i, s in enumerate(sources) for j, t in enumerate(targets)]
