@@ -136,6 +136,11 @@ def read_text(path: PathArg) -> str:
     Traceback (most recent call last):
     ...
     graphprum.errors.InputError: ...bad.txt:2: not UTF-8: byte 0xff at column 5
+    >>> _ = open(p, "wb").write(b"\\x00\\x00\\x00\\x20ftypisom\\xff")  # an MP4 file
+    >>> read_text(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.InputError: ...bad.txt: not a text file: it holds NUL bytes (binary ...
     """
     return decode_text(path, read_bytes(path))
 
@@ -145,6 +150,10 @@ def decode_text(path: PathArg, data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
+        if b"\0" in data[:8192]:  # a media or other binary file (or UTF-16 text)
+            raise InputError(display_name(path), None,
+                             "not a text file: it holds NUL bytes (binary data, or text in "
+                             "UTF-16: convert it with iconv -f UTF-16 -t UTF-8)") from None
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         byte = data[e.start]

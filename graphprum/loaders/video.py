@@ -172,7 +172,16 @@ def video_document(name: str, source: str, starts: Iterable[float], ends: Iterab
 
 def _read_table(path: Path) -> list[ParsedDocument]:
     videos: dict[str, dict[int, tuple[float, float, int]]] = {}
-    for line, fields in iter_lines(read_text(path)):
+    try:
+        text = read_text(path)
+    except InputError as exc:
+        if "NUL bytes" not in str(exc):
+            raise
+        raise InputError(path, None, "a binary file (the video itself?): load video reads a "
+                         f"video's segments, as subtitles (.srt, .vtt) or a table "
+                         f"{_TABLE_LAYOUT} (seconds; a shot list from a scene detector, "
+                         f"say)") from None
+    for line, fields in iter_lines(text):
         if len(fields) != 4:
             raise InputError(path, line, f"expected 4 fields {_TABLE_LAYOUT}, got {len(fields)}")
         name, n_text, s_text, e_text = fields

@@ -356,3 +356,20 @@ def test_t2i_on_overlapping_segments(write, tmp_path):
                             ["ESL(S=1,tau=15)", "T2I-P(tau=15,T=15)"], store=store,
                             per_topic=False)
     assert df["value"].tolist() == pytest.approx([0.0, 0.5], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["film.mp4", "film.srt"])
+def test_a_media_file_is_told_what_load_video_reads(tmp_path: Path, name: str) -> None:
+    """The film itself, given to ``load video``: before, "film.mp4:1: not
+    UTF-8: byte 0x98 at column 28"; the error now says it is binary and what
+    the loader reads (a subtitle file in UTF-16 is told how to convert it)."""
+    path = tmp_path / name
+    path.write_bytes(b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00" + bytes(range(128, 256)))
+    with pytest.raises(InputError) as caught:
+        list(read_videos([path]))
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and "NUL" not in message[:len(str(path)) + 2]
+    if name.endswith(".mp4"):
+        assert "a binary file (the video itself?): load video reads a video's segments" in message
+    else:
+        assert "not a text file: it holds NUL bytes" in message and "iconv" in message
