@@ -11,6 +11,7 @@ from graphprum.cli.shared import (
     TABLE_FORMATS,
     Digits,
     choose_format,
+    note,
     status,
     store_from_options,
     sub_app,
@@ -96,6 +97,10 @@ def summary_show(
         if output is None:
             raise UsageError("--format html needs --output FILE.html")
         data = write_explorer(store, axpre, output, weight=weight, run=run, qrels=qrels)
+        if data.get("overlay") and data["overlay"]["unknown"]:
+            overlay = data["overlay"]
+            note(f"note: {overlay['unknown']} of {len(overlay['units'])} ids of the run and "
+                 f"qrels are not in the store {store.location}; the page leaves them out")
         built = [n for n, s in data["summaries"].items() if not s["stored"]]
         print(f"wrote {output}: summaries {', '.join(data['summaries'])}"
               + (f" ({', '.join(built)} built for the page)" if built else ""))

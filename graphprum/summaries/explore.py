@@ -78,7 +78,7 @@ from typing import Any
 
 import numpy as np
 
-from graphprum.errors import StoreError, UsageError
+from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.io.qrels import read_qrels
 from graphprum.io.runs import read_run
 from graphprum.store.base import TABLE, ServerReads, SummaryPage
@@ -439,6 +439,21 @@ def read_embedded(page: str) -> dict[str, Any]:
     return data
 
 
+def refuse_another_collection(store: Any, overlay: Mapping[str, Any],
+                              source: str | os.PathLike[str] | None) -> None:
+    """InputError when most ids of the overlaid run and qrels are not in
+    ``store`` (made for another collection or id convention: the page would
+    show nothing retrieved or relevant), as ``eval`` refuses such a run."""
+    units, unknown = overlay["units"], int(overlay["unknown"])
+    if not units or 2 * unknown <= len(units):
+        return
+    missing = [u for u, k in zip(units, store.kinds(units), strict=True) if k < 0]
+    raise InputError(source or "input", None,
+                     f"{unknown} of {len(units)} ids of the run and qrels are not in the "
+                     f"store {store.location} (e.g. {', '.join(map(repr, missing[:3]))}): "
+                     f"overlay the run and qrels of the collection the store holds")
+
+
 def write_explorer(store: Any, axpre: str, path: str | os.PathLike[str], *,
                    weight: str | None = None, run: str | os.PathLike[str] | None = None,
                    qrels: str | os.PathLike[str] | None = None) -> dict[str, Any]:
@@ -462,6 +477,7 @@ def write_explorer(store: Any, axpre: str, path: str | os.PathLike[str], *,
                                read_qrels(qrels) if qrels is not None else None,
                                os.fspath(run) if run is not None else "",
                                os.fspath(qrels) if qrels is not None else "")
+        refuse_another_collection(store, overlay, run if run is not None else qrels)
     data = explorer_data(counted, summaries, axpre, store=str(store.location),
                          built=built, overlay=overlay)
     Path(path).write_text(render_html(data), encoding="utf-8")

@@ -215,3 +215,29 @@ def test_a_weights_file_weights_the_summary_it_names_only(plos_page, tmp_path):
     assert got["p*"].pi == pytest.approx(pstar.reweighted(str(weights), store.table()).pi)
     assert {got[n].weight for n in got if n != "p*"} == {"count"}
     assert got["label"].pi == pytest.approx(build_summary(store.table(), "label").pi)
+
+
+def test_a_run_of_another_collection_is_refused_and_some_unknown_ids_noted(
+        plos_page, tmp_path) -> None:
+    """A run of web pages over the PLOS store: before, a page showing
+    nothing retrieved, exit 0; now refused as eval refuses it, the page not
+    written.  A run with one id of three unknown gets the page and a note."""
+    _, _, store = plos_page
+    other = tmp_path / "web.run"
+    other.write_text("t1 Q0 a.html 1 1 r\nt1 Q0 b.html 2 0.5 r\n")
+    page = tmp_path / "page.html"
+    runner = CliRunner()
+    args = ["--store", str(store.location), "summary", "show", "p*", "-f", "html",
+            "-o", str(page), "--run"]
+    r = runner.invoke(app, [*args, str(other)])
+    assert r.exit_code == 2 and not page.exists()
+    assert r.stderr == (f"graphprum: error: {other}: 2 of 2 ids of the run and qrels are not "
+                        f"in the store {store.location} (e.g. 'a.html', 'b.html'): overlay the "
+                        f"run and qrels of the collection the store holds\n")
+    doc = read_lines(RUN)[0][2].split("#")[0]
+    mixed = tmp_path / "mixed.run"
+    mixed.write_text(f"1 Q0 {doc}#/article[1] 1 1 r\n1 Q0 x.html 2 0.5 r\n"
+                     f"1 Q0 {doc}#/article[1]/body[1] 3 0.4 r\n")
+    r = runner.invoke(app, [*args, str(mixed)])
+    assert r.exit_code == 0 and page.exists()
+    assert "note: 1 of 3 ids of the run and qrels are not in the store" in r.stderr
