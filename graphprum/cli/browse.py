@@ -28,7 +28,7 @@ from graphprum.describe import describe_unit
 from graphprum.errors import UnknownIdError, printable
 from graphprum.floats import readable
 from graphprum.io.xpaths import normalise_id
-from graphprum.navigation.base import parse_model
+from graphprum.navigation.base import FORMS, parse_model
 from graphprum.store.base import RECOUNTED
 from graphprum.tabular import write_rows
 
@@ -285,7 +285,15 @@ def _print_unit(data: Mapping[str, Any], digits: int) -> None:
                 console.print(f"  ... {len(counts) - 50} more")
 
 
-@app.command(short_help="P(FROM -> TO) under a navigation model.")
+NAV_HELP = (
+    "P(FROM -> TO) under a navigation model: a table on a terminal, otherwise "
+    "FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file).\n\n"
+    "\b\nThe models, with their parameters (eval's --nav takes the same):\n"
+    + "\n".join(f"  {form}" for form in FORMS.values())
+    + "\n\nExample: graphprum nav links:hops=2 --from a.html --to c.html")
+
+
+@app.command(short_help="P(FROM -> TO) under a navigation model.", help=NAV_HELP)
 @user_errors
 def nav(
     model: Annotated[list[str], typer.Argument(
@@ -298,8 +306,7 @@ def nav(
     fmt: Format = None,
     digits: Digits = 4,
 ) -> None:
-    """P(FROM -> TO) under a navigation model: a table on a terminal, otherwise
-    FROM<TAB>TO<TAB>P lines (the layout of a direct:FILE navigation file)."""
+    """P(FROM -> TO) under a navigation model (:data:`NAV_HELP`)."""
     fmt = choose_format(fmt, TABLE_FORMATS)
     models = [parse_model(m) for m in model]
     store = store_from_options(create=False) if any(m.needs_store for m in models) else None

@@ -83,7 +83,7 @@ class EvalOptions:
         "Navigation model (repeat: several combine by noisy-or; structural with links also "
         "moves down into a link's target): classical (default), structural, links, "
         "browse (child, parent and link moves), walk:FILE, log:FILE, direct:FILE, bep, "
-        "summary:AXPRE, t2i.", "--nav")
+        "summary:AXPRE, t2i; their parameters: graphprum nav --help.", "--nav")
     collection_size: float | None = _option(
         None, "N for the unranked part; default: units in the store (infinite without).",
         "--collection-size")

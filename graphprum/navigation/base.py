@@ -64,6 +64,31 @@ MODELS = {
     "summary": "summary:build", "t2i": "t2i:build",
 }
 
+#: How each model of :data:`MODELS` is written, with its parameters and their
+#: defaults (docs/measures-prum.md's table says more): ``--help``, errors.
+FORMS = {
+    "classical": "classical (the default: a unit leads to itself only)",
+    "structural": "structural[:words] (inside a document, by length or words)",
+    "links": "links[:beta=B,hops=K] (a unit's links, B = 1, K = 1)",
+    "browse": "browse[:child=C,parent=P,link=L,hops=K] (1/3 each, K = 3) or browse:log=FILE",
+    "walk": "walk:FILE[,hops=K] (transitions FROM TO P; K unbounded)",
+    "log": "log:FILE[,hops=K] (transitions from sessions SESSION STEP ID)",
+    "direct": "direct:FILE (P as listed FROM TO P)",
+    "bep": "bep[:A=0.1] (INEX 2006 eq. 14)",
+    "summary": "summary:AXPRE[,weight=count|length|extent] (SR eq. 7)",
+    "t2i": "t2i[:tau=T|A-B,init=I,keepsviewing=true|false] (T = 15, I = 0)",
+}
+
+
+def form_of(spec: str) -> str:
+    """How the model of ``spec`` is written (:data:`FORMS`), "" for none.
+
+    >>> print(form_of("links:hops=x"))
+    links[:beta=B,hops=K] (a unit's links, B = 1, K = 1)
+    """
+    return FORMS.get(spec.partition(":")[0].strip(), "")
+
+
 #: P under two models given together for the user who moves by the first and
 #: then, or not, by the second: ``term(first, then, sources, targets, ctx)``
 #: (it stands for the first model's own matrix in the noisy-or).
@@ -101,7 +126,7 @@ def parse_model(spec: str) -> NavigationModel:
     ...
     graphprum.errors.UsageError: unknown navigation model 'structurl' in --nav 'structurl'; \
 did you mean 'structural'? known: bep, browse, classical, direct, links, log, structural, \
-summary, t2i, walk
+summary, t2i, walk (their parameters: graphprum nav --help)
     """
     name, _, args = spec.partition(":")
     where = MODELS.get(name.strip())
@@ -109,7 +134,8 @@ summary, t2i, walk
         close = difflib.get_close_matches(name.strip(), sorted(MODELS), n=1)
         raise UsageError(f"unknown navigation model {name!r} in --nav {spec!r}; "
                          + (f"did you mean {close[0]!r}? " if close else "")
-                         + f"known: {', '.join(sorted(MODELS))}")
+                         + f"known: {', '.join(sorted(MODELS))} (their parameters: "
+                         f"graphprum nav --help)")
     build: Callable[[str], NavigationModel] = _function(where)
     return build(args.strip())
 
@@ -132,16 +158,17 @@ def parse_options(spec: str, args: str, allowed: Mapping[str, Callable[[str], ob
             if i == 0 and positional is not None:
                 out[positional] = key
                 continue
-            raise UsageError(f"--nav {spec!r}: argument {item!r} must be key=value")
+            raise UsageError(f"--nav {spec!r}: argument {item!r} must be key=value; "
+                             f"{form_of(spec)}")
         if key not in allowed:
-            raise UsageError(f"--nav {spec!r}: unknown argument {key!r}; "
-                             f"allowed: {', '.join(sorted(allowed))}")
+            raise UsageError(f"--nav {spec!r}: unknown argument {key!r}; {form_of(spec)}")
         if key in out:
             raise UsageError(f"--nav {spec!r}: {key} given twice")
         try:
             out[key] = allowed[key](value)
         except (TypeError, ValueError):
-            raise UsageError(f"--nav {spec!r}: bad value {value!r} for {key}") from None
+            raise UsageError(f"--nav {spec!r}: bad value {value!r} for {key}; "
+                             f"{form_of(spec)}") from None
     return out
 
 

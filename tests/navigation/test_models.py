@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -303,3 +305,30 @@ def test_the_table_names_every_model_and_imports_only_the_one_named():
     loaded = {m.rpartition(".")[2] for m in out.split()}
     assert "classical" in loaded
     assert not loaded & {"structural", "files", "links", "browse", "summary", "t2i"}
+
+
+def test_every_model_says_how_it_is_written() -> None:
+    """Each model's form and parameters (FORMS) are in ``nav --help`` and
+    in the error for a malformed argument (before: "argument 'help' must be
+    key=value", the parameters only in docs/measures-prum.md, whose table
+    names the same parameters)."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+    from graphprum.errors import UsageError
+    from graphprum.navigation.base import FORMS, MODELS, parse_model
+    from tests.support import REPO
+
+    assert set(FORMS) == set(MODELS)
+    shown = " ".join(CliRunner().invoke(app, ["nav", "--help"], env={"COLUMNS": "200"})
+                     .stdout.split())
+    table = (REPO / "docs" / "measures-prum.md").read_text(encoding="utf-8")
+    for name, form in FORMS.items():
+        assert " ".join(form.split()) in shown
+        spec = form.split(" ")[0]
+        for parameter in re.findall(r"(\w+)=", spec):
+            assert re.search(rf"`{name}[^`]*\b{parameter}=", table), (name, parameter)
+    for spec in ("links:help", "browse:walk=2", "bep:A=x", "t2i:keepsviewing=maybe"):
+        with pytest.raises(UsageError) as caught:
+            parse_model(spec)
+        assert str(caught.value).endswith(FORMS[spec.split(":")[0]])
