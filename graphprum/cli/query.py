@@ -61,7 +61,7 @@ def query(
     # large collection): a spinner says so on a terminal
     with status("querying (the first query of a store builds its graph for queries) ..."):
         rows = run_query(store, cypher, params, write=write, timeout=timeout or None)
-    columns = list(dict.fromkeys(k for r in rows for k in r))
+    columns = getattr(rows, "columns", None) or list(dict.fromkeys(k for r in rows for k in r))
     write_rows(columns, [[r.get(c) for c in columns] for r in rows], fmt, sys.stdout,
                digits=digits, footer=f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 

@@ -68,6 +68,21 @@ UNIT_FIELDS = ["id", "doc", "kind", "tag", "label_path", "depth", "parent", "pre
                "size", "pos", "start", "end", "length", "words", "text", "attributes"]
 
 
+class QueryRows(list[dict[str, Any]]):
+    """The rows of a user's query (:meth:`Store.query`), dicts by column,
+    with ``columns``: the names its RETURN gives, in order, also when no
+    row comes back (a table's header).
+
+    >>> rows = QueryRows([], ["u.uid", "n"])
+    >>> rows, rows.columns
+    ([], ['u.uid', 'n'])
+    """
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = (), columns: Sequence[str] = ()) -> None:
+        super().__init__(rows)
+        self.columns = list(columns)
+
+
 #: The ``link_stats`` key counting documents whose links a later load counted again.
 RECOUNTED = "documents_recounted"
 

@@ -206,3 +206,37 @@ def test_an_aggregate_the_embedded_engine_gets_wrong_is_refused(local_stores) ->
                            "RETURN max(limit.length) AS s") == [{"s": lengths[0]}]
     # a LIMIT without an ORDER BY asks for no order: any three rows' sum is right
     assert len(run_query(plos, "MATCH (u:Unit) WITH u LIMIT 3 RETURN sum(u.length) AS s")) == 1
+
+
+def test_a_query_without_rows_keeps_its_columns(stores) -> None:
+    """The header of a query that matches nothing: before, ``query -f tsv``
+    printed an empty line (no columns are known from no rows)."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    text = "MATCH (u:Unit) WHERE u.words > 100000000 RETURN u.uid, u.words AS n"
+    rows = run_query(stores["plos"], text)
+    assert rows == [] and rows.columns == ["u.uid", "n"]
+    assert run_query(stores["plos"], "MATCH (u:Unit) RETURN u.uid LIMIT 1").columns == ["u.uid"]
+    r = CliRunner().invoke(app, ["--store", str(stores["plos"].location), "query", "-f", "csv",
+                                 text])
+    assert r.exit_code == 0 and r.stdout == "u.uid,n\n", r.output
+
+
+def test_a_query_without_rows_over_bolt_alone_keeps_its_columns(stores, backend,
+                                                                monkeypatch) -> None:
+    """As above, through the driver (the way to Neo4j): FalkorDB's Redis
+    port turned off."""
+    if backend != "bolt":
+        pytest.skip("a Bolt store's driver path")
+    from graphprum.store import open_store
+
+    monkeypatch.setenv("GRAPHPRUM_FALKORDB_REDIS", "off")
+    store = open_store(stores["plos"].location)
+    try:
+        rows = run_query(store, "MATCH (u:Unit) WHERE u.words > 100000000 "
+                                "RETURN u.uid, u.words AS n")
+        assert store.conn.redis() is None and rows == [] and rows.columns == ["u.uid", "n"]
+    finally:
+        store.close()

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from graphprum.errors import ServerError, UsageError
+from graphprum.store.base import QueryRows
 from graphprum.store.bolt.bounded import bounded
 from graphprum.store.bolt.driver import ask_backend, close_driver, without_goodbye
 from graphprum.store.bolt.pack import spliced_size
@@ -312,13 +313,14 @@ class BoltConnection:
         return query, {}
 
     def _transaction(self, text: str, params: Mapping[str, Any], *, write: bool,
-                     timeout: float | None, once: bool = False) -> list[neo4j.Record]:
+                     timeout: float | None, once: bool = False,
+                     keys: list[str] | None = None) -> list[neo4j.Record]:
         """The records of one query in a managed (retried, so idempotent
         queries only) transaction, or with ``once`` in an explicit one, sent
         once whatever happens (not an auto-commit one: FalkorDB takes the
         graph of those from the session's database); ``timeout`` (seconds)
         is sent as the transaction timeout, which Neo4j enforces (FalkorDB
-        ignores it)."""
+        ignores it); ``keys``, when given, gets the query's column names."""
         import neo4j  # the driver (~0.3 s): not on FalkorDB's Redis port
         import neo4j.exceptions as ne  # as in _open_driver
 
@@ -335,7 +337,10 @@ class BoltConnection:
 
         @neo4j.unit_of_work(timeout=timeout)
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
-            return list(tx.run(query, sent))
+            result = tx.run(query, sent)
+            if keys is not None:
+                keys[:] = result.keys()
+            return list(result)
 
         mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         try:
@@ -356,9 +361,11 @@ class BoltConnection:
 
     def records(self, text: str, params: Mapping[str, Any] | None = None, *,
                 write: bool = False, timeout: float | None = None) -> list[dict[str, Any]]:
-        """Rows (dicts by column, driver values) of one query over Bolt."""
-        found = self._transaction(text, params or {}, write=write, timeout=timeout)
-        return [dict(zip(r.keys(), r.values(), strict=True)) for r in found]
+        """Rows (dicts by column, driver values) of one query over Bolt, with
+        the query's ``columns`` (also when no row comes back)."""
+        keys: list[str] = []
+        found = self._transaction(text, params or {}, write=write, timeout=timeout, keys=keys)
+        return QueryRows((dict(zip(r.keys(), r.values(), strict=True)) for r in found), keys)
 
     # ---------------------------------------------------------------- reading
     def read_text(self, text: str, params: Mapping[str, Any], *,

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphprum.errors import ServerError, UsageError
+from graphprum.store.base import QueryRows
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.redis_port import BOLT_GRAPH, Edge, Node, RedisPort, ReplyError
 from graphprum.store.cypher_literal import splice
@@ -104,7 +105,8 @@ def run_user_query(conn: BoltConnection, text: str, params: Mapping[str, Any] | 
         if reason is None:
             raise
         raise UsageError(f"Cypher error: {reason}") from None
-    return [{k: plain(v) for k, v in r.items()} for r in rows]
+    return QueryRows(({k: plain(v) for k, v in r.items()} for r in rows),
+                     getattr(rows, "columns", ()))
 
 
 def _through_redis(conn: BoltConnection, redis: RedisPort, text: str,
@@ -145,7 +147,8 @@ def _through_redis(conn: BoltConnection, redis: RedisPort, text: str,
                          f"the query: WHERE, LIMIT)") from None
     except ConnectionError:
         raise conn.lost("a query") from None
-    return [{c: plain(v) for c, v in zip(columns, row, strict=True)} for row in rows]
+    return QueryRows(({c: plain(v) for c, v in zip(columns, row, strict=True)} for row in rows),
+                     columns)
 
 
 def _falkor_reason(conn: BoltConnection, text: str,

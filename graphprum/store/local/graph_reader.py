@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from graphprum.errors import StoreError, UsageError
+from graphprum.store.base import QueryRows
 from graphprum.store.cypher_guard import refuse_ungrouped_after_limit, refuse_writes
 
 
@@ -77,7 +78,7 @@ class GraphReader:
         if isinstance(result, list):  # several statements: the last one's rows
             result = result[-1]
         columns = result.get_column_names()
-        rows = []
+        rows = QueryRows(columns=columns)
         while result.has_next():
             rows.append({c: plain(v) for c, v in zip(columns, result.get_next(), strict=True)})
         return rows
