@@ -238,10 +238,14 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
 
 def load_video(store: Store, paths: PathLike | Iterable[PathLike], *, replace: bool = False,
                ) -> LoadReport:
-    """Load segment tables (``VIDEO N START END``) and ``.srt``/``.vtt`` files."""
+    """Load segment tables (``VIDEO N START END``) and ``.srt``/``.vtt`` files.
+
+    The files (small: a film's subtitles are a few hundred kB) are all read
+    before the store is written to, so that a bad one leaves it as it was,
+    its directory's entries and times included."""
     store = as_store(store)
     paths = as_paths(paths)
-    return store.load_documents(read_videos(paths), replace=replace,
+    return store.load_documents(list(read_videos(paths)), replace=replace,
                                 description={"kind": "video", "paths": [str(p) for p in paths]})
 
 

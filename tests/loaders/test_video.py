@@ -373,3 +373,18 @@ def test_a_media_file_is_told_what_load_video_reads(tmp_path: Path, name: str) -
         assert "a binary file (the video itself?): load video reads a video's segments" in message
     else:
         assert "not a text file: it holds NUL bytes" in message and "iconv" in message
+
+
+def test_a_refused_video_load_leaves_the_store_directory_as_it_was(write, tmp_path) -> None:
+    """A bad second file is found before the store is written to: its
+    directory keeps its entries and modification time (before, a staging
+    generation was made and removed)."""
+    from graphprum.loading import load_video
+
+    store_dir = tmp_path / "store"
+    load_video(open_store(store_dir), write("a.seg", "a 1 0 10\n"))
+    before = (sorted(os.listdir(store_dir)), os.stat(store_dir).st_mtime_ns)
+    good, bad = write("b.seg", "b 1 0 10\n"), write("c.seg", "c 1 0 10\nc 2 5 20\n")
+    with pytest.raises(InputError, match=r"c\.seg:2"):
+        load_video(open_store(store_dir), [good, bad])
+    assert (sorted(os.listdir(store_dir)), os.stat(store_dir).st_mtime_ns) == before
