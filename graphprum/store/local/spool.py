@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import pyarrow as pa
 
+from graphprum.io.columns import from_numpy, to_numpy
 from graphprum.store.local.strings import StringColumn, StringColumnWriter
 from graphprum.units import (
     KIND_ELEMENT,
@@ -187,11 +188,12 @@ def link_pairs_into(builder: Builder, old: UnitTable, base: int,
         names: list[str] = []
         maps: list[np.ndarray] = []  # a chunk's codes -> the load's
         if dictionaries:
-            identity = pa.array(np.arange(max(map(len, dictionaries)), dtype=np.int32))
+            # (from_numpy: pa.array() of numpy imports pandas, 0.2 s, to check for a Series)
+            identity = from_numpy(np.arange(max(map(len, dictionaries)), dtype=np.int32))
             whole = pa.chunked_array([pa.DictionaryArray.from_arrays(identity[:len(d)], d)
                                       for d in dictionaries]).unify_dictionaries()
             del dictionaries, identity
-            maps = [c.indices.to_numpy() for c in whole.chunks]
+            maps = [to_numpy(c.indices) for c in whole.chunks]
             names = _strings(whole.chunk(0).dictionary)
             del whole
             pa.default_memory_pool().release_unused()
@@ -226,7 +228,7 @@ def _encoded(link_pairs: Any, spooled: BinaryIO) -> tuple[list[Any], list[int]]:
         dictionaries.append(encoded.chunk(0).dictionary)
         sizes.append(len(froms))
         for c in encoded.chunks:
-            spooled.write(np.ascontiguousarray(c.indices.to_numpy(), np.int32).data)
+            spooled.write(to_numpy(c.indices).data)
         del encoded
         if k % 32 == 31:  # the allocator keeps what the chunks held (linklist._RELEASE)
             pa.default_memory_pool().release_unused()
