@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphprum.store.local import LocalStore
-from graphprum.store.local.links import _by_arrival, _by_row
+from graphprum.store.local.links import _by_arrival, _by_row, _offsets
 from graphprum.units import Names
 
 
@@ -58,8 +58,12 @@ def test_the_reverse_side_is_a_stable_sort_by_arrival(pairs: list[tuple[int, int
     src = np.array(sorted(s for s, _ in pairs), np.int32)
     dst = np.array([d for _, d in pairs], np.int32)
     expected = src[np.argsort(dst, kind="stable")]
-    got = _by_arrival([src.copy(), dst.copy()])
+    ptr, got = _by_arrival([src.copy(), dst.copy()], 45)
     assert got.dtype == np.int32 and got.tolist() == expected.tolist()
+    counts = np.bincount(dst, minlength=45)
+    assert ptr.dtype == np.int32 and ptr.tolist() == [0, *np.cumsum(counts).tolist()]
+    out_ptr = _offsets(src, 45)
+    assert out_ptr.tolist() == [0, *np.cumsum(np.bincount(src, minlength=45)).tolist()]
 
 
 @settings(max_examples=60, deadline=None)
