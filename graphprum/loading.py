@@ -216,14 +216,11 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
     loads) is refused, its links would count twice, unless a load since
     replaced documents (and may have taken the links away)."""
     store = as_store(store)
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+        with open(path, "rb") as fh:  # read into one buffer: no page faults per block
+            sha = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    sha = digest.hexdigest()
     loads = store.info().get("loads", [])
     same = [i for i, e in enumerate(loads) if e.get("kind") == "links" and e.get("sha256") == sha]
     # a load that replaced documents since may have taken the list's links away

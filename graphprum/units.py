@@ -508,7 +508,8 @@ def text_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 class Names(Sequence[str]):
     """Ids held by pyarrow (a column of a link list's chunk: ``load_documents``'
     ``link_pairs``): a sequence of ``str`` (made when asked for), and
-    :attr:`arrow` (a ``pyarrow.StringArray``) for a store that reads the
+    :attr:`arrow` (a ``pyarrow.StringArray``, or a ``ChunkedArray`` of
+    them: slices of the CSV reader's batches) for a store that reads the
     column in C, with no Python string for millions of ids.
 
     >>> import pyarrow as pa

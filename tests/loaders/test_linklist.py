@@ -96,3 +96,28 @@ def test_a_hash_inside_an_id_is_the_careful_readers_error(write) -> None:
     with pytest.raises(InputError, match="holds '#'") as err:
         list(read_link_list(f))
     assert err.value.line == 2
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 64])
+def test_a_lone_carriage_return_is_found_across_read_blocks(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            block: int) -> None:
+    monkeypatch.setattr(linklist, "_BLOCK", block)
+    for data in (b"a\tb\r\nc\td\r\n", b"a\tb\rc\n", b"a\tb\r", b"\r\n\r\n", b"\r\r\n", b"x\n\r",
+                 b"ab\r\ncd", b""):
+        f = tmp_path / "l.tsv"
+        f.write_bytes(data)
+        assert linklist._lone_carriage_return(f) == (b"\r" in data.replace(b"\r\n", b""))
+
+
+def test_batches_with_and_without_spaces_read_as_the_careful_reader_reads(
+        write, monkeypatch: pytest.MonkeyPatch) -> None:
+    # small CSV blocks: some batches need trimming (and hold comments), the others not
+    monkeypatch.setattr(linklist, "_CSV_BLOCK", 64)
+    lines = [f"p{i}.html\tq!{i}\"x" if i % 7 else f" p{i}.html\t q{i} " for i in range(400)]
+    lines[100:100] = ["# c\td", "  # e"]
+    f = write("l.tsv", "\n".join(lines) + "\n")
+    careful = [p for a, b in linklist.read_link_list_by_line(f, chunk=150)
+               for p in zip(a.tolist(), b.tolist(), strict=True)]
+    assert pairs(f, chunk=150) == careful and len(careful) == 400
+    assert careful[1] == ("p1.html", 'q!1"x') and careful[7] == ("p7.html", "q7")

@@ -108,10 +108,13 @@ def write_links(directory: Path, rows: list[np.ndarray], n_rows: int,
     if not resolved.all():
         src, dst = src[resolved], dst[resolved]
     del resolved
-    _save(directory / "out_ptr.npy", csr_offsets(src, n_rows))
+    _save(directory / "out_ptr.npy", _offsets(src, n_rows))
     _save(directory / "out_dst.npy", dst)
-    _save(directory / "in_ptr.npy", csr_offsets(dst, n_rows))  # counts need no order
-    _save(directory / "in_src.npy", src[np.argsort(dst, kind="stable")])
+    rows += [src, dst]
+    del src, dst
+    in_ptr, in_src = _by_arrival(rows, n_rows)
+    _save(directory / "in_ptr.npy", in_ptr)
+    _save(directory / "in_src.npy", in_src)
 
 
 #: Links handled at a time when they are reordered (bounded temporaries).
@@ -147,16 +150,62 @@ def _by_row(rows: list[np.ndarray], ranks: bool
     key.sort()  # keys are distinct: no stable sort needed
     mask = (1 << 34) - 1
     new_dst = np.empty(n, dst.dtype)
-    new_src = np.empty(n, dtype)
     rank = np.empty(n, np.int64) if ranks else None
     for a in range(0, n, _BLOCK):
         k = key[a:a + _BLOCK]
         place = k & mask
         new_dst[a:a + len(k)] = dst[place]
-        new_src[a:a + len(k)] = k >> 34
         if rank is not None:
             rank[place] = np.arange(a, a + len(k))
+    del dst  # freed before the holding rows are made: two of the three columns at a time
+    new_src = np.empty(n, dtype)
+    for a in range(0, n, _BLOCK):
+        new_src[a:a + _BLOCK] = key[a:a + _BLOCK] >> 34
     return new_src, new_dst, rank
+
+
+def _offsets(keys: np.ndarray, n: int, shift: int = 0) -> np.ndarray:
+    """:func:`~graphprum.store.linkgraph.csr_offsets` of ascending ``keys``
+    (row ``r`` of a key ``k`` is ``k >> shift``): where each row's keys
+    begin, by binary search, without the 64-bit copy of the keys that
+    counting them makes (80 MB at 10M links; the load's peak 15-24 MB lower,
+    the same time).
+
+    >>> _offsets(np.array([0, 0, 2], np.int32), 4).tolist()
+    [0, 2, 2, 3, 3]
+    """
+    probes = np.arange(n + 1, dtype=keys.dtype) << shift  # keys' type: no copy of them
+    dtype = np.int32 if len(keys) < 2**31 else np.int64
+    return np.searchsorted(keys, probes).astype(dtype)
+
+
+def _by_arrival(rows: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The link graph's reverse side: ``in_ptr`` (the offsets of each of the
+    ``n`` rows) and ``in_src``, the holding rows ``src`` of the links sorted
+    by their arrival row ``dst``, stably (``src[argsort(dst, kind="stable")]``),
+    both taken from ``rows``.
+
+    ``src`` ascends (the links are in holding order), so the stable order is
+    that of the pairs (dst, src): one int64 key per link, ``dst << 32 | src``,
+    sorted in place, whose low halves are ``in_src``; 0.5 s for ten million
+    links where the stable argsort takes 1.1 s, and 40 MB less beside them.
+
+    >>> ptr, src = _by_arrival([np.array([0, 0, 1, 2], np.int32),
+    ...                         np.array([3, 1, 1, 0], np.int32)], 4)
+    >>> ptr.tolist(), src.tolist()
+    ([0, 1, 3, 3, 4], [2, 0, 1, 0])
+    """
+    src, dst = rows.pop(0), rows.pop(0)
+    if src.dtype != np.int32 or dst.dtype != np.int32:  # pragma: no cover - beyond the key
+        return csr_offsets(dst, n), np.asarray(src[np.argsort(dst, kind="stable")])
+    key = dst.astype(np.int64)
+    del dst
+    key <<= 32
+    key |= src  # src >= 0: resolved links only
+    del src
+    key.sort()
+    low = 0 if np.little_endian else 1  # the int32 half of each key that holds src
+    return _offsets(key, n, 32), np.ascontiguousarray(key.view(np.int32)[low::2])
 
 
 def _renumbered(strings: Sparse, rank: np.ndarray) -> Sparse:

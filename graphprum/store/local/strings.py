@@ -214,9 +214,13 @@ def string_hashes(values: Iterable[str]) -> np.ndarray:
     >>> h.dtype, bool(h[0] == h[2]), bool(h[0] == h[1])
     (dtype('uint64'), True, False)
     """
-    digest = _digest
-    out: np.ndarray = np.frombuffer(b"".join([digest(v.encode("utf-8", _ERRORS))
-                                             for v in values]), dtype="<u8").astype(np.uint64)
+    values = values if isinstance(values, list) else list(values)
+    blake2b = hashlib.blake2b
+    out = np.empty(len(values), np.uint64)
+    for a in range(0, len(values), COPY_BLOCK):  # a block of digests at a time: bounded memory
+        out[a:a + COPY_BLOCK] = np.frombuffer(b"".join([
+            blake2b(v.encode("utf-8", _ERRORS), digest_size=8).digest()
+            for v in values[a:a + COPY_BLOCK]]), dtype="<u8")
     return out
 
 
