@@ -231,8 +231,8 @@ class MemoryStore(TableStore):
 
     # ------------------------------------------------------------ summaries
     def summary_names(self) -> list[str]:
-        """Names of the stored summaries."""
-        return list(self._summaries)
+        """Names of the stored summaries, sorted (as every store lists them)."""
+        return sorted(self._summaries)
 
     def load_summary(self, name: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         """A stored summary's arrays and metadata."""

@@ -198,3 +198,28 @@ def test_the_links_not_stored_are_counted_once_per_document(make_store, write) -
     other = MemoryStore()  # (a second store of the server would clear this one's graph)
     copy_store(store, other)
     assert other.info()["link_stats"]["external_links"] == 5
+
+
+def test_links_and_summaries_are_listed_in_one_order_on_every_store(make_store, write,
+                                                                     reference) -> None:
+    """``show``'s lists: in-links by the holding unit's place in the
+    collection (document order), out-links by the holding unit's place in
+    the subtree, then load order; summaries by name.  A link list's link,
+    loaded last, from the first page: before, the server listed it last,
+    the embedded store first."""
+    from graphprum.loading import load_web
+    from graphprum.summaries.stored import build_stored
+
+    site = write("site/a.html", '<html><body><a href="c.html">c</a></body></html>').parent
+    write("site/b.html", '<html><body><a href="c.html">c</a><a href="a.html">a</a></body>'
+                         '</html>')
+    write("site/c.html", "<html><body><p>c</p></body></html>")
+    store = make_store()
+    load_web(store, site)
+    load_links(store, write("more.tsv", "b.html\tc.html\na.html\tc.html\n"))
+    assert store.links_of("c.html")[1] == ["a.html", "a.html", "b.html", "b.html"]
+    assert store.links_of("b.html")[0] == ["c.html", "a.html", "c.html"]
+    load_xml(store, [write("xml/d.xml", "<a><b/><b><c/></b></a>").parent])
+    for name in ("p*", "c"):
+        build_stored(store, name)
+    assert store.summary_names() == ["c", "p*"]

@@ -296,8 +296,9 @@ class LocalStore(TableStore):
 
     # ------------------------------------------------------------- summaries
     def summary_names(self) -> list[str]:
-        """Names of the summaries stored with the current generation."""
-        return list(self.manifest.get("summaries", []))
+        """Names of the summaries stored with the current generation, sorted
+        (as every store lists them)."""
+        return sorted(self.manifest.get("summaries", []))
 
     def _summary_dir(self, name: str) -> Path | None:
         gen = self.generation
