@@ -215,12 +215,11 @@ def string_hashes(values: Iterable[str]) -> np.ndarray:
     (dtype('uint64'), True, False)
     """
     values = values if isinstance(values, list) else list(values)
-    blake2b = hashlib.blake2b
+    digest = _digest
     out = np.empty(len(values), np.uint64)
     for a in range(0, len(values), COPY_BLOCK):  # a block of digests at a time: bounded memory
         out[a:a + COPY_BLOCK] = np.frombuffer(b"".join([
-            blake2b(v.encode("utf-8", _ERRORS), digest_size=8).digest()
-            for v in values[a:a + COPY_BLOCK]]), dtype="<u8")
+            digest(v.encode("utf-8", _ERRORS)) for v in values[a:a + COPY_BLOCK]]), dtype="<u8")
     return out
 
 
