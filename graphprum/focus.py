@@ -50,12 +50,14 @@ topic 1: x#/a[1] (rank 4) overlaps x#/a[1]/s[1] (rank 1)
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from graphprum.errors import InputError, UsageError
-from graphprum.evaluation.inputs import StoreLike, as_store
+from graphprum.evaluation.inputs import RunLike, StoreLike, as_store
+from graphprum.io.objects import is_frame, run_from_object
 from graphprum.io.ranking import RankedTopic, Run
 from graphprum.io.runs import read_run
 from graphprum.measures.inex import task_violations
@@ -65,8 +67,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Focused", "Removal", "Violation", "check_run", "focus_run"]
 
-#: A run given as a file or already read.
-RunArg = Run | str | os.PathLike[str]
+#: A run given as a file, already read, or in memory (as evaluate takes one).
+RunArg = RunLike
 
 
 class Removal(NamedTuple):
@@ -112,7 +114,15 @@ def _read(run: RunArg, order: str, dedup: bool) -> Run:
         return run
     if isinstance(run, str | os.PathLike):
         return read_run(run, order=order, dedup=dedup)
-    raise UsageError(f"a run is a file path or a graphprum Run; got {type(run).__name__}")
+    if isinstance(run, bytes) or not (is_frame(run) or isinstance(run, Mapping | Iterable)):
+        raise UsageError(f"a run is a file path, a graphprum Run, a DataFrame (query_id, "
+                         f"doc_id, score), a dict {{topic: {{id: score}}}} or ScoredDoc "
+                         f"tuples; got {type(run).__name__}")
+    found = run_from_object(run, "run", "run", order=order, dedup=dedup)
+    if len(found) != 1:
+        raise UsageError(f"the run holds {len(found)} runs (tags "
+                         f"{', '.join(r.tag for r in found[:5])}); give one")
+    return found[0]
 
 
 def _store(store: StoreLike) -> Store:
@@ -129,9 +139,10 @@ def check_run(run: RunArg, task: str, *, order: str = "score",
 
     Parameters
     ----------
-    run : Run, str or PathLike
-        The run, or its file (TREC or INEX XML, read in ``order``, with
-        ``dedup`` as :func:`graphprum.io.runs.read_run` takes them).
+    run : Run, str, PathLike, DataFrame, dict or ScoredDoc tuples
+        The run, its file (TREC or INEX XML, read in ``order``, with
+        ``dedup`` as :func:`graphprum.io.runs.read_run` takes them), or
+        one run in memory as :func:`graphprum.evaluate` takes it.
     task : {"thorough", "focused", "ric", "bic"}
         The task (``relevant-in-context`` and ``best-in-context`` too);
         thorough sets no rule.
@@ -155,8 +166,9 @@ def focus_run(run: RunArg, store: StoreLike, *, tag: str | None = None, order: s
 
     Parameters
     ----------
-    run : Run, str or PathLike
-        The run, or its file (read in ``order``, with ``dedup``).
+    run : Run, str, PathLike, DataFrame, dict or ScoredDoc tuples
+        The run, its file (read in ``order``, with ``dedup``), or one run
+        in memory as :func:`graphprum.evaluate` takes it.
     store : Store, Collection or a store's location
         The collection the run was made for: overlap is its containment.
     tag : str, optional

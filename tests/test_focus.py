@@ -147,3 +147,27 @@ def test_runs_commands_report_mistakes_in_one_line(local_store, tmp_path) -> Non
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
     r = runner.invoke(app, ["runs", "check", str(bad), "--task", "focus"])
     assert r.exit_code == 2 and "unknown INEX task 'focus'" in r.stderr
+
+
+def test_a_run_in_memory_is_focused_and_checked_as_its_file(store, thorough) -> None:
+    """A DataFrame or a dict, as evaluate takes them (before: "a run is a
+    file path or a graphprum Run"): the same kept results, the same
+    violations as the file's; a frame of two runs is refused."""
+    import pandas as pd
+
+    from graphprum.errors import UsageError
+
+    run = read_run(thorough)
+    rows = [(t, u, float(300 - i)) for t in run.topics for i, u in enumerate(run.ranked(t))]
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    scores = {t: {u: s for q, u, s in rows if q == t} for t in run.topics}
+    for given in (frame, scores):
+        focused = focus_run(given, store)
+        assert {t: focused.run.ranked(t) for t in run.topics} == {
+            t: focused_by_hand(run.ranked(t)) for t in run.topics}
+        assert [str(v) for v in check_run(given, "focused")] == [
+            str(v) for v in check_run(run, "focused")]
+    with pytest.raises(UsageError, match="holds 2 runs"):
+        check_run(frame.assign(tag=["a", "b"] * (len(frame) // 2)), "focused")
+    with pytest.raises(UsageError, match="got int"):
+        check_run(3, "focused")
