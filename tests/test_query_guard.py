@@ -51,6 +51,11 @@ REFUSED = [
     ("MATCH (u) WITH u AS `'` CREATE (:X)", "CREATE"),
     ("CALL /* x */ `db.idx.fulltext.drop`('Unit')", "CALL `db.idx.fulltext.drop`"),
     ("UNWIND [1] AS x FOREACH (y IN [x] | CREATE (:X))", "FOREACH"),
+    # Neo4j's: a review found each passing the old guard
+    ("SHOW TRANSACTIONS YIELD transactionId AS t TERMINATE TRANSACTIONS t", "TERMINATE"),
+    ("MATCH (n) INSERT (:Pwn)", "INSERT"),
+    ("CALL db.labels/**/.foo()", "CALL db.labels.foo"),
+    ("CALL db.labels .foo()", "CALL db.labels.foo"),
 ]
 
 ALLOWED = [
@@ -203,6 +208,25 @@ def test_no_prefix_lets_native_code_or_files_through(tmp_path: Path, write) -> N
                 assert len(lines) == 1 and "--write" in lines[0], (text, r.output)
                 with pytest.raises(UsageError, match="does more than read"):
                     opened.query(text)
+    # hidden where the guard and the engine read a text differently: a block
+    # comment LadybugDB does not end at '**/' (so the quote after it opened
+    # a string to the guard, and the engine ran the rest), characters the
+    # engine reads as spaces (U+180E, U+00A0, U+2028) where Python's \s does
+    # not; found by a review, each ran on the old guard
+    secret = write("secret.txt", "root:x:0:0\n")
+    hidden = [f"RETURN 1 AS x /* **/ ' */ ; {s} //'" for s in statements]
+    hidden += [f"UNWIND [1] AS x /* a **/ ' */ LOAD FROM '{secret}' (header=false) "
+               f"RETURN * //'"]
+    hidden += [s.replace(" ", space, 1) for s in statements[:3] for space in
+               ("\u180e", "\u00a0", "\u2028")]
+    hidden += [f"UNWIND [1] AS x LOAD\u180eFROM '{secret}' (header=false) RETURN *",
+               "CALL\u180eshow_tables() RETURN *"]
+    for text in hidden:
+        r = runner.invoke(app, ["--store", str(store), "query", "-f", "tsv", text])
+        assert r.exit_code == 2 and "root" not in r.stdout, (text, r.output)
+        assert len(r.output.strip().splitlines()) == 1, (text, r.output)
+        with pytest.raises(UsageError):
+            opened.query(text)
     opened.close()
     assert not witness.exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out")) == []
@@ -296,3 +320,16 @@ def test_embedded_parameter_and_timeout_limits_are_one_line(tmp_path: Path, writ
         reader.query("RETURN 1 AS x", timeout=seconds)
     reader.conn = real
     assert limits == [1, 1, 2500]
+
+
+def test_the_text_a_store_runs_is_the_text_the_guard_read() -> None:
+    """Comments are taken out of what a store runs, so an engine that ends
+    one elsewhere (Neo4j may end ``//`` at a carriage return, LadybugDB
+    does not end ``/* a **/`` at ``**/``) finds nothing there to run."""
+    from graphprum.store.cypher_guard import what_runs
+
+    text = "RETURN 1 AS x //\rCREATE (:P)"
+    assert writes(text) == [] and "CREATE" not in what_runs(text)
+    text = "RETURN 1 AS x /* a **/ CREATE (:P) */"  # the guard ends it first: refused
+    assert writes(text) == ["CREATE"]
+    assert what_runs("RETURN '/* kept */' AS `//`") == "RETURN '/* kept */' AS `//`"

@@ -22,6 +22,14 @@ and comments blanked (so a quote or ``//`` inside them starts nothing):
   only read (:data:`READ_PROCEDURES`; a LadybugDB setting such as
   ``CALL threads=1`` is a procedure call too).
 
+What the engine runs is what the guard read: :func:`what_runs` gives the
+text with its comments taken out (an engine that ends a comment elsewhere,
+as LadybugDB does not end ``/* a **/`` at ``**/``, sees no comment at all
+to disagree on) and refuses any character outside strings and quoted
+names but printable ASCII, tab and line ends (LadybugDB reads U+180E,
+U+00A0 or U+2028 as a space where Python's ``\\s`` does not, so
+``LOAD``, U+180E, ``FROM`` would pass a pattern).  Every store runs that text.
+
 LadybugDB itself opens the graph read-only, which refuses writes to the
 database (``CREATE``, ``SET``, ``ATTACH``, ``CREATE GRAPH``) but not what
 reaches outside it: ``COPY … TO``, ``EXPORT DATABASE``, ``LOAD FROM``,
@@ -76,9 +84,14 @@ _OPTION = re.compile(r"\s*(?:[0-9][0-9.]*(?![\w=])|[A-Za-z_]\w*\s*=\s*)")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 #: Writing clauses that may stand anywhere in a query.
 _CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|ALTER|GRANT|DENY|"
-                     r"REVOKE|LOAD\s+(?:CSV|FROM|WITH|EXTENSION))\b", re.IGNORECASE)
-_CALL = re.compile(r"\bCALL\s*(`[^`]*`(?:\s*\.\s*(?:`[^`]*`|\w+))*|[A-Za-z_][\w.]*)",
+                     r"REVOKE|INSERT|TERMINATE|LOAD\s+(?:CSV|FROM|WITH|EXTENSION))\b",
+                     re.IGNORECASE)
+#: A procedure's name: words or quoted names joined by dots, spaces around
+#: them allowed (``db.labels .foo`` is ``db.labels.foo`` to a parser).
+_CALL = re.compile(r"\bCALL\s*((?:`[^`]*`|[A-Za-z_]\w*)(?:\s*\.\s*(?:`[^`]*`|[A-Za-z_]\w*))*)",
                    re.IGNORECASE)
+#: Characters a query may hold outside strings, quoted names and comments.
+_PLAIN = re.compile(r"[^\t\n\r\x20-\x7e]")
 #: Procedures that only read (others may write, so they need ``write=True``).
 READ_PROCEDURES = {"db.labels", "db.relationshiptypes", "db.propertykeys", "db.indexes",
                    "db.constraints", "dbms.components", "db.schema.visualization",
@@ -124,6 +137,37 @@ def lexed(text: str) -> Lexed:
     bare.append(text[at:])
     calls.append(text[at:])
     return Lexed("".join(bare), "".join(calls), quoted)
+
+
+def what_runs(text: str) -> str:
+    """``text`` as a store is given it: its comments replaced by a space
+    (strings and quoted names kept as written); UsageError for a character
+    outside them that is not printable ASCII, a tab or a line end.
+
+    >>> what_runs("MATCH (u) /* a **/ ' */ RETURN u // the end")
+    "MATCH (u)   ' */ RETURN u  "
+    >>> what_runs("RETURN 'é' AS `é`")
+    "RETURN 'é' AS `é`"
+    >>> what_runs("RETURN 1\u180eAS x")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: the query holds U+180E outside strings and quoted names, \
+where engines read such characters differently; write it in quotes ('...') or backticks
+    """
+    out: list[str] = []
+    at = 0
+    for m in _TOKEN.finditer(text):
+        out.append(text[at:m.start()])
+        token = m.group(0)
+        out.append(" " if token.startswith("/") else token)
+        at = m.end()
+    out.append(text[at:])
+    for part in out[::2]:  # between the tokens
+        if bad := _PLAIN.search(part):
+            raise UsageError(f"the query holds U+{ord(bad.group(0)):04X} outside strings and "
+                             f"quoted names, where engines read such characters differently; "
+                             f"write it in quotes ('...') or backticks")
+    return "".join(out)
 
 
 def _a_name(bare: str, start: int, end: int) -> bool:
@@ -214,7 +258,7 @@ def writes(text: str) -> list[str]:
     for m in _CALL.finditer(calls):
         if _a_name(calls, m.start(), m.start() + 4):
             continue
-        name = m.group(1)
+        name = re.sub(r"\s*\.\s*", ".", m.group(1))
         if re.sub(r"[`\s]", "", name).lower() not in READ_PROCEDURES:
             out.append(f"CALL {name}")
     return out

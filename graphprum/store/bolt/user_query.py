@@ -33,6 +33,7 @@ from graphprum.errors import ServerError, UsageError
 from graphprum.store.base import QueryRows
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.redis_port import BOLT_GRAPH, Edge, Node, RedisPort, ReplyError
+from graphprum.store.cypher_guard import what_runs
 from graphprum.store.cypher_literal import splice
 from graphprum.store.deadline import call_with_timeout
 
@@ -90,6 +91,7 @@ def run_user_query(conn: BoltConnection, text: str, params: Mapping[str, Any] | 
     if timeout is not None and not math.isinf(timeout) and not timeout > 0:
         raise UsageError(f"timeout {timeout:g}: must be a positive number of seconds")
     limit = None if timeout is None or math.isinf(timeout) else timeout
+    text = what_runs(text)  # the server runs what the guard read (run_query checked it)
     redis = conn.redis() if conn.backend == "falkordb" else None
     if redis is not None:
         return _through_redis(conn, redis, text, params or {}, write, limit)

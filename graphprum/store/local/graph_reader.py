@@ -16,7 +16,12 @@ from typing import Any
 
 from graphprum.errors import StoreError, UsageError
 from graphprum.store.base import QueryRows
-from graphprum.store.cypher_guard import refuse_ungrouped_after_limit, refuse_writes
+from graphprum.store.cypher_guard import (
+    refuse_ungrouped_after_limit,
+    refuse_writes,
+    statement_count,
+    what_runs,
+)
 
 
 def import_ladybug() -> Any:
@@ -57,8 +62,12 @@ class GraphReader:
               timeout: float | None = None) -> list[dict[str, Any]]:
         """Rows of ``text`` as dicts; UsageError for a text that does more
         than read, and for Cypher the engine refuses."""
+        text = what_runs(text)  # the engine runs what was checked: no comment to read otherwise
         refuse_writes(text)
         refuse_ungrouped_after_limit(text)
+        if statement_count(text) > 1:  # the engine would run them all, one after the other
+            raise UsageError("the query holds several statements (';' separates them): give "
+                             "one statement per query")
         if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
             self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
         try:
@@ -75,8 +84,9 @@ class GraphReader:
                 raise UsageError("a parameter is an empty list (or a list of nulls), whose "
                                  "type the embedded store cannot tell") from None
             raise UsageError(f"Cypher error: {message[:400]}") from None
-        if isinstance(result, list):  # several statements: the last one's rows
-            result = result[-1]
+        if isinstance(result, list):  # the engine split what the guard read as one
+            raise UsageError("the engine read several statements where the guard read one; "
+                             "refused")
         columns = result.get_column_names()
         rows = QueryRows(columns=columns)
         while result.has_next():
