@@ -40,7 +40,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     """Open a store: ``bolt://``/``neo4j://`` URIs (any case, ``+s``/``+ssc``
     too; see :mod:`graphprum.store.uri`) go to the Bolt backend, a location
     with any other ``scheme://`` is refused, anything else is an embedded
-    store directory.
+    store directory (a leading ``~`` is the home directory, as in a shell).
 
     ``None`` means ``$GRAPHPRUM_STORE`` or ``./graphprum-store``; ``wait``:
     seconds an embedded store's write waits for another writer.
@@ -55,6 +55,9 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         from graphprum.store.bolt import BoltStore  # 20 modules, ~9 ms: bolt:// URIs only
 
         return BoltStore(uri)
+    # '~/coll' given in quotes (or in $GRAPHPRUM_STORE): LadybugDB expands a
+    # leading ~ itself, so the columns and the graph would part ways
+    text = os.path.expanduser(text)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # LadybugDB takes its path as UTF-8 text

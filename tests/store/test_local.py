@@ -142,3 +142,22 @@ def test_sigkill_during_load_leaves_previous_state(tmp_path: Path, write, delay:
     write("later/z.xml", DOC_B)
     load_xml(after, [tmp_path / "later"])
     assert len([p for p in store_dir.iterdir() if p.name.startswith("gen-")]) == 1
+
+
+def test_a_store_named_from_home_is_one_directory(tmp_path, monkeypatch) -> None:
+    """``--store '~/coll'`` (quoted, or from $GRAPHPRUM_STORE): the columns
+    and the graph both under $HOME/coll (before: the columns in ./~/coll,
+    the graph's build failing in $HOME, every query refused)."""
+    from graphprum.loading import load_xml
+    from graphprum.query import run_query
+    from graphprum.store import open_store
+    from tests.support import PLOS
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "home").mkdir()
+    store = open_store("~/coll")
+    load_xml(store, [PLOS / "articles"])
+    assert run_query(store, "MATCH (d:Document) RETURN count(d) AS n") == [{"n": 9}]
+    store.close()
+    assert (tmp_path / "home" / "coll").is_dir() and not (tmp_path / "~").exists()
