@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from graphprum.errors import UsageError
@@ -80,11 +81,38 @@ def parse_param(text: str) -> tuple[str, object]:
         parsed = json.loads(value)
     except (ValueError, RecursionError):
         return key, value
+    refuse_deep({key: parsed})
     try:
         check_integers(parsed, f"${key}")
     except UsageError as exc:
         raise UsageError(f"--param {key}: {exc}") from None
     return key, parsed
+
+
+#: Seconds past which a query's timeout is no limit (about 115 days).
+MAX_TIMEOUT = 1e7
+#: How deep lists and maps may nest in a parameter.
+MAX_DEPTH = 64
+
+
+def refuse_deep(params: Mapping[str, Any]) -> None:
+    """UsageError for a parameter whose lists and maps nest deeper than
+    :data:`MAX_DEPTH` (the encoders recurse: Python's stack would end first).
+
+    >>> refuse_deep({"x": [[1, {"k": [2]}]]})
+    >>> refuse_deep({"x": [[[[[]]]]] * 1}) is None
+    True
+    """
+    stack = [(name, value, 0) for name, value in params.items()]
+    while stack:
+        name, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise UsageError(f"parameter ${name} nests lists or maps more than {MAX_DEPTH} "
+                             f"deep")
+        if isinstance(value, Mapping):
+            stack.extend((name, v, depth + 1) for v in value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend((name, v, depth + 1) for v in value)
 
 
 def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
@@ -104,6 +132,9 @@ def run_query(store: Store, text: str, params: dict[str, Any] | None = None,
     store's engine refuses, for a parameter value that cannot be sent, and
     for a query past ``timeout``.
     """
+    if timeout is not None and not timeout <= MAX_TIMEOUT:  # inf, 1e300: no limit
+        timeout = None
+    refuse_deep(params or {})
     text = what_runs(text)  # comments out: the store runs what was checked
     if not write:  # first: what a text would do matters more than its form
         refuse_writes(text)

@@ -333,3 +333,31 @@ def test_the_text_a_store_runs_is_the_text_the_guard_read() -> None:
     text = "RETURN 1 AS x /* a **/ CREATE (:P) */"  # the guard ends it first: refused
     assert writes(text) == ["CREATE"]
     assert what_runs("RETURN '/* kept */' AS `//`") == "RETURN '/* kept */' AS `//`"
+
+
+def test_queries_the_encoders_or_engine_cannot_take_are_one_line(tmp_path: Path,
+                                                                 write) -> None:
+    """A review's tracebacks and one silent change, each now exit 2 and one
+    line: a parameter nested 500 deep (RecursionError in the encoder),
+    ``--timeout inf`` and ``1e300`` (OverflowError: now no limit), bytes that
+    are not UTF-8 (UnicodeEncodeError), and a list mixing a map with a
+    number inside a map, which the embedded engine returned as a string."""
+    write("col/a.xml", "<article><sec><p>text</p></sec></article>")
+    store = tmp_path / "s"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--store", str(store), "load", "xml",
+                               str(tmp_path / "col")]).exit_code == 0
+    query = ["--store", str(store), "query", "-f", "tsv"]
+    deep = "[" * 500 + "]" * 500
+    for args, message in ((["RETURN size($x) AS n", "--param", f"x={deep}"], "more than 64"),
+                          (["RETURN $v AS v", "--param", 'v={"k":[1,{"z":"q"}]}'],
+                           "lists or maps beside other values"),
+                          (["RETURN '\udc85' AS v"], "not UTF-8")):
+        r = runner.invoke(app, [*query, *args])
+        assert r.exit_code == 2 and message in r.output, (args, r.output)
+        assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    for timeout in ("inf", "1e300"):
+        r = runner.invoke(app, [*query, "--timeout", timeout, "RETURN 1 AS one"])
+        assert (r.exit_code, r.stdout) == (0, "one\n1\n"), r.output
+    r = runner.invoke(app, [*query, "RETURN $v AS v", "--param", 'v={"k":[[1],[2,3]]}'])
+    assert r.exit_code == 0 and r.stdout.splitlines()[1] == '{"k": [[1], [2, 3]]}', r.output

@@ -64,7 +64,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from graphprum.errors import UsageError
+from graphprum.errors import UsageError, printable
 
 #: One lexical token that can hide keywords: a quoted parameter name, a
 #: quoted name, a string literal, a comment.  Matched left to right in one
@@ -154,6 +154,11 @@ def what_runs(text: str) -> str:
     graphprum.errors.UsageError: the query holds U+180E outside strings and quoted names, \
 where engines read such characters differently; write it in quotes ('...') or backticks
     """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # bytes that were not UTF-8, read as surrogates
+        raise UsageError(f"the query is not UTF-8 text (character {exc.start + 1} is "
+                         f"{printable(text[exc.start])})") from None
     out: list[str] = []
     at = 0
     for m in _TOKEN.finditer(text):

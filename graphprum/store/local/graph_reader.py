@@ -68,8 +68,9 @@ class GraphReader:
         if statement_count(text) > 1:  # the engine would run them all, one after the other
             raise UsageError("the query holds several statements (';' separates them): give "
                              "one statement per query")
-        if timeout is not None:  # in whole milliseconds, at least one (0 is no limit)
-            self.conn.set_query_timeout(max(1, math.ceil(timeout * 1000)))
+        refuse_mixed_lists(params or {})
+        if timeout is not None and math.isfinite(timeout):  # whole ms, at least one (0: none)
+            self.conn.set_query_timeout(min(max(1, math.ceil(timeout * 1000)), 2**53))
         try:
             result = self.conn.execute(text, params or {})
         except (ValueError, TypeError) as exc:  # a parameter the engine cannot take
@@ -97,6 +98,34 @@ class GraphReader:
         """Close the database."""
         self.conn.close()
         self.db.close()
+
+
+def refuse_mixed_lists(params: dict[str, Any]) -> None:
+    """UsageError for a parameter holding a list of lists or maps beside
+    other values, which LadybugDB 0.22 turns into a string silently when the
+    list is inside a map (``{"k": [1, {"z": "q"}]}`` came back as
+    ``{"k": '[1, {"z": "q"}]'}``) and refuses at the top level.
+
+    >>> refuse_mixed_lists({"v": {"k": [[1], [2, 3]], "n": [1, 2.5, None]}})
+    >>> refuse_mixed_lists({"v": {"k": [1, {"z": "q"}]}})
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: parameter $v: a list holds lists or maps beside other \
+values, which the embedded store cannot take (its lists hold values of one type)
+    """
+    stack = list(params.items())
+    while stack:
+        name, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((name, v) for v in value.values())
+        elif isinstance(value, list | tuple):
+            kinds = {"map" if isinstance(v, dict) else "list" if isinstance(v, list | tuple)
+                     else "value" for v in value if v is not None}
+            if len(kinds) > 1:
+                raise UsageError(f"parameter ${name}: a list holds lists or maps beside other "
+                                 f"values, which the embedded store cannot take (its lists "
+                                 f"hold values of one type)")
+            stack.extend((name, v) for v in value)
 
 
 #: Keys of LadybugDB values that are the engine's or the embedded store's.
