@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from graphprum.loading import load_xml
+from graphprum.store.bolt.redis_port import compact_rows
 from graphprum.store.local import LocalStore
 from tests.support import REPO
 
@@ -81,3 +82,30 @@ def test_replace_of_the_plos_examples_equals_a_fresh_load_and_the_embedded_store
         (row,) = bolt.query(f"MATCH (n:{label}) RETURN count(n) AS n, count(n.{key}) AS k")
         assert row["n"] == row["k"], label
     assert bolt.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 9}]
+
+
+@pytest.mark.skipif(not FALKORDB, reason="a FalkorDB specific")
+def test_a_bulk_load_makes_its_links_once_every_index_is_built(bolt_store, monkeypatch):
+    """FalkorDB builds an index created on a label with nodes in the
+    background, and a query planned on it meanwhile crashed FalkorDB 4.16 (2
+    of 45 bulk loads of the PostgreSQL manual): when the bulk load's LINK
+    query is sent, ``db.indexes()`` says every index of the bulk graph is
+    OPERATIONAL (old code: the 9 PLOS articles' indexes still
+    "[Indexing] ...: UNDER CONSTRUCTION")."""
+    from graphprum.store.bolt import bulk_load
+
+    store = bolt_store()
+    seen: list[list[str]] = []
+    make_links = bulk_load.make_links
+
+    def spy(conn, name, names, graph=None):
+        reply = conn.redis_call("a look", "GRAPH.RO_QUERY", graph,
+                                "CALL db.indexes() YIELD status RETURN status", "--compact")
+        seen.append([str(s) for (s,) in compact_rows(reply)])
+        return make_links(conn, name, names, graph=graph)
+
+    monkeypatch.setattr(bulk_load, "make_links", spy)
+    report = load_xml(store, [PLOS])
+    assert report.extra.get("bulk") is True
+    assert len(seen) == 1 and len(seen[0]) >= 5  # one per label with an index
+    assert seen[0] == ["OPERATIONAL"] * len(seen[0])

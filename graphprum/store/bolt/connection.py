@@ -68,6 +68,7 @@ from urllib.parse import urlsplit
 from graphprum.errors import ServerError, UsageError
 from graphprum.store.bolt.bounded import bounded
 from graphprum.store.bolt.driver import ask_backend, close_driver, without_goodbye
+from graphprum.store.bolt.index_status import wait_for_indexes
 from graphprum.store.bolt.pack import spliced_size
 from graphprum.store.bolt.queries import (
     FALKOR_PARAM_LIMIT,
@@ -558,11 +559,11 @@ class BoltConnection:
         if self.backend == "falkordb":
             have = {(lab, p) for lab, props in self.read("schema/falkordb_indexes")
                     for p in props}
-            for st in wanted:
-                lab = st.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
-                prop = st.rsplit(".", 1)[1].rstrip(")").strip()
-                if (lab, prop) not in have:
-                    self.write_text(st)
+            missing = [st for st in wanted if _label_property(st) not in have]
+            for st in missing:
+                self.write_text(st)
+            if missing:
+                wait_for_indexes(self)
         else:
             for st in wanted:
                 self.write_text(st)
@@ -587,3 +588,9 @@ class BoltConnection:
             self._redis_link.close()
         if self._finalizer is not None:
             self._finalizer()
+
+
+def _label_property(statement: str) -> tuple[str, str]:
+    """The label and property of a ``CREATE INDEX FOR (x:Label) ON (x.prop)``."""
+    label = statement.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
+    return label, statement.rsplit(".", 1)[1].rstrip(")").strip()
