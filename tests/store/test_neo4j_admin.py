@@ -6,6 +6,7 @@ documents)."""
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,13 @@ def test_the_command_prints_the_import_and_refuses_to_overwrite(collection, tmp_
     assert r.exit_code == 2
     assert r.output.strip() == (f"graphprum: error: {out / 'documents.csv'}: exists already; "
                                 f"export into a new directory")
+
+
+def test_the_meta_node_keeps_the_links_not_stored(collection) -> None:
+    """meta.csv's link_stats are the store's (the links that 'info' counts as
+    not stored: external, within their own page); they were written as {}."""
+    local, out = collection
+    stats = local.info()["link_stats"]
+    assert stats  # the bundled web example has links that are not stored
+    (meta,) = read_graph(out)["Meta"].values()
+    assert json.loads(meta["link_stats"]) == stats

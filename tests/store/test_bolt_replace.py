@@ -1,0 +1,111 @@
+"""Replacing documents in a Bolt store on FalkorDB: FalkorDB 4.16 deletes a
+node found through an index wrongly once the graph grew past its matrices'
+size (every 16,384 nodes) since the node's label matrix was last scanned:
+the node stays under its label without properties, and reads of the label
+fail ("Attempted to access undefined attribute") or crash the server.  The
+store scans the labels before every deletion (``load/settle_labels``)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from graphprum.loading import load_xml
+from graphprum.store.bolt.redis_port import compact_rows
+from graphprum.store.local import LocalStore
+from tests.support import REPO
+
+pytestmark = pytest.mark.bolt
+PLOS = REPO / "examples" / "plos" / "articles"
+FALKORDB = not os.environ.get("GRAPHPRUM_TEST_BOLT_URI")
+#: Nodes FalkorDB 4.16 allocates its matrices for at a time (NODE_CREATION_BUFFER).
+MATRIX_STEP = 16_384
+
+
+@pytest.mark.skipif(not FALKORDB, reason="a FalkorDB specific")
+def test_a_deletion_after_the_graph_grew_leaves_the_other_nodes_whole(bolt_store):
+    """Three documents, then a graph grown past the matrices' size, then one
+    document deleted by the store's packaged deletion: the two others keep
+    their names (old code: "Attempted to access undefined attribute")."""
+    store = bolt_store()
+    conn = store.conn
+    conn.ensure_schema()  # the index on Document.name, through which the deletion finds d1
+    conn.write_text("UNWIND ['d1', 'd2', 'd3'] AS n CREATE (:Document {name: n})")
+    conn.write_text("UNWIND range(1, $n) AS i CREATE (:Unit)", n=MATRIX_STEP)
+    conn.write_rows("load/replaced_documents", "names", ["d1"])
+    rows = store.query("MATCH (d:Document) RETURN d.name AS name ORDER BY name")
+    assert rows == [{"name": "d2"}, {"name": "d3"}]
+    assert store.query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": MATRIX_STEP}]
+
+
+def _evaluation(store):
+    from graphprum import evaluate
+
+    examples = REPO / "examples" / "plos"
+    return evaluate([examples / "run-bm25.txt"], examples / "qrels.txt", ["AP"], store=store)
+
+
+INFO = ("documents", "elements", "units", "tags", "label_paths", "links", "dangling_links",
+        "link_stats")
+
+
+@pytest.mark.parametrize("ways", [{}, {"GRAPHPRUM_BOLT_BULK": "0"}], ids=["bulk", "merge"])
+def test_replace_of_the_plos_examples_equals_a_fresh_load_and_the_embedded_store(
+        tmp_path, bolt_store, monkeypatch, ways):
+    """The 9 PLOS articles (19,393 units: more than the matrices' first
+    size) loaded, then loaded again with --replace: info and the AP of the
+    example run equal those of the fresh load and of the embedded store
+    (old code: the replace left the store unreadable)."""
+    for k, v in ways.items():
+        monkeypatch.setenv(k, v)
+    assert sum(1 for _ in PLOS.glob("*.xml")) == 9
+    local, bolt = LocalStore(tmp_path / "l"), bolt_store()
+    load_xml(local, [PLOS])
+    load_xml(bolt, [PLOS])
+    fresh_info = {k: bolt.info().get(k) for k in INFO}
+    fresh_ap = _evaluation(bolt)
+    report = load_xml(bolt, [PLOS], replace=True)
+    assert report.replaced == 9
+    got = {k: bolt.info().get(k) for k in INFO}
+    assert got == fresh_info == {k: local.info().get(k) for k in INFO}
+    assert got["units"] == 19_393 > MATRIX_STEP
+    got_ap, want_ap = _evaluation(bolt), _evaluation(local)
+    for table in (fresh_ap, want_ap):
+        assert got_ap[["run", "measure", "topic"]].equals(table[["run", "measure", "topic"]])
+        assert np.allclose(got_ap["value"], table["value"], rtol=0, atol=1e-12)
+    assert want_ap["value"].abs().sum() > 0
+    # nothing left of the replaced versions: every node of a label has its key
+    for label, key in [("Document", "name"), ("Unit", "uid"), ("PendingLink", "key"),
+                       ("Attribute", "nid")]:
+        (row,) = bolt.query(f"MATCH (n:{label}) RETURN count(n) AS n, count(n.{key}) AS k")
+        assert row["n"] == row["k"], label
+    assert bolt.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 9}]
+
+
+@pytest.mark.skipif(not FALKORDB, reason="a FalkorDB specific")
+def test_a_bulk_load_makes_its_links_once_every_index_is_built(bolt_store, monkeypatch):
+    """FalkorDB builds an index created on a label with nodes in the
+    background, and a query planned on it meanwhile crashed FalkorDB 4.16 (2
+    of 45 bulk loads of the PostgreSQL manual): when the bulk load's LINK
+    query is sent, ``db.indexes()`` says every index of the bulk graph is
+    OPERATIONAL (old code: the 9 PLOS articles' indexes still
+    "[Indexing] ...: UNDER CONSTRUCTION")."""
+    from graphprum.store.bolt import bulk_load
+
+    store = bolt_store()
+    seen: list[list[str]] = []
+    make_links = bulk_load.make_links
+
+    def spy(conn, name, names, graph=None):
+        reply = conn.redis_call("a look", "GRAPH.RO_QUERY", graph,
+                                "CALL db.indexes() YIELD status RETURN status", "--compact")
+        seen.append([str(s) for (s,) in compact_rows(reply)])
+        return make_links(conn, name, names, graph=graph)
+
+    monkeypatch.setattr(bulk_load, "make_links", spy)
+    report = load_xml(store, [PLOS])
+    assert report.extra.get("bulk") is True
+    assert len(seen) == 1 and len(seen[0]) >= 5  # one per label with an index
+    assert seen[0] == ["OPERATIONAL"] * len(seen[0])
