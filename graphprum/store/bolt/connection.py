@@ -77,6 +77,7 @@ from graphprum.store.bolt.queries import (
     Row,
     batch_size_from,
     cypher,
+    label_property,
     query_bytes,
     statements,
 )
@@ -566,7 +567,7 @@ class BoltConnection:
         if self.backend == "falkordb":
             have = {(lab, p) for lab, props in self.read("schema/falkordb_indexes")
                     for p in props}
-            missing = [st for st in wanted if _label_property(st) not in have]
+            missing = [st for st in wanted if label_property(st) not in have]
             for st in missing:
                 self.write_text(st)
             if missing:
@@ -595,9 +596,3 @@ class BoltConnection:
             self._redis_link.close()
         if self._finalizer is not None:
             self._finalizer()
-
-
-def _label_property(statement: str) -> tuple[str, str]:
-    """The label and property of a ``CREATE INDEX FOR (x:Label) ON (x.prop)``."""
-    label = statement.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
-    return label, statement.rsplit(".", 1)[1].rstrip(")").strip()

@@ -87,3 +87,13 @@ def query_bytes(text: str, params: Mapping[str, Any]) -> int:
     25
     """
     return len(splice(text, params).encode("utf-8"))
+
+
+def label_property(statement: str) -> tuple[str, str]:
+    """The label and property of a ``CREATE INDEX FOR (x:Label) ON (x.prop)``.
+
+    >>> label_property("CREATE INDEX FOR (u:Unit) ON (u.uid)")
+    ('Unit', 'uid')
+    """
+    label = statement.split("(", 1)[1].split(":", 1)[1].split(")", 1)[0].strip()
+    return label, statement.rsplit(".", 1)[1].rstrip(")").strip()
