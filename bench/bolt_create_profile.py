@@ -28,24 +28,12 @@ import resource
 import time
 from pathlib import Path
 
+from common import thread_ticks
+
 from graphprum.loading import load_xml
 from graphprum.store.bolt import BoltStore, connection, load_records, queries
 
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def threads(pid: int) -> dict[str, tuple[str, int, int]]:
-    """Per thread of ``pid``: name, user and system clock ticks."""
-    out = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            stat = (task / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        out[task.name] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[11]),
-                          int(fields[12]))
-    return out
 
 
 def cpu(pid: int) -> float:
@@ -95,11 +83,11 @@ def main() -> None:
             store = BoltStore(args.uri)
             store.clear()
             stats.clear()
-            r0, c0, th0 = resource.getrusage(resource.RUSAGE_SELF), cpu(pid), threads(pid)
+            r0, c0, th0 = resource.getrusage(resource.RUSAGE_SELF), cpu(pid), thread_ticks(pid)
             t0 = time.perf_counter()
             rep = load_xml(store, [args.collection])
             wall = time.perf_counter() - t0
-            r1, th1, n = resource.getrusage(resource.RUSAGE_SELF), threads(pid), rep.elements
+            r1, th1, n = resource.getrusage(resource.RUSAGE_SELF), thread_ticks(pid), rep.elements
             by_thread: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0])
             for tid, (comm, user, system) in th1.items():
                 _, u0, s0 = th0.get(tid, (comm, 0, 0))

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from common import thread_ticks
 
 from graphprum.loading import load_xml
 from graphprum.store.bolt import BoltStore, connection
@@ -41,14 +42,8 @@ TICK = os.sysconf("SC_CLK_TCK")
 def threads(pid: int) -> dict[str, float]:
     """CPU seconds of ``pid`` so far, by thread name."""
     out: dict[str, float] = collections.defaultdict(float)
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            stat = (task / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        out[stat[stat.index("(") + 1:stat.rindex(")")]] += (int(fields[11])
-                                                            + int(fields[12])) / TICK
+    for name, user, system in thread_ticks(pid).values():
+        out[name] += (user + system) / TICK
     return out
 
 

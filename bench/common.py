@@ -69,3 +69,19 @@ def trec_eval_binary() -> Path | None:
         subprocess.run(["tar", "-x", "-C", str(built)], input=archive, check=True)
     subprocess.run(["make", "-C", str(built)], check=True, capture_output=True)
     return built / "trec_eval"
+
+
+def thread_ticks(pid: int) -> dict[str, tuple[str, int, int]]:
+    """Per thread of ``pid`` (by thread id): its name, user and system
+    clock ticks so far (``/proc/PID/task/*/stat``; threads that ended are
+    left out)."""
+    out = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        out[task.name] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[11]),
+                          int(fields[12]))
+    return out
