@@ -201,7 +201,8 @@ def evaluate_rows(runs: RunsLike, qrels: QrelsLike | None,
     [('demo', 'PRUM(r=1)', '1', 1.0, nan), ('demo', 'PRUM(r=1)', 'all', 1.0, nan)]
     """
     return run_evaluation(runs, qrels, measures, options=_options(options, option_values),
-                          store=store, passages=passages, per_topic=per_topic, warn=warn,
+                          store=store, passages=passages, per_topic=per_topic,
+                          warn=warn or python_warning,
                           progress=progress)
 
 
@@ -466,7 +467,7 @@ def report(runs: RunsLike, qrels: QrelsLike | None,
                        title=title, command=command,
                        parameters=lambda: describe(opts, the_store, qrels, passages),
                        inputs=lambda tags: input_files(every, qrels, passages, tags),
-                       warn=warn, nav=opts.nav)
+                       warn=warn or python_warning, nav=opts.nav)
     if output is not None:
         write_report(page, output)
     return page

@@ -410,3 +410,12 @@ def test_notes_are_python_warnings_unless_warn_is_given() -> None:
     other = frame[frame["topic"] != "2"].replace({"run1": "run2"})
     with pytest.warns(UserWarning, match="topic"):
         graphprum.compare(pd.concat([frame, other]))
+
+
+def test_the_reports_comparison_notes_are_python_warnings(tmp_path: Path) -> None:
+    """report() compares the runs as compare() does, and says alike when
+    two runs share only some topics (a review: its notes were dropped)."""
+    qrels = {"1": {"a": 1}, "2": {"a": 1}}
+    runs = {"r1": {"1": {"a": 1.0}, "2": {"a": 1.0}}, "r2": {"1": {"a": 1.0}}}
+    with pytest.warns(UserWarning, match="shared topics"):
+        graphprum.report(runs, qrels, ["AP"], output=tmp_path / "r.html", complete=False)

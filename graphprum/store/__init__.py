@@ -22,10 +22,14 @@ __all__ = ["DEFAULT_STORE", "Store", "UnitTable", "default_location", "open_stor
 
 
 def default_location(location: str | os.PathLike[str] | None = None) -> str:
-    """``location``, or ``$GRAPHPRUM_STORE``, or ``./graphprum-store``."""
+    """``location``, or ``$GRAPHPRUM_STORE``, or ``./graphprum-store``; a
+    leading ``~`` of a directory is the home directory, as in a shell
+    (LadybugDB expands it itself, so the columns and the graph would part
+    ways otherwise)."""
     if location is None:
         location = os.environ.get("GRAPHPRUM_STORE") or DEFAULT_STORE
-    return os.fspath(location)
+    text = os.fspath(location)
+    return text if is_uri(text) else os.path.expanduser(text)
 
 
 def store_exists(location: str | os.PathLike[str] | None = None) -> bool:
@@ -55,9 +59,6 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         from graphprum.store.bolt import BoltStore  # 20 modules, ~9 ms: bolt:// URIs only
 
         return BoltStore(uri)
-    # '~/coll' given in quotes (or in $GRAPHPRUM_STORE): LadybugDB expands a
-    # leading ~ itself, so the columns and the graph would part ways
-    text = os.path.expanduser(text)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # LadybugDB takes its path as UTF-8 text

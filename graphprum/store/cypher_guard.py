@@ -69,10 +69,10 @@ from graphprum.errors import UsageError, printable
 #: One lexical token that can hide keywords: a quoted parameter name, a
 #: quoted name, a string literal, a comment.  Matched left to right in one
 #: pass, so a quote or ``//`` inside any of them starts nothing.  (LadybugDB
-#: and Neo4j read ``\\'`` inside a string as a quote, and block comments do
-#: not nest: the same as here.)
-_TOKEN = re.compile(r"\$`[^`]*`|`[^`]*`|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|//[^\n]*|/\*.*?\*/",
-                    re.DOTALL)
+#: and Neo4j read ``\\'`` inside a string as a quote, end a ``//`` comment at
+#: ``\\r`` or ``\\n``, and block comments do not nest: the same as here.)
+_TOKEN = re.compile(r"\$`[^`]*`|`[^`]*`|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\""
+                    r"|//[^\r\n]*|/\*.*?\*/", re.DOTALL)
 
 #: Words a reading statement begins with (after ``PROFILE``/``EXPLAIN``).
 READ_STARTS = frozenset({"MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "CALL", "SHOW"})

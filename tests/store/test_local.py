@@ -161,3 +161,6 @@ def test_a_store_named_from_home_is_one_directory(tmp_path, monkeypatch) -> None
     assert run_query(store, "MATCH (d:Document) RETURN count(d) AS n") == [{"n": 9}]
     store.close()
     assert (tmp_path / "home" / "coll").is_dir() and not (tmp_path / "~").exists()
+    from graphprum.store import store_exists
+
+    assert store_exists("~/coll")  # as the command line asks before opening it
