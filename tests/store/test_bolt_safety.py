@@ -175,6 +175,7 @@ def test_stop_signals_only_its_own_server(tmp_path, monkeypatch):
     try:
         data = tmp_path / "srv"
         data.mkdir()
+        (data / ".graphprum-server").write_text('{"format": "graphprum-server"}')
         (data / "server.json").write_text(json.dumps(
             {"pid": other.pid, "port": 27001, "redis_port": 27002,
              "uri": "bolt://127.0.0.1:27001"}), encoding="utf-8")
