@@ -357,11 +357,26 @@ def test_user_info_goes_to_the_driver_auth_not_its_uri():
     f"bolt:neo4j:{PASSWORD}@h",
     f"error at neo4j+ssc:/u:{PASSWORD}@h: refused",
     f"bolt:///neo4j:{PASSWORD[:4]}/{PASSWORD[4:]}@h",
+    f"store bolt://{PASSWORD}@127.0.0.1:7687",  # a user part alone: a token
+    f"Neo4j+S://{PASSWORD}@h and https://{PASSWORD}@github.com/x",
 ])
 def test_redact_takes_passwords_out(text):
     out = redact(text)
     assert PASSWORD not in out and PASSWORD[:4] + "@" not in out and PASSWORD[4:] not in out
     assert "@" in out  # the user name stays: u@host
+    assert redact(out) == out  # printed text is redacted again on its way out
+
+
+def test_a_user_part_alone_is_shown_only_when_it_is_a_user_name(monkeypatch):
+    """``bolt://TOKEN@h`` printed ``TOKEN``: a user part without a password
+    is shown only when $NEO4J_USERNAME names it."""
+    monkeypatch.delenv("NEO4J_USERNAME", raising=False)
+    assert parse_store_uri(f"bolt://{PASSWORD}@h:7687").safe == "bolt://***@h:7687"
+    assert redact(f"at bolt://{PASSWORD}@h:7687/") == "at bolt://***@h:7687/"
+    assert parse_store_uri(f"bolt://neo4j:{PASSWORD}@h").safe == "bolt://neo4j@h"
+    monkeypatch.setenv("NEO4J_USERNAME", "alice")
+    assert parse_store_uri("bolt://alice@h:7687").safe == "bolt://alice@h:7687"
+    assert redact("bolt://alice@h and bolt://bob@h") == "bolt://alice@h and bolt://***@h"
 
 
 def test_report_command_line_has_no_password():

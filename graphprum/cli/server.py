@@ -29,7 +29,7 @@ def server_start(
     port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
     data_dir: DataDir = None,
     bind: Annotated[str, typer.Option(
-        help="Address to listen on: loopback only (FalkorDB's Bolt port takes no "
+        help="Address to listen on: 127.0.0.1 only (FalkorDB's Bolt port takes no "
              "password, so other addresses are refused).")] = "127.0.0.1",
 ) -> None:
     """Start the server in the background; prints the URI to use with --store."""

@@ -10,7 +10,11 @@ percent-encoded as usual) is taken out of it and handed to the driver as
 credentials, so the driver never sees, and never echoes, the password.
 :func:`redact` scrubs user information out of any text (error messages,
 command lines) before it is printed; passwords seen by :func:`parse_store_uri`
-are scrubbed wherever they appear.
+are scrubbed wherever they appear.  Printed, the user information keeps a
+user name only when it is one for certain (:func:`shown_user`): followed by
+a password (``USER:PASSWORD@``), or the name ``$NEO4J_USERNAME`` gives.  A
+user part alone (``bolt://TOKEN@HOST``) can be a token, and is printed
+``***@``.
 
 Examples
 --------
@@ -19,12 +23,15 @@ Examples
 ('bolt://db.example:7688', ('neo4j', 'p@ss'), 'bolt://neo4j@db.example:7688')
 >>> redact("Given URI: 'bolt://neo4j:p%40ss@db.example:7688'")
 "Given URI: 'bolt://neo4j@db.example:7688'"
+>>> parse_store_uri("bolt://Zq9SecretPw@db:7687").safe
+'bolt://***@db:7687'
 >>> is_uri("graphprum-store"), is_uri("Neo4j+S://host")
 (False, True)
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -44,6 +51,8 @@ _BARE_USERINFO = re.compile(r"\b((?:bolt|neo4j)(?:\+ssc|\+s)?:/?)(?!/)([^\s/]*)@
                             re.IGNORECASE)
 #: Passwords seen in URIs this process parsed, scrubbed by :func:`redact`.
 _SECRETS: set[str] = set()
+#: User names seen followed by a password, shown by :func:`shown_user`.
+_USERS: set[str] = set()
 _MIN_SECRET = 3
 
 
@@ -83,9 +92,15 @@ class BoltURI:
         return f"{self.scheme}://{self._netloc(None)}{self.rest}"
 
     @property
+    def shown_user(self) -> str | None:
+        """The user to print (:func:`shown_user`), None when none is given."""
+        return shown_user(self.user, self.password is not None) if self.user else None
+
+    @property
     def safe(self) -> str:
-        """The URI to print: the user name kept, the password left out."""
-        return f"{self.scheme}://{self._netloc(self.user)}{redact(self.rest)}"
+        """The URI to print: the password left out, the user name kept when
+        it is one for certain (:func:`shown_user`)."""
+        return f"{self.scheme}://{self._netloc(self.shown_user)}{redact(self.rest)}"
 
     @property
     def auth(self) -> tuple[str, str] | None:
@@ -167,6 +182,24 @@ def _reason(exc: ValueError) -> str:
     return " ".join(redact(text).split())[:120]
 
 
+def shown_user(user: str, with_password: bool) -> str:
+    """How user information is printed: the user name when a password came
+    with it (``USER:PASSWORD@``), or came with it in a text redacted before
+    (so that redacting twice changes nothing), or ``$NEO4J_USERNAME`` names
+    it; else ``***`` (a user part alone can be a token).  The one rule of
+    :func:`redact` and :attr:`BoltURI.safe`.
+
+    >>> shown_user("neo4j", True), shown_user("neo4j", False), shown_user("Zq9SecretPw", False)
+    ('neo4j', 'neo4j', '***')
+    """
+    if with_password:
+        _USERS.add(user)
+        return user
+    if not user or user in _USERS or user == os.environ.get("NEO4J_USERNAME"):
+        return user
+    return "***"
+
+
 def remember_secret(secret: str) -> None:
     """Scrub ``secret`` from everything :func:`redact` sees from now on."""
     if len(secret) >= _MIN_SECRET:
@@ -175,11 +208,14 @@ def remember_secret(secret: str) -> None:
 
 def redact(text: str) -> str:
     """``text`` with the user information of every URI in it reduced to the
-    user name, and every password seen in a parsed URI
+    user name (:func:`shown_user`: ``***`` for a user part without a
+    password), and every password seen in a parsed URI
     (:func:`remember_secret`) replaced by ``***``.
 
     >>> redact("failed: neo4j://u:s3cr@t/x@h:1/db and http://h/p@x")
     'failed: neo4j://u@h:1/db and http://h/p@x'
+    >>> redact("store bolt://Zq9SecretPw@127.0.0.1:7687, https://ghp_tok@github.com/x")
+    'store bolt://***@127.0.0.1:7687, https://***@github.com/x'
     >>> redact("no URI here")
     'no URI here'
     >>> redact("bolt:///neo4j:pw1@h:7687 and bolt:neo4j:pw2@h and neo4j+s:/u:pw3@h")
@@ -193,11 +229,12 @@ def redact(text: str) -> str:
             # a store URI: everything from the first ':' of the user
             # information is a password, whatever it holds ('/' too)
             slashes = userinfo[:len(userinfo) - len(userinfo.lstrip("/"))]
-            return scheme + slashes + userinfo[len(slashes):].split(":", 1)[0] + "@"
-        user = userinfo.split(":", 1)[0]
+            user, colon, _ = userinfo[len(slashes):].partition(":")
+            return scheme + slashes + shown_user(user, bool(colon)) + "@"
+        user, colon, _ = userinfo.partition(":")
         if "/" in user:  # an '@' in a path, not user information
             return m.group(0)
-        return scheme + user + "@"
+        return scheme + shown_user(user, bool(colon)) + "@"
 
     # greedy on purpose: the match runs to the last '@' of the token, so a
     # password holding '@' or '/' is cut out whole (at worst a host is too)

@@ -82,6 +82,7 @@ from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.io.qrels import read_qrels
 from graphprum.io.runs import read_run
 from graphprum.store.base import TABLE, ServerReads, SummaryPage
+from graphprum.store.uri import redact
 from graphprum.summaries.axpre import AXPRES, WEIGHTS, Summary, build_summary, normalise_axpre
 from graphprum.summaries.render import partition_tree, short_label
 from graphprum.summaries.stored import stored_summary
@@ -357,7 +358,7 @@ def explorer_data(counted: UnitTable | PageCounts, summaries: Mapping[str, Summa
             "samples": counts.samples[name],
         }
     return {"format": "graphprum-explorer", "version": DATA_VERSION,
-            "generator": f"graphprum {__version__}", "store": _safe_location(store),
+            "generator": f"graphprum {__version__}", "store": redact(store),
             "elements": counts.elements, "documents": counts.documents, "first": first,
             "top": top, "units": counts.units, "summaries": out,
             "refinements": counts.refinements, "overlay": overlay}
@@ -394,15 +395,6 @@ def unit_ids(units: Mapping[str, list[Any]]) -> list[str]:
         out.append(units["docs"][d] + "#" + "".join(
             f"/{t}[{k}]" for t, k in zip(tags, pos.split("."), strict=True)))
     return out
-
-
-def _safe_location(location: str) -> str:
-    """A store location without any user:password part of a URI.
-
-    >>> _safe_location("bolt://neo4j:secret@db:7687"), _safe_location("/data/store")
-    ('bolt://db:7687', '/data/store')
-    """
-    return re.sub(r"^([a-z+]+://)[^/@]*@", r"\1", location)
 
 
 # ------------------------------------------------------------------ page

@@ -175,6 +175,7 @@ def test_stop_signals_only_its_own_server(tmp_path, monkeypatch):
     try:
         data = tmp_path / "srv"
         data.mkdir()
+        (data / ".graphprum-server").write_text('{"format": "graphprum-server"}')
         (data / "server.json").write_text(json.dumps(
             {"pid": other.pid, "port": 27001, "redis_port": 27002,
              "uri": "bolt://127.0.0.1:27001"}), encoding="utf-8")
@@ -273,3 +274,40 @@ def test_falkordb_errors_say_why(bolt_store, text):
         run_query(bolt_store(), text)
     message = str(err.value)
     assert message.startswith("Cypher error: ") and "unknown error" not in message.lower()
+
+
+def test_a_token_as_user_part_is_never_printed(bolt_store, falkordb_uri, tmp_path,
+                                               monkeypatch):
+    """``bolt://TOKEN@HOST:PORT`` (a user part without ':' can be a token):
+    info, an error and the report's parameters show
+    ``***@`` (info printed the token), and a user name that
+    $NEO4J_USERNAME gives is shown."""
+    from tests.support import REPO
+
+    if os.environ.get("GRAPHPRUM_TEST_BOLT_URI"):
+        pytest.skip("FalkorDB's own server: a user part without a password")
+    bolt_store()
+    token = "Zq9SecretPw"
+    host_port = falkordb_uri.removeprefix("bolt://")
+    uri = f"bolt://{token}@{host_port}"
+    plos = REPO / "examples" / "plos"
+    runs = [
+        ["load", "xml", str(plos / "articles")],
+        ["info"],
+        ["eval", str(plos / "run-bm25.txt"), "--qrels", str(plos / "qrels.txt"), "-m", "PRUM",
+         "-f", "json"],
+        ["report", str(plos / "run-bm25.txt"), "--qrels", str(plos / "qrels.txt"),
+         "-o", str(tmp_path / "r.html")],
+        ["show", "no-such-unit#/x[1]"],  # an error naming the store
+    ]
+    out = ""
+    for args in runs:
+        r = runner.invoke(app, ["--store", uri, *args])
+        out += r.stdout + r.stderr
+        assert r.exit_code in (0, 2), (args, r.exit_code, r.stdout, r.stderr, r.exception)
+    out += (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert token not in out
+    assert f"store\tbolt://***@{host_port}" in out and out.count("bolt://***@") >= 3, out
+    monkeypatch.setenv("NEO4J_USERNAME", "falkordb")
+    r = runner.invoke(app, ["--store", f"bolt://falkordb@{host_port}", "info"])
+    assert f"store\tbolt://falkordb@{host_port}" in r.stdout, (r.stdout, r.stderr)

@@ -295,3 +295,32 @@ def test_a_server_still_reading_its_data_is_recorded_and_stops(tmp_path, clean_e
     while falkor_server.process_alive(st["pid"]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not falkor_server.process_alive(st["pid"])
+
+
+def test_a_load_keeps_another_programs_meta_nodes(server):
+    """Another program's ``:Meta`` nodes and their edge, written first: the
+    load into that graph keeps them (before, they counted as graphprum's
+    Meta node, the graph looked empty, and the bulk load renamed its graph
+    over them: one Meta node left, the USES edge gone)."""
+    uri = server["uri"]
+
+    def graphprum(*args: str) -> subprocess.CompletedProcess:
+        p = subprocess.run([str(SCRIPT), "--store", uri, *args], capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return p
+
+    graphprum("query", "--write", "CREATE (:Meta {app:'billing', version:7})"
+                                  "-[:USES]->(:Meta {app:'billing-db'})")
+    graphprum("load", "xml", str(PLOS))
+    store = BoltStore(uri)
+    rows = store.query("MATCH (a:Meta)-[:USES]->(b:Meta) RETURN a.app AS a, a.version AS v, "
+                       "b.app AS b")
+    assert rows == [{"a": "billing", "v": 7, "b": "billing-db"}]
+    assert store.query("MATCH (m:Meta) RETURN count(m) AS n") == [{"n": 3}]
+    assert store.info()["documents"] == 9
+    store.clear()  # graphprum's nodes only
+    assert store.query("MATCH (m:Meta) RETURN m.app AS app ORDER BY app") \
+        == [{"app": "billing"}, {"app": "billing-db"}]
+    assert store.query("MATCH ()-[r:USES]->() RETURN count(r) AS n") == [{"n": 1}]
+    store.close()

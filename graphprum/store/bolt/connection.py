@@ -137,6 +137,8 @@ class BoltConnection:
         user = os.environ.get("NEO4J_USERNAME")
         auth = parsed.auth or ((user, os.environ.get("NEO4J_PASSWORD", "")) if user else None)
         self.user = auth[0] if auth else None
+        #: the user as printed (a user part without a password may be a token)
+        self.shown_user = parsed.shown_user if parsed.auth else self.user
         self._password = auth[1] if auth else None
         self._config: dict[str, Any] = {
             "auth": auth, "connection_acquisition_timeout": connect_timeout,
@@ -202,7 +204,7 @@ class BoltConnection:
 
         code = getattr(exc, "code", "") or ""
         if isinstance(exc, ne.AuthError) or "Security" in code:
-            msg = f"authentication failed for user {self.user!r}" if self.user \
+            msg = f"authentication failed for user {self.shown_user!r}" if self.user \
                 else "the server requires credentials (set NEO4J_USERNAME and NEO4J_PASSWORD)"
         elif "DatabaseNotFound" in code:
             msg = f"no database {self.database!r} on this server"
@@ -248,7 +250,7 @@ class BoltConnection:
         else:
             why = "the password is not the server's Redis password (requirepass)"
         return ServerError(f"{self.where()}: FalkorDB refused the credentials of user "
-                           f"{self.user!r}: {why}")
+                           f"{self.shown_user!r}: {why}")
 
     def host_port(self) -> tuple[str, int]:
         """Host and port of the Bolt server."""

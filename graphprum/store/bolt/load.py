@@ -34,7 +34,8 @@ Three ways to write:
   Redis port when it is reachable (see :mod:`graphprum.store.bolt.redis_port`
   for why), else over Bolt, one at a time.
 
-A store is empty when it holds no node but graphprum's ``Meta`` node
+A store is empty when it holds no node but graphprum's ``Meta`` node (the one keyed
+``graphprum``: another program's ``:Meta`` nodes are kept)
 (``read/node_count``), asked after the load claimed the store; what the
 load writes is removed, as for any load, only by the names of its own
 incomplete documents.  In every way the client holds one batch of

@@ -37,6 +37,8 @@ import platform
 import struct
 from pathlib import Path
 
+from graphprum.store.bolt.datadir import write_file
+
 #: ``::ffff:127.0.0.1``: where FalkorDB's Bolt socket is bound instead of ``::``.
 LOOPBACK_V4_MAPPED = ipaddress.IPv6Address("::ffff:127.0.0.1").packed
 #: ELF machine numbers of the architectures the preload library is written for.
@@ -118,9 +120,9 @@ def elf_library(machine: int, symbol: bytes, value: bytes) -> bytes:
     return bytes(out)
 
 
-def write_preload_library(directory: str | os.PathLike[str]) -> Path:
-    """Write the library that redefines ``in6addr_any`` as ``::ffff:127.0.0.1``
-    into ``directory``; its path (for ``LD_PRELOAD``).
+def preload_library() -> bytes:
+    """The bytes of the library that redefines ``in6addr_any`` as
+    ``::ffff:127.0.0.1`` for this machine.
 
     Raises :class:`LoopbackUnsupportedError` where :func:`preload_supported` says so.
     """
@@ -128,8 +130,19 @@ def write_preload_library(directory: str | os.PathLike[str]) -> Path:
     if why is not None:
         raise LoopbackUnsupportedError(why)
     machine = _MACHINES[platform.machine().lower()]
+    return elf_library(machine, b"in6addr_any", LOOPBACK_V4_MAPPED)
+
+
+def write_preload_library(directory: str | os.PathLike[str]) -> Path:
+    """Write :func:`preload_library` into ``directory`` without following a
+    symbolic link there (a new file renamed over the old one); its path
+    (for ``LD_PRELOAD``).
+
+    Raises :class:`LoopbackUnsupportedError` where :func:`preload_supported` says so.
+    """
+    data = preload_library()
     path = Path(directory) / _SONAME.decode()
-    path.write_bytes(elf_library(machine, b"in6addr_any", LOOPBACK_V4_MAPPED))
+    write_file(path, data, mode=0o644)
     return path
 
 

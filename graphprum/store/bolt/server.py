@@ -37,7 +37,11 @@ next to it, whatever their data directory (:func:`remembered`).
 :func:`stop` signals a process only after checking that it is the server
 this directory started: a ``redis-server`` whose command line names the Redis
 port of ``server.json`` and that listens on both recorded ports.  A pid
-reused by another program is left alone.
+reused by another program is left alone.  Neither command touches a
+directory graphprum did not make its own (:mod:`graphprum.store.bolt.datadir`):
+``start`` refuses one that holds another program's files or that other users
+may write to, ``stop`` one without graphprum's marker or whose ``server.json``
+is not graphprum's.
 
 Examples
 --------
@@ -48,6 +52,7 @@ False
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import random
@@ -61,10 +66,12 @@ from pathlib import Path
 from typing import Any
 
 from graphprum.errors import ServerError, UsageError
+from graphprum.store.bolt.datadir import MARKER, claim, is_ours, write_file
 from graphprum.store.bolt.loopback import (
     LoopbackUnsupportedError,
     is_loopback,
     listening_sockets,
+    preload_library,
     public_listeners,
     write_preload_library,
 )
@@ -208,6 +215,31 @@ def is_server(state: dict[str, Any]) -> bool:
     return not ports or {port, redis_port} <= ports
 
 
+def own_state(path: Path) -> bool:
+    """Whether ``path`` is a state file graphprum's :func:`start` wrote: a
+    regular file holding a JSON object with integer ``pid``, ``port`` and
+    ``redis_port`` and the ``uri`` ``bolt://127.0.0.1:PORT``."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(state, dict):
+        return False
+    ints = [state.get(k) for k in ("pid", "port", "redis_port")]
+    return all(type(v) is int for v in ints) \
+        and state.get("uri") == f"bolt://{LOOPBACK}:{state['port']}"
+
+
+def _library() -> bytes:
+    """The preload library's bytes (empty where it cannot be made)."""
+    try:
+        return preload_library()
+    except LoopbackUnsupportedError:
+        return b""
+
+
 def _read_state(data_dir: Path) -> dict[str, Any] | None:
     path = data_dir / STATE
     try:
@@ -241,6 +273,21 @@ def _check_bind(bind: str) -> None:
             f"password (even with Redis's requirepass), so a password cannot protect it "
             f"and graphprum serves it on loopback only; from another machine use an SSH "
             f"tunnel (ssh -L PORT:127.0.0.1:PORT HOST) or a Neo4j server with credentials")
+    if bind != "localhost" and not _is_127_0_0_1(bind):
+        raise UsageError(f"--bind {bind}: refused: the server listens on 127.0.0.1 only "
+                         f"(both its ports); use --bind 127.0.0.1, or leave --bind out")
+
+
+def _is_127_0_0_1(address: str) -> bool:
+    """Whether ``address`` is 127.0.0.1 (IPv4-mapped IPv6 too).
+
+    >>> _is_127_0_0_1("::ffff:127.0.0.1"), _is_127_0_0_1("127.0.0.2"), _is_127_0_0_1("::1")
+    (True, False, False)
+    """
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ip) == LOOPBACK
 
 
 def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BOLT_PORT,
@@ -250,21 +297,23 @@ def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BO
     a free port by default), data in ``data_dir`` (default
     :func:`default_data_dir`), every port on loopback.  Refuses to start a
     second server on the same data directory, a non-loopback ``bind``, and a
-    platform where the Bolt port cannot be kept on loopback.  With
+    platform where the Bolt port cannot be kept on loopback; and a data
+    directory that is not empty and not graphprum's, or that other users may
+    write to (:func:`~graphprum.store.bolt.datadir.claim`).  With
     ``remember``, the data directory is listed for :func:`remembered`.
     ``durable=False`` keeps Redis's defaults (no append-only file: a scratch
     server, whose Bolt port may take writes; see :data:`APPENDFSYNC`).
     Returns :func:`status`."""
     _check_bind(bind)
+    if not 0 < port <= MAX_BOLT_PORT:
+        raise UsageError(f"--port {port}: FalkorDB's Bolt port must be in 1..{MAX_BOLT_PORT}")
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     data_dir = data_dir.resolve()
-    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    claim(data_dir, _library)  # ours or empty, and no other user may write to it
     current = status(data_dir)
     if current["running"]:
         raise UsageError(f"a FalkorDB server already runs for {data_dir} "
                          f"(pid {current['pid']}, {current.get('uri')})")
-    if not 0 < port <= MAX_BOLT_PORT:
-        raise UsageError(f"--port {port}: FalkorDB's Bolt port must be in 1..{MAX_BOLT_PORT}")
     if _port_open(port):
         raise ServerError(f"bolt://127.0.0.1:{port}: port {port} is already in use")
     redis_port = redis_port or free_port()
@@ -308,7 +357,7 @@ def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BO
     # this directory's, for status and stop, whatever the wait below says
     state = {"pid": pid, "port": port, "redis_port": redis_port,
              "uri": f"bolt://127.0.0.1:{port}", "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    (data_dir / STATE).write_text(json.dumps(state), encoding="utf-8")
+    write_file(data_dir / STATE, json.dumps(state).encode("utf-8"))
     if remember:
         _remember(data_dir)
     _wait_loaded(port, redis_port, 10 * timeout)
@@ -411,9 +460,27 @@ def stop(data_dir: str | os.PathLike[str] | None = None,
     SIGTERM, which saves the data, then SIGKILL after ``timeout``.  Only the
     process :func:`is_server` recognises is signalled; stopping a stopped
     server is not an error.  Returns :func:`status` after, with ``stale``
-    set when ``server.json`` named a process that is not the server."""
+    set when ``server.json`` named a process that is not the server.
+
+    Refused (UsageError, nothing signalled, no file deleted): a directory
+    that does not exist, one that is not graphprum's (no :data:`MARKER`,
+    see :func:`~graphprum.store.bolt.datadir.is_ours`), and a
+    ``server.json`` that is not graphprum's (:func:`own_state`)."""
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     data_dir = data_dir.resolve()
+    if not data_dir.exists():
+        raise UsageError(f"{data_dir}: no such directory, so no graphprum server there; "
+                         f"nothing stopped")
+    if not data_dir.is_dir():
+        raise UsageError(f"{data_dir}: not a directory, so no graphprum server there; "
+                         f"nothing stopped")
+    if not is_ours(data_dir, _library):
+        raise UsageError(f"{data_dir}: not a graphprum server directory (no {MARKER}): "
+                         f"nothing stopped, no file deleted")
+    path = data_dir / STATE
+    if os.path.lexists(path) and not own_state(path):
+        raise UsageError(f"{path}: not graphprum's server state: nothing stopped, "
+                         f"the file is left alone")
     current = status(data_dir)
     if current["running"]:
         _kill(int(current["pid"]), timeout)
