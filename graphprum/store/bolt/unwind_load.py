@@ -43,6 +43,8 @@ from graphprum.units import (
 FLUSH_UNITS = 5_000
 #: Seconds between heartbeats of a running load.
 BEAT_EVERY = 15.0
+#: Replaced documents whose stored versions are removed and new ones renamed at a time.
+REPLACE_BATCH = 200
 
 
 class UnwindLoads:
@@ -259,7 +261,7 @@ class UnwindLoads:
         is written under, and the name it replaces): remove the stored
         versions of those it replaces and give the new ones their names;
         then its link records count."""
-        step = 200
+        step = REPLACE_BATCH
         replacing = [(tmp, name) for tmp, name in written if name is not None]
         for i in range(0, len(replacing), step):
             part = replacing[i:i + step]
