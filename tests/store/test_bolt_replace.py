@@ -123,9 +123,10 @@ THIRD = {"g.xml": '<g><ref to="c.xml"/></g>'}
 
 
 @pytest.mark.parametrize("then", ["resume", "next load"])
-@pytest.mark.parametrize("dies_at", [("load/replaced_documents", 2), ("load/rename", 2),
-                                     ("load/complete", 1)],
-                         ids=["after-units-deleted", "before-rename", "before-complete"])
+@pytest.mark.parametrize("dies_at", [("load/replaced_documents", 2), ("load/rename_links", 2),
+                                     ("load/rename", 2), ("load/complete", 1)],
+                         ids=["after-units-deleted", "after-deletes", "before-rename",
+                              "before-complete"])
 def test_a_replace_killed_while_it_swaps_versions_loses_no_document(
         tmp_path, bolt_store, falkordb_uri, monkeypatch, then, dies_at):
     """A --replace load of four documents, two a batch, whose connection dies
@@ -147,9 +148,9 @@ def test_a_replace_killed_while_it_swaps_versions_loses_no_document(
     runs = {"n": 0}
 
     def dying(name, *args, **kwargs):  # the client is gone from this query on
-        if name == query:
+        if name == query and runs["n"] < nth:
             runs["n"] += 1
-        if runs["n"] >= nth:
+        if runs["n"] == nth:
             raise ConnectionError("killed")
         return real(name, *args, **kwargs)
 
