@@ -32,14 +32,14 @@ def load_group(
     ctx: typer.Context,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Finish what interrupted loads left: remove the documents they "
-                         "never completed, make the links of one killed once its documents "
-                         "were visible (a Bolt store; the next load does it too).")] = False,
+                         "never completed, or finish one killed once all it wrote was in "
+                         "(a Bolt store; the next load does it too).")] = False,
 ) -> None:
     """Load a collection into the store."""
     if resume:
         removed = store_from_options(create=False).resume_loads()
         print(f"removed {removed:,} incomplete documents" if removed
-              else "nothing to resume: no incomplete documents")
+              else "nothing removed: no incomplete documents left")
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
         print(ctx.get_help())

@@ -15,6 +15,7 @@ import pytest
 from graphprum.loading import load_xml
 from graphprum.store.bolt.redis_port import compact_rows
 from graphprum.store.local import LocalStore
+from tests.store.test_bolt import assert_same_graph, write_collection
 from tests.support import REPO
 
 pytestmark = pytest.mark.bolt
@@ -109,3 +110,66 @@ def test_a_bulk_load_makes_its_links_once_every_index_is_built(bolt_store, monke
     assert report.extra.get("bulk") is True
     assert len(seen) == 1 and len(seen[0]) >= 5  # one per label with an index
     assert seen[0] == ["OPERATIONAL"] * len(seen[0])
+
+
+#: A collection, the load that replaces four of its documents (and adds f),
+#: and a load after it.
+FIRST = {f"{n}.xml": f'<a n="{n}"><b>old {n}</b><ref to="{m}.xml"/></a>'
+         for n, m in zip("abcde", "bcdea", strict=True)}
+SECOND = {**{f"{n}.xml": f'<a n="{n}2"><c>new {n}</c><c/><ref to="{m}.xml"/></a>'
+             for n, m in zip("abcd", "eabf", strict=True)},
+          "f.xml": '<f><ref to="a.xml"/></f>'}
+THIRD = {"g.xml": '<g><ref to="c.xml"/></g>'}
+
+
+@pytest.mark.parametrize("then", ["resume", "next load"])
+@pytest.mark.parametrize("dies_at", [("load/replaced_documents", 2), ("load/rename_links", 2),
+                                     ("load/rename", 2), ("load/complete", 1)],
+                         ids=["after-units-deleted", "after-deletes", "before-rename",
+                              "before-complete"])
+def test_a_replace_killed_while_it_swaps_versions_loses_no_document(
+        tmp_path, bolt_store, falkordb_uri, monkeypatch, then, dies_at):
+    """A --replace load of four documents, two a batch, whose connection dies
+    while it removes the stored versions and renames the new ones (at the
+    ``n``-th run of the query named): reopened, the store finishes the load
+    (``load --resume`` or the next load) and holds the graph of the embedded
+    store after the same loads (old code: the documents whose stored
+    versions were gone were removed as leftovers, 2 to 4 of them lost)."""
+    from graphprum.store.bolt import unwind_load
+
+    monkeypatch.setenv("GRAPHPRUM_BOLT_BULK", "0")
+    monkeypatch.setattr(unwind_load, "REPLACE_BATCH", 2)
+    roots = [write_collection(tmp_path / k, files) for k, files in
+             [("first", FIRST), ("second", SECOND), ("third", THIRD)]]
+    bolt, local = bolt_store(), LocalStore(tmp_path / "l")
+    load_xml(bolt, [roots[0]], links="ref@to")
+    query, nth = dies_at
+    conn, real = bolt.conn, bolt.conn.write_rows
+    runs = {"n": 0}
+
+    def dying(name, *args, **kwargs):  # the client is gone from this query on
+        if name == query and runs["n"] < nth:
+            runs["n"] += 1
+        if runs["n"] == nth:
+            raise ConnectionError("killed")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(conn, "write_rows", dying)
+    with pytest.raises(ConnectionError):
+        load_xml(bolt, [roots[1]], links="ref@to", replace=True)
+    assert runs["n"] == nth
+    reopened = type(bolt)(falkordb_uri)
+    try:
+        if then == "resume":
+            reopened.resume_loads()
+        else:
+            load_xml(reopened, [roots[2]], links="ref@to")
+        for root in roots[:2] + ([roots[2]] if then == "next load" else []):
+            load_xml(local, [root], links="ref@to", replace=True)
+        assert reopened.info()["incomplete_documents"] == 0
+        assert reopened.documents()["name"].tolist() == local.documents()["name"].tolist()
+        assert_same_graph(local, reopened)
+        meta = reopened.reads.meta()
+        assert meta["held"] and not meta["interrupted"]
+    finally:
+        reopened.close()

@@ -7,7 +7,9 @@ one is written under a name of its own and renamed then, after the stored
 version is removed, so the stored version stays readable while the load
 runs.  A load that fails removes what it wrote; one that is killed leaves
 incomplete documents that the next load, or ``graphprum load --resume``
-(:meth:`BoltLoads.resume_loads`), removes.  A load claims the store first
+(:meth:`BoltLoads.resume_loads`), removes, unless every write of it was in
+(``Meta.held_load`` -1): then it had begun to remove stored versions, and
+the next load finishes it instead.  A load claims the store first
 (``Meta.writer``, with a heartbeat): a second load refuses to start while
 the first is alive, and takes over from one that died.  (A label per state
 would hide incomplete documents from any query, but relabelling costs
@@ -150,8 +152,16 @@ class BoltLoads:
     # ------------------------------------------------------- interrupted loads
     def _remove_incomplete(self, timeout: float | None = None) -> int:
         """Remove the documents (and link records) of loads that did not
-        finish (the caller holds the store); returns how many documents."""
-        names = [name for name, _ in self.conn.read("read/incomplete")]
+        finish (the caller holds the store); returns how many documents.
+
+        A load killed once every write was in (``interrupted``: it had
+        begun to remove the stored versions of the documents it replaces)
+        is finished instead, so that none is lost; 0 are removed then."""
+        incomplete = self.conn.read("read/incomplete")
+        if incomplete and self.reads.meta()["interrupted"]:
+            self.unwind._complete([(name, replaces) for name, _, replaces in incomplete], None)
+            return 0
+        names = [name for name, _, _ in incomplete]
         for i in range(0, len(names), 200):
             part = names[i:i + 200]
             while any(n for (n,) in self.conn.write_rows("load/remove_incomplete_units", "names",

@@ -43,6 +43,8 @@ from graphprum.units import (
 FLUSH_UNITS = 5_000
 #: Seconds between heartbeats of a running load.
 BEAT_EVERY = 15.0
+#: Replaced documents whose stored versions are removed and new ones renamed at a time.
+REPLACE_BATCH = 200
 
 
 class UnwindLoads:
@@ -254,12 +256,17 @@ class UnwindLoads:
             pipe.close()
         return n, list(dict.fromkeys(sources))
 
-    def _complete(self, written: list[tuple[str, str | None]], load: str) -> None:
+    def _complete(self, written: list[tuple[str, str | None]], load: str | None) -> None:
         """Make the documents of a load visible (``written``: the name each
         is written under, and the name it replaces): remove the stored
         versions of those it replaces and give the new ones their names;
-        then its link records count."""
-        step = 200
+        then its link records count (``load`` None: every incomplete one).
+
+        Run once every write of the load is in (``Meta.held_load`` -1 says
+        so), and again, on what is stored, by the next load or ``load
+        --resume`` if this one is killed: each step does again what is left
+        to do and nothing else (a document renamed keeps no ``replaces``)."""
+        step = REPLACE_BATCH
         replacing = [(tmp, name) for tmp, name in written if name is not None]
         for i in range(0, len(replacing), step):
             part = replacing[i:i + step]
@@ -268,11 +275,14 @@ class UnwindLoads:
             self.conn.write_rows("load/replaced_units", "names", names)
             self.conn.write_rows("load/replaced_links", "names", names)
             self.conn.write_rows("load/replaced_documents", "names", names)
-            self.conn.write_rows("load/rename", "docs", renames)
             self.conn.write_rows("load/rename_links", "docs", renames)
+            self.conn.write_rows("load/rename", "docs", renames)
         self.conn.write_rows("load/complete", "names",
                              [replaces or name for name, replaces in written])
-        self.conn.write("load/complete_links", load=load)
+        if load is None:
+            self.conn.write("load/complete_interrupted_links")
+        else:
+            self.conn.write("load/complete_links", load=load)
 
 
 def _attribute_nodes(batch: list[tuple[LoadDocument, str]]) -> list[dict[str, str]]:
