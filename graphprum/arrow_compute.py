@@ -38,7 +38,7 @@ from pyarrow._compute import (  # what pyarrow.compute re-exports, without its w
     call_function,
 )
 
-__all__ = ["all", "any", "ascii_is_decimal", "cast", "dictionary_encode", "equal", "filter",
+__all__ = ["all", "any", "ascii_is_decimal", "cast", "equal", "filter",
            "match_substring_regex", "replace_substring", "sort_indices", "take"]
 
 
@@ -61,12 +61,6 @@ def sort_indices(table: pa.Table, sort_keys: Sequence[tuple[str, str]]) -> Any:
     """The rows of ``table`` in the order of ``sort_keys`` ((column,
     ``"ascending"``/``"descending"``) pairs), stable, as ``pyarrow.compute.sort_indices``."""
     return call_function("sort_indices", [table], SortOptions(sort_keys=list(sort_keys)))
-
-
-def dictionary_encode(values: Any) -> Any:
-    """``values`` as a dictionary array (each distinct value once, an index
-    per value, by a hash), as ``pyarrow.compute.dictionary_encode``."""
-    return call_function("dictionary_encode", [values])
 
 
 def equal(left: Any, right: Any) -> Any:

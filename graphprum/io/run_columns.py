@@ -325,32 +325,22 @@ def _all(flags: pa.Array) -> bool:
 def _first_of_each(columns: RunColumns) -> np.ndarray | None:
     """None when every (topic, id) (with a range run's range fields) is on
     one line; else which lines to keep (booleans) so that each is kept on
-    its first line only.  A run of units is checked by one integer per
-    line, its topic's and its id's indices (the ids dictionary-encoded, a
-    hash), sorted by numpy: 98M to 56M instructions for 100,000 lines,
-    against sorting the table of topics and ids (callgrind)."""
+    its first line only."""
     codes, ids, bounds = columns.codes, columns.ids, columns.bounds
-    if len(codes) < 2:
-        return None
-    if bounds is None:
-        encoded = pc.dictionary_encode(ids)
-        key = codes.astype(np.int64) * len(encoded.dictionary) + to_numpy(encoded.indices)
-        ordered = np.sort(key)
-        if not (ordered[1:] == ordered[:-1]).any():
-            return None
-        keep = np.zeros(len(codes), bool)
-        keep[np.unique(key, return_index=True)[1]] = True  # the first line of each
-        return keep
-    keys = {"topic": from_numpy(codes), "id": ids,
-            "first": from_numpy(bounds[:, 0]), "second": from_numpy(bounds[:, 1])}
+    keys = {"topic": from_numpy(codes), "id": ids}
+    if bounds is not None:
+        keys["first"], keys["second"] = from_numpy(bounds[:, 0]), from_numpy(bounds[:, 1])
     table = pa.Table.from_arrays(list(keys.values()), names=list(keys))
     order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys])
+    if len(order) < 2:
+        return None
     rows = to_numpy(order)
     sorted_codes = codes[rows]
     sorted_ids = pc.take(ids, order)
     same = (sorted_codes[1:] == sorted_codes[:-1]) & \
-        to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1))) & \
-        (bounds[rows[1:]] == bounds[rows[:-1]]).all(axis=1)
+        to_numpy(pc.equal(sorted_ids.slice(1), sorted_ids.slice(0, len(rows) - 1)))
+    if bounds is not None:
+        same &= (bounds[rows[1:]] == bounds[rows[:-1]]).all(axis=1)
     if not same.any():
         return None
     keep = np.ones(len(codes), bool)
