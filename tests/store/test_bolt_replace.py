@@ -41,6 +41,23 @@ def test_a_deletion_after_the_graph_grew_leaves_the_other_nodes_whole(bolt_store
     assert store.query("MATCH (u:Unit) RETURN count(u) AS n") == [{"n": MATRIX_STEP}]
 
 
+@pytest.mark.skipif(not FALKORDB, reason="a FalkorDB specific")
+def test_a_users_deletion_after_the_graph_grew_leaves_the_other_nodes_whole(bolt_store):
+    """The same through ``graphprum query --write`` (run_query): a user's
+    DELETE gets the scan too (before: only the store's own deletions did,
+    so the user's left the other documents without their names)."""
+    from graphprum.query import run_query
+
+    store = bolt_store()
+    conn = store.conn
+    conn.ensure_schema()
+    conn.write_text("UNWIND ['d1', 'd2', 'd3'] AS n CREATE (:Document {name: n})")
+    conn.write_text("UNWIND range(1, $n) AS i CREATE (:Unit)", n=MATRIX_STEP)
+    run_query(store, "MATCH (d:Document {name: $n}) DELETE d", {"n": "d1"}, write=True)
+    rows = store.query("MATCH (d:Document) RETURN d.name AS name ORDER BY name")
+    assert rows == [{"name": "d2"}, {"name": "d3"}]
+
+
 def _evaluation(store):
     from graphprum import evaluate
 

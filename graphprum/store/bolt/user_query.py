@@ -26,6 +26,7 @@ gives them (:func:`plain`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,6 +93,8 @@ def run_user_query(conn: BoltConnection, text: str, params: Mapping[str, Any] | 
         raise UsageError(f"timeout {timeout:g}: must be a positive number of seconds")
     limit = None if timeout is None or math.isinf(timeout) else timeout
     text = what_runs(text)  # the server runs what the guard read (run_query checked it)
+    if write and conn.backend == "falkordb" and re.search(r"\bDELETE\b", text, re.IGNORECASE):
+        conn.read("load/settle_labels", compact=True)  # as the store's own deletions (connection)
     redis = conn.redis() if conn.backend == "falkordb" else None
     if redis is not None:
         return _through_redis(conn, redis, text, params or {}, write, limit)
