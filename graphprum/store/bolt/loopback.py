@@ -146,12 +146,22 @@ def write_preload_library(directory: str | os.PathLike[str]) -> Path:
     return path
 
 
-def is_loopback(address: str) -> bool:
-    """Whether ``address`` (IPv4, IPv6 or IPv4-mapped IPv6) is a loopback address."""
+def unmapped(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """``address`` as an IP address, an IPv4-mapped IPv6 one as its IPv4
+    address (ValueError when it is none).
+
+    >>> str(unmapped("::ffff:127.0.0.1")), str(unmapped("::1"))
+    ('127.0.0.1', '::1')
+    """
     ip = ipaddress.ip_address(address)
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_loopback
+        return ip.ipv4_mapped
+    return ip
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (IPv4, IPv6 or IPv4-mapped IPv6) is a loopback address."""
+    return unmapped(address).is_loopback
 
 
 def _proc_address(hex_address: str) -> str:

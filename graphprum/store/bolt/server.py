@@ -52,7 +52,6 @@ False
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import os
 import random
@@ -73,6 +72,7 @@ from graphprum.store.bolt.loopback import (
     listening_sockets,
     preload_library,
     public_listeners,
+    unmapped,
     write_preload_library,
 )
 
@@ -273,21 +273,9 @@ def _check_bind(bind: str) -> None:
             f"password (even with Redis's requirepass), so a password cannot protect it "
             f"and graphprum serves it on loopback only; from another machine use an SSH "
             f"tunnel (ssh -L PORT:127.0.0.1:PORT HOST) or a Neo4j server with credentials")
-    if bind != "localhost" and not _is_127_0_0_1(bind):
+    if bind != "localhost" and str(unmapped(bind)) != LOOPBACK:  # ::1, 127.0.0.2: not served
         raise UsageError(f"--bind {bind}: refused: the server listens on 127.0.0.1 only "
                          f"(both its ports); use --bind 127.0.0.1, or leave --bind out")
-
-
-def _is_127_0_0_1(address: str) -> bool:
-    """Whether ``address`` is 127.0.0.1 (IPv4-mapped IPv6 too).
-
-    >>> _is_127_0_0_1("::ffff:127.0.0.1"), _is_127_0_0_1("127.0.0.2"), _is_127_0_0_1("::1")
-    (True, False, False)
-    """
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return str(ip) == LOOPBACK
 
 
 def start(data_dir: str | os.PathLike[str] | None = None, port: int = DEFAULT_BOLT_PORT,
