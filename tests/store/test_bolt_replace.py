@@ -188,5 +188,12 @@ def test_a_replace_killed_while_it_swaps_versions_loses_no_document(
         assert_same_graph(local, reopened)
         meta = reopened.reads.meta()
         assert meta["held"] and not meta["interrupted"]
+        # the killed load is in the history, with its counts, as the embedded
+        # store's (old code: its entry and link statistics were lost)
+        fields = ("documents", "units", "replaced")
+        history = [[{k: entry[k] for k in fields} for entry in s.info()["loads"]]
+                   for s in (reopened, local)]
+        assert history[0] == history[1] and len(history[0]) == len(roots) - (then == "resume")
+        assert reopened.info()["link_stats"] == local.info()["link_stats"]
     finally:
         reopened.close()

@@ -281,7 +281,7 @@ class BoltLoads:
         if meta["interrupted"]:
             self.conn.write("load/interrupted_counted")
         elif names:
-            self.conn.write("load/held_load", right=True)
+            self.conn.write("load/held_load")
         self.reads.invalidate()
 
     # ------------------------------------------------------------ bulk loads

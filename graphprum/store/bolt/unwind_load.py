@@ -124,14 +124,16 @@ class UnwindLoads:
         held counts, the load's history in the meta node, and drop the
         summaries it made stale (``plan.report`` gets its extras)."""
         report, written = plan.report, plan.written
-        self.conn.write("load/held_load", right=False)  # until load/meta
+        history = load_history(meta, report, description, link_stats, plan.unchanged,
+                               len(plan.stored))
+        self.conn.write("load/pending", loads=history["loads"],  # until load/meta
+                        link_stats=history["link_stats"])
         self._complete(written, load)
         names = [replaces or name for name, replaces in written]
         self._link_and_count(names, pair_sources, create)
         if report.replaced:
             self.conn.write("load/orphan_attributes")
-        self.conn.write("load/meta", **load_history(meta, report, description, link_stats,
-                                                 plan.unchanged, len(plan.stored)))
+        self.conn.write("load/meta", **history)
         if report.documents:
             for axpre in self.reads.summary_names():
                 self.conn.write("summary/delete", axpre=axpre)  # stale now
