@@ -350,6 +350,22 @@ def test_server_down_is_one_line_naming_the_uri(monkeypatch):
     msg = str(info.value)
     assert f"bolt://127.0.0.1:{port}" in msg and "s3cret-pw" not in msg and "\n" not in msg
     assert "nothing listens" in msg
+    # the advice starts a server on that port (old code: on the default 7687)
+    assert f"'graphprum server start --port {port}'" in msg
+
+
+@pytest.mark.skipif(not FALKORDB, reason="FalkorDB's Bolt port")
+def test_neo4j_scheme_on_falkordb_says_to_use_bolt(falkordb_uri):
+    """FalkorDB answers the Bolt handshake but not the routing a
+    ``neo4j://`` URI asks for: the error says to use ``bolt://`` (old code:
+    "the connection was lost (try again)", which never works)."""
+    from graphprum.store.bolt import BoltStore
+
+    where = falkordb_uri.removeprefix("bolt://")
+    with pytest.raises(ServerError) as info:
+        BoltStore(f"neo4j://{where}", connect_timeout=5).info()
+    msg = str(info.value)
+    assert f"use bolt://{where}" in msg and "try again" not in msg and "\n" not in msg
 
 
 def test_server_refuses_to_start_twice(tmp_path):

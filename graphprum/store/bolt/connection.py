@@ -212,7 +212,7 @@ class BoltConnection:
             if during is not None:
                 return self.lost(during)
             host, port = self.host_port()
-            msg = "server unavailable: " + server_state(host, port, self._redis_link)
+            msg = "server unavailable: " + server_state(host, port, self._redis_link, self.uri)
         else:
             text = redact(str(getattr(exc, "message", None) or exc))
             msg = f"{type(exc).__name__}: {' '.join(text.split())[:300]}"

@@ -316,23 +316,37 @@ def _listening_pid(port: int) -> int | None:
     return None
 
 
-def server_state(host: str, bolt_port: int, redis: RedisPort | None) -> str:
+def server_state(host: str, bolt_port: int, redis: RedisPort | None,
+                 uri: str = "bolt://") -> str:
     """What a Bolt server that stopped answering is doing, in a few words:
     whether anything listens on its port, whether it answers the Bolt
-    handshake, and (FalkorDB) whether its Redis port answers PING."""
+    handshake, and (FalkorDB) whether its Redis port answers PING.
+
+    ``uri``: the URI connected to; one asking for routing (``neo4j://``)
+    may be what a server that answers the handshake does not serve.
+
+    Examples
+    --------
+    >>> server_state("127.0.0.1", 1, None)  # doctest: +ELLIPSIS
+    "nothing listens on 127.0.0.1:1 (start a server with 'graphprum server start --port 1'; ..."
+    """
     where = f"{host}:{bolt_port}"
+    start = "graphprum server start" + ("" if bolt_port == 7687 else f" --port {bolt_port}")
     try:
         with socket.create_connection((host, bolt_port), timeout=2.0) as s:
             s.settimeout(2.0)
             s.sendall(b"\x60\x60\xb0\x17" + b"\x00\x00\x04\x05" + b"\x00" * 12)
             answered = len(s.recv(4)) == 4
     except ConnectionRefusedError:
-        return (f"nothing listens on {where} (start a server with 'graphprum server start'; "
-                f"if one ran there, it stopped or crashed: see its redis.log)")
+        return (f"nothing listens on {where} (start a server with '{start}'; if one ran "
+                f"there, it stopped or crashed: see redis.log in its data directory)")
     except TimeoutError:
         answered = False
     except OSError as exc:
         return f"{where} cannot be reached ({exc.strerror or exc})"
+    if answered and uri.startswith("neo4j"):  # FalkorDB's Bolt port does not route
+        return (f"{where} answers Bolt but not neo4j:// (routing): use "
+                f"bolt://{where}, as FalkorDB needs")
     if answered:
         return f"{where} answers again: the connection was lost (try again)"
     state = f"{where} accepts connections but does not answer: the server is stuck"
