@@ -188,23 +188,22 @@ def parse_hops(value: str) -> int | None:
 
 
 def noisy_or(mats: Sequence[sp.csr_array]) -> sp.csr_array:
-    """Noisy-or of same-shape probability arrays: 1 - prod(1 - P_m)."""
+    """Noisy-or of same-shape probability arrays: 1 - prod(1 - P_m), folded
+    as ``a + b - a b``, so that a pair only one array holds keeps its P
+    exactly (``-expm1(log1p(-p))`` turned 0.25 into 0.24999999999999997).
+
+    >>> import scipy.sparse as sp
+    >>> noisy_or([sp.csr_array([[0.25, 0.0]]), sp.csr_array([[0.0, 0.1]])]).toarray().tolist()
+    [[0.25, 0.1]]
+    """
     import scipy.sparse as sp  # ~80 ms of import: browsing models only
 
-    if len(mats) == 1:
-        return sp.csr_array(mats[0])
-    keep = None
-    for m in mats:
+    out = sp.csr_array(mats[0])
+    for m in mats[1:]:
         m = sp.csr_array(m)
-        # log(1 - p) is sparse where p is; clip so p == 1 gives -inf safely.
-        logq = m.copy()
-        with np.errstate(divide="ignore"):
-            logq.data = np.log1p(-np.clip(m.data, 0.0, 1.0))
-        keep = logq if keep is None else keep + logq
-    assert keep is not None
-    keep.data = -np.expm1(keep.data)
-    keep.eliminate_zeros()
-    return sp.csr_array(keep)
+        out = sp.csr_array(out + m - out.multiply(m))
+    out.eliminate_zeros()
+    return out
 
 
 def self_pairs(sources: Sequence[str], targets: Sequence[str]) -> sp.csr_array:
