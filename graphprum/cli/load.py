@@ -196,10 +196,17 @@ def load_xml(
         note(f"note: {left}")
     store = store_from_options(wait=wait)
     had = summary_names(store)
-    with Progress(len(files), "loading XML", quiet) as advance:
-        report = loading.load_xml(store, paths, links=links, replace=replace,
-                                  skip_bad=skip_bad, on_file=lambda f, n: advance(1),
-                                  jobs=n_jobs, globs=globs, follow_symlinks=follow_symlinks)
+    try:
+        with Progress(len(files), "loading XML", quiet) as advance:
+            report = loading.load_xml(store, paths, links=links, replace=replace,
+                                      skip_bad=skip_bad, on_file=lambda f, n: advance(1),
+                                      jobs=n_jobs, globs=globs,
+                                      follow_symlinks=follow_symlinks)
+    except InputError as exc:  # say the way past a bad file of many
+        if len(files) < 2 or not exc.message.startswith("not well-formed XML"):
+            raise
+        raise InputError(exc.path, exc.line, f"{exc.message} (--skip-bad loads the other "
+                                             f"files and lists this one)") from None
     print_skipped(report.skipped)
     for spec, n in report.links_matched.items():
         if not n:

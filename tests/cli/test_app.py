@@ -63,6 +63,18 @@ def test_errors_are_one_line_exit_2(tmp_path: Path, write) -> None:
     assert r.output.strip().splitlines() == [f"graphprum: error: {bad}:1: not well-formed XML: "
                                               "Opening and ending tag mismatch: b line 1 and a"]
     assert not store.exists()  # a first load that fails leaves no directory behind
+    # a bad file among several: the one line names the way past it (old: not)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "good.xml").write_text(DOC)
+    (folder / "zz.xml").write_text("<a><b></a>")
+    r = invoke(store, "load", "xml", str(folder))
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert r.output.strip().endswith("(--skip-bad loads the other files and lists this one)")
+    assert not store.exists()
+    r = invoke(store, "load", "xml", "--skip-bad", str(folder))
+    assert r.exit_code == 0 and "skipped 1 files" in r.output
+    shutil.rmtree(store)
     nested = tmp_path / "new" / "deeper" / "s"
     r = invoke(nested, "load", "xml", str(bad))
     assert r.exit_code == 2 and not (tmp_path / "new").exists()
