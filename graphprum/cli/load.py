@@ -70,11 +70,12 @@ def build_graph(store: Any, wanted: bool | None) -> str:
     """Build the store's graph for Cypher after a load (``wanted`` None:
     when it holds at most :data:`GRAPH_AT_LOAD` units); the phrase the
     load's summary line ends with."""
+    # a store that answers Cypher from columns (the embedded one) derives
+    # its graph from them; a server's graph is the store
+    if not {CYPHER, TABLE} <= store.capabilities:
+        return ""
     if wanted is None:
-        # a store that answers Cypher from columns (the embedded one) derives
-        # its graph from them; a server's graph is the store
-        derived = {CYPHER, TABLE} <= store.capabilities
-        units = store.count_units() if derived else 0
+        units = store.count_units()
         wanted = units <= GRAPH_AT_LOAD
         if not wanted:
             note(f"note: the graph for 'graphprum query' is left to the first query (the "

@@ -59,7 +59,9 @@ def query(
     store = store_from_options(create=False)
     # the first query of an embedded store builds its graph (minutes for a
     # large collection): a spinner says so on a terminal
-    with status("querying (the first query of a store builds its graph for queries) ..."):
+    first = not getattr(store, "graph_ready", lambda: True)()
+    with status("building the graph for queries (this store's first query), then querying ..."
+                if first else "querying ..."):
         rows = run_query(store, cypher, params, write=write, timeout=timeout or None)
     columns = getattr(rows, "columns", None) or list(dict.fromkeys(k for r in rows for k in r))
     write_rows(columns, [[r.get(c) for c in columns] for r in rows], fmt, sys.stdout,

@@ -486,3 +486,38 @@ def test_ids_are_read_alike_by_show_nav_and_runs(tmp_path: Path, write) -> None:
     assert r.exit_code == 2
     assert "The run names documents, and a result is a unit: the root of 'a' is " \
            "'a#/article[1]'." in r.stderr
+
+
+@pytest.mark.parametrize("where", ["embedded", "bolt"])
+def test_spinners_say_what_runs(tmp_path: Path, write, monkeypatch, request, where) -> None:
+    """The spinners of load and query name the graph build only where one
+    runs: an embedded store's first query builds its graph, later ones do
+    not, and a Bolt store's graph is the store (old code: every query said
+    it built the graph, and a load into a Bolt store said it built one)."""
+    from graphprum.cli import load as cli_load
+    from graphprum.cli import query as cli_query
+
+    shown: list[str] = []
+
+    def status(message: str):
+        shown.append(message)
+        return contextlib.nullcontext()
+
+    monkeypatch.setattr(cli_load, "status", status)
+    monkeypatch.setattr(cli_query, "status", status)
+    if where == "bolt":
+        store = request.getfixturevalue("bolt_store")().location
+    else:
+        store = str(tmp_path / "s")
+    write("col/a.xml", DOC)
+    args = ["load", "xml", "--graph", str(tmp_path / "col")] if where == "bolt" else \
+        ["load", "xml", "--no-graph", str(tmp_path / "col")]
+    r = runner.invoke(app, ["--store", store, *args])
+    assert r.exit_code == 0, r.output
+    assert shown == []  # the embedded store was told not to; a server has none to build
+    for _ in range(2):
+        r = runner.invoke(app, ["--store", store, "query", "MATCH (u:Unit) RETURN count(u) AS n"])
+        assert r.exit_code == 0 and r.output.split() == ["n", "5"], r.output
+    first = "building the graph for queries (this store's first query), then querying ..."
+    assert shown == ([first] if where == "embedded" else []) + ["querying ..."] * (
+        2 if where == "bolt" else 1)

@@ -374,12 +374,16 @@ class LocalStore(TableStore):
                 raise layout.disk_error(exc, gen) from None
         return path
 
+    def graph_ready(self) -> bool:
+        """Whether a query runs on a graph already built (else it builds it)."""
+        gen = self.generation
+        return gen is None or graphdb.current(gen)
+
     def build_graph(self) -> bool:
         """Build the current generation's graph now if it has none (a load
         leaves that to the first query, or to the command line's ``load``);
         whether it was built."""
-        gen = self.generation
-        if gen is None or graphdb.current(gen):
+        if self.graph_ready():
             return False
         self.graph_path()
         return True
