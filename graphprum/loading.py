@@ -227,7 +227,8 @@ def load_links(store: Store, path: PathLike) -> LoadReport:
     if same and not any(e.get("replaced") for e in loads[same[-1] + 1:]):
         raise InputError(path, None, f"this link list was loaded into the store already "
                                      f"({loads[same[-1]].get('time', 'earlier')}): its links "
-                                     f"would count twice")
+                                     f"would count twice; nothing to do: they are in "
+                                     f"the store")
     return store.load_documents([], link_pairs=read_link_list(path),
                                 description={"kind": "links", "paths": [str(path)],
                                              "sha256": sha})
