@@ -217,7 +217,8 @@ def _check_store_given(store: Store | None, needs: Sequence[str]) -> None:
     """UsageError when navigation models or measures (``needs``) read the
     collection's structure and there is no store."""
     if store is None and needs:
-        raise UsageError(f"{', '.join(needs)} need(s) the collection's structure: load it "
+        verb = "needs" if len(needs) == 1 else "need"
+        raise UsageError(f"{', '.join(needs)} {verb} the collection's structure: load it "
                          f"into a store and pass --store (or drop --no-store)")
 
 

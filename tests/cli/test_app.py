@@ -521,3 +521,13 @@ def test_spinners_say_what_runs(tmp_path: Path, write, monkeypatch, request, whe
     first = "building the graph for queries (this store's first query), then querying ..."
     assert shown == ([first] if where == "embedded" else []) + ["querying ..."] * (
         2 if where == "bolt" else 1)
+
+
+def test_no_store_names_what_needs_one(write) -> None:
+    """One model 'needs' the structure, several 'need' it (old: 'need(s)')."""
+    qrels, run = write("q.txt", "1 0 a 1\n"), write("r.txt", "1 Q0 a 1 1 r\n")
+    base = ["eval", str(run), "--qrels", str(qrels), "--no-store", "--nav", "structural"]
+    one, two = (runner.invoke(app, base + more) for more in ([], ["-m", "XCG@5"]))
+    assert one.exit_code == two.exit_code == 2
+    assert "error: structural needs the collection's structure" in one.output
+    assert "error: structural, xCG@5 need the collection's structure" in two.output
