@@ -38,6 +38,7 @@ from graphprum import tabular
 from graphprum.errors import UsageError
 from graphprum.evaluation.rows import COLUMNS, SKIPPED, PrintedRow, ResultRows, printed_rows
 from graphprum.floats import DIGITS, exact, fixed, json_value
+from graphprum.measures.classical_names import TREC_MEASURES, trec_root
 from graphprum.measures.names import aggregation_of, best_value, better_of, is_best
 
 if TYPE_CHECKING:
@@ -115,27 +116,42 @@ def result_rows(results: pd.DataFrame | ResultRows | Sequence[PrintedRow]) -> li
     return printed_rows(list(results[columns].itertuples(index=False, name=None)))
 
 
-def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO) -> None:
+def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO,
+               runid: bool = True) -> None:
     """trec_eval's output: ``MEASURE<TAB>TOPIC<TAB>VALUE``, one run.
 
     As trec_eval prints them: the measure name left-justified in 22
     characters; per-topic rows first, topic by topic, then a ``runid`` row
-    with the run's TAG and the ``all`` rows; counts (``num_ret``,
-    ``NumRelRet``, ...) as integers, other values with 4 decimals; no
-    per-topic rows for geometric means (``gm_map``), as trec_eval.
+    with the run's TAG (``runid``: trec_eval prints it for its sets such as
+    ``-m all_trec``, not for a list of measures) and the ``all`` rows;
+    trec_eval's measures in the order of its measure table whatever the
+    order of ``-m``, a measure's cutoffs in increasing order (others after
+    them, as given); counts (``num_ret``, ``NumRelRet``, ...) as integers,
+    other values with 4 decimals; no per-topic rows for geometric means
+    (``gm_map``) or for ``num_q``, as trec_eval.
 
     >>> import io, pandas as pd
     >>> df = pd.DataFrame([("r", "map", "1", 0.5), ("r", "num_ret", "1", 3.0),
     ...                    ("r", "map", "all", 0.5), ("r", "num_ret", "all", 3.0)],
     ...                   columns=["run", "measure", "topic", "value"])
     >>> out = io.StringIO(); write_trec(df, out); print(out.getvalue().expandtabs(4), end="")
-    map                     1   0.5000
     num_ret                 1   3
+    map                     1   0.5000
     runid                   all r
-    map                     all 0.5000
     num_ret                 all 3
+    map                     all 0.5000
     """
     rows = result_rows(df)
+    topics = list(dict.fromkeys(t for _, _, t, _ in rows if t != "all"))
+    table = {root: i for i, root in enumerate(TREC_MEASURES)}
+
+    def place(measure: str) -> tuple[int, float]:  # P_5 before P_10, as trec_eval
+        m = trec_root(measure)
+        if m is None:
+            return len(table), 0.0
+        return table[m.root], float(measure[len(m.root) + 1:]) if m.param else 0.0
+
+    rows.sort(key=lambda r: place(r[1]))
     runs = list(dict.fromkeys(r for r, _, _, _ in rows))
     if len(runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run column); "
@@ -152,11 +168,11 @@ def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO
             else f"{value:6.4f}"
         return f"{measure:<22}\t{topic}\t{text}\n"
 
-    for topic in dict.fromkeys(t for _, _, t, _ in rows if t != "all"):
+    for topic in topics:
         out.writelines(line(m, t, v) for _, m, t, v in rows
-                       if t == topic and kind(m) != "gmean")
+                       if t == topic and kind(m) != "gmean" and m != "num_q")
     summary = [line(m, t, v) for _, m, t, v in rows if t == "all"]
-    if summary:  # trec_eval -n prints no summary, runid included
+    if summary and runid:  # trec_eval -n prints no summary, runid included
         out.write(f"{'runid':<22}\tall\t{runs[0]}\n")
     out.writelines(summary)
 

@@ -25,9 +25,10 @@ from graphprum.cli.measures import measure_help
 from graphprum.cli.options import EvalArgs, eval_options
 from graphprum.cli.shared import app, choose_format, digits_help, note, user_errors
 from graphprum.errors import UsageError
+from graphprum.measures.classical_names import TREC_SETS
 from graphprum.measures.inex import task_measures
 from graphprum.results import FORMATS as EVAL_FORMATS
-from graphprum.results import write_results
+from graphprum.results import write_results, write_trec
 
 #: What compare prints: eval's formats but trec_eval's.
 FORMATS = tuple(f for f in EVAL_FORMATS if f != "trec")
@@ -164,7 +165,9 @@ def eval_command(
     if no_summary:
         result = result.without_summary()
     if fmt == "trec":  # as trec_eval: no rows for the topics the run lacks
-        result = result.without_absent()
+        write_trec(result.without_absent(), sys.stdout,
+                   runid=any(m.strip() in TREC_SETS for m in measures))
+        return
     write_results(result, fmt, sys.stdout, digits=digits)
 
 

@@ -111,20 +111,20 @@ TREC_MEASURES: dict[str, TrecMeasure] = {m.root: m for m in [
     TrecMeasure("utility", desc="set utility: a gain per relevant, a cost per non-relevant "
                                 "document retrieved"),
     TrecMeasure("11pt_avg", desc="interpolated precision averaged over 11 recall levels"),
+    TrecMeasure("binG", desc="binary gain (experimental)"),
+    TrecMeasure("G", desc="normalised gain (experimental)"),
     TrecMeasure("ndcg", desc="normalised discounted cumulative gain (REL as the gain)"),
+    TrecMeasure("ndcg_rel", desc="nDCG averaged over the relevant documents"),
+    TrecMeasure("Rndcg", desc="nDCG at R documents"),
+    TrecMeasure("ndcg_cut", "int", _CUTOFFS, desc="nDCG of the first k documents"),
+    TrecMeasure("map_cut", "int", _CUTOFFS, desc="average precision of the first k documents"),
     TrecMeasure("relative_P", "int", _CUTOFFS, desc="precision after k documents over the "
                                                     "best possible at k"),
     TrecMeasure("success", "int", ("1", "5", "10"), desc="1 when a relevant document is among "
                                                          "the first k"),
-    TrecMeasure("map_cut", "int", _CUTOFFS, desc="average precision of the first k documents"),
-    TrecMeasure("ndcg_cut", "int", _CUTOFFS, desc="nDCG of the first k documents"),
-    TrecMeasure("ndcg_rel", desc="nDCG averaged over the relevant documents"),
-    TrecMeasure("Rndcg", desc="nDCG at R documents"),
-    TrecMeasure("binG", desc="binary gain (experimental)"),
-    TrecMeasure("G", desc="normalised gain (experimental)"),
     TrecMeasure("set_P", desc="precision of the retrieved set"),
-    TrecMeasure("set_recall", desc="recall of the retrieved set"),
     TrecMeasure("set_relative_P", desc="set precision over the best possible for its size"),
+    TrecMeasure("set_recall", desc="recall of the retrieved set"),
     TrecMeasure("set_map", desc="set precision times set recall"),
     TrecMeasure("set_F", desc="F measure of the retrieved set"),
     TrecMeasure("num_nonrel_judged_ret", aggregate="sum", desc="number of judged non-relevant "

@@ -5,6 +5,7 @@ pipes and gzip files."""
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,18 +43,21 @@ def test_format_trec_is_trec_evals_layout(files) -> None:
     0.8333, num_ret 3, num_rel_ret 2.  Topic 2 ranks d: AP 1.  Topic 3 is
     missing (-c: AP 0 in the summary; as trec_eval, no rows of its own).
     Summary: map = 1.8333/3 = 0.6111, counts summed (num_ret 4, num_rel_ret 3), gm_map =
-    (0.8333 * 1 * 1e-5)^(1/3) = 0.0203, not shown per topic; runid the TAG.
-    trec_eval prints '%-22s\\t%s\\t%6.4f' (counts '%ld')."""
+    (0.8333 * 1 * 1e-5)^(1/3) = 0.0203, not shown per topic.  trec_eval
+    prints '%-22s\\t%s\\t%6.4f' (counts '%ld'), its measures in the order of
+    its measure table whatever the order of -m, and runid (the TAG) for its
+    sets only: the lines below are trec_eval 9.0.8's for `trec_eval -c -q -m
+    map -m gm_map -m num_ret -m num_rel_ret` (old code: -m's order, runid)."""
     q, r = files
     res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-q",
                               "-m", "map", "-m", "gm_map", "-m", "num_ret", "-m", "num_rel_ret",
                               "--format", "trec"])
     assert res.exit_code == 0, res.output
     lines = [ln for ln in res.stdout.splitlines() if not ln.startswith("note:")]
-    expected = [("map", "1", "0.8333"), ("num_ret", "1", "3"), ("num_rel_ret", "1", "2"),
-                ("map", "2", "1.0000"), ("num_ret", "2", "1"), ("num_rel_ret", "2", "1"),
-                ("runid", "all", "run1"), ("map", "all", "0.6111"), ("gm_map", "all", "0.0203"),
-                ("num_ret", "all", "4"), ("num_rel_ret", "all", "3")]
+    expected = [("num_ret", "1", "3"), ("num_rel_ret", "1", "2"), ("map", "1", "0.8333"),
+                ("num_ret", "2", "1"), ("num_rel_ret", "2", "1"), ("map", "2", "1.0000"),
+                ("num_ret", "all", "4"), ("num_rel_ret", "all", "3"), ("map", "all", "0.6111"),
+                ("gm_map", "all", "0.0203")]
     assert lines == [f"{m:<22}\t{t}\t{v}" for m, t, v in expected]
     # -n: no summary, as trec_eval -n
     res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-q", "-n",
@@ -62,6 +66,43 @@ def test_format_trec_is_trec_evals_layout(files) -> None:
             if not ln.startswith("note:")] == ["1", "2"]
     two = runner.invoke(app, ["eval", str(r), str(r), "--qrels", str(q), "--format", "trec"])
     assert two.exit_code == 2 and "writes one run" in two.output
+
+
+#: The measures of ``trec_eval -c -q -m all_trec`` (9.0.8) in the order it
+#: prints them per topic, parameters dropped and repeats joined (its
+#: relstring aside, which graphprum does not print); its summary adds num_q
+#: first and the geometric means after map and infAP.
+TREC_EVAL_ORDER = [
+    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "recall", "infAP", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+    "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+    "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"]
+
+
+def test_all_trec_rows_come_in_trec_evals_order(files) -> None:
+    """`-m all_trec -q --format trec` prints trec_eval's rows in its order
+    (old code: ndcg before binG and G, map_cut after success, set_recall
+    before set_relative_P, and a num_q row per topic, which trec_eval never
+    prints)."""
+    q, r = files
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-q",
+                              "-m", "all_trec", "--format", "trec"])
+    assert res.exit_code == 0, res.output
+    rows = [ln.split("\t") for ln in res.stdout.splitlines() if not ln.startswith("note:")]
+
+    def roots(topic: str) -> list[str]:
+        names = [re.sub(r"_[0-9.]+$", "", m.strip()) for m, t, _ in rows if t == topic]
+        return list(dict.fromkeys(names))
+
+    assert roots("1") == roots("2") == TREC_EVAL_ORDER
+    summary = TREC_EVAL_ORDER[:]
+    summary[summary.index("map") + 1:summary.index("map") + 1] = ["gm_map"]
+    summary[summary.index("infAP") + 1:summary.index("infAP") + 1] = ["gm_bpref"]
+    assert roots("all") == ["runid", "num_q", *summary]
+    # a measure's cutoffs in increasing order (trec_eval -m P.10,5: P_5, P_10)
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-m", "P.10,5",
+                              "-m", "map", "--format", "trec"])
+    assert [ln.split()[0] for ln in res.stdout.splitlines()] == ["map", "P_5", "P_10"]
 
 
 def test_trec_eval_options(files) -> None:
