@@ -30,6 +30,7 @@ from graphprum.cli import (  # noqa: F401
     summary,
 )
 from graphprum.cli.shared import (
+    BROKEN_PIPE,
     INTERRUPTED,
     Terminated,
     app,
@@ -124,7 +125,7 @@ def _run() -> None:
     except KeyboardInterrupt:  # before typer catches it (Terminated too)
         _interrupted()
     except BrokenPipeError:  # e.g. --help | head
-        sys.exit(0)
+        sys.exit(BROKEN_PIPE)
     except Exception as exc:
         # click's exceptions (its own, or typer's vendored copy) have these
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):

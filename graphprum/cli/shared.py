@@ -113,6 +113,12 @@ def os_error_text(exc: OSError) -> str:
     return f"{' -> '.join(names)}: {reason}" if names else reason
 
 
+#: The exit status after the reader of standard output went away (``| head``):
+#: 128 + SIGPIPE, what a shell reports for a program SIGPIPE ends (``yes | head``),
+#: so that ``set -o pipefail`` sees the output was cut, never a success.
+BROKEN_PIPE = 141
+
+
 def user_errors(func: F) -> F:
     """Turn GraphprumError into one line on stderr and its exit status (2);
     also an OSError (no space, read-only file system, permission denied, a
@@ -126,8 +132,8 @@ def user_errors(func: F) -> F:
         except GraphprumError as exc:
             print(f"graphprum: error: {one_line(str(exc))}", file=sys.stderr)
             raise typer.Exit(exc.exit_code) from None
-        except BrokenPipeError:  # e.g. | head
-            raise typer.Exit(0) from None
+        except BrokenPipeError:  # e.g. | head: the status of a process SIGPIPE ends
+            raise typer.Exit(BROKEN_PIPE) from None
         except OSError as exc:
             print(f"graphprum: error: {one_line(os_error_text(exc))}", file=sys.stderr)
             raise typer.Exit(GraphprumError.exit_code) from None

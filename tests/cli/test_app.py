@@ -531,3 +531,21 @@ def test_no_store_names_what_needs_one(write) -> None:
     assert one.exit_code == two.exit_code == 2
     assert "error: structural needs the collection's structure" in one.output
     assert "error: structural, xCG@5 need the collection's structure" in two.output
+
+
+def test_a_reader_that_goes_away_is_not_a_success(tmp_path: Path) -> None:
+    """`graphprum runs check RUN | head -1` under `set -o pipefail`: the
+    output was cut, so the status is 141 (128 + SIGPIPE, as a shell reports
+    for `yes | head`), never 0 (old code: 0, although the check found 2,216
+    violations and exits 1 when read whole), and no traceback."""
+    run = Path(__file__).parents[2] / "examples" / "plos" / "run-bm25.txt"
+    cmd = [sys.executable, "-c", "from graphprum.cli import main; main()", "runs", "check",
+           str(run), "--task", "focused"]
+    whole = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert whole.returncode == 1 and len(whole.stdout) > 2 * 65536  # more than a pipe holds
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == "run\ttopic\tviolation\n"
+    proc.stdout.close()  # the reader goes away, as head does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141 and "Traceback" not in err, err
