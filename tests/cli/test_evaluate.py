@@ -298,3 +298,23 @@ def test_the_reports_topic_tables_mark_the_best_in_the_measures_direction() -> N
     marked = [[("best" in (td.get("class") or "").split()) for td in tr.xpath("td")[1:]]
               for tr in page.xpath("//table//tbody/tr")]
     assert marked == [[True, False], [True, True], [True, False], [False, True]]
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "t"])
+def test_compare_on_one_topic_finds_nothing_significant(app: typer.Typer, tmp_path: Path,
+                                                        test: str) -> None:
+    """One topic, AP 1 against 1/2: before, the bootstrap's p fell to its floor 1/(B+1)
+    and called the difference significant; a test of one difference has no p-value."""
+    qrels = tmp_path / "q1.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n")
+    (tmp_path / "A.txt").write_text("1 Q0 a 1 2 A\n1 Q0 b 2 1 A\n")
+    (tmp_path / "B.txt").write_text("1 Q0 b 1 2 B\n1 Q0 c 2 1 B\n")
+    r = invoke(app, {}, "compare", str(tmp_path / "A.txt"), str(tmp_path / "B.txt"),
+               "--qrels", str(qrels), "-m", "AP", "-t", test, "-f", "json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)
+    assert (row["mean_a"], row["mean_b"], row["n_topics"]) == (1.0, 0.5, 1)
+    assert row["p_value"] is None and row["significant"] is False
+    assert r.stderr.strip() == (f"note: A vs B on AP: the {test} test is undefined on 1 topic: "
+                                "no p-value, not significant; use the randomization test, "
+                                "exact there")
