@@ -318,3 +318,27 @@ def test_compare_on_one_topic_finds_nothing_significant(app: typer.Typer, tmp_pa
     assert r.stderr.strip() == (f"note: A vs B on AP: the {test} test is undefined on 1 topic: "
                                 "no p-value, not significant; use the randomization test, "
                                 "exact there")
+
+
+@pytest.mark.parametrize(("measure", "use"), [("PRUM(r=1)", "PRUM"),
+                                              ("PRUM(exact=enum,r=1)", "PRUM(exact=enum)")])
+def test_a_measure_of_one_point_is_reported_without_a_curve(
+        app: typer.Typer, files: dict[str, Path], tmp_path: Path, measure: str, use: str) -> None:
+    """PRUM(r=K) is precision at integer recall K, one number: report tabulates it and
+    draws no curve, plot says so (before: both failed on 'PRUM(r=1)@0.0', a measure the
+    user never typed).  By hand, recall 1 at the first relevant unit: runA ranks it first
+    in both topics (1, 1); runB second (t1) and third (t2): (1/2 + 1/3) / 2."""
+    out = tmp_path / "report.html"
+    r = invoke(app, files, "report", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", measure, "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = lxml.html.document_fromstring(out.read_text(encoding="utf-8"))
+    cells = _cell_texts(doc.xpath("//section[@id='summary']//table")[0])
+    assert cells[0] == ["run", measure]
+    assert cells[1][:2] == ["runA", "1.0000"] and cells[2][:2] == ["runB", f"{5 / 12:.4f}"]
+    assert "recall level" not in out.read_text(encoding="utf-8")  # no precision-recall curve
+    r = invoke(app, files, "plot", str(files["a"]), "--qrels", str(files["qrels"]),
+               "-m", measure, "-o", str(tmp_path / "p.png"))
+    assert r.exit_code == 2 and not (tmp_path / "p.png").exists()
+    assert r.stderr.strip() == (f"graphprum: error: {measure} has no curve (r=1 names one "
+                                f"point of it); use -m {use}")
