@@ -206,7 +206,8 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
         y = both[b].to_numpy(float)
         row = _pair(measure, a, b, x, y, test, np.random.default_rng(child),
                     permutations, samples, alpha)
-        if math.isnan(row[COLUMNS.index("p_value")]) and warn is not None:
+        p = row[COLUMNS.index("p_value")]
+        if isinstance(p, float) and math.isnan(p) and warn is not None:
             warn(f"note: {a} vs {b} on {measure}: the {test} test is undefined on "
                  + ("1 topic" if len(x) == 1 else
                     f"{len(x)} topics whose differences are all equal")
