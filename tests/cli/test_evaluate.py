@@ -342,3 +342,25 @@ def test_a_measure_of_one_point_is_reported_without_a_curve(
     assert r.exit_code == 2 and not (tmp_path / "p.png").exists()
     assert r.stderr.strip() == (f"graphprum: error: {measure} has no curve (r=1 names one "
                                 f"point of it); use -m {use}")
+
+
+def test_the_report_says_over_which_topics_each_mean_is(app: typer.Typer, files: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    """--no-c averages each run over its own topics: runA holds t1 and t2, runC t1 alone,
+    so 'Mean over 2 topics' was false for runC (before: said whatever the counts); with
+    -c both means are over the qrels' 2 topics."""
+    c = tmp_path / "c.run"
+    c.write_text("t1 Q0 d1 1 3.0 runC\n")
+    for flag, said in (("--no-c", "each run's topics (runA: 2, runC: 1)"), ("-c", "2 topics")):
+        out = tmp_path / f"report{flag}.html"
+        r = invoke(app, files, "report", str(files["a"]), str(c), "--qrels",
+                   str(files["qrels"]), "-m", "AP", "-m", "PRUM", flag, "-o", str(out))
+        assert r.exit_code == 0, r.output
+        doc = lxml.html.document_fromstring(out.read_text(encoding="utf-8"))
+        summary = doc.xpath("//section[@id='summary']//p[@class='note']")[-1].text_content()
+        assert summary == f"Mean over {said}; the best mean of each measure is in bold."
+        caption = doc.xpath("//section[@id='figures']//figcaption")[0].text_content()
+        assert caption == f"PRUM curve, mean over {said}."
+        cells = _cell_texts(doc.xpath("//section[@id='summary']//table")[0])
+        # AP of runC: t1 finds 1 of its 2 relevant at rank 1 (1/2), t2 is empty (0)
+        assert cells[2][:2] == ["runC", "0.2500" if flag == "-c" else "0.5000"]
