@@ -40,7 +40,14 @@ from graphprum.evaluation import expand_measures
 from graphprum.floats import fixed, p_value
 from graphprum.measures.names import best_value, better_of, is_best
 from graphprum.measures.registry import parse_measure
-from graphprum.plots import curve_measures, figure_svg, is_curve, plot_curves, plot_per_topic
+from graphprum.plots import (
+    curve_measures,
+    figure_svg,
+    is_curve,
+    plot_curves,
+    plot_per_topic,
+    topics_averaged,
+)
 from graphprum.significance import compare_measures, describe_test
 from graphprum.store.uri import redact
 from graphprum.version import __version__
@@ -281,7 +288,7 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
     topics = [t for t in dict.fromkeys(results["topic"]) if t != "all"]
     sections = []
     sections.append(("summary", "Summary", navigation_note(nav)
-                     + f'<p class="note">Mean over {len(topics)} topics; '
+                     + f'<p class="note">Mean over {_e(topics_averaged(results))}; '
                      "the best mean of each measure is in bold.</p>" + summary_table(results)))
     if comparisons is not None and len(comparisons):
         sections.append(("significance", "Significance tests",
@@ -293,7 +300,7 @@ def build_report(results: pd.DataFrame, *, curves: pd.DataFrame | None = None,
             assert curves is not None
             fig = plot_curves(curves, [kind], ks=ks, nav=nav)
             figs.append(f"<figure>{figure_svg(fig)}<figcaption>{_e(kind)} curve, mean over "
-                        f"{len(topics)} topics.</figcaption></figure>")
+                        f"{_e(topics_averaged(curves))}.</figcaption></figure>")
         if topics:
             measures = list(dict.fromkeys(results[results["topic"] != "all"]["measure"]))
             for m in measures[:per_topic_figures]:

@@ -94,6 +94,27 @@ def is_curve(spec: str) -> bool:
     return True
 
 
+def topics_averaged(df: pd.DataFrame, runs: Sequence[str] | None = None) -> str:
+    """The topics a mean of each run covers (its per-topic rows), for "mean
+    over ...": one count when the runs' agree, else each run's (``--no-c``
+    averages over a run's own topics).
+
+    >>> df = pd.DataFrame({"run": ["a", "a", "a", "b", "b"],
+    ...                    "topic": ["1", "2", "all", "1", "all"]})
+    >>> topics_averaged(df), topics_averaged(df, ["a"]), topics_averaged(df[df.topic == "all"])
+    ("each run's topics (a: 2, b: 1)", '2 topics', 'topics')
+    """
+    runs = list(dict.fromkeys(df["run"])) if runs is None else list(runs)
+    per = df[df["topic"] != "all"]
+    counts = {r: per.loc[per["run"] == r, "topic"].nunique() for r in runs}
+    if not any(counts.values()):
+        return "topics"
+    if len(set(counts.values())) == 1:
+        n = next(iter(counts.values()))
+        return f"{n} topic" + ("s" if n != 1 else "")
+    return "each run's topics (" + ", ".join(f"{r}: {n}" for r, n in counts.items()) + ")"
+
+
 def navigation_label(nav: Sequence[str] | None) -> str:
     """How a figure names the navigation model(s) of the evaluation.
 
@@ -146,15 +167,13 @@ def plot_curves(df: pd.DataFrame, kinds: Sequence[str], *, ks: Sequence[int] | N
                          + (f"; topics: {', '.join(known[:20])}" if known else
                             " (evaluate with per-topic rows)"))
     values = {(r, m): v for r, m, v in sub[["run", "measure", "value"]].itertuples(index=False)}
-    n_topics = len({t for t in df["topic"] if t != "all"})
     fig = Figure(figsize=(6.4 * len(kinds), 4.8), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(kinds), squeeze=False)[0]
     for ax, kind in zip(axes, kinds, strict=True):
         _panel(ax, kind, values, runs, ks)
     if title is None:
-        title = (f"topic {topic}" if topic != "all" else
-                 f"mean over {n_topics} topics" if n_topics else "mean over topics")
+        title = f"topic {topic}" if topic != "all" else f"mean over {topics_averaged(df, runs)}"
         if nav:
             title += f"; {navigation_label(nav)}"
     fig.suptitle(title)

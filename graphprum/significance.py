@@ -24,6 +24,20 @@ both runs were evaluated on) and works on the differences ``d = a - b``:
     percentile interval of the uncentred resampled means.  Default
     ``B = 10000``.
 
+Few topics, equal differences: the t and bootstrap tests estimate the
+spread of the mean difference from the spread of ``d``, so on one topic, or
+when every topic's difference is the same non-zero value, they have nothing
+to test with: the t statistic is ``mean / 0`` (:func:`scipy.stats.ttest_rel`
+gives p = NaN on one topic and p = 0 on equal differences) and every
+centred bootstrap resample is 0 (p would fall to its floor ``1 / (B + 1)``).
+Both tests then give p = NaN (not significant; the ``warn`` note names the
+measure and pair and points to the randomization test), whose p is exact
+there: 1 on one topic, ``2 / 2**n`` on n equal non-zero differences.  When
+every difference is 0 (the runs agree on every topic) p = 1 in every test:
+no statistic of the differences is further from 0 than the observed one.
+The Holm and Bonferroni corrections count only the pairs with a p-value
+(as R's ``p.adjust`` does with NA).
+
 Effect size: ``d_z = mean(d) / sd(d)`` (Cohen's d for paired samples, sd
 with n - 1 degrees of freedom); 0 when every difference is 0, infinite when
 they are all equal and non-zero.
@@ -190,8 +204,15 @@ def compare(df: pd.DataFrame, measure: str, *, test: str = "randomization",
             raise UsageError(f"runs {a!r} and {b!r} share no topic on {measure}")
         x = both[a].to_numpy(float)
         y = both[b].to_numpy(float)
-        rows.append(_pair(measure, a, b, x, y, test, np.random.default_rng(child),
-                          permutations, samples, alpha))
+        row = _pair(measure, a, b, x, y, test, np.random.default_rng(child),
+                    permutations, samples, alpha)
+        p = row[COLUMNS.index("p_value")]
+        if isinstance(p, float) and math.isnan(p) and warn is not None:
+            warn(f"note: {a} vs {b} on {measure}: the {test} test is undefined on "
+                 + ("1 topic" if len(x) == 1 else
+                    f"{len(x)} topics whose differences are all equal")
+                 + ": no p-value, not significant; use the randomization test, exact there")
+        rows.append(row)
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["p_adjusted"] = adjust(out["p_value"].to_numpy(float), correction)
     out["significant"] = out["p_adjusted"] < alpha
@@ -353,11 +374,10 @@ def _pair(measure: str, a: str, b: str, x: np.ndarray, y: np.ndarray, test: str,
     ci = (math.nan, math.nan)
     exact = True
     if test == "t":
-        if n < 2 or _constant(d):
-            stat, p = ((0.0, 1.0) if abs(mean) <= _tol(d)
-                       else (math.copysign(math.inf, mean), 0.0))
-            if n < 2:
-                stat, p = math.nan, 1.0
+        if abs(mean) <= _tol(d) and _constant(d):
+            stat, p = 0.0, 1.0
+        elif n < 2 or _constant(d):  # sd(d) = 0 or undefined (module notes)
+            stat, p = (math.nan if n < 2 else math.copysign(math.inf, mean)), math.nan
         else:
             import scipy.stats  # only here: importing it takes about 0.5 s
 
@@ -434,16 +454,24 @@ def bootstrap_p(d: np.ndarray, *, samples: int = BOOTSTRAP_SAMPLES,
                 alpha: float = 0.05) -> tuple[float, tuple[float, float]]:
     """Paired bootstrap of the mean of ``d``: two-sided p and percentile interval.
 
+    p is NaN (undefined) when ``d`` has one value or equal non-zero values,
+    1 when they are all 0 (module notes); the interval is then
+    ``[mean, mean]``.
+
     >>> p, (lo, hi) = bootstrap_p(np.array([0.1, 0.2, 0.15, 0.3, 0.25]))
     >>> p < 0.01 and 0.1 <= lo < hi <= 0.3
     True
+    >>> bootstrap_p(np.array([0.5, 0.5, 0.5]))
+    (nan, (0.5, 0.5))
     """
     d = np.asarray(d, float)
     n = len(d)
     if n == 0:
         return 1.0, (math.nan, math.nan)
-    rng = rng if rng is not None else np.random.default_rng(0)
     mean = float(d.mean())
+    if _constant(d):  # no spread: every centred resample is 0
+        return (1.0 if abs(mean) <= _tol(d) else math.nan), (mean, mean)
+    rng = rng if rng is not None else np.random.default_rng(0)
     centred = d - mean
     tol = _tol(d)
     means = np.empty(samples)
@@ -461,13 +489,21 @@ def adjust(p: np.ndarray, correction: str) -> np.ndarray:
     """p-values corrected for multiple comparisons (``holm``, ``bonferroni``, ``none``).
 
     Holm: sort ascending, ``p_(i) * (m - i + 1)``, made non-decreasing, capped at 1.
+    A NaN p (an undefined test) stays NaN and is not counted in ``m``.
 
     >>> adjust(np.array([0.01, 0.04, 0.03]), "holm").round(4).tolist()
     [0.03, 0.06, 0.06]
     >>> adjust(np.array([0.01, 0.04, 0.03]), "bonferroni").round(4).tolist()
     [0.03, 0.12, 0.09]
+    >>> adjust(np.array([0.01, np.nan, 0.03]), "holm").round(4).tolist()
+    [0.02, nan, 0.03]
     """
     p = np.asarray(p, float)
+    tested = ~np.isnan(p)
+    if not tested.all():
+        out = p.copy()
+        out[tested] = adjust(p[tested], correction)
+        return out
     m = len(p)
     if correction == "none" or m == 0:
         return p.copy()

@@ -419,3 +419,24 @@ def test_the_reports_comparison_notes_are_python_warnings(tmp_path: Path) -> Non
     runs = {"r1": {"1": {"a": 1.0}, "2": {"a": 1.0}}, "r2": {"1": {"a": 1.0}}}
     with pytest.warns(UserWarning, match="shared topics"):
         graphprum.report(runs, qrels, ["AP"], output=tmp_path / "r.html", complete=False)
+
+
+def test_a_qrels_topic_the_run_lacks_is_noted_unless_left_out(tmp_path: Path) -> None:
+    """Topic 2 is judged and the run lacks it: it is evaluated on an empty ranking (AP 0,
+    so the mean is (1 + 0) / 2) and, as a run topic the qrels lack, noted (before:
+    silently); complete=False leaves it out (AP 1) and says nothing."""
+    import warnings
+
+    run, qrels = {"1": {"a": 1.0}}, {"1": {"a": 1}, "2": {"b": 1}}
+    message = (r"^run \S+: 1 qrels topic\(s\) not in the run, evaluated on an empty ranking "
+               r"\(--no-c: left out\): 2$")
+    with pytest.warns(UserWarning, match=message):
+        df = graphprum.evaluate(run, qrels, "AP", per_topic=False)
+    assert df["value"].tolist() == [0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = graphprum.evaluate(run, qrels, "AP", per_topic=False, complete=False)
+    assert df["value"].tolist() == [1.0]
+    with pytest.warns(UserWarning, match=message):
+        graphprum.report({"r1": run, "r2": {"1": {"a": 1.0}, "2": {"b": 1.0}}}, qrels, ["AP"],
+                         output=tmp_path / "r.html")

@@ -53,6 +53,40 @@ def test_curve_measure_names() -> None:
         curve_measures("MAP")
     with pytest.raises(UsageError, match=">= 1"):
         curve_measures("gP", ks=[0, 5])
+    # r=K is one point (precision at integer recall K): no curve, and the error says so
+    # in the user's words (before: 'measure PRUM(r=3)@0.0: give either r=K or @L')
+    assert not is_curve("PRUM(r=3)") and not is_curve("PRUM(exact=enum,r=1)")
+    with pytest.raises(UsageError, match=r"^PRUM\(r=3\) has no curve \(r=3 names one point "
+                                         r"of it\); use -m PRUM$"):
+        curve_measures("PRUM(r=3)")
+    with pytest.raises(UsageError, match=r"use -m PRUM\(exact=enum\)$"):
+        curve_measures("PRUM(exact=enum,r=1)")
+    assert curve_measures("PRUM(exact=enum)") == [f"PRUM(exact=enum)@{i / 10:.1f}"
+                                                  for i in range(11)]
+
+
+def test_the_exact_prum_curve_is_drawn_from_its_own_values(tmp_path: Path) -> None:
+    """PRUM(exact=enum), no r: its curve.  Classical matching, by hand: topic 1 has its
+    one relevant unit at rank 2 (precision 1/2 at every level); topic 2 ranks a, x, b
+    (1 at recall 1/2, 2/3 at recall 1): the mean 3/4 up to level 0.5, then 7/12.  One
+    uncertain move c -> a (0.9995) before a, the only relevant unit: E[CL]/E[C] =
+    1 / 1.0005 at every level (test_prum_family's hand value)."""
+    import graphprum
+
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 a 1\n2 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 3 r\n1 Q0 a 2 2 r\n"
+                                "2 Q0 a 1 3 r\n2 Q0 x 2 2 r\n2 Q0 b 3 1 r\n")
+    fig = graphprum.plot([tmp_path / "r"], tmp_path / "q", "PRUM(exact=enum)")
+    (line,) = fig.axes[0].get_lines()
+    assert np.allclose(line.get_xdata(), np.arange(11) / 10)
+    assert line.get_ydata().tolist() == pytest.approx([3 / 4] * 6 + [7 / 12] * 5, abs=1e-12)
+    (tmp_path / "nav").write_text("c\ta\t0.9995\n")
+    (tmp_path / "q1").write_text("1 0 a 1\n")
+    (tmp_path / "r1").write_text("1 Q0 c 1 2 r\n1 Q0 a 2 1 r\n")
+    fig = graphprum.plot([tmp_path / "r1"], tmp_path / "q1", "PRUM(exact=enum)",
+                         nav=[f"direct:{tmp_path / 'nav'}"])
+    assert fig.axes[0].get_lines()[0].get_ydata().tolist() == pytest.approx(
+        [1 / 1.0005] * 11, abs=1e-12)
 
 
 def test_precision_recall_curves_plot_the_given_values() -> None:

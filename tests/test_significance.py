@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -77,8 +78,60 @@ def test_t_test_constant_differences() -> None:
     res = compare(frame({"A": [0.5, 0.5, 0.5], "B": [0.5, 0.5, 0.5]}), "AP", test="t")
     assert res.iloc[0].p_value == 1.0 and res.iloc[0].effect_size == 0.0
     assert res.iloc[0].ties == 3
+    # sd(d) = 0: t = mean / 0 (scipy: inf, p 0), which rests on an estimated variance of 0;
+    # undefined here (module notes), as scipy's p is on one topic
     res = compare(frame({"A": [0.6, 0.7, 0.8], "B": [0.5, 0.6, 0.7]}), "AP", test="t")
-    assert res.iloc[0].p_value == 0.0 and res.iloc[0].effect_size == math.inf
+    assert math.isnan(res.iloc[0].p_value) and res.iloc[0].effect_size == math.inf
+
+
+# the differences: one topic; equal non-zero; equal and 0
+FEW = [([1.0], [0.5]), ([1.0, 1.0, 1.0], [0.5, 0.5, 0.5]), ([0.6, 0.7, 0.8], [0.5, 0.6, 0.7]),
+       ([0.3], [0.3]), ([0.2, 0.4], [0.2, 0.4])]
+
+
+@pytest.mark.parametrize(("a", "b"), FEW)
+def test_no_spread_leaves_t_and_bootstrap_undefined_and_randomization_exact(a, b) -> None:
+    """On one topic or equal differences, the t and bootstrap tests have no spread to test
+    with (before: bootstrap p = 1/(B+1), 'significant' from one topic; t p = 0 on equal
+    differences); the randomization test's exact p is 2 / 2^n, by enumeration."""
+    d = (np.array(a) - np.array(b)).tolist()
+    zero = all(abs(x) < 1e-12 for x in d)
+    if len(a) == 1:  # scipy's t test on one topic: no p-value either
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert math.isnan(scipy.stats.ttest_rel(a, b).pvalue)
+    for test in ("t", "bootstrap"):
+        notes: list[str] = []
+        row = compare(frame({"A": a, "B": b}), "AP", test=test, samples=500,
+                      warn=notes.append).iloc[0]
+        assert not row.significant
+        if zero:  # the runs agree on every topic: p = 1 whatever the test
+            assert row.p_value == 1.0 and not notes
+        else:
+            assert math.isnan(row.p_value) and math.isnan(row.p_adjusted)
+            assert len(notes) == 1 and f"{test} test is undefined" in notes[0]
+            assert "AP" in notes[0] and "randomization" in notes[0]
+    row = compare(frame({"A": a, "B": b}), "AP", test="randomization").iloc[0]
+    assert row.p_value == pytest.approx(enumerate_sign_flip(d)) and row.exact
+    assert row.p_value == (1.0 if zero else 2 / 2 ** len(d))
+
+
+def test_an_undefined_test_is_left_out_of_the_correction() -> None:
+    """Holm over the pairs with a p-value, as R's p.adjust does with NA."""
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.2, 0.6, 6)
+    df = frame({"base": base, "up": base + 0.1, "noisy": base + rng.normal(0.1, 0.05, 6),
+                "other": base + rng.normal(0.05, 0.1, 6)})
+    res = compare(df, "AP", test="t", baseline="base").set_index("run_a")
+    assert math.isnan(res.loc["up", "p_value"]) and math.isnan(res.loc["up", "p_adjusted"])
+    raw = [res.loc[r, "p_value"] for r in ("noisy", "other")]
+    ref = [scipy.stats.ttest_rel(df[(df.run == r) & (df.topic != "all")].value,
+                                 base).pvalue for r in ("noisy", "other")]
+    assert raw == pytest.approx(ref, rel=1e-12)
+    assert [res.loc[r, "p_adjusted"] for r in ("noisy", "other")] == pytest.approx(
+        holm_by_definition(raw))
+    p = adjust(np.array([0.01, np.nan, 0.04, 0.02]), "bonferroni")
+    assert math.isnan(p[1]) and p[[0, 2, 3]].tolist() == pytest.approx([0.03, 0.12, 0.06])
 
 
 @pytest.mark.parametrize("n", [1, 5, 10, 12])
@@ -194,7 +247,9 @@ def test_holm_and_bonferroni() -> None:
 def test_pairs_baseline_and_correction() -> None:
     rng = np.random.default_rng(4)
     base = rng.uniform(0.2, 0.6, 15)
-    df = frame({"base": base, "good": base + 0.2, "same": base + rng.normal(0, 0.01, 15),
+    # good: not base + 0.2 exactly, where the t test is undefined (sd of the differences 0)
+    good = base + 0.2 + np.linspace(-0.01, 0.01, 15)
+    df = frame({"base": base, "good": good, "same": base + rng.normal(0, 0.01, 15),
                 "other": rng.uniform(0, 1, 15)})
     allpairs = compare(df, "AP", test="t", correction="bonferroni")
     assert list(zip(allpairs.run_a, allpairs.run_b, strict=True)) == [

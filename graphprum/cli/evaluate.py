@@ -47,7 +47,8 @@ EvalFormat = Annotated[str | None, typer.Option(
          "precision.")]
 Test = Annotated[str, typer.Option(
     "--test", "-t", help="Paired test over topics: randomization (default; sign-flip "
-    "permutation, exact up to 17 topics), t or bootstrap.")]
+    "permutation, exact up to 17 topics), t or bootstrap (no p-value on one topic or "
+    "equal differences).")]
 Baseline = Annotated[str | None, typer.Option(
     help="Compare every run with this run TAG (default: all pairs).")]
 Correction = Annotated[str, typer.Option(

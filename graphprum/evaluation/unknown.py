@@ -39,7 +39,9 @@ def check_known(job: Job, outputs: Sequence[TopicOutput]) -> None:
 
 
 def report_unknown(job: Job, outputs: Sequence[TopicOutput], warn: Warn) -> None:
-    """The notes of each run: its topics the qrels lack (ignored), and its
+    """The notes of each run: its topics the qrels lack (ignored), the
+    qrels' topics it lacks (evaluated on an empty ranking, unless
+    ``complete`` is off: then they are left out, and say nothing), and its
     result ids the store lacks (counted as non-relevant), or the results
     ``unknown="skip"`` dropped; a range run's documents were checked when
     it was read."""
@@ -47,11 +49,20 @@ def report_unknown(job: Job, outputs: Sequence[TopicOutput], warn: Warn) -> None
         extra_topics = [t for t in run.topics if t not in job.qrels]
         if extra_topics:
             warn(f"note: run {run.tag}: {len(extra_topics)} topic(s) not in the qrels ignored: "
-                 + ", ".join(extra_topics[:10]) + (" ..." if len(extra_topics) > 10 else ""))
+                 + _some(extra_topics))
+        lacking = [t for t in job.topics if t not in run.topics] if job.options.complete else []
+        if lacking:
+            warn(f"note: run {run.tag}: {len(lacking)} qrels topic(s) not in the run, evaluated "
+                 f"on an empty ranking (--no-c: left out): " + _some(lacking))
         if job.skipped:
             _report_skipped(run, job.skipped[ri], warn)
         elif job.store is not None and run.ranges is None:
             _report_unknown(run, _unknown_ids(job.store, run, ri, outputs, extra_topics), warn)
+
+
+def _some(topics: Sequence[str]) -> str:
+    """The first 10 of ``topics``, and "..." when there are more."""
+    return ", ".join(topics[:10]) + (" ..." if len(topics) > 10 else "")
 
 
 def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],

@@ -41,7 +41,7 @@ from graphprum.measures.classical_names import (
     ir_measure_names,
     trec_names,
 )
-from graphprum.measures.declare import Curve
+from graphprum.measures.declare import CURVE_LEVELS, CURVE_RANKS, Curve, Family
 from graphprum.measures.registry import FAMILY_MEASURES, Provider, families, family, family_names
 from graphprum.measures.spec import MeasureSpec, parse_measure
 
@@ -169,11 +169,16 @@ def is_best(value: float | None, best: float) -> bool:
 def curve(text: str) -> tuple[MeasureSpec, Curve]:
     """The curve a bare name stands for (``graphprum plot -m NAME``): its
     spec with the name as canonical, and how it is drawn.  UsageError when
-    ``text`` has a cutoff or names no curve.
+    ``text`` has a cutoff, names no curve, or has a parameter that names
+    one point (``PRUM(r=K)``: precision at integer recall K).
 
     >>> spec, c = curve("t2i-pr(tau=15)")
     >>> str(spec), c.axis
     ('T2I-PR(tau=15)', 'level')
+    >>> curve("PRUM(r=2)")
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: PRUM(r=2) has no curve (r=2 names one point of it); use -m PRUM
     """
     spec = parse_measure(text)
     if spec.cutoff is not None:
@@ -187,7 +192,27 @@ def curve(text: str) -> tuple[MeasureSpec, Curve]:
     fam = family(name)
     if fam is not None:
         fam.bind(spec)  # its parameters checked once, as -m does
+        _points(fam, spec, found, text)
     return spec, found
+
+
+def _points(fam: Family, spec: MeasureSpec, kind: Curve, text: str) -> None:
+    """UsageError when ``spec`` read at the first point of its curve is no
+    measure: a parameter that names one point itself, as ``r=K`` of PRUM.
+    The error suggests ``spec`` without the parameter that does."""
+    point = CURVE_LEVELS[0] if kind.axis == "level" else str(CURVE_RANKS[0])
+    try:
+        fam.bind(MeasureSpec(spec.name, dict(spec.params), point))
+    except UsageError:
+        for key, value in spec.params.items():
+            rest = {k: v for k, v in spec.params.items() if k != key}
+            try:
+                fam.bind(MeasureSpec(spec.name, rest, point))
+            except UsageError:
+                continue
+            raise UsageError(f"{text} has no curve ({key}={value} names one point of it); "
+                             f"use -m {MeasureSpec(spec.name, rest)}") from None
+        raise UsageError(f"{text} has no curve; use -m {spec.name}") from None
 
 
 def curve_names() -> list[str]:

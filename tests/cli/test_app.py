@@ -139,11 +139,19 @@ def test_topic_missing_from_run_is_an_empty_ranking(tmp_path: Path) -> None:
                               "-m", "PRUM", "-m", "SRP@5", "-m", "AP",
                               "--collection-size", "3", "--format", "tsv"])
     assert res.exit_code == 0, res.output
-    rows = [line.split("\t") for line in res.output.strip().splitlines()]
+    # said on stderr (before: nothing), as a run's topic the qrels lack is
+    assert res.stderr == ("note: run r: 1 qrels topic(s) not in the run, evaluated on an "
+                          "empty ranking (--no-c: left out): 2\n")
+    rows = [line.split("\t") for line in res.stdout.strip().splitlines()]
     topic2 = {m: float(v) for _, m, t, v in rows if t == "2"}
     assert topic2 == pytest.approx({"PRUM": 0.5, "SRP@5": 0.0, "AP": 0.0}, abs=1e-12)
     topic1 = {m: float(v) for _, m, t, v in rows if t == "1"}
     assert topic1 == pytest.approx({"PRUM": 1.0, "AP": 1.0, "SRP@5": 0.2}, rel=1e-9, abs=1e-12)
+    # --no-c leaves topic 2 out, as its help says, and there is nothing to note
+    res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-m", "AP",
+                              "--no-c"])
+    assert res.exit_code == 0 and res.stderr == "", res.output
+    assert res.stdout.split("\t")[-1].strip() == "1.0"
 
 
 def test_a_named_store_that_does_not_exist_is_an_error(tmp_path: Path, monkeypatch) -> None:
@@ -164,7 +172,7 @@ def test_a_named_store_that_does_not_exist_is_an_error(tmp_path: Path, monkeypat
         assert "--no-store" in line
         assert not missing.exists()
     res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "--no-store", "-m", "AP"])
-    assert res.exit_code == 0 and res.output.split("\t")[-1].strip() == "0.5"
+    assert res.exit_code == 0 and res.stdout.split("\t")[-1].strip() == "0.5"
 
 
 def test_collection_size_below_a_ranking_is_an_error(tmp_path: Path) -> None:
@@ -329,14 +337,17 @@ def test_evaluating_without_the_default_store_is_noted(tmp_path: Path, monkeypat
     monkeypatch.delenv("GRAPHPRUM_STORE", raising=False)
     res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), "-m", "PRUM"])
     assert res.exit_code == 0, res.output
-    (line,) = res.stderr.strip().splitlines()
+    # the run lacks qrels topic 2: that note is there whatever the store
+    lacking = ("note: run r: 1 qrels topic(s) not in the run, evaluated on an empty ranking "
+               "(--no-c: left out): 2")
+    line, other = res.stderr.strip().splitlines()
     assert line.startswith("note: no store (graphprum-store is not there)")
-    assert "--store DIR" in line and "--no-store" in line
+    assert "--store DIR" in line and "--no-store" in line and other == lacking
     assert res.stdout.split("\t")[1] == "PRUM"
     for quiet in (["-m", "AP"], ["-m", "PRUM", "--no-store"],
                   ["-m", "PRUM", "--collection-size", "100"]):
         res = runner.invoke(app, ["eval", str(r), "--qrels", str(q), *quiet])
-        assert res.exit_code == 0 and res.stderr == "", (quiet, res.stderr)
+        assert res.exit_code == 0 and res.stderr == lacking + "\n", (quiet, res.stderr)
     res = runner.invoke(app, ["info"])
     assert res.exit_code == 2
     assert res.stderr.strip() == (

@@ -298,3 +298,69 @@ def test_the_reports_topic_tables_mark_the_best_in_the_measures_direction() -> N
     marked = [[("best" in (td.get("class") or "").split()) for td in tr.xpath("td")[1:]]
               for tr in page.xpath("//table//tbody/tr")]
     assert marked == [[True, False], [True, True], [True, False], [False, True]]
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "t"])
+def test_compare_on_one_topic_finds_nothing_significant(app: typer.Typer, tmp_path: Path,
+                                                        test: str) -> None:
+    """One topic, AP 1 against 1/2: before, the bootstrap's p fell to its floor 1/(B+1)
+    and called the difference significant; a test of one difference has no p-value."""
+    qrels = tmp_path / "q1.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n")
+    (tmp_path / "A.txt").write_text("1 Q0 a 1 2 A\n1 Q0 b 2 1 A\n")
+    (tmp_path / "B.txt").write_text("1 Q0 b 1 2 B\n1 Q0 c 2 1 B\n")
+    r = invoke(app, {}, "compare", str(tmp_path / "A.txt"), str(tmp_path / "B.txt"),
+               "--qrels", str(qrels), "-m", "AP", "-t", test, "-f", "json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)
+    assert (row["mean_a"], row["mean_b"], row["n_topics"]) == (1.0, 0.5, 1)
+    assert row["p_value"] is None and row["significant"] is False
+    assert r.stderr.strip() == (f"note: A vs B on AP: the {test} test is undefined on 1 topic: "
+                                "no p-value, not significant; use the randomization test, "
+                                "exact there")
+
+
+@pytest.mark.parametrize(("measure", "use"), [("PRUM(r=1)", "PRUM"),
+                                              ("PRUM(exact=enum,r=1)", "PRUM(exact=enum)")])
+def test_a_measure_of_one_point_is_reported_without_a_curve(
+        app: typer.Typer, files: dict[str, Path], tmp_path: Path, measure: str, use: str) -> None:
+    """PRUM(r=K) is precision at integer recall K, one number: report tabulates it and
+    draws no curve, plot says so (before: both failed on 'PRUM(r=1)@0.0', a measure the
+    user never typed).  By hand, recall 1 at the first relevant unit: runA ranks it first
+    in both topics (1, 1); runB second (t1) and third (t2): (1/2 + 1/3) / 2."""
+    out = tmp_path / "report.html"
+    r = invoke(app, files, "report", str(files["a"]), str(files["b"]), "--qrels",
+               str(files["qrels"]), "-m", measure, "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = lxml.html.document_fromstring(out.read_text(encoding="utf-8"))
+    cells = _cell_texts(doc.xpath("//section[@id='summary']//table")[0])
+    assert cells[0] == ["run", measure]
+    assert cells[1][:2] == ["runA", "1.0000"] and cells[2][:2] == ["runB", f"{5 / 12:.4f}"]
+    assert "recall level" not in out.read_text(encoding="utf-8")  # no precision-recall curve
+    r = invoke(app, files, "plot", str(files["a"]), "--qrels", str(files["qrels"]),
+               "-m", measure, "-o", str(tmp_path / "p.png"))
+    assert r.exit_code == 2 and not (tmp_path / "p.png").exists()
+    assert r.stderr.strip() == (f"graphprum: error: {measure} has no curve (r=1 names one "
+                                f"point of it); use -m {use}")
+
+
+def test_the_report_says_over_which_topics_each_mean_is(app: typer.Typer, files: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    """--no-c averages each run over its own topics: runA holds t1 and t2, runC t1 alone,
+    so 'Mean over 2 topics' was false for runC (before: said whatever the counts); with
+    -c both means are over the qrels' 2 topics."""
+    c = tmp_path / "c.run"
+    c.write_text("t1 Q0 d1 1 3.0 runC\n")
+    for flag, said in (("--no-c", "each run's topics (runA: 2, runC: 1)"), ("-c", "2 topics")):
+        out = tmp_path / f"report{flag}.html"
+        r = invoke(app, files, "report", str(files["a"]), str(c), "--qrels",
+                   str(files["qrels"]), "-m", "AP", "-m", "PRUM", flag, "-o", str(out))
+        assert r.exit_code == 0, r.output
+        doc = lxml.html.document_fromstring(out.read_text(encoding="utf-8"))
+        summary = doc.xpath("//section[@id='summary']//p[@class='note']")[-1].text_content()
+        assert summary == f"Mean over {said}; the best mean of each measure is in bold."
+        caption = doc.xpath("//section[@id='figures']//figcaption")[0].text_content()
+        assert caption == f"PRUM curve, mean over {said}."
+        cells = _cell_texts(doc.xpath("//section[@id='summary']//table")[0])
+        # AP of runC: t1 finds 1 of its 2 relevant at rank 1 (1/2), t2 is empty (0)
+        assert cells[2][:2] == ["runC", "0.2500" if flag == "-c" else "0.5000"]
