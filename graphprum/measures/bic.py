@@ -42,7 +42,7 @@ from graphprum.errors import InputError
 from graphprum.measures.declare import Curve, Family, Measure, Param
 from graphprum.measures.inex_base import run_rows, topic_assessment
 from graphprum.measures.interpolation import min_recall
-from graphprum.navigation.bep import bep_similarity
+from graphprum.navigation.bep import bep_similarity, kind_lengths
 
 #: (s of each first-per-article list item, number of BEPs), by (A, mean length).
 BEP_PROBABILITIES: CacheKind[tuple[np.ndarray, int]] = CacheKind("BEP similarities")
@@ -123,9 +123,15 @@ def bep_probabilities(ctx: TopicContext, a: float, mean_length: float | None = N
     if ok.any():
         start = ctx.spans[idx[ok], 0] if ctx.spans is not None else \
             ctx.table.columns["start"][rows[ok]]
-        if mean_length is None:  # of the whole collection, not of the topic's view
-            mean_length = ctx.units_view().mean_document_length()
-        s[ok] = bep_similarity(start, bep[ok], a, mean_length)
+        length: np.ndarray | float
+        if mean_length is not None:
+            length = mean_length
+        else:  # of the whole collection's documents of their kind, not of the view
+            docs = ctx.table.columns["doc"][rows[ok]] if ctx.spans is None else np.array(
+                [ctx.table.doc_index(d) for d, keep in zip(first, ok, strict=True) if keep],
+                dtype=np.int64)
+            length = kind_lengths(ctx, docs)
+        s[ok] = bep_similarity(start, bep[ok], a, length)
     out = (s, len(ta.beps))
     ctx.cache.put(BEP_PROBABILITIES, key, out)
     return out

@@ -2,8 +2,10 @@
 
 ``s(x, b) = A·L / (A·L + d(x, b))`` for x and b in the same document, with
 ``d = |start(x) − start(b)|`` in characters and L the mean document length
-of the collection (in characters); 0 across documents.  It is 1 only when
-d = 0.
+of the collection (in characters; in a store that holds documents of several
+kinds, of the documents of x's kind: videos in seconds beside articles in
+characters do not change an article's L); 0 across documents.  It is 1 only
+when d = 0.
 
 Examples
 --------
@@ -20,7 +22,6 @@ import numpy as np
 
 from graphprum.errors import UsageError
 from graphprum.navigation.base import parse_options
-from graphprum.units import UnitTable
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -29,19 +30,25 @@ if TYPE_CHECKING:
 
 
 def bep_similarity(start: np.ndarray | float, bep: np.ndarray | float, a: float,
-                   mean_length: float) -> np.ndarray:
-    """s(x, b) of eq. 14 for offsets ``start`` (of x) and ``bep`` (of b)."""
+                   mean_length: np.ndarray | float) -> np.ndarray:
+    """s(x, b) of eq. 14 for offsets ``start`` (of x) and ``bep`` (of b),
+    ``mean_length`` L for all or for each pair."""
     d = np.abs(np.asarray(start, dtype=np.float64) - np.asarray(bep, dtype=np.float64))
-    al = a * mean_length
-    if al <= 0:
-        return np.asarray(d == 0, dtype=np.float64)
-    return np.asarray(al / (al + d), dtype=np.float64)
+    al = a * np.asarray(mean_length, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):  # A·L = 0: 1 at d = 0 only
+        out = np.where(al > 0, al / (al + d), d == 0)
+    return np.asarray(out, dtype=np.float64)
 
 
-def mean_document_length(table: UnitTable) -> float:
-    """L: mean length (characters) of the collection's documents."""
-    lengths = np.asarray(table.docs["length"], dtype=np.float64)
-    return float(lengths.mean()) if len(lengths) else 0.0
+def kind_lengths(ctx: TopicContext, doc_rows: np.ndarray) -> np.ndarray:
+    """L of eq. 14 for the documents ``doc_rows`` of ``ctx.table``: the mean
+    length of the collection's documents of the same kind."""
+    kinds = np.asarray(ctx.table.docs["kind"], dtype=np.int64)[doc_rows]
+    found, where = np.unique(kinds, return_inverse=True)
+    view = ctx.units_view()
+    means = np.array([view.mean_document_length(int(k)) for k in found.tolist()])
+    out: np.ndarray = means[where.reshape(-1)] if len(found) else np.zeros(0)
+    return out
 
 
 class BepModel:
@@ -93,7 +100,7 @@ class BepModel:
         cols = tj[np.repeat(lo, counts) + offs]
         start = table.columns["start"]
         vals = bep_similarity(start[src[rows]], start[tgt[cols]], self.a,
-                              ctx.units_view().mean_document_length())
+                              kind_lengths(ctx, doc[src[rows]]))
         return sp.csr_array((vals, (rows, cols)), shape=shape)
 
 

@@ -160,9 +160,12 @@ class UnitView:
             hit = _STATISTICS[id(table)] = (weakref.ref(table), document_statistics(table.docs))
         return hit[1]
 
-    def mean_document_length(self) -> float:
-        """Mean length of the store's documents (0 for none)."""
+    def mean_document_length(self, kind: int | None = None) -> float:
+        """Mean length of the store's documents (of ``kind``: XML, web pages,
+        videos ... are measured in units of their own; 0 for none)."""
         stats = self.statistics()
+        if kind is not None:
+            stats = stats[stats["kind"] == kind]
         n = int(stats["documents"].sum())
         return float(stats["length"].sum()) / n if n else 0.0
 

@@ -25,7 +25,7 @@ from graphprum.measures.inex_base import derive, qrels_from_assessments
 from graphprum.measures.registry import family, parse_measure
 from graphprum.navigation.base import parse_model
 from graphprum.store.memory import MemoryStore
-from graphprum.units import UnitTable
+from graphprum.units import KIND_VIDEO, UnitTable
 
 # --- fixtures --------------------------------------------------------------
 
@@ -346,6 +346,23 @@ def test_bepd_and_eprum_hand_computed():
     assert value("EPRUM@0.5", d) == pytest.approx(s2 + (1 - s2) / 2)
     # A = 10: A·L = 500 -> s = 500/530
     assert value("BEPD(A=10)", c) == pytest.approx((1 + 500 / 530) / 2)
+
+
+def test_documents_of_another_kind_leave_l_as_it_is():
+    """L is the mean length of the documents of the results' kind: a video
+    of 1,000 seconds stored beside d1-d3 leaves the articles' L = 50, so
+    BEPD, EPRUM and the bep model keep the hand values above (old code: L =
+    (60 + 40 + 50 + 1000)/4, s2 = 28.75/58.75)."""
+    video = UnitTable.from_tree("v", ["video"], [-1], [1000.0])
+    video.columns["kind"][:] = KIND_VIDEO
+    video.docs["kind"][:] = KIND_VIDEO
+    mixed = FakeStore(concat([D1, D2, D3, video]))
+    c = ctx([S1, Y, Z], store=mixed)
+    s2 = 5 / 35
+    assert value("BEPD(A=0.1)", c) == pytest.approx((1 + s2) / 2)
+    assert value("EPRUM", c) == pytest.approx((1 + s2) / 2)
+    m = parse_model("bep:A=0.1").matrix([S1, Y], [P1, R, X], ctx([], store=mixed)).toarray()
+    np.testing.assert_allclose(m, [[1.0, 0, 0], [0, 5 / 35, 5 / 25]])
 
 
 def test_run_of_beps_scores_one():
