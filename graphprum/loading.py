@@ -184,11 +184,13 @@ def load_web(store: Store, root: PathLike, *, elements: bool = False, replace: b
     ``follow_symlinks``), are skipped and listed in the report's ``skipped``.
     """
     from graphprum.loaders.web import load_site  # lxml: web loads only
+    from graphprum.loaders.web_links import is_page
 
     store = as_store(store)
+    stored = [n for n in store.documents()["name"] if is_page(n)] if store.count_units() else []
     site = load_site(root, elements=elements,
                      progress=(lambda page, n: on_file(page, n)) if on_file else None,
-                     follow_symlinks=follow_symlinks)
+                     follow_symlinks=follow_symlinks, stored=stored)
     stats: dict[str, int] = {}
 
     def pages() -> Iterator[ParsedDocument]:

@@ -82,7 +82,7 @@ import codecs
 import gc
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -379,8 +379,12 @@ class SiteLoad:
 
     def __init__(self, root: str | os.PathLike[str], elements: bool = False,
                  progress: Callable[[str, int], None] | None = None,
-                 follow_symlinks: bool = False) -> None:
+                 follow_symlinks: bool = False, stored: Iterable[str] = ()) -> None:
         self.index = SiteIndex.scan(root, follow_symlinks)
+        for page in stored:  # a page of the store is a page of the site
+            self.index.files.add(page)
+            parts = page.split("/")[:-1]
+            self.index.dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
         self.elements = elements
         self.progress = progress
         self.stats = SiteStats()
@@ -409,7 +413,7 @@ class SiteLoad:
 
 def load_site(root: str | os.PathLike[str], elements: bool = False,
               progress: Callable[[str, int], None] | None = None,
-              follow_symlinks: bool = False) -> SiteLoad:
+              follow_symlinks: bool = False, stored: Iterable[str] = ()) -> SiteLoad:
     """Pages of the site under ``root``, one :class:`ParsedDocument` each.
 
     Parameters
@@ -423,6 +427,10 @@ def load_site(root: str | os.PathLike[str], elements: bool = False,
     follow_symlinks : bool
         Also load symbolic links to pages outside ``root`` (else skipped
         with a note in ``index.skipped``, as FIFOs and devices are).
+    stored : iterable of str
+        Ids of the pages a store holds already: links lead to them as to
+        pages under ``root`` (``load web DIR --replace`` of a changed page
+        keeps its links to the pages it did not bring again).
 
     Returns
     -------
@@ -435,4 +443,4 @@ def load_site(root: str | os.PathLike[str], elements: bool = False,
     InputError
         ``root`` is not a directory or holds no page; a page cannot be read.
     """
-    return SiteLoad(root, elements, progress, follow_symlinks)
+    return SiteLoad(root, elements, progress, follow_symlinks, stored)

@@ -3,6 +3,8 @@ reference memory store, the same refusals, and loads that are all or nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -166,6 +168,33 @@ def test_a_link_list_loads_again_after_its_pages_were_replaced(make_store, write
     kept = store.links_of("a.html")[0]
     load_links(store, links)
     assert sorted(store.links_of("a.html")[0]) == sorted([*kept, "b.html"])
+
+
+def test_a_page_replaced_alone_keeps_its_links_to_stored_pages(make_store, write) -> None:
+    """`load web DIR --replace` where DIR holds the changed page only: its
+    links to pages the store holds are links (old code: counted as "to
+    missing files", the page left without its out-links), as a load of the
+    whole changed site gives them."""
+    from graphprum.loading import load_web
+
+    def site(name: str, a_page: str) -> Path:
+        root = write(f"{name}/a.html", a_page).parent
+        write(f"{name}/sub/b.html", '<html><body><a href="../a.html">a</a></body></html>')
+        write(f"{name}/c.html", "<html><body><p>c</p></body></html>")
+        return root
+
+    old = '<html><body><a href="sub/b.html">b</a></body></html>'
+    new = ('<html><body><a href="sub/b.html">b</a><a href="c.html">c</a>'
+           '<a href="/sub/b.html">b</a><a href="gone.html">x</a></body></html>')
+    store, whole = make_store(), MemoryStore()  # a server's stores share one graph
+    load_web(store, site("first", old))
+    changed = write("changed/a.html", new).parent
+    report = load_web(store, changed, replace=True)
+    load_web(whole, site("second", new))
+    assert sorted(store.links_of("a.html")[0]) == sorted(whole.links_of("a.html")[0]) \
+        == ["c.html", "sub/b.html", "sub/b.html"]
+    assert store.links_of("sub/b.html")[0] == ["a.html"]
+    assert report.extra["links_to_missing_files"] == 1  # gone.html only
 
 
 def test_the_links_not_stored_are_counted_once_per_document(make_store, write) -> None:
