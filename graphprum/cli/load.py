@@ -22,6 +22,7 @@ from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.loaders.web_links import SiteIndex  # no lxml: the file walks only
 from graphprum.loaders.xml_files import GLOB, find_xml_files
 from graphprum.store.base import CYPHER, TABLE
+from graphprum.store.local.layout import bytes_on_disk
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -37,9 +38,18 @@ def load_group(
 ) -> None:
     """Load a collection into the store."""
     if resume:
-        removed = store_from_options(create=False).resume_loads()
-        print(f"removed {removed:,} incomplete documents" if removed
-              else "nothing removed: no incomplete documents left")
+        store = store_from_options(create=False)
+        where = getattr(store, "path", None)  # an embedded store's directory
+        before = bytes_on_disk(where) if where is not None else 0
+        removed = store.resume_loads()
+        freed = before - bytes_on_disk(where) if where is not None else 0
+        files = f"{freed / 2**20:,.1f} MiB of files that killed writes left"
+        if removed:
+            print(f"removed {removed:,} incomplete documents" + (
+                f" and {files}" if freed > 0 else ""))
+        else:
+            print(f"no incomplete documents; removed {files}" if freed > 0
+                  else "nothing removed: no incomplete documents left")
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
         print(ctx.get_help())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -164,3 +165,39 @@ def test_a_store_named_from_home_is_one_directory(tmp_path, monkeypatch) -> None
     from graphprum.store import store_exists
 
     assert store_exists("~/coll")  # as the command line asks before opening it
+
+
+def test_resume_removes_what_killed_writes_left(tmp_path: Path, write) -> None:
+    """What a load killed before its commit left (its unfinished generation)
+    and what a query killed while it built the graph left (its build
+    directory) are removed by `load --resume`, which says how much (old
+    code: "nothing removed", and both stayed; the build directory was even
+    carried into every later generation)."""
+    from typer.testing import CliRunner
+
+    from graphprum.cli import app
+
+    write("col/a.xml", DOC_A)
+    store_dir = tmp_path / "s"
+    load_xml(LocalStore(store_dir), [tmp_path / "col"])
+    gen = next(p for p in store_dir.iterdir() if p.name.startswith("gen-"))
+    unfinished = store_dir / "gen-000099.tmp"  # as a killed load leaves it
+    shutil.copytree(gen, unfinished)
+    (unfinished / "units.bin").write_bytes(b"x" * 2**20)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    build = gen / f"graph.lbug.tmp{gone}"  # as a query killed mid-build leaves it
+    build.mkdir()
+    (build / "graph.lbug").write_bytes(b"y" * 2**20)
+    before = {p.relative_to(store_dir) for p in store_dir.rglob("*")
+              if unfinished not in p.parents and p != unfinished and build not in p.parents
+              and p != build}
+    r = CliRunner().invoke(app, ["--store", str(store_dir), "load", "--resume"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("no incomplete documents; removed ") and "MiB" in r.output
+    freed = float(r.output.split("removed ")[1].split(" MiB")[0])
+    assert freed >= 2.0  # the two MiB written above at least
+    assert not unfinished.exists() and not build.exists()
+    assert {p.relative_to(store_dir) for p in store_dir.rglob("*")} == before
+    r = CliRunner().invoke(app, ["--store", str(store_dir), "load", "--resume"])
+    assert r.output.strip() == "nothing removed: no incomplete documents left"

@@ -213,7 +213,7 @@ def build(gen: Path, table: UnitTable, summaries: dict[str, tuple[dict[str, np.n
     """
     lb = import_ladybug()
     target = target or gen / GRAPH
-    _remove_stale_builds(target)
+    remove_stale_builds(target)
     work = target.with_name(f"{target.name}.tmp{os.getpid()}")
     shutil.rmtree(work, ignore_errors=True)
     try:
@@ -258,8 +258,9 @@ def _buffer_pool(gen: Path, table: UnitTable) -> int:
 _BUILD = re.compile(re.escape(GRAPH) + r"\.tmp([0-9]+)(?:\..*)?")
 
 
-def _remove_stale_builds(target: Path) -> None:
-    """Remove what builds of ``target`` left whose process is gone."""
+def remove_stale_builds(target: Path) -> None:
+    """Remove what builds of ``target`` left whose process is gone (a query
+    killed while it built the graph)."""
     for p in target.parent.glob(f"{target.name}.tmp*"):
         m = _BUILD.fullmatch(p.name)
         if m is None or _alive(int(m.group(1))):

@@ -251,6 +251,12 @@ def _unused(generation: Path) -> bool:
 _held: list[Any] = []
 
 
+def bytes_on_disk(path: Path) -> int:
+    """Bytes of the files under ``path`` (0 when it is missing)."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) \
+        if path.exists() else 0
+
+
 def remove_superseded(path: Path, current: str | None) -> list[str]:
     """Remove generations (and unfinished ones) graphprum wrote that are not
     ``current`` and that no reader holds; returns the names kept for later."""

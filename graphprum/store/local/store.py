@@ -277,8 +277,7 @@ class LocalStore(TableStore):
     def info(self) -> dict[str, Any]:
         """Counts per kind, documents, links, summaries, format, size on disk."""
         src, dst = (np.asarray(a, dtype=np.int64) for a in self.link_rows())
-        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file()) \
-            if self.path.exists() else 0
+        size = layout.bytes_on_disk(self.path)
         manifest = self.manifest
         return {
             "store": self.location,
@@ -412,6 +411,8 @@ class LocalStore(TableStore):
                     manifest = self._read_manifest()
                     gen = manifest.get("generation")
                     layout.remove_superseded(self.path, gen)
+                    if gen:  # else carried into the next generation
+                        graphdb.remove_stale_builds(self.path / gen / graphdb.GRAPH)
                     self._open_generation()
                     yield dict(self.manifest), self._gen
                 except BaseException:
@@ -434,6 +435,13 @@ class LocalStore(TableStore):
             raise layout.disk_error(exc, self.path) from None
         self.release()
         layout.remove_superseded(self.path, name)
+
+    def resume_loads(self) -> int:
+        """Loads here are all or nothing: no document to remove, but what
+        killed writes left (an unfinished generation, a graph a killed query
+        was building) is removed, as the next write would."""
+        with self._writing():
+            return 0
 
     def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
                        replace: bool = False, description: dict[str, Any] | None = None,
