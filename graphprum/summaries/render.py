@@ -10,8 +10,8 @@ Examples
 >>> from graphprum.summaries.axpre import build_summary
 >>> s = build_summary(UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0], [4, 1, 3]), "p*")
 >>> table_rows(s)
-[{'sid': 'S1', 'key': '/a', 'extent': 1, 'length': 4.0, 'pi': 0.5}, \
-{'sid': 'S2', 'key': '/a/b', 'extent': 2, 'length': 4.0, 'pi': 0.5}]
+[{'sid': 'S1', 'key': '/a', 'extent': 1, 'length': 4, 'pi': 0.5}, \
+{'sid': 'S2', 'key': '/a/b', 'extent': 2, 'length': 4, 'pi': 0.5}]
 >>> print(to_dot(s))  # doctest: +NORMALIZE_WHITESPACE
 digraph "p*" {
   rankdir=TB;
