@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphprum.errors import UsageError
+from graphprum.floats import whole
 from graphprum.io.xpaths import normalise_id
 from graphprum.store.base import Store
 
@@ -26,10 +27,13 @@ def describe_unit(store: Store, uid: str) -> dict[str, Any]:
                          f"got {type(uid).__name__} {uid!r}")
     unit = store.units([normalise_id(uid)]).iloc[0].to_dict()
     unit.pop("row", None)
+    unit.update({k: whole(unit[k]) for k in ("start", "end", "length") if k in unit})
     uid = unit["id"]
     kids = store.children(uid)
     children = store.units(kids)[["id", "tag", "length", "words"]].to_dict("records") \
         if kids else []
+    for child in children:
+        child["length"] = whole(child["length"])
     out_links, in_links = store.links_of(uid)
     partitions = {}
     if store.summary_names():

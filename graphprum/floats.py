@@ -84,6 +84,23 @@ def json_value(value: object) -> object:
     return value
 
 
+def whole(value: object) -> object:
+    """A position or length for every format: an integral float as an int.
+
+    The store keeps ``start``, ``end`` and ``length`` as floats, characters
+    for XML and web pages (always integral), seconds for video (often not);
+    ``show`` and ``summary show`` write them through this, so that a
+    character count reads ``21958`` in tsv, csv and json (``int()`` takes
+    it), and ``10.5`` seconds stay ``10.5``.  Other values are unchanged.
+
+    >>> import numpy as np
+    >>> whole(np.float64(6144.0)), whole(10.5), whole(float("nan")), whole("S1"), whole(3)
+    (6144, 10.5, nan, 'S1', 3)
+    """
+    f = _float(value)
+    return int(f) if f is not None and f.is_integer() else value
+
+
 def _nonfinite(v: float) -> str | None:
     if math.isnan(v):
         return "–"

@@ -206,11 +206,13 @@ def _grid(result: Sequence[PrintedRow], digits: int = DIGITS) -> tabular.Grid:
                         field_name="measure")
 
 
-def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:
+def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO, *,
+               title: str | None = None) -> None:
     """Rows of text (a listing such as ``graphprum measures``) in ``fmt``, as
     :func:`graphprum.tabular.write_rows` writes every table: ``table`` (rich,
     aligned, never cut off a terminal), ``tsv`` (a header line, then one line
-    per row), ``csv`` or ``json`` (a list of objects).
+    per row), ``csv`` or ``json`` (a list of objects); ``title`` above the
+    table (wrapped at spaces to a terminal's width).
 
     >>> import io
     >>> out = io.StringIO(); write_rows([{"name": "PRUM", "cutoff": "level"}], "tsv", out)
@@ -218,4 +220,5 @@ def write_rows(rows: Sequence[dict[str, str]], fmt: str, out: TextIO) -> None:
     'name\\tcutoff\\nPRUM\\tlevel\\n'
     """
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    tabular.write_rows(columns, [[r.get(c, "") for c in columns] for r in rows], fmt, out)
+    tabular.write_rows(columns, [[r.get(c, "") for c in columns] for r in rows], fmt, out,
+                       title=title)

@@ -13,7 +13,9 @@ in tsv, csv and the table.
 Every table for people, these and the grids of ``eval`` and ``compare``
 (:class:`Grid`: text cells, some bold, some with superscript letters), is
 drawn by one writer, :func:`write_grid`, as a rich table, markdown or LaTeX;
-a table too wide for the terminal is drawn transposed or long instead.
+a table too wide for the terminal is drawn to fit without breaking an id, a
+name or a number: its prose wrapped, beside or under the rest, else
+transposed, long, or a block per row (:func:`_fitting_table`).
 
 Examples
 --------
@@ -49,6 +51,7 @@ from graphprum.floats import DIGITS, exact, json_value, readable
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
 #: What :func:`write_rows` writes.
 FORMATS = ("table", "tsv", "csv", "json")
@@ -296,11 +299,13 @@ def write_grid(grid: Grid, fmt: str, out: TextIO, *, ruled: bool = False,
     table at the terminal's width, below the markdown, as a LaTeX comment
     above the tabular; ``fit_rule``: see :func:`markdown_table`.
 
-    On a terminal too narrow for the table, it is drawn transposed (its
-    columns as rows: eval's measures down the side, trec_eval's way), or,
-    when that is too wide too, long (one row per cell after the keys: run,
-    measure, value, as the TSV); numbers are never wrapped or cut.  Off a
-    terminal the table is always as wide as it likes.
+    On a terminal too narrow for the table, it is drawn to fit
+    (:func:`_fitting_table`): prose wrapped at spaces, beside the other
+    columns or under each row; else transposed (its columns as rows: eval's
+    measures down the side, trec_eval's way), long (one row per cell after
+    the keys: run, measure, value, as the TSV), or a block per row; ids,
+    names and numbers are never wrapped or cut.  Off a terminal the table
+    is always as wide as it likes.
 
     >>> import sys
     >>> grid = Grid(["run", "AP"], [["a", "0.5000"], ["b", "0.2500"]], "lr", bold={(0, 1)})
@@ -329,39 +334,190 @@ def _write_rich(grid: Grid, out: TextIO, ruled: bool, title: str | None, caption
     if title:
         console.print(escape(title))
     if grid.header:
-        console.print(_fitting_table(grid, console, ruled, caption))
+        drawn = _fitting_table(grid, console, ruled, caption)
+        if isinstance(drawn, list):  # lines as they are: a longer one is the terminal's to wrap
+            for line in drawn:
+                console.print(line, soft_wrap=True)
+        else:
+            console.print(drawn)
     if note:
         console.print(escape(note))
 
 
-def _fitting_table(grid: Grid, console: Console, ruled: bool, caption: str | None) -> Table:
-    """``grid`` as a rich table as wide as it likes when that fits the
-    console; else transposed (:meth:`Grid.transposed`) when that fits; else
-    long (:meth:`Grid.long`).  Numbers (right-aligned columns) are never
-    wrapped; text is folded when nothing else fits."""
+#: The narrowest a column of prose (text of several words, such as a
+#: measure's summary) is wrapped to: below it a line holds three or four
+#: words and the table reads as a column of words.
+PROSE_WIDTH = 30
+
+
+def _prose(grid: Grid) -> list[int]:
+    """The columns of prose: after the keys, left-aligned, some cell of
+    several words, the widest wider than :data:`PROSE_WIDTH`.  Only these
+    are ever wrapped (at spaces); ids, names and numbers never are."""
+    from rich.cells import cell_len
+
+    return [j for j in range(grid.keys, len(grid.header)) if grid.align[j] == "l"
+            and any(" " in r[j].strip() for r in grid.rows if j < len(r))
+            and max(cell_len(r[j]) for r in grid.rows if j < len(r)) > PROSE_WIDTH]
+
+
+def _fitting_table(grid: Grid, console: Console, ruled: bool,
+                   caption: str | None) -> Table | list[Text]:
+    """``grid`` drawn to fit the console without breaking an id, a number
+    or a word, the first of these that fits:
+
+    1. as a table, as wide as it likes, or with its prose columns
+       (:func:`_prose`) wrapped at spaces to no fewer than
+       :data:`PROSE_WIDTH` columns (nor than their longest word);
+    2. the other columns as a table, each row's prose on the lines under it
+       (``graphprum measures``: a measure's summary under its name);
+    3. transposed (:meth:`Grid.transposed`), then long (:meth:`Grid.long`),
+       each as in 1;
+    4. one record per block, a ``column  value`` line per cell (``nav``'s
+       long ids): a value wider than the terminal is left whole on its line.
+
+    Off a terminal the table is as wide as it likes."""
+    if console.width >= OFF_TERMINAL_WIDTH:  # a file or pipe: nothing to fit (1 s of 3.3 s
+        return _rich_table(grid, ruled, caption)  # for 3,000 rows measured needlessly)
+    table = _wrapped(grid, console, ruled, caption)
+    if table is not None:
+        return table
+    lines = _prose_beneath(grid, console.width)
+    if lines is not None:
+        return lines
+    for layout in (Grid.transposed, Grid.long):
+        table = _wrapped(layout(grid), console, ruled, caption)
+        if table is not None:
+            return table
+    return _records(grid, console.width)
+
+
+def _wrapped(grid: Grid, console: Console, ruled: bool, caption: str | None) -> Table | None:
+    """``grid`` as a rich table that fits ``console``: as wide as it likes,
+    or its prose columns narrowed (the others never are); None if neither fits."""
+    from rich.cells import cell_len
     from rich.measure import Measurement
 
     unbounded = console.options.update_width(1_000_000)
-    table = _rich_table(grid, ruled, caption)
-    if console.width >= OFF_TERMINAL_WIDTH:  # a file or pipe: nothing to fit (1 s of 3.3 s
-        return table                          # for 3,000 rows measured needlessly)
-    for layout in (Grid.transposed, Grid.long):
-        if Measurement.get(console, unbounded, table).maximum <= console.width:
-            break
-        table = _rich_table(layout(grid), ruled, caption)
-    return table
+
+    def width(widths: dict[int, int]) -> int:
+        table = _rich_table(grid, ruled, caption, widths)
+        return Measurement.get(console, unbounded, table).maximum
+
+    if width({}) <= console.width:
+        return _rich_table(grid, ruled, caption)
+    prose = _prose(grid)
+    if not prose:
+        return None
+    lines = [[grid.header[j], *(r[j] for r in grid.rows)] for j in prose]
+    natural = [max(cell_len(line) for c in cells for line in c.split("\n")) for cells in lines]
+    words = [max(cell_len(w) for c in cells for w in c.split()) for cells in lines]
+    narrowest = [min(n, max(w, PROSE_WIDTH)) for n, w in zip(natural, words, strict=True)]
+    spare = console.width - width(dict(zip(prose, narrowest, strict=True)))
+    if spare < 0:
+        return None
+    widths = list(narrowest)
+    while spare > 0 and any(w < n for w, n in zip(widths, natural, strict=True)):
+        for i, n in enumerate(natural):  # the spare columns shared out one at a time
+            if spare > 0 and widths[i] < n:
+                widths[i] += 1
+                spare -= 1
+    return _rich_table(grid, ruled, caption, dict(zip(prose, widths, strict=True)))
 
 
-def _rich_table(grid: Grid, ruled: bool, caption: str | None) -> Table:
+def _cell(grid: Grid, i: int, j: int) -> Text:
+    """Cell ``(i, j)`` of ``grid`` as rich text: bold, with its superscript."""
+    from rich.text import Text
+
+    text = Text(grid.rows[i][j], style="bold" if (i, j) in grid.bold else "")
+    text.append(grid.sup.get((i, j), "").translate(_SUPERSCRIPT))
+    return text
+
+
+def _indented(prefix: Text, text: str, width: int) -> list[Text]:
+    """``text`` wrapped at spaces to ``width`` after ``prefix`` (its first
+    line) or as many spaces (the others); a word longer than that whole."""
+    import textwrap
+
+    from rich.text import Text
+
+    lines = textwrap.wrap(text, max(1, width - len(prefix)), break_long_words=False,
+                          break_on_hyphens=False) or [""]
+    return [prefix + line if k == 0 else Text(" " * len(prefix) + line)
+            for k, line in enumerate(lines)]
+
+
+def _prose_beneath(grid: Grid, width: int) -> list[Text] | None:
+    """The columns other than prose as a table, each row's prose indented
+    on the lines under it (the header's names of the prose likewise); None
+    when there is no prose or the other columns do not fit ``width``."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    prose = _prose(grid)
+    shown = [j for j in range(len(grid.header)) if j not in prose]
+    if not prose or not shown:
+        return None
+    cells = [[_cell(grid, i, j) for j in shown] for i in range(len(grid.rows))]
+    heads = [Text(grid.header[j], style="bold") for j in shown]
+    widths = [max(cell_len(c.plain) for c in column) for column in zip(heads, *cells, strict=True)]
+    if sum(widths) + 2 * (len(shown) - 1) > width:
+        return None
+    indent = Text("    ")
+
+    def line(row: list[Text]) -> Text:
+        out = Text()
+        for k, (j, cell, w) in enumerate(zip(shown, row, widths, strict=True)):
+            pad = " " * (w - cell_len(cell.plain))
+            out += Text("  " if k else "") + (Text(pad) + cell if grid.align[j] == "r"
+                                             else cell + pad)
+        out.rstrip()
+        return out
+
+    lines = [line(heads), *(Text(f"    {grid.header[j]}", style="bold") for j in prose)]
+    for i, row in enumerate(cells):
+        lines.append(line(row))
+        for j in prose:
+            if grid.rows[i][j] or len(prose) > 1:
+                lines += _indented(indent, grid.rows[i][j], width)
+    return lines
+
+
+def _records(grid: Grid, width: int) -> list[Text]:
+    """One block per row, a blank line between: a ``column  value`` line per
+    cell (the keys', and every other that is not empty); prose wrapped at
+    spaces under itself, anything else whole on its line."""
+    from rich.text import Text
+
+    prose = _prose(grid)
+    names = [" ".join(h.split("\n")) for h in grid.header]
+    name_width = max(len(n) for n in names)
+    lines: list[Text] = []
+    for i, row in enumerate(grid.rows):
+        if i:
+            lines.append(Text())
+        for j, value in enumerate(row):
+            if value or j < grid.keys:
+                name = Text(names[j].ljust(name_width) + "  ", style="bold")
+                lines += (_indented(name, value, width) if j in prose
+                          else [name + _cell(grid, i, j)])
+    return lines
+
+
+def _rich_table(grid: Grid, ruled: bool, caption: str | None,
+                widths: Mapping[int, int] | None = None) -> Table:
+    """``grid`` as a rich table: only the columns of ``widths`` (prose, at
+    those widths) are wrapped, at spaces; no other is ever wrapped."""
     from rich.box import HEAVY_HEAD  # 30 ms of import: only when drawing for a person
     from rich.markup import escape
     from rich.table import Table
 
     table = Table(box=HEAVY_HEAD if ruled else None, show_edge=False, pad_edge=False,
                   caption=escape(caption) if caption else None, caption_justify="left")
-    for h, a in zip(grid.header, grid.align, strict=True):
+    widths = widths or {}
+    for j, (h, a) in enumerate(zip(grid.header, grid.align, strict=True)):
         table.add_column(escape(h), justify="right" if a == "r" else "left",
-                         overflow="fold", no_wrap=a == "r")
+                         width=widths.get(j), no_wrap=j not in widths)
     for i, row in enumerate(grid.rows):
         table.add_row(*[(f"[bold]{escape(c)}[/bold]" if (i, j) in grid.bold else escape(c))
                         + grid.sup.get((i, j), "").translate(_SUPERSCRIPT)

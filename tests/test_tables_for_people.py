@@ -192,3 +192,69 @@ def test_compare_at_80_columns_keeps_every_number_whole(
 
     lines, words = at_80_columns(write, monkeypatch)
     assert words <= {w for line in lines for w in words_of(line)}
+
+
+# ------------------------------------- ids and prose wider than the terminal
+P1 = "pone-0052690#/article[1]/body[1]/sec[1]/p[1]"
+TARGETS = ["pone-0052690#/article[1]/body[1]/sec[1]", "pone-0052690#/article[1]",
+           "pone-0052690#/article[1]/body[1]/sec[1]/p[2]"]
+
+
+def test_ids_too_wide_for_a_table_are_drawn_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nav``'s three columns of 44-character ids are 98 wide: at 80 columns
+    every id is whole on a line beside its column's name (rich folded the
+    from id into ``…/article[1]/b`` / ``ody[1]/…`` and put to and p on
+    alternate rows)."""
+    ps = [0.28211128445137806, 0.0283341602903925, 0.0]
+    lines, words = at_80_columns(
+        lambda f, o: write_rows(["from", "to", "p"], [[P1, t, p] for t, p in zip(
+            TARGETS, ps, strict=True)], f, o), monkeypatch)
+    rows = [words_of(line) for line in lines]
+    for t, p in zip(TARGETS, ps, strict=True):
+        i = rows.index(["to", t])
+        assert rows[i - 1:i + 2] == [["from", P1], ["to", t], ["p", f"{p:.4g}"]]
+    assert words <= {w for r in rows for w in r}
+
+
+def test_an_id_wider_than_the_terminal_stays_on_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An id of 120 characters at 80 columns: on one line, whole, for the
+    terminal to wrap and a reader to copy (never cut into lines by us)."""
+    long_id = "doc#" + "/sec[1]" * 16 + "/p[1]"
+    monkeypatch.setenv("COLUMNS", "80")
+    out = Terminal()
+    write_rows(["from", "to", "p"], [[long_id, P1, 0.5]], "table", out)
+    assert any(long_id in line.split() for line in _ANSI.sub("", out.getvalue()).splitlines())
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_measures_on_a_terminal_is_a_row_per_measure(
+        columns: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``graphprum measures`` on a terminal: each vocabulary under its heading,
+    then its columns' names, then per measure its name, cutoff, aggregate,
+    needs and curve on one line and its summary after them, wrapped at spaces:
+    the words read in the catalog's order (before, at 80 to 200 columns, a
+    line per field: 539 and 465 lines of name, column, value).  No line is
+    wider than the terminal; at 120 it is one table, the summary beside."""
+    from graphprum.cli.measures import SECTIONS, print_catalog
+    from graphprum.measures.names import catalog
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "COLORTERM", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = Terminal()
+    monkeypatch.setattr("sys.stdout", out)
+    print_catalog("table")
+    lines = _ANSI.sub("", out.getvalue()).splitlines()
+    assert max(cell_len(line.rstrip()) for line in lines) <= columns
+    expected: list[str] = []
+    rows = catalog()
+    for source, heading in SECTIONS.items():
+        section = [r for r in rows if r["source"] == source]
+        shown = [c for c in section[0] if c != "source" and any(r[c] != "-" for r in section)]
+        expected += heading.split() + shown
+        for r in section:
+            expected += [w for c in shown for w in r[c].split()]
+    assert [w for line in lines for w in line.split()] == expected
+    if columns == 120:
+        assert lines[1].split() == ["name", "cutoff", "aggregate", "needs", "curve", "summary"]

@@ -70,10 +70,7 @@ def info(
     """Counts per kind, documents, links, summaries, store format and size on disk."""
     fmt = choose_format("json" if as_json else fmt, TABLE_FORMATS)
     store = store_from_options(create=False)
-    data = store.info()
-    if fmt != "table":  # numbers as numbers for machines
-        data = {**data, "degrees": {k: degree_numbers(v) for k, v in
-                                    data.get("degrees", {}).items()}}
+    data = store.info()  # numbers at full precision: the table rounds them
     if fmt == "json":
         print(json.dumps(data, indent=1, default=str))
     elif fmt == "table":
@@ -85,22 +82,18 @@ def info(
         write_rows(["field", "value"], info_records(data), fmt, sys.stdout, header=False)
 
 
-def degree_numbers(summary: str | Mapping[str, Any]) -> dict[str, Any]:
-    """A degree distribution as the store's ``info`` words it (``126 units;
-    mean 19.03, median 16, ...``), as numbers: what tsv, csv and json print.
+def degree_sentence(numbers: Mapping[str, Any]) -> str:
+    """A degree distribution (the store's ``info``, at full precision) as
+    the ``info`` table words it: the mean to 2 decimals, percentiles to 1.
 
-    >>> degree_numbers("1,168 units; mean 17.77, median 16, p90 23, p99 111.5, max 3,408")
-    {'units': 1168, 'mean': 17.77, 'median': 16, 'p90': 23, 'p99': 111.5, 'max': 3408}
+    >>> degree_sentence({"units": 1168, "mean": 17.7718, "median": 16, "p90": 23,
+    ...                  "p99": 111.54, "max": 3408})
+    '1,168 units; mean 17.77, median 16, p90 23, p99 111.5, max 3,408'
     """
-    if not isinstance(summary, str):
-        return dict(summary)
-    out: dict[str, Any] = {}
-    for part in summary.replace(";", ",").split(", "):
-        words = part.split()
-        name, value = (words[1], words[0]) if words[-1] == "units" else (words[0], words[-1])
-        number = value.replace(",", "")
-        out[name] = float(number) if "." in number else int(number)
-    return out
+    return (f"{numbers['units']:,} units; mean {numbers['mean']:.2f}, "
+            + ", ".join(f"{k} {readable(round(float(numbers[k]), 1))}"
+                        for k in ("median", "p90", "p99"))
+            + f", max {numbers['max']:,}")
 
 
 def info_records(data: Mapping[str, Any], prefix: str = "") -> list[list[Any]]:
@@ -152,7 +145,7 @@ def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]
             if k not in LINKS_NOT_STORED and k != RECOUNTED:
                 rows.append((k.replace("_", " "), f"{v:,}" if isinstance(v, int) else str(v)))
     for k, v in data.get("degrees", {}).items():
-        rows.append((k, str(v)))
+        rows.append((k, degree_sentence(v)))
     rows.append(("summaries", ", ".join(data.get("summaries", [])) or "none"))
     if data.get("incomplete_documents"):
         rows.append(("incomplete documents",

@@ -67,8 +67,9 @@ def print_catalog(fmt: str) -> None:
     for i, (source, heading) in enumerate(SECTIONS.items()):
         section = [r for r in rows if r["source"] == source]
         shown = [c for c in section[0] if c != "source" and any(r[c] != "-" for r in section)]
-        print(("\n" if i else "") + heading, flush=True)
-        write_rows([{c: r[c] for c in shown} for r in section], fmt, sys.stdout)
+        if i:
+            sys.stdout.write("\n")
+        write_rows([{c: r[c] for c in shown} for r in section], fmt, sys.stdout, title=heading)
 
 
 def measure_help(value: list[str] | None) -> list[str] | None:

@@ -57,7 +57,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphprum.floats import readable
 from graphprum.store.base import LinkWalk
 
 if TYPE_CHECKING:
@@ -506,16 +505,25 @@ def graph_walk(query: Callable[..., Sequence[Sequence[Any]]], sources: Sequence[
     return walk
 
 
-def degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, str]:
+def degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, dict[str, int | float]]:
     """Out- and in-degree distribution of the units that hold or receive
-    links (a unit's own links, not its subtree's)."""
+    links (a unit's own links, not its subtree's), at full precision:
+    ``units``, ``mean``, ``median``, ``p90``, ``p99`` (numpy's linear
+    percentiles; an integral one as an int) and ``max``.  ``info`` rounds
+    them in its table only.
+
+    >>> degree_summary(np.array([0, 0, 0, 1]), np.array([1, 2, 2, 2]), 3)["in-degree"]
+    {'units': 2, 'mean': 2.0, 'median': 2, 'p90': 2.8, 'p99': 2.98, 'max': 3}
+    """
     if len(src) == 0:
         return {}
-    out = {}
+    out: dict[str, dict[str, int | float]] = {}
     for label, ends in (("out-degree", src), ("in-degree", dst)):
         deg = np.bincount(np.asarray(ends, dtype=np.int64), minlength=n)
         has = deg[deg > 0]
-        q = np.percentile(has, [50, 90, 99]).round(1)
-        out[label] = (f"{len(has):,} units; mean {has.mean():.2f}, median {readable(q[0])}, "
-                      f"p90 {readable(q[1])}, p99 {readable(q[2])}, max {int(has.max()):,}")
+        q = [float(x) for x in np.percentile(has, [50, 90, 99])]
+        out[label] = {"units": len(has), "mean": float(has.mean()),
+                      **{k: int(x) if x.is_integer() else x
+                         for k, x in zip(("median", "p90", "p99"), q, strict=True)},
+                      "max": int(has.max())}
     return out

@@ -10,8 +10,8 @@ Examples
 >>> from graphprum.summaries.axpre import build_summary
 >>> s = build_summary(UnitTable.from_tree("d", ["a", "b", "b"], [-1, 0, 0], [4, 1, 3]), "p*")
 >>> table_rows(s)
-[{'sid': 'S1', 'key': '/a', 'extent': 1, 'length': 4.0, 'pi': 0.5}, \
-{'sid': 'S2', 'key': '/a/b', 'extent': 2, 'length': 4.0, 'pi': 0.5}]
+[{'sid': 'S1', 'key': '/a', 'extent': 1, 'length': 4, 'pi': 0.5}, \
+{'sid': 'S2', 'key': '/a/b', 'extent': 2, 'length': 4, 'pi': 0.5}]
 >>> print(to_dot(s))  # doctest: +NORMALIZE_WHITESPACE
 digraph "p*" {
   rankdir=TB;
@@ -32,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from graphprum.floats import readable
+from graphprum.floats import readable, whole
 from graphprum.summaries.axpre import Summary
 
 
 def table_rows(summary: Summary) -> list[dict[str, Any]]:
     """One dict per partition: ``sid``, ``key``, ``extent``, ``length``, ``pi``."""
     p = summary.partitions
-    return [{"sid": sid, "key": key, "extent": int(ext), "length": float(length),
+    return [{"sid": sid, "key": key, "extent": int(ext), "length": whole(length),
              "pi": float(pi)}
             for sid, key, ext, length, pi in zip(p["sid"], p["key"], p["extent"], p["length"],
                                                  summary.pi, strict=True)]
@@ -56,7 +56,7 @@ def edge_weights(summary: Summary) -> np.ndarray:
 def to_json(summary: Summary, indent: int | None = 2) -> str:
     """The summary as JSON: axpre, weight, partitions (rows) and edges (by SID)."""
     sids = summary.sids
-    edges = [{"src": sids[int(s)], "dst": sids[int(d)], "count": int(c), "length": float(x)}
+    edges = [{"src": sids[int(s)], "dst": sids[int(d)], "count": int(c), "length": whole(x)}
              for s, d, c, x in summary.edges[["src", "dst", "count", "length"]]
              .itertuples(index=False)]
     return json.dumps({"axpre": summary.axpre, "weight": summary.weight,

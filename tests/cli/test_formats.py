@@ -7,12 +7,14 @@ import csv
 import io
 import json
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from graphprum.cli import app
+from tests.support import DATA, EXAMPLES
 
 runner = CliRunner()
 #: A document name long enough that its ids do not fit in 80 columns.
@@ -209,3 +211,48 @@ def test_a_progress_bar_is_drawn_only_for_work_that_takes_a_while(monkeypatch) -
         assert bar._progress is not None
         (task,) = bar._progress.tasks
         assert (task.completed, task.total) == (3, 3)
+
+
+def test_character_counts_are_integers_and_seconds_stay_fractional(tmp_path: Path) -> None:
+    """``show`` and ``summary show`` write an XML unit's offsets and lengths
+    as integers in tsv, csv and json (``int()`` reads them; before: ``start
+    240.0``); the lengths are the characters of the element's text content
+    (ElementTree's ``itertext``).  A video segment's seconds stay fractional
+    (segment 3 of the trailer runs 00:00:10,500 --> 00:00:16,000)."""
+    book = DATA / "book.xml"
+    root = ET.parse(book).getroot()
+    body = root.find("body")
+    assert body is not None
+    text = "".join(root.itertext())
+    chapters = ["".join(c.itertext()) for c in body]
+    body_text = "".join(body.itertext())
+    store = tmp_path / "book"
+    for args in (["load", "xml", str(book)], ["summary", "build", "p*"]):
+        assert runner.invoke(app, ["--store", str(store), *args]).exit_code == 0
+    show = ["--store", str(store), "show", "book#/book[1]/body[1]"]
+    tsv = [line.split("\t") for line in runner.invoke(app, [*show, "-f", "tsv"]).stdout
+           .splitlines()]
+    fields = {r[0]: r[1] for r in tsv if len(r) == 2}
+    assert int(fields["length"]) == len(body_text)
+    assert int(fields["start"]) == text.index(chapters[0]) - body_text.index(chapters[0])
+    assert int(fields["end"]) == int(fields["start"]) + len(body_text)
+    assert [int(r[3]) for r in tsv if r[0] == "child"] == [len(c) for c in chapters]
+    rows = list(csv.reader(io.StringIO(runner.invoke(app, [*show, "-f", "csv"]).stdout)))
+    assert {r[0]: r[1] for r in rows if len(r) == 2}["length"] == str(len(body_text))
+    data = json.loads(runner.invoke(app, [*show, "-f", "json"]).stdout)
+    assert data["unit"]["length"] == len(body_text)
+    assert isinstance(data["unit"]["length"], int)
+    assert [c["length"] for c in data["children"]] == [len(c) for c in chapters]
+    summary = runner.invoke(app, ["--store", str(store), "summary", "show", "p*", "-f", "tsv"])
+    first = summary.stdout.splitlines()[1].split("\t")
+    assert first[1] == "/book" and first[3] == str(len(text))
+    parts = json.loads(runner.invoke(app, ["--store", str(store), "summary", "show", "p*",
+                                           "-f", "json"]).stdout)["partitions"]
+    assert parts[0]["length"] == len(text) and isinstance(parts[0]["length"], int)
+
+    video = tmp_path / "video"
+    assert runner.invoke(app, ["--store", str(video), "load", "video",
+                               str(EXAMPLES / "video" / "bbb_trailer.srt")]).exit_code == 0
+    seg = runner.invoke(app, ["--store", str(video), "show", "bbb_trailer#3", "-f", "tsv"])
+    fields = dict(line.split("\t", 1) for line in seg.stdout.splitlines())
+    assert (float(fields["start"]), float(fields["length"])) == (10.5, 5.5)
