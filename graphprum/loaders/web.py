@@ -329,8 +329,8 @@ def _element_document(root: etree._Element, page: str, source: str,
             stack.append(row)
             path_stack.append(label)
             prev_was_start = True
-            if len(el.attrib):
-                attributes.append((row, dict(el.attrib)))
+            if len(el.attrib):  # items(): el.attrib[name] fails on a control character
+                attributes.append((row, dict(el.items())))
             if tag == "a" or tag == "area":
                 link_rows.append((row, el))
         elif event == "end":

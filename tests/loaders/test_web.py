@@ -387,3 +387,18 @@ def test_element_pages_hold_their_links_and_fragments_name_elements(tmp_path: Pa
     pages = MemoryStore()
     load_web(pages, tmp_path)
     assert pages.links_of("a.html")[0] == ["b.html"]
+
+
+def test_an_attribute_name_with_a_control_character_loads(tmp_path: Path) -> None:
+    """HTML's parser takes ``<p a\\x01b="1">``; with ``--elements`` the page
+    loads with the attribute as written (old code: lxml refused to read it
+    back by name, and the load failed without naming the file)."""
+    from graphprum.loading import load_web
+    from graphprum.store.local import LocalStore
+
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "x.html").write_text('<html><body><p a\x01b="1">t</p></body></html>')
+    store = LocalStore(tmp_path / "s")
+    load_web(store, tmp_path / "site", elements=True)
+    got = [a for d in store.iter_documents() for _, a in d.attributes]
+    assert got == [{"a\x01b": "1"}]
