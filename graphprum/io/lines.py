@@ -145,15 +145,27 @@ def read_text(path: PathArg) -> str:
     return decode_text(path, read_bytes(path))
 
 
+#: Byte order marks of the encodings iconv converts (UTF-32's before UTF-16's,
+#: which they begin with).
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+         (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
 def decode_text(path: PathArg, data: bytes) -> str:
     """``data``, the bytes of ``path``, decoded as :func:`read_text` decodes them."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
+        encoding = next((name for bom, name in _BOMS if data.startswith(bom)), None)
+        if encoding is not None:
+            raise InputError(display_name(path), None,
+                             f"text in {encoding} (its byte order mark says so): convert it "
+                             f"with iconv -f {encoding} -t UTF-8") from None
         if b"\0" in data[:8192]:  # a media or other binary file (or UTF-16 text)
             raise InputError(display_name(path), None,
                              "not a text file: it holds NUL bytes (binary data, or text in "
-                             "UTF-16: convert it with iconv -f UTF-16 -t UTF-8)") from None
+                             "UTF-16 or UTF-32: convert it with iconv -f UTF-16 -t UTF-8)"
+                             ) from None
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         byte = data[e.start]

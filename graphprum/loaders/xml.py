@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -453,7 +454,12 @@ def _label_paths(parent: np.ndarray, depth: np.ndarray, tag_codes: np.ndarray,
 
 
 def _syntax_error(path: str | os.PathLike[str], line: int | None, message: str) -> InputError:
-    """The one-line error for a file that is not well-formed XML."""
+    """The one-line error for a file that is not well-formed XML (or a
+    gzip file: lxml reads its first byte as text)."""
+    if line in (None, 1):
+        with contextlib.suppress(OSError), open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                return InputError(path, None, "compressed with gzip: gunzip it first")
     message = message.strip()
     message = message.rsplit(", line ", 1)[0] if ", line " in message else message
     return InputError(path, line or None, f"not well-formed XML: {message}")

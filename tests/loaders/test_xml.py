@@ -248,15 +248,6 @@ def test_recoverable_errors_are_errors(write, tmp_path: Path, name: str) -> None
     assert store.table().ids() == ["good#/a[1]"]
 
 
-def test_gzipped_file_is_not_xml(write, tmp_path: Path) -> None:
-    import gzip
-
-    path = tmp_path / "g.xml"
-    path.write_bytes(gzip.compress(b"<a>zipped</a>"))
-    with pytest.raises(InputError, match="not well-formed XML"):
-        parse_xml_file(path, "g")
-
-
 def test_links_in_a_document_with_ambiguous_prefixes(write, tmp_path: Path) -> None:
     """``p:link`` and ``q:link`` share a URI: only the one written p:link links."""
     write("amb/a.xml", '<r xmlns:p="urn:u" xmlns:q="urn:u"><q:link href="b.xml"/>'
@@ -269,3 +260,30 @@ def test_links_in_a_document_with_ambiguous_prefixes(write, tmp_path: Path) -> N
     table = store.table()
     assert list(zip(table.ids(links["src"]), table.ids(links["dst"]), strict=True)) == \
         [("a#/r[1]/p:link[1]", "c#/r[1]")]
+
+
+def test_a_gzip_file_says_so(tmp_path: Path) -> None:
+    """A gzip file (``pubmed20n0014.xml.gz``, or one named ``.xml``) is
+    named as such (old code: "not well-formed XML: Start tag expected")."""
+    import gzip
+
+    for name in ("a.xml.gz", "b.xml"):
+        path = tmp_path / name
+        path.write_bytes(gzip.compress(b"<a><b>x</b></a>"))
+        with pytest.raises(InputError) as info:
+            parse_xml_file(path, name.split(".")[0])
+        assert str(info.value) == f"{path}: compressed with gzip: gunzip it first"
+
+
+@pytest.mark.parametrize(("encoding", "name"), [("utf-32", "UTF-32"), ("utf-16", "UTF-16")])
+def test_subtitles_in_utf_16_or_32_name_their_encoding(tmp_path: Path, encoding, name) -> None:
+    """The byte order mark tells the encoding the advice converts from (old
+    code: UTF-32 was told to convert from UTF-16, which iconv garbles)."""
+    from graphprum.io.lines import read_text
+
+    path = tmp_path / "s.srt"
+    path.write_bytes("1\n00:00:01,000 --> 00:00:02,000\nHi\n".encode(encoding))
+    with pytest.raises(InputError) as info:
+        read_text(path)
+    assert str(info.value).endswith(f"text in {name} (its byte order mark says so): convert it "
+                                    f"with iconv -f {name} -t UTF-8")
