@@ -47,7 +47,7 @@ def test_curve_measure_names() -> None:
     assert curve_measures("nxCG") == [f"nxCG@{k}" for k in range(1, 51)]
     assert curve_measures("gP", ks=[1, 5, 10]) == ["gP@1", "gP@5", "gP@10"]
     assert is_curve("T2I-PR") and not is_curve("AP") and not is_curve("PRUM@0.5")
-    with pytest.raises(UsageError, match="without @cutoff"):
+    with pytest.raises(UsageError, match=r"PRUM@0\.5 has a cutoff, a curve has none: give PRUM"):
         curve_measures("PRUM@0.5")
     with pytest.raises(UsageError, match="no curve for 'MAP'"):
         curve_measures("MAP")

@@ -179,11 +179,15 @@ def curve(text: str) -> tuple[MeasureSpec, Curve]:
     Traceback (most recent call last):
     ...
     graphprum.errors.UsageError: PRUM(r=2) has no curve (r=2 names one point of it); use -m PRUM
+    >>> curve("PRUM@0.5")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    graphprum.errors.UsageError: PRUM@0.5 has a cutoff, a curve has none: give PRUM ...
     """
     spec = parse_measure(text)
     if spec.cutoff is not None:
-        raise UsageError(f"plot -m {text}: give the measure without @cutoff "
-                         f"(e.g. {spec.name}); the curve reads it at every level or rank")
+        raise UsageError(f"{text} has a cutoff, a curve has none: give {spec.name} for its "
+                         f"curve, read at every level or rank")
     name = _canonical(spec.name, False)
     found = provider(name).curve(name) if name is not None else None
     if name is None or found is None:
