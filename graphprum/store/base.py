@@ -92,12 +92,12 @@ def merged_link_stats(stored: Mapping[str, Any], new: Mapping[str, Any] | None,
     """The store's link statistics after a load: its own ``new`` counts added
     to the ``stored`` ones, which describe the ``documents`` stored before it.
 
-    The counts are sums over loads, not kept per document; a load naming
-    ``reloaded`` stored documents again (replaced, or stored unchanged)
-    counted their links again.  When it names every stored document, the
-    old counts are of nothing left and give way to the new ones; when it
-    names only some, the sums keep them and :data:`RECOUNTED` says how many
-    documents may be counted twice.
+    The counts are sums over loads, not kept per document; a load that
+    replaced ``reloaded`` stored documents counted their links again.
+    When it names every stored document, the old counts are of nothing
+    left and give way to the new ones; when it names only some, the sums
+    keep them and :data:`RECOUNTED` says how many documents may be counted
+    twice.
 
     >>> merged_link_stats({"external_links": 3}, {"external_links": 3}, 9, 9)
     {'external_links': 3}

@@ -100,6 +100,29 @@ def test_duplicate_without_replace_changes_nothing(make_store, write) -> None:
     assert store.count_units() == 3
 
 
+def test_an_unchanged_document_loaded_again_is_refused_and_counted_once(make_store,
+                                                                        write) -> None:
+    """Loading the same pages again without ``replace`` is refused on every
+    store, as a changed one is, and leaves the load history and the link
+    statistics as they were (before: a Bolt store loaded 0 documents and
+    added the pages' 2 external links again each time)."""
+    from graphprum.loading import load_web
+
+    page = '<html><body><a href="https://example.org/x">x</a></body></html>'
+    site = write("site/a.html", page).parent
+    write("site/b.html", page)
+    store = make_store()
+    load_web(store, site)
+    before = store.info()
+    assert before["link_stats"]["external_links"] == 2 and len(before["loads"]) == 1
+    for _ in range(2):
+        with pytest.raises(InputError, match="already stored; use --replace"):
+            load_web(store, site)
+    after = store.info()
+    assert (after["link_stats"], after["loads"]) == (before["link_stats"], before["loads"])
+    assert after["documents"] == before["documents"] == 2
+
+
 def test_failed_load_is_all_or_nothing(make_store, write) -> None:
     store = make_store()
     load_xml(store, [write("ok/x.xml", "<x>fine</x>")])

@@ -313,7 +313,7 @@ class BoltLoads:
             wait_for_indexes(self.conn, key)  # before the LINK edges' query uses them
             loader.finish()
             self.conn.write("load/meta", graph=key,
-                        **load_history(meta, report, description, link_stats, 0, 0))
+                        **load_history(meta, report, description, link_stats, 0))
             (n,), = self.conn.read("read/node_count")
             if int(n):
                 raise StoreError(f"{self.location}: another load wrote to the store during "
@@ -324,7 +324,6 @@ class BoltLoads:
                 self.conn.redis_call("a removal", "DEL", key, timeout=30.0)
             raise
         self.conn.schema_done = False
-        report.extra["unchanged"] = 0
         report.extra["bulk"] = True
         return report
 
