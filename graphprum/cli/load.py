@@ -21,7 +21,7 @@ from graphprum.cli.shared import (
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.loaders.web_links import SiteIndex  # no lxml: the file walks only
 from graphprum.loaders.xml_files import GLOB, find_xml_files
-from graphprum.store.base import CYPHER, TABLE
+from graphprum.store.base import CYPHER, TABLE, Resumed
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -37,13 +37,31 @@ def load_group(
 ) -> None:
     """Load a collection into the store."""
     if resume:
-        removed = store_from_options(create=False).resume_loads()
-        print(f"removed {removed:,} incomplete documents" if removed
-              else "nothing removed: no incomplete documents left")
+        print(resumed_message(store_from_options(create=False).resume_loads()))
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
         print(ctx.get_help())
         raise typer.Exit(2)
+
+def resumed_message(done: Resumed) -> str:
+    """What ``load --resume`` says it did.
+
+    >>> resumed_message(Resumed(3))
+    'removed 3 incomplete documents'
+    >>> resumed_message(Resumed(0, {"kind": "web", "documents": 530, "units": 9000}))
+    'finished the interrupted load: web, 530 documents, 9,000 units'
+    >>> resumed_message(Resumed())
+    'nothing to do: no interrupted load left'
+    """
+    if done.finished is not None:
+        entry = done.finished
+        what = ", ".join([*([str(entry["kind"])] if entry.get("kind") else []),
+                          *(f"{entry[k]:,} {k}" for k in ("documents", "units") if k in entry)])
+        return "finished the interrupted load" + (f": {what}" if what else "")
+    if done.removed:
+        return f"removed {done.removed:,} incomplete documents"
+    return "nothing to do: no interrupted load left"
+
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 #: Units up to which ``load`` builds the graph for queries at once by

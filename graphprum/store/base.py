@@ -113,6 +113,23 @@ def merged_link_stats(stored: Mapping[str, Any], new: Mapping[str, Any] | None,
 
 
 @dataclass
+class Resumed:
+    """What :meth:`Store.resume_loads` did.
+
+    Attributes
+    ----------
+    removed : int
+        Incomplete documents of interrupted loads that it removed.
+    finished : dict or None
+        The history entry (``info``'s ``loads``) of the load it finished,
+        one killed while it made its documents visible; None when none was.
+    """
+
+    removed: int = 0
+    finished: dict[str, Any] | None = None
+
+
+@dataclass
 class UnitView:
     """Units the evaluator pulled for one topic: the documents that hold
     them, as a self-contained :class:`~graphprum.units.UnitTable`.
@@ -431,11 +448,11 @@ class Store(Protocol):
         """Add documents (and raw page-to-page link pairs) all or nothing."""
         ...
 
-    def resume_loads(self) -> int:
+    def resume_loads(self) -> Resumed:
         """Finish what interrupted loads left: remove the documents they
         never made visible, and make what one killed once its documents were
-        visible did not (a Bolt store's LINK edges); returns how many
-        documents were removed."""
+        visible did not (a Bolt store's LINK edges, its history entry and
+        link statistics); returns what it removed and finished."""
         ...
 
     def close(self) -> None:

@@ -226,7 +226,7 @@ class MemoryStore(TableStore):
         return {
             "store": self.location, "format": "graphprum-memory", **self.counts(),
             "link_stats": dict(self._link_stats), "summaries": self.summary_names(),
-            "incomplete_documents": 0, "loads": list(self._loads),
+            "incomplete_documents": 0, "interrupted_loads": 0, "loads": list(self._loads),
         }
 
     # ------------------------------------------------------------ summaries

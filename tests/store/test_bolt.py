@@ -23,6 +23,7 @@ import pytest
 from graphprum.errors import InputError, ServerError, StoreError, UsageError
 from graphprum.loading import load_xml
 from graphprum.query import run_query
+from graphprum.store.base import Resumed
 from graphprum.store.local import LocalStore
 from graphprum.summaries.stored import build_stored
 from tests.support import REPO
@@ -249,7 +250,7 @@ def test_killed_bulk_load_leaves_nothing(tmp_path, bolt_store, falkordb_uri):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     assert store.count_units() == 0 and store.info()["documents"] == 0
-    assert store.resume_loads() == 0
+    assert store.resume_loads() == Resumed()
     assert not any(k.startswith("graphprum-bulk-") for k in redis.command("GRAPH.LIST"))
 
 

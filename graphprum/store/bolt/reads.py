@@ -393,6 +393,7 @@ class BoltReads:
             "link_stats": meta["link_stats"],
             "summaries": self.summary_names(),
             "incomplete_documents": len(self.conn.read("read/incomplete")),
+            "interrupted_loads": int(meta["interrupted"]),
             "loads": meta["loads"],
         }
 
@@ -401,14 +402,18 @@ class BoltReads:
         writer, and ``held``: whether every unit's count of the links held in
         its subtree is stored (not by a load of an earlier graphprum since),
         ``interrupted``: whether a load was killed after making its documents
-        visible (``Meta.held_load`` -1: ``load/held_load.cypher``)."""
+        visible (``Meta.held_load`` -1: ``load/held_load.cypher``), and
+        ``pending``: that load's history entry (``load/pending.cypher``; None
+        if it left none)."""
         rows = self.conn.read("read/meta")
-        loads, stats, count, writer, beat, held = rows[0] if rows else (None,) * 6
+        loads, stats, count, writer, beat, held, pending = rows[0] if rows else (None,) * 7
+        pending_loads = json.loads(pending or "[]")
         return {"loads": json.loads(loads or "[]"), "link_stats": json.loads(stats or "{}"),
                 "load_count": int(count or 0), "writer": writer or "",
                 "beat": float(beat or 0.0),
                 "held": held_right(count, held),
-                "interrupted": held is not None and int(held) == -1}
+                "interrupted": held is not None and int(held) == -1,
+                "pending": pending_loads[-1] if pending_loads else None}
 
     def iter_documents(self, chunk: int = 200) -> Iterator[ParsedDocument]:
         """Every stored document as the loader gave it (links, texts,

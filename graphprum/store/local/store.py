@@ -290,6 +290,7 @@ class LocalStore(TableStore):
             "degrees": degree_summary(src[dst >= 0], dst[dst >= 0], len(self.table())),
             "summaries": self.summary_names(),
             "incomplete_documents": 0,
+            "interrupted_loads": 0,
             "bytes_on_disk": int(size),
             "loads": manifest.get("loads", []),
         }
