@@ -378,7 +378,7 @@ class BoltReads:
         return {
             "store": self.location,
             "format": f"graphprum-bolt ({self.conn.backend})",
-            "database": self.conn.database,
+            "database": self._database(),
             "generation": None,
             "documents": docs - video_docs,
             "elements": int(kinds[KIND_ELEMENT]),
@@ -396,6 +396,14 @@ class BoltReads:
             "interrupted_loads": int(meta["interrupted"]),
             "loads": meta["loads"],
         }
+
+    def _database(self) -> str | None:
+        """The database named (``NEO4J_DATABASE``), as ``info`` tells it:
+        FalkorDB's Bolt port ignores it (one graph per server)."""
+        name = self.conn.database
+        if name and self.conn.backend == "falkordb":
+            return f"{name} (ignored: FalkorDB's Bolt port serves one graph)"
+        return name
 
     def meta(self) -> dict[str, Any]:
         """The store's Meta node: load history, link statistics, load count,
