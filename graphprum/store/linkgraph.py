@@ -509,12 +509,24 @@ def graph_walk(query: Callable[..., Sequence[Sequence[Any]]], sources: Sequence[
 def degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, str]:
     """Out- and in-degree distribution of the units that hold or receive
     links (a unit's own links, not its subtree's)."""
-    if len(src) == 0:
-        return {}
-    out = {}
+    degrees = {}
     for label, ends in (("out-degree", src), ("in-degree", dst)):
         deg = np.bincount(np.asarray(ends, dtype=np.int64), minlength=n)
-        has = deg[deg > 0]
+        degrees[label] = deg[deg > 0]
+    return degree_words(degrees)
+
+
+def degree_words(degrees: dict[str, np.ndarray]) -> dict[str, str]:
+    """``info``'s words for each degree distribution of ``degrees`` (label
+    -> the positive degree of every unit that has one); {} without links.
+
+    >>> degree_words({"out-degree": np.array([1, 1, 4])})["out-degree"]
+    '3 units; mean 2.00, median 1, p90 3.4, p99 3.9, max 4'
+    """
+    if not all(len(has) for has in degrees.values()):
+        return {}
+    out = {}
+    for label, has in degrees.items():
         q = np.percentile(has, [50, 90, 99]).round(1)
         out[label] = (f"{len(has):,} units; mean {has.mean():.2f}, median {readable(q[0])}, "
                       f"p90 {readable(q[1])}, p99 {readable(q[2])}, max {int(has.max()):,}")

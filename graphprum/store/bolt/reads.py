@@ -41,7 +41,7 @@ from graphprum.store.bolt.pieces import (
     unit_frame,
 )
 from graphprum.store.bolt.pulls import DOC_FIELDS, DocumentPulls, document_of
-from graphprum.store.linkgraph import graph_walk
+from graphprum.store.linkgraph import degree_words, graph_walk
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -383,19 +383,30 @@ class BoltReads:
             "documents": docs - video_docs,
             "elements": int(kinds[KIND_ELEMENT]),
             "pages": int(kinds[KIND_PAGE]),
-            "videos": int(kinds[KIND_VIDEO]),
             "segments": int(kinds[KIND_SEGMENT]),
+            "videos": int(kinds[KIND_VIDEO]),
             "units": int(kinds.sum()),
             "tags": int(tags or 0),
             "label_paths": int(paths or 0),
             "links": int(links or 0),
             "dangling_links": int((records or 0) - (links or 0)),
             "link_stats": meta["link_stats"],
+            "degrees": self._degrees(),
             "summaries": self.summary_names(),
             "incomplete_documents": len(self.conn.read("read/incomplete")),
             "interrupted_loads": int(meta["interrupted"]),
             "loads": meta["loads"],
         }
+
+    def _degrees(self) -> dict[str, str]:
+        """The out- and in-degree distributions of ``info``, as the embedded
+        store words them, from a histogram of each (``read/degrees``)."""
+        degrees = {}
+        for label, end in (("out-degree", "s"), ("in-degree", "t")):
+            rows = self.conn.read_text(self.conn.template("read/degrees", {"end": end}), {})
+            degrees[label] = np.repeat(np.array([int(d) for d, _ in rows], dtype=np.int64),
+                                       [int(n) for _, n in rows])
+        return degree_words(degrees)
 
     def _database(self) -> str | None:
         """The database named (``NEO4J_DATABASE``), as ``info`` tells it:
