@@ -151,6 +151,11 @@ def info_rows(data: dict[str, Any], location: str = "") -> list[tuple[str, str]]
         rows.append(("incomplete documents",
                      f"{data['incomplete_documents']:,} (a load was interrupted: the next "
                      f"load or 'graphprum load --resume' removes them)"))
+    if data.get("interrupted_loads"):
+        rows.append(("interrupted load",
+                     "killed while it made its documents visible: 'graphprum load --resume' "
+                     "or the next load finishes it (its history entry and link statistics "
+                     "are added then)"))
     if "bytes_on_disk" in data:
         rows.append(("size on disk", human_bytes(data["bytes_on_disk"])))
     return rows

@@ -21,8 +21,7 @@ from graphprum.cli.shared import (
 from graphprum.errors import InputError, StoreError, UsageError
 from graphprum.loaders.web_links import SiteIndex  # no lxml: the file walks only
 from graphprum.loaders.xml_files import GLOB, find_xml_files
-from graphprum.store.base import CYPHER, TABLE
-from graphprum.store.local.layout import bytes_on_disk
+from graphprum.store.base import CYPHER, TABLE, Resumed
 
 load_app = sub_app("load", "Load a collection into the store.")
 
@@ -38,22 +37,36 @@ def load_group(
 ) -> None:
     """Load a collection into the store."""
     if resume:
-        store = store_from_options(create=False)
-        where = getattr(store, "path", None)  # an embedded store's directory
-        before = bytes_on_disk(where) if where is not None else 0
-        removed = store.resume_loads()
-        freed = before - bytes_on_disk(where) if where is not None else 0
-        files = f"{freed / 2**20:,.1f} MiB of files that killed writes left"
-        if removed:
-            print(f"removed {removed:,} incomplete documents" + (
-                f" and {files}" if freed > 0 else ""))
-        else:
-            print(f"no incomplete documents; removed {files}" if freed > 0
-                  else "nothing removed: no incomplete documents left")
+        print(resumed_message(store_from_options(create=False).resume_loads()))
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
         print(ctx.get_help())
         raise typer.Exit(2)
+
+def resumed_message(done: Resumed) -> str:
+    """What ``load --resume`` says it did.
+
+    >>> resumed_message(Resumed(3))
+    'removed 3 incomplete documents'
+    >>> resumed_message(Resumed(0, {"kind": "web", "documents": 530, "units": 9000}))
+    'finished the interrupted load: web, 530 documents, 9,000 units'
+    >>> resumed_message(Resumed())
+    'nothing to do: no interrupted load left'
+    >>> resumed_message(Resumed(freed=3 * 2**20))
+    'removed 3.0 MiB of files that killed writes left'
+    """
+    said = []
+    if done.finished is not None:
+        entry = done.finished
+        what = ", ".join([*([str(entry["kind"])] if entry.get("kind") else []),
+                          *(f"{entry[k]:,} {k}" for k in ("documents", "units") if k in entry)])
+        said.append("finished the interrupted load" + (f": {what}" if what else ""))
+    if done.removed:
+        said.append(f"removed {done.removed:,} incomplete documents")
+    if done.freed > 0:
+        said.append(f"removed {done.freed / 2**20:,.1f} MiB of files that killed writes left")
+    return "; ".join(said) or "nothing to do: no interrupted load left"
+
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 #: Units up to which ``load`` builds the graph for queries at once by

@@ -92,12 +92,12 @@ def merged_link_stats(stored: Mapping[str, Any], new: Mapping[str, Any] | None,
     """The store's link statistics after a load: its own ``new`` counts added
     to the ``stored`` ones, which describe the ``documents`` stored before it.
 
-    The counts are sums over loads, not kept per document; a load naming
-    ``reloaded`` stored documents again (replaced, or stored unchanged)
-    counted their links again.  When it names every stored document, the
-    old counts are of nothing left and give way to the new ones; when it
-    names only some, the sums keep them and :data:`RECOUNTED` says how many
-    documents may be counted twice.
+    The counts are sums over loads, not kept per document; a load that
+    replaced ``reloaded`` stored documents counted their links again.
+    When it names every stored document, the old counts are of nothing
+    left and give way to the new ones; when it names only some, the sums
+    keep them and :data:`RECOUNTED` says how many documents may be counted
+    twice.
 
     >>> merged_link_stats({"external_links": 3}, {"external_links": 3}, 9, 9)
     {'external_links': 3}
@@ -110,6 +110,27 @@ def merged_link_stats(stored: Mapping[str, Any], new: Mapping[str, Any] | None,
     for k, v in (new or {}).items():
         base[k] = base.get(k, 0) + v if isinstance(v, int) else v
     return base
+
+
+@dataclass
+class Resumed:
+    """What :meth:`Store.resume_loads` did.
+
+    Attributes
+    ----------
+    removed : int
+        Incomplete documents of interrupted loads that it removed.
+    finished : dict or None
+        The history entry (``info``'s ``loads``) of the load it finished,
+        one killed while it made its documents visible; None when none was.
+    freed : int
+        Bytes of the files killed writes left that it removed (the embedded
+        store: an unfinished generation, a killed query's graph build).
+    """
+
+    removed: int = 0
+    finished: dict[str, Any] | None = None
+    freed: int = 0
 
 
 @dataclass
@@ -434,11 +455,11 @@ class Store(Protocol):
         """Add documents (and raw page-to-page link pairs) all or nothing."""
         ...
 
-    def resume_loads(self) -> int:
+    def resume_loads(self) -> Resumed:
         """Finish what interrupted loads left: remove the documents they
         never made visible, and make what one killed once its documents were
-        visible did not (a Bolt store's LINK edges); returns how many
-        documents were removed."""
+        visible did not (a Bolt store's LINK edges, its history entry and
+        link statistics); returns what it removed and finished."""
         ...
 
     def close(self) -> None:

@@ -507,20 +507,28 @@ def graph_walk(query: Callable[..., Sequence[Sequence[Any]]], sources: Sequence[
 
 def degree_summary(src: np.ndarray, dst: np.ndarray, n: int) -> dict[str, dict[str, int | float]]:
     """Out- and in-degree distribution of the units that hold or receive
-    links (a unit's own links, not its subtree's), at full precision:
-    ``units``, ``mean``, ``median``, ``p90``, ``p99`` (numpy's linear
-    percentiles; an integral one as an int) and ``max``.  ``info`` rounds
-    them in its table only.
-
-    >>> degree_summary(np.array([0, 0, 0, 1]), np.array([1, 2, 2, 2]), 3)["in-degree"]
-    {'units': 2, 'mean': 2.0, 'median': 2, 'p90': 2.8, 'p99': 2.98, 'max': 3}
-    """
-    if len(src) == 0:
-        return {}
-    out: dict[str, dict[str, int | float]] = {}
+    links (a unit's own links, not its subtree's): :func:`degree_figures`."""
+    degrees = {}
     for label, ends in (("out-degree", src), ("in-degree", dst)):
         deg = np.bincount(np.asarray(ends, dtype=np.int64), minlength=n)
-        has = deg[deg > 0]
+        degrees[label] = deg[deg > 0]
+    return degree_figures(degrees)
+
+
+def degree_figures(degrees: dict[str, np.ndarray]) -> dict[str, dict[str, int | float]]:
+    """``info``'s figures of each degree distribution of ``degrees`` (label
+    -> the positive degree of every unit that has one), at full precision:
+    ``units``, ``mean``, ``median``, ``p90``, ``p99`` (numpy's linear
+    percentiles; an integral one as an int) and ``max``; {} without links.
+    ``info`` rounds them in its table only.
+
+    >>> degree_figures({"in-degree": np.array([1, 3])})["in-degree"]
+    {'units': 2, 'mean': 2.0, 'median': 2, 'p90': 2.8, 'p99': 2.98, 'max': 3}
+    """
+    if not all(len(has) for has in degrees.values()):
+        return {}
+    out: dict[str, dict[str, int | float]] = {}
+    for label, has in degrees.items():
         q = [float(x) for x in np.percentile(has, [50, 90, 99])]
         out[label] = {"units": len(has), "mean": float(has.mean()),
                       **{k: int(x) if x.is_integer() else x

@@ -32,7 +32,7 @@ import numpy as np
 
 from graphprum.errors import InputError, StoreError
 from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk, merged_link_stats
-from graphprum.store.linkgraph import LinkGraph, named_rows
+from graphprum.store.linkgraph import LinkGraph, degree_summary, named_rows
 from graphprum.store.tables import TableStore, table_documents
 from graphprum.units import (
     KIND_ELEMENT,
@@ -222,11 +222,14 @@ class MemoryStore(TableStore):
         return [dict(self._attrs[int(r)]) for r in rows]
 
     def info(self) -> dict[str, Any]:
-        """Counts per kind, documents, links, summaries."""
+        """Counts per kind, documents, links, degrees, summaries."""
+        src, dst = (np.asarray(a, dtype=np.int64) for a in self.link_rows())
         return {
             "store": self.location, "format": "graphprum-memory", **self.counts(),
-            "link_stats": dict(self._link_stats), "summaries": self.summary_names(),
-            "incomplete_documents": 0, "loads": list(self._loads),
+            "link_stats": dict(self._link_stats),
+            "degrees": degree_summary(src[dst >= 0], dst[dst >= 0], len(self.table())),
+            "summaries": self.summary_names(),
+            "incomplete_documents": 0, "interrupted_loads": 0, "loads": list(self._loads),
         }
 
     # ------------------------------------------------------------ summaries

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphprum.errors import StoreError, UnknownIdError
-from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk, UnitView
+from graphprum.store.base import FORK_SAFE, TABLE, LinkWalk, Resumed, UnitView
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_NAMES,
@@ -373,10 +373,10 @@ class TableStore:
         """Not needed here: summaries are built in numpy from :meth:`table`."""
         raise StoreError(f"{self.location}: partitions are computed from the unit table")
 
-    def resume_loads(self) -> int:
+    def resume_loads(self) -> Resumed:
         """Nothing to finish: loads here are all or nothing (a generation is
         committed whole, or the memory state replaced whole)."""
-        return 0
+        return Resumed()
 
     def close(self) -> None:
         """Release cached tables."""

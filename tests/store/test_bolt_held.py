@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from graphprum.cli.browse import info_rows
+from graphprum.cli.load import resumed_message
 from graphprum.loading import load_links, load_web, load_xml
 from graphprum.navigation.base import parse_model
 from graphprum.store.bolt import unwind_load
@@ -202,12 +204,23 @@ def test_a_load_killed_once_its_documents_are_visible_is_finished(tmp_path, bolt
         load_xml(bolt, [killed], links="link@ref", replace=True)
     monkeypatch.setattr(unwind_load.UnwindLoads, "_complete", real)
     assert counted(bolt, edges=True) != counted(bolt)  # d -> b and a -> b are not made yet
-    if then == "resume":
-        bolt.resume_loads()
-    else:
-        load_xml(bolt, [last], links="link@ref")
+    # every document is visible: info says a load is left to finish (before:
+    # nothing told, and --resume printed 'nothing removed')
+    info = bolt.info()
+    assert (info["incomplete_documents"], info["interrupted_loads"]) == (0, 1)
+    assert "interrupted load" in dict(info_rows(info))
     for root in [first, killed] + ([last] if then == "next load" else []):
         load_xml(local, [root], links="link@ref", replace=True)
+    if then == "resume":
+        done = bolt.resume_loads()
+        fields = ("kind", "documents", "units", "replaced")
+        assert done.removed == 0 and done.finished is not None
+        assert {k: done.finished[k] for k in fields} == \
+            {k: local.info()["loads"][1][k] for k in fields}
+        assert resumed_message(done).startswith("finished the interrupted load: xml, 2 documents")
+    else:
+        load_xml(bolt, [last], links="link@ref")
+    assert bolt.info()["interrupted_loads"] == 0
     want = Counter(tuple(r.values()) for r in local.query(
         "MATCH (s:Unit)-[l:LINK]->(t:Unit) RETURN s.uid, t.uid"))
     assert edges(bolt) == want and sum(want.values()) == (4 if then == "resume" else 5)

@@ -129,6 +129,35 @@ def test_a_bulk_load_makes_its_links_once_every_index_is_built(bolt_store, monke
     assert seen[0] == ["OPERATIONAL"] * len(seen[0])
 
 
+def test_a_bulk_load_bounds_each_call_by_bytes(tmp_path, bolt_store, monkeypatch):
+    """Each GRAPH.BULK call holds at most about ``BULK_BYTES`` of records, a
+    document split over calls when it is larger, and the graph is the
+    embedded store's (old code: one call per batch, whatever its size: the
+    one document of PubMed's pubmed20n0014.xml, 3.2M elements, went as an
+    argument of 1.09 GB, past Redis's 512 MiB, and the server dropped the
+    connection)."""
+    from graphprum.store.bolt import bulk_load
+
+    limit = 20_000
+    monkeypatch.setattr(bulk_load, "BULK_BYTES", limit, raising=False)
+    sizes: list[int] = []
+    call = bulk_load.BulkLoader._call
+
+    def spy(self, args):
+        sizes.append(max(len(a) for a in args if isinstance(a, bytes)))
+        return call(self, args)
+
+    monkeypatch.setattr(bulk_load.BulkLoader, "_call", spy)
+    store, local = bolt_store(), LocalStore(tmp_path / "l")
+    for s in (store, local):
+        load_xml(s, [PLOS], links="xref@rid")
+    assert store.info()["documents"] == 9
+    assert len(sizes) > 2 * 9 and max(sizes) <= limit + 2_000, (len(sizes), max(sizes))
+    assert_same_graph(local, store)
+    for key in ("elements", "links", "dangling_links"):
+        assert store.info()[key] == local.info()[key], key
+
+
 #: A collection, the load that replaces four of its documents (and adds f),
 #: and a load after it.
 FIRST = {f"{n}.xml": f'<a n="{n}"><b>old {n}</b><ref to="{m}.xml"/></a>'

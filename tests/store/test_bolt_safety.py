@@ -311,3 +311,19 @@ def test_a_token_as_user_part_is_never_printed(bolt_store, falkordb_uri, tmp_pat
     monkeypatch.setenv("NEO4J_USERNAME", "falkordb")
     r = runner.invoke(app, ["--store", f"bolt://falkordb@{host_port}", "info"])
     assert f"store\tbolt://falkordb@{host_port}" in r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.mark.skipif(not FALKORDB, reason="FalkorDB's Bolt port ignores the database")
+def test_info_says_falkordb_ignores_the_database_named(bolt_store, falkordb_uri,
+                                                      monkeypatch) -> None:
+    """``NEO4J_DATABASE`` names a database that FalkorDB's Bolt port does not
+    have (the data are the server's one graph): ``info`` says it is ignored
+    (before: ``database zzz``, as if the data were there)."""
+    bolt_store()
+    monkeypatch.setenv("NEO4J_DATABASE", "zzz")
+    out = CliRunner().invoke(app, ["--store", falkordb_uri, "info", "-f", "tsv"])
+    records = dict(line.split("\t", 1) for line in out.stdout.splitlines())
+    assert records["database"] == "zzz (ignored: FalkorDB's Bolt port serves one graph)"
+    monkeypatch.delenv("NEO4J_DATABASE")
+    out = CliRunner().invoke(app, ["--store", falkordb_uri, "info", "-f", "tsv"])
+    assert dict(line.split("\t", 1) for line in out.stdout.splitlines())["database"] == ""

@@ -42,6 +42,34 @@ def test_documents_and_counts(examples_store: Store, reference: Store) -> None:
         assert examples_store.info()[key] == reference.info()[key], key
 
 
+def test_info_is_the_same_on_every_store(examples_store: Store, tmp_path) -> None:
+    """``info``'s fields, in one order, with the same values on every store
+    but those that name the store itself; the degree distributions (what
+    the embedded store counts from its link rows) to 1e-12 (before: a Bolt
+    store had no ``degrees`` and listed videos before segments)."""
+    from graphprum.cli.browse import degree_numbers, info_records
+    from graphprum.store.local import LocalStore
+    from tests.support.stores import load_examples
+
+    own = ("store", "format", "engine", "generation", "database", "bytes_on_disk", "loads")
+    local = LocalStore(tmp_path / "s")
+    load_examples(local)
+
+    def records(store: Store) -> list[list[object]]:
+        data = {k: v for k, v in store.info().items() if k not in own}
+        data["degrees"] = {k: degree_numbers(v) for k, v in data["degrees"].items()}
+        return info_records(data)
+
+    got, want = records(examples_store), records(local)
+    assert [r[0] for r in got] == [r[0] for r in want]
+    assert sum(r[0].startswith("degrees.") for r in want) == 12
+    for (key, g), (_, w) in zip(got, want, strict=True):
+        if key.startswith("degrees."):
+            assert g == pytest.approx(w, rel=1e-12, abs=1e-12), key
+        else:
+            assert g == w, key
+
+
 def test_units_fields_texts_attributes(examples_store: Store, reference: Store) -> None:
     ids = sample_ids(reference)
     got = examples_store.units(ids)[UNIT_FIELDS]
@@ -100,6 +128,29 @@ def test_duplicate_without_replace_changes_nothing(make_store, write) -> None:
     assert load_xml(store, [a], replace=True).replaced == 1
     assert store.children("a") == ["a#/a[1]/c[1]", "a#/a[1]/c[2]"]
     assert store.count_units() == 3
+
+
+def test_an_unchanged_document_loaded_again_is_refused_and_counted_once(make_store,
+                                                                        write) -> None:
+    """Loading the same pages again without ``replace`` is refused on every
+    store, as a changed one is, and leaves the load history and the link
+    statistics as they were (before: a Bolt store loaded 0 documents and
+    added the pages' 2 external links again each time)."""
+    from graphprum.loading import load_web
+
+    page = '<html><body><a href="https://example.org/x">x</a></body></html>'
+    site = write("site/a.html", page).parent
+    write("site/b.html", page)
+    store = make_store()
+    load_web(store, site)
+    before = store.info()
+    assert before["link_stats"]["external_links"] == 2 and len(before["loads"]) == 1
+    for _ in range(2):
+        with pytest.raises(InputError, match="already stored; use --replace"):
+            load_web(store, site)
+    after = store.info()
+    assert (after["link_stats"], after["loads"]) == (before["link_stats"], before["loads"])
+    assert after["documents"] == before["documents"] == 2
 
 
 def test_failed_load_is_all_or_nothing(make_store, write) -> None:

@@ -17,8 +17,15 @@ from graphprum.store.bolt.pack import attribute_nid
 from graphprum.store.bolt.redis_port import ReplyError
 from graphprum.units import LoadReport, ParsedDocument
 
-#: Units sent by one ``GRAPH.BULK`` call.
+#: Units after which a load sends its documents read (in one or more calls).
 BULK_UNITS = 50_000
+#: Bytes of unit records (and about those of link records) in one
+#: ``GRAPH.BULK`` call.  Redis drops the connection of a client whose
+#: argument passes ``proto-max-bulk-len`` (512 MiB by default) or whose
+#: command passes ``client-query-buffer-limit`` (1 GiB), without a word in its
+#: log: one call per batch sent PubMed's baseline file pubmed20n0014.xml, one
+#: document of 3.2M elements, as an argument of 1.09 GB.
+BULK_BYTES = 64 * 2**20
 
 _DOC_PROPS = ["name", "source", "kind", "length", "count", "seq", "digest", "kind_counts",
               "complete"]
@@ -74,14 +81,27 @@ class BulkLoader:
             raise StoreError(f"{self.conn.where()}: GRAPH.BULK refused: {exc}") from None
 
     def _send(self, batch: list[tuple[LoadDocument, str]]) -> None:
-        """One ``GRAPH.BULK`` call: documents, units, link records and new
+        """The ``GRAPH.BULK`` calls of a batch of documents: as many as keep
+        each call's unit records within :data:`BULK_BYTES` (a document may
+        span calls: a call's nodes may be the ends of a later call's edges)."""
+        records = [[s + n for s, n in zip(_strings(d), _numbers(d), strict=True)]
+                   for d, _ in batch]
+        nodes: dict[int, np.ndarray] = {}  # a document's node id per unit row
+        for piece in _pieces(batch, records):
+            self._send_piece(batch, records, piece, nodes)
+
+    def _send_piece(self, batch: list[tuple[LoadDocument, str]], records: list[list[bytes]],
+                    piece: list[tuple[int, int, int]], nodes: dict[int, np.ndarray]) -> None:
+        """One ``GRAPH.BULK`` call: the units of rows ``[a, b)`` of the
+        ``i``-th document of ``batch`` for each ``(i, a, b)`` of ``piece``,
+        the document nodes of those that begin here, link records and new
         Attribute nodes (node ids in that order), then ROOT, CHILD and
         HAS_ATTRIBUTE edges."""
-        n_docs = len(batch)
-        n_units = sum(len(d.ids) for d, _ in batch)
-        n_links = sum(len(d.doc.links) for d, _ in batch)
-        base_doc, base_unit = self.next_id, self.next_id + n_docs
-        attr_id = base_unit + n_units + n_links
+        starting = [i for i, a, _ in piece if a == 0]
+        base_doc, unit_id = self.next_id, self.next_id + len(starting)
+        links = {i: [link for link in batch[i][0].links(self.key, complete=True)
+                     if a <= link["src_pre"] < b] for i, a, b in piece}
+        attr_id = unit_id + sum(b - a for _, a, b in piece) + sum(map(len, links.values()))
         documents = NodeToken("Document", _DOC_PROPS)
         units = NodeToken("Unit", ["uid", "doc", "tag", "path", "text", "attributes",
                                    *_INT_PROPS, *_FLOAT_PROPS])
@@ -90,36 +110,46 @@ class BulkLoader:
         root = EdgeToken("ROOT", [])
         child = EdgeToken("CHILD", [])
         has = EdgeToken("HAS_ATTRIBUTE", [])
-        unit_id = base_unit
-        for i, (d, dig) in enumerate(batch):
+        for i, a, b in piece:
+            d, dig = batch[i]
             doc = d.doc
-            row = d.row(dig, complete=True)
+            if a == 0:
+                nodes[i] = np.zeros(len(d.ids), dtype=np.int64)
+            node = nodes[i]
+            node[a:b] = np.arange(unit_id, unit_id + b - a)
             try:
-                documents.add([row[p] for p in _DOC_PROPS])
-                strings = _strings(d)
+                if a == 0:
+                    row = d.row(dig, complete=True)
+                    documents.add([row[p] for p in _DOC_PROPS])
                 for r, values in doc.attributes:
+                    if not a <= r < b:
+                        continue
                     for name, value in values.items():
                         nid = attribute_nid(name, value)
-                        node = self.attributes.get(nid)
-                        if node is None:
+                        target = self.attributes.get(nid)
+                        if target is None:
                             attributes.add([nid, name, value])
-                            node = self.attributes[nid] = attr_id
+                            target = self.attributes[nid] = attr_id
                             attr_id += 1
-                        has.add(unit_id + r, node, [])
+                        has.add(int(node[r]), target, [])
             except ValueError as exc:
                 raise InputError(doc.source, None, f"{exc}") from None
-            for rec, num in zip(strings, _numbers(d), strict=True):
-                units.add_encoded(rec + num)
-            root.add(base_doc + i, unit_id, [])
-            parent = np.asarray(doc.columns["parent"], dtype=np.int64)
+            for rec in records[i][a:b]:
+                units.add_encoded(rec)
+            if a == 0:
+                self.names.append(doc.name)
+                if len(d.ids):
+                    root.add(base_doc + starting.index(i), int(node[0]), [])
+            parent = np.asarray(doc.columns["parent"], dtype=np.int64)[a:b]
             kids = np.flatnonzero(parent >= 0)
             if len(kids):
-                pairs = np.stack([unit_id + parent[kids], unit_id + kids], axis=1)
+                pairs = np.stack([node[parent[kids]], node[a + kids]], axis=1)
                 child.add_raw(pairs.astype("<u8").tobytes(), len(kids))
-            self.names.append(doc.name)
-            for link in d.links(self.key, complete=True):
+            for link in links[i]:
                 pending.add([link[p] for p in _LINK_PROPS])
-            unit_id += len(d.ids)
+            unit_id += b - a
+            if b == len(d.ids):
+                nodes.pop(i)
         self._call(bulk_command(self.key, not self.begun,
                                 [documents, units, pending, attributes], [root, child, has]))
         self.begun = True
@@ -131,6 +161,30 @@ class BulkLoader:
         units' held link counts."""
         make_links(self.conn, "load/links_create", self.names, graph=self.key)
         self.conn.write("load/held_all", graph=self.key)
+
+
+def _pieces(batch: list[tuple[LoadDocument, str]], records: list[list[bytes]]
+            ) -> Iterator[list[tuple[int, int, int]]]:
+    """The calls of a batch: lists of ``(i, a, b)``, rows ``[a, b)`` of the
+    ``i``-th document, each list's unit records (and estimated link records)
+    within :data:`BULK_BYTES` (a unit alone may pass it)."""
+    piece: list[tuple[int, int, int]] = []
+    used = 0
+    for i, (d, _) in enumerate(batch):
+        sizes = np.fromiter(map(len, records[i]), dtype=np.int64, count=len(records[i]))
+        for row, target, anchor in d.doc.links:  # a link record: ~100 bytes and its strings
+            sizes[row] += 100 + len(target) + len(anchor or "")
+        a = 0
+        for r, size in enumerate(sizes.tolist()):
+            if used + size > BULK_BYTES and (r > a or piece):
+                if r > a:
+                    piece.append((i, a, r))
+                yield piece
+                piece, used, a = [], 0, r
+            used += size
+        piece.append((i, a, len(sizes)))
+    if piece:
+        yield piece
 
 
 def _strings(d: LoadDocument) -> list[bytes]:

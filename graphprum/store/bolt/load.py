@@ -80,6 +80,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from graphprum.errors import InputError, StoreError
+from graphprum.store.base import Resumed
 from graphprum.store.bolt.bulk_load import BulkLoader
 from graphprum.store.bolt.connection import BoltConnection
 from graphprum.store.bolt.index_status import wait_for_indexes
@@ -174,21 +175,25 @@ class BoltLoads:
             self.conn.write("load/orphan_attributes", timeout=timeout)
         return len(names)
 
-    def resume_loads(self) -> int:
+    def resume_loads(self) -> Resumed:
         """Finish what interrupted loads left: remove their incomplete
-        documents (and temporary bulk graphs of dead processes); returns how
-        many documents were removed."""
+        documents (and temporary bulk graphs of dead processes), or finish
+        the load killed while it made its documents visible; returns how
+        many documents were removed and the history entry of the load
+        finished."""
         self.conn.ensure_schema()
         me = self.claim()
         try:
-            removed = self._remove_incomplete()
+            meta = self.reads.meta()
+            finished = (meta["pending"] or {}) if meta["interrupted"] else None
+            done = Resumed(self._remove_incomplete(), finished)
             self._store_held()
             if self.conn.redis() is not None:
                 self._drop_dead_bulk_keys()
         finally:
             self.release(me)
             self.reads.invalidate()
-        return removed
+        return done
 
     def _drop_dead_bulk_keys(self) -> None:
         cursor: int | str = 0
@@ -313,7 +318,7 @@ class BoltLoads:
             wait_for_indexes(self.conn, key)  # before the LINK edges' query uses them
             loader.finish()
             self.conn.write("load/meta", graph=key,
-                        **load_history(meta, report, description, link_stats, 0, 0))
+                        **load_history(meta, report, description, link_stats, 0))
             (n,), = self.conn.read("read/node_count")
             if int(n):
                 raise StoreError(f"{self.location}: another load wrote to the store during "
@@ -324,7 +329,6 @@ class BoltLoads:
                 self.conn.redis_call("a removal", "DEL", key, timeout=30.0)
             raise
         self.conn.schema_done = False
-        report.extra["unchanged"] = 0
         report.extra["bulk"] = True
         return report
 

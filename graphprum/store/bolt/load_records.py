@@ -104,17 +104,16 @@ def count_held(conn: BoltConnection, names: Sequence[str]) -> None:
 
 def load_history(meta: dict[str, Any], report: LoadReport,
                  description: dict[str, Any] | None, link_stats: dict[str, Any] | None,
-                 unchanged: int, stored: int) -> dict[str, Any]:
+                 stored: int) -> dict[str, Any]:
     """Parameters of ``load/meta`` after this load, which found ``stored``
-    documents in the store and left ``unchanged`` of them as they were."""
+    documents in the store."""
     loads = list(meta["loads"])
-    stats = merged_link_stats(meta["link_stats"], link_stats, report.replaced + unchanged,
-                              stored)
+    stats = merged_link_stats(meta["link_stats"], link_stats, report.replaced, stored)
     desc = {k: v for k, v in (description or {}).items() if k != "paths"}
     paths = [str(p) for p in (description or {}).get("paths", [])]
     desc["paths"] = paths[:5] + ([f"... {len(paths) - 5} more"] if len(paths) > 5 else [])
     loads.append({**desc, "documents": report.documents, "units": report.elements,
-                  "replaced": report.replaced, "unchanged": unchanged,
+                  "replaced": report.replaced,
                   "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     while len(loads) > 1 and len(json.dumps(loads)) > 2500:
         loads.pop(0)  # the recent history (a query under FalkorDB's Bolt limit)

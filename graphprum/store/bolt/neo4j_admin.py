@@ -180,7 +180,7 @@ def export_neo4j_admin(store: Store, directory: str | os.PathLike[str], *,
         _write_documents(store.iter_documents(), targets, write, on_document)
         meta = {"format": FORMAT, "loads": json.dumps([{
             "kind": "neo4j-admin", "paths": [store.location], "documents": counts["Document"],
-            "units": counts["Unit"], "replaced": 0, "unchanged": 0}]),
+            "units": counts["Unit"], "replaced": 0}]),
             "link_stats": json.dumps(store.info().get("link_stats") or {}),
             "load_count": 1, "held_load": 1}
         write("Meta", ["graphprum", "Meta", *meta.values()])

@@ -41,7 +41,7 @@ from graphprum.store.bolt.pieces import (
     unit_frame,
 )
 from graphprum.store.bolt.pulls import DOC_FIELDS, DocumentPulls, document_of
-from graphprum.store.linkgraph import graph_walk
+from graphprum.store.linkgraph import degree_figures, graph_walk
 from graphprum.units import (
     KIND_ELEMENT,
     KIND_PAGE,
@@ -378,37 +378,61 @@ class BoltReads:
         return {
             "store": self.location,
             "format": f"graphprum-bolt ({self.conn.backend})",
-            "database": self.conn.database,
+            "database": self._database(),
             "generation": None,
             "documents": docs - video_docs,
             "elements": int(kinds[KIND_ELEMENT]),
             "pages": int(kinds[KIND_PAGE]),
-            "videos": int(kinds[KIND_VIDEO]),
             "segments": int(kinds[KIND_SEGMENT]),
+            "videos": int(kinds[KIND_VIDEO]),
             "units": int(kinds.sum()),
             "tags": int(tags or 0),
             "label_paths": int(paths or 0),
             "links": int(links or 0),
             "dangling_links": int((records or 0) - (links or 0)),
             "link_stats": meta["link_stats"],
+            "degrees": self._degrees(),
             "summaries": self.summary_names(),
             "incomplete_documents": len(self.conn.read("read/incomplete")),
+            "interrupted_loads": int(meta["interrupted"]),
             "loads": meta["loads"],
         }
+
+    def _degrees(self) -> dict[str, dict[str, int | float]]:
+        """The out- and in-degree distributions of ``info``, as the embedded
+        store gives them, from a histogram of each (``read/degrees``)."""
+        degrees = {}
+        for label, end in (("out-degree", "s"), ("in-degree", "t")):
+            rows = self.conn.read_text(self.conn.template("read/degrees", {"end": end}), {})
+            degrees[label] = np.repeat(np.array([int(d) for d, _ in rows], dtype=np.int64),
+                                       [int(n) for _, n in rows])
+        return degree_figures(degrees)
+
+    def _database(self) -> str | None:
+        """The database named (``NEO4J_DATABASE``), as ``info`` tells it:
+        FalkorDB's Bolt port ignores it (one graph per server)."""
+        name = self.conn.database
+        if name and self.conn.backend == "falkordb":
+            return f"{name} (ignored: FalkorDB's Bolt port serves one graph)"
+        return name
 
     def meta(self) -> dict[str, Any]:
         """The store's Meta node: load history, link statistics, load count,
         writer, and ``held``: whether every unit's count of the links held in
         its subtree is stored (not by a load of an earlier graphprum since),
         ``interrupted``: whether a load was killed after making its documents
-        visible (``Meta.held_load`` -1: ``load/held_load.cypher``)."""
+        visible (``Meta.held_load`` -1: ``load/held_load.cypher``), and
+        ``pending``: that load's history entry (``load/pending.cypher``; None
+        if it left none)."""
         rows = self.conn.read("read/meta")
-        loads, stats, count, writer, beat, held = rows[0] if rows else (None,) * 6
+        loads, stats, count, writer, beat, held, pending = rows[0] if rows else (None,) * 7
+        pending_loads = json.loads(pending or "[]")
         return {"loads": json.loads(loads or "[]"), "link_stats": json.loads(stats or "{}"),
                 "load_count": int(count or 0), "writer": writer or "",
                 "beat": float(beat or 0.0),
                 "held": held_right(count, held),
-                "interrupted": held is not None and int(held) == -1}
+                "interrupted": held is not None and int(held) == -1,
+                "pending": pending_loads[-1] if pending_loads else None}
 
     def iter_documents(self, chunk: int = 200) -> Iterator[ParsedDocument]:
         """Every stored document as the loader gave it (links, texts,

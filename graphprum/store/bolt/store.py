@@ -62,6 +62,7 @@ from graphprum.store.base import (
     SERVER,
     SUMMARY_NODES,
     LinkWalk,
+    Resumed,
     ServerReads,
     Store,
     SummaryPage,
@@ -273,8 +274,8 @@ class BoltStore:
         return self.loads.load_documents(docs, replace=replace, description=description,
                                          link_pairs=link_pairs, link_stats=link_stats)
 
-    def resume_loads(self) -> int:
-        """Remove what interrupted loads left; how many documents."""
+    def resume_loads(self) -> Resumed:
+        """Finish what interrupted loads left (:meth:`BoltLoads.resume_loads`)."""
         return self.loads.resume_loads()
 
     def ensure_schema(self) -> None:

@@ -62,8 +62,8 @@ class UnwindLoads:
                     link_stats: dict[str, Any] | None, me: str, create: bool = False
                     ) -> LoadReport:
         """A load in ``UNWIND`` batches: merged, or with ``create`` (an
-        empty store) created.  Each document is planned (skipped when
-        stored unchanged, replacing, refused: :class:`_Plan`) and written
+        empty store) created.  Each document is planned (new, replacing,
+        or refused: :class:`_Plan`) and written
         incomplete in batches; then the link list's pairs, and
         :meth:`_finish` makes the load visible."""
         stored, next_seq = self._stored_versions()
@@ -72,7 +72,7 @@ class UnwindLoads:
         load = me.rsplit(" ", 1)[-1]
         self._send_documents(docs, plan, load, me, create)
         pair_sources = [] if link_pairs is None else self._add_link_pairs(link_pairs, plan, load)
-        if plan.report.documents == 0 and plan.unchanged == 0 and link_pairs is None:
+        if plan.report.documents == 0 and link_pairs is None:
             raise InputError(", ".join((description or {}).get("paths", [])) or "input",
                              None, "nothing to load")
         self._finish(plan, pair_sources, meta, description, link_stats, load, create)
@@ -97,9 +97,7 @@ class UnwindLoads:
         batches = _Batches(self, pipe, load, me, create)
         try:
             for doc in documents_of(docs):
-                planned = plan.admit(doc)
-                if planned is not None:
-                    batches.add(*planned)
+                batches.add(*plan.admit(doc))
             batches.flush()
             pipe.drain()
         finally:
@@ -124,8 +122,7 @@ class UnwindLoads:
         held counts, the load's history in the meta node, and drop the
         summaries it made stale (``plan.report`` gets its extras)."""
         report, written = plan.report, plan.written
-        history = load_history(meta, report, description, link_stats, plan.unchanged,
-                               len(plan.stored))
+        history = load_history(meta, report, description, link_stats, len(plan.stored))
         self.conn.write("load/pending", loads=history["loads"],  # until load/meta
                         link_stats=history["link_stats"])
         self._complete(written, load)
@@ -137,7 +134,6 @@ class UnwindLoads:
         if report.documents:
             for axpre in self.reads.summary_names():
                 self.conn.write("summary/delete", axpre=axpre)  # stale now
-        report.extra["unchanged"] = plan.unchanged
         if create:
             report.extra["create"] = True
 
@@ -300,8 +296,8 @@ def _attribute_nodes(batch: list[tuple[LoadDocument, str]]) -> list[dict[str, st
 
 class _Plan:
     """What a merge load writes, decided one document at a time: a stored
-    document unchanged is skipped, a changed one replaced (or, without
-    ``replace``, refused), a new one written.  ``written`` holds the name
+    document is replaced (or, without ``replace``, refused, as on every
+    store, even when unchanged), a new one written.  ``written`` holds the name
     each is written under and the name it replaces; ``next_seq`` and
     ``lseq`` are the next free document seq and link order."""
 
@@ -309,12 +305,11 @@ class _Plan:
                  replace: bool) -> None:
         self.stored, self.next_seq, self.lseq, self.replace = stored, next_seq, lseq, replace
         self.report = LoadReport()
-        self.unchanged = 0
         self.seen: set[str] = set()
         self.written: list[tuple[str, str | None]] = []
 
-    def admit(self, doc: ParsedDocument) -> tuple[LoadDocument, str] | None:
-        """``doc`` to write, with its digest; None when it is stored as it is."""
+    def admit(self, doc: ParsedDocument) -> tuple[LoadDocument, str]:
+        """``doc`` to write, with its digest."""
         if doc.name in self.seen:
             raise InputError(doc.source, None,
                              f"document id {doc.name!r} occurs twice in this load")
@@ -323,9 +318,6 @@ class _Plan:
         found = self.stored.get(doc.name)
         replaces = None
         if found is not None:
-            if found[1] == dig and not self.replace:
-                self.unchanged += 1  # stored as it is: a re-run converges
-                return None
             if not self.replace:
                 raise InputError(doc.source, None,
                                  f"document {doc.name!r} is already stored; "

@@ -40,7 +40,14 @@ import numpy as np
 import graphprum.store.local.graph as graphdb
 import graphprum.store.local.layout as layout
 from graphprum.errors import InputError, StoreError, UsageError
-from graphprum.store.base import CYPHER, FORK_SAFE, SUMMARY_NODES, TABLE, merged_link_stats
+from graphprum.store.base import (
+    CYPHER,
+    FORK_SAFE,
+    SUMMARY_NODES,
+    TABLE,
+    Resumed,
+    merged_link_stats,
+)
 from graphprum.store.linkgraph import LinkGraph, degree_summary
 from graphprum.store.local.columns import attributes_of, read_attributes, read_table, validate
 from graphprum.store.local.graph_reader import GraphReader
@@ -289,6 +296,7 @@ class LocalStore(TableStore):
             "degrees": degree_summary(src[dst >= 0], dst[dst >= 0], len(self.table())),
             "summaries": self.summary_names(),
             "incomplete_documents": 0,
+            "interrupted_loads": 0,
             "bytes_on_disk": int(size),
             "loads": manifest.get("loads", []),
         }
@@ -436,12 +444,13 @@ class LocalStore(TableStore):
         self.release()
         layout.remove_superseded(self.path, name)
 
-    def resume_loads(self) -> int:
+    def resume_loads(self) -> Resumed:
         """Loads here are all or nothing: no document to remove, but what
         killed writes left (an unfinished generation, a graph a killed query
         was building) is removed, as the next write would."""
+        before = layout.bytes_on_disk(self.path)
         with self._writing():
-            return 0
+            return Resumed(freed=max(before - layout.bytes_on_disk(self.path), 0))
 
     def load_documents(self, docs: Iterable[ParsedDocument | DocumentBatch], *,
                        replace: bool = False, description: dict[str, Any] | None = None,
