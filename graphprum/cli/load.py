@@ -270,8 +270,10 @@ def load_web(
 ) -> None:
     """Load an HTML site: every .html/.htm file is a page (id = path relative to ROOT).
 
-    Links are resolved as a browser would; links leaving the site or to
-    missing files are counted (see 'graphprum info') but not stored. Only
+    Links are resolved as a browser would, the pages the store holds
+    already counting as files of ROOT (so 'load web DIR --replace' of a
+    changed page keeps its links to the others); links leaving the site or
+    to missing files are counted (see 'graphprum info') but not stored. Only
     regular files inside ROOT are read: FIFOs, devices and symbolic links
     leaving it are skipped with a note.
     """
