@@ -19,7 +19,7 @@ Examples
 >>> unit
 <x#/a[1]/sec[1]: element <sec>, length 7, 1 child, 0 out-links, 0 in-links>
 >>> unit["length"], unit["children"][0]["id"]
-(7.0, 'x#/a[1]/sec[1]/title[1]')
+(7, 'x#/a[1]/sec[1]/title[1]')
 >>> list(c.document_graph("x").edges)
 [('x#/a[1]', 'x#/a[1]/sec[1]'), ('x#/a[1]/sec[1]', 'x#/a[1]/sec[1]/title[1]')]
 """
