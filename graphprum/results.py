@@ -151,7 +151,8 @@ def write_trec(df: pd.DataFrame | ResultRows | Sequence[PrintedRow], out: TextIO
             return len(table), 0.0
         return table[m.root], float(measure[len(m.root) + 1:]) if m.param else 0.0
 
-    rows.sort(key=lambda r: place(r[1]))
+    places = {m: place(m) for m in dict.fromkeys(m for _, m, _, _ in rows)}  # once a name
+    rows.sort(key=lambda r: places[r[1]])
     runs = list(dict.fromkeys(r for r, _, _, _ in rows))
     if len(runs) > 1:
         raise UsageError("--format trec writes one run (trec_eval's layout has no run column); "

@@ -43,6 +43,7 @@ def load_group(
         print(ctx.get_help())
         raise typer.Exit(2)
 
+
 def resumed_message(done: Resumed) -> str:
     """What ``load --resume`` says it did.
 

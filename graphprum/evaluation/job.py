@@ -58,7 +58,7 @@ from graphprum.units import KIND_VIDEO
 Warn = Callable[[str], None]
 
 __all__ = ["Job", "collection_size", "distinct_names", "expand_measures", "needs_store",
-           "prepare_job", "uses_user_models"]
+           "prepare_job", "some_topics", "uses_user_models"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,14 +202,15 @@ def _note_topics_apart(judged: Qrels, assessments: Mapping[str, TopicAssessment]
     if lacking:
         warn(f"note: {where}: {len(lacking)} topic(s) of the qrels have no passages: the "
              f"measures that read passages score them 0, in their means: "
-             + _some(lacking))
+             + some_topics(lacking))
     extra = [t for t in assessments if t not in judged]
     if extra:
         warn(f"note: {where}: {len(extra)} topic(s) not in the qrels ignored (the qrels name "
-             f"the topics evaluated): " + _some(extra))
+             f"the topics evaluated): " + some_topics(extra))
 
 
-def _some(topics: Sequence[str]) -> str:
+def some_topics(topics: Sequence[str]) -> str:
+    """The first 10 of ``topics``, and "..." when there are more (notes)."""
     return ", ".join(topics[:10]) + (" ..." if len(topics) > 10 else "")
 
 

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from graphprum.errors import InputError
-from graphprum.evaluation.job import Job
+from graphprum.evaluation.job import Job, some_topics
 from graphprum.evaluation.topics import TopicOutput
 from graphprum.io.runs import Run
 from graphprum.store.base import Store
@@ -49,20 +49,15 @@ def report_unknown(job: Job, outputs: Sequence[TopicOutput], warn: Warn) -> None
         extra_topics = [t for t in run.topics if t not in job.qrels]
         if extra_topics:
             warn(f"note: run {run.tag}: {len(extra_topics)} topic(s) not in the qrels ignored: "
-                 + _some(extra_topics))
+                 + some_topics(extra_topics))
         lacking = [t for t in job.topics if t not in run.topics] if job.options.complete else []
         if lacking:
             warn(f"note: run {run.tag}: {len(lacking)} qrels topic(s) not in the run, evaluated "
-                 f"on an empty ranking (--no-c: left out): " + _some(lacking))
+                 f"on an empty ranking (--no-c: left out): " + some_topics(lacking))
         if job.skipped:
             _report_skipped(run, job.skipped[ri], warn)
         elif job.store is not None and run.ranges is None:
             _report_unknown(run, _unknown_ids(job.store, run, ri, outputs, extra_topics), warn)
-
-
-def _some(topics: Sequence[str]) -> str:
-    """The first 10 of ``topics``, and "..." when there are more."""
-    return ", ".join(topics[:10]) + (" ..." if len(topics) > 10 else "")
 
 
 def _check_known(run: Run, unknown: list[list[str]], topics: Sequence[str],
